@@ -1,0 +1,108 @@
+// swift-tools-version: 6.1
+// The launch-ad delivery system: layered targets, each pointing one way.
+//
+//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, pub/sub over ZeroMQ)
+//   JSONRPC (codec, typed methods, dispatcher; no ZeroMQ) ---------^
+//   LaunchAdDomain (campaigns, decisions; no I/O) -> CampaignService / DeliveryService (service kits)
+//   -> campaignd, deliveryd, adctl, adload (thin executables)
+import PackageDescription
+
+let package = Package(
+    name: "launch-ads",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "JSONRPC", targets: ["JSONRPC"]),
+        .library(name: "ZMQRPC", targets: ["ZMQRPC"]),
+        .executable(name: "campaignd", targets: ["campaignd"]),
+        .executable(name: "deliveryd", targets: ["deliveryd"]),
+        .executable(name: "adctl", targets: ["adctl"]),
+        .executable(name: "adload", targets: ["adload"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // MARK: ZeroMQ
+        .systemLibrary(
+            name: "CZeroMQ",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+
+        // MARK: JSON-RPC 2.0 (knows nothing of ZeroMQ)
+        .target(name: "JSONRPC"),
+
+        // MARK: JSON-RPC over ZeroMQ: server (ROUTER), client (DEALER), publisher and subscriber
+        .target(
+            name: "ZMQRPC",
+            dependencies: [
+                "ZeroMQ", "JSONRPC",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Domain and services
+        .target(name: "LaunchAdDomain", dependencies: ["JSONRPC"]),
+        .target(
+            name: "CampaignService",
+            dependencies: [
+                "LaunchAdDomain", "ZMQRPC", "JSONRPC",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "DeliveryService",
+            dependencies: [
+                "LaunchAdDomain", "ZMQRPC", "JSONRPC",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "campaignd",
+            dependencies: [
+                "CampaignService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "deliveryd",
+            dependencies: [
+                "DeliveryService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "adctl",
+            dependencies: [
+                "ZMQRPC", "JSONRPC", "LaunchAdDomain",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "adload",
+            dependencies: [
+                "ZMQRPC", "JSONRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Benchmarks (outside `swift test`)
+        .executableTarget(
+            name: "rpc-bench-server",
+            dependencies: ["ZMQRPC", "JSONRPC", "ZeroMQ"],
+            path: "Benchmarks/RPCBenchServer"
+        ),
+
+        // MARK: Test support and tests
+        .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting"]),
+        .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
+    ]
+)

@@ -1,0 +1,206 @@
+import JSONRPC
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// Publishes two-frame messages (topic, JSON-RPC notification) on a PUB socket owned by its own thread.
+///
+/// ``publish(topic:method:params:)`` may be called from any thread; messages leave in the order of the calls.
+/// PUB never blocks: a subscriber that falls behind its high-water mark loses messages, which is why the
+/// stream carries sequence numbers.
+public final class Publisher: Sendable {
+    public struct Configuration: Sendable {
+        public var endpoint: String
+        public var highWaterMark: Int32 = 100_000
+        public var curve: CurveServerOptions?
+        public var name = "updates"
+        public init(endpoint: String) { self.endpoint = endpoint }
+    }
+
+    public let configuration: Configuration
+    private let context: ZMQContext
+    private let mailbox: Mailbox<Outgoing>
+    private let state = Mutex<(thread: OwnerThread?, endpoint: String?)>((nil, nil))
+    /// Messages handed to libzmq.
+    public let published = Atomic<Int>(0)
+
+    enum Outgoing: Sendable {
+        case message(topic: [UInt8], body: [UInt8])
+        case stop
+    }
+
+    public init(context: ZMQContext, configuration: Configuration) throws(ZMQError) {
+        self.context = context
+        self.configuration = configuration
+        self.mailbox = try Mailbox()
+    }
+
+    /// The endpoint really bound, once started.
+    public var endpoint: String? { state.withLock { $0.endpoint } }
+
+    /// Binds and starts; returns the endpoint really bound.
+    @discardableResult
+    public func start() throws(ZMQError) -> String {
+        let ready = Handoff<Result<String, ZMQError>>()
+        let thread = OwnerThread(name: "pub-\(configuration.name)") { [self] in
+            let socket: Socket
+            let bound: String
+            do throws(ZMQError) {
+                socket = try Socket(context, type: .pub)
+                try socket.setSendHighWaterMark(configuration.highWaterMark)
+                try configuration.curve?.apply(to: socket)
+                bound = try socket.bind(configuration.endpoint)
+            } catch {
+                ready.put(.failure(error))
+                return
+            }
+            ready.put(.success(bound))
+            run(socket)
+            socket.close()
+        }
+        let bound = try ready.take().get()
+        state.withLock { $0 = (thread, bound) }
+        return bound
+    }
+
+    /// Publishes a JSON-RPC notification under `topic`.
+    public func publish(topic: String, method: String, params: JSONValue) {
+        let notification: JSONValue = ["jsonrpc": "2.0", "method": .string(method), "params": params]
+        publish(topic: topic, body: notification.jsonBytes)
+    }
+
+    /// Publishes an already encoded body under `topic`.
+    public func publish(topic: String, body: [UInt8]) {
+        mailbox.post(.message(topic: Array(topic.utf8), body: body))
+    }
+
+    /// Sends what was already published, then closes the socket.
+    public func shutdown() async {
+        mailbox.post(.stop)
+        let thread = state.withLock { current in
+            defer { current.thread = nil }
+            return current.thread
+        }
+        await thread?.joined()
+    }
+
+    private func run(_ socket: Socket) {
+        var poller = Poller()
+        poller.add(fd: mailbox.waker.fd)
+        while true {
+            _ = try? poller.poll(timeoutMilliseconds: -1)
+            for item in mailbox.takeAll() {
+                switch item {
+                case .stop:
+                    return
+                case .message(let topic, let body):
+                    if (try? socket.send(parts: [topic, body], dontWait: true)) == true {
+                        published.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One message from a ``Subscriber``: the topic and the notification it carried.
+public struct PublishedMessage: Sendable, Equatable {
+    public var topic: String
+    public var method: String
+    public var params: JSONValue
+}
+
+/// Subscribes to topics on a PUB socket and yields its (topic, JSON-RPC notification) messages in order.
+public final class Subscriber: Sendable {
+    public struct Configuration: Sendable {
+        public var endpoint: String
+        /// Topic prefixes; empty subscribes to everything.
+        public var topics: [String]
+        public var highWaterMark: Int32 = 100_000
+        /// Messages buffered between the socket and the consumer before the newest are dropped.
+        public var bufferLimit: Int = 100_000
+        public var curve: CurveClientOptions?
+        public var name = "updates"
+        public init(endpoint: String, topics: [String]) {
+            self.endpoint = endpoint
+            self.topics = topics
+        }
+    }
+
+    public let configuration: Configuration
+    /// The messages received, in order.
+    public let messages: AsyncStream<PublishedMessage>
+    /// Messages that were not a two-frame topic and notification.
+    public let malformed = Atomic<Int>(0)
+    /// Messages dropped because the consumer fell behind ``Configuration/bufferLimit``.
+    public let dropped = Atomic<Int>(0)
+    private let continuation: AsyncStream<PublishedMessage>.Continuation
+    private let mailbox: Mailbox<Never>
+    private let stopping = Atomic<Bool>(false)
+    private let thread = Mutex<OwnerThread?>(nil)
+
+    /// Connects and subscribes; messages start arriving once the connection is made.
+    public init(context: ZMQContext, configuration: Configuration) throws(ZMQError) {
+        self.configuration = configuration
+        (messages, continuation) = AsyncStream.makeStream(of: PublishedMessage.self,
+                                                           bufferingPolicy: .bufferingOldest(configuration.bufferLimit))
+        mailbox = try Mailbox()
+        let ready = Handoff<Result<Void, ZMQError>>()
+        let started = OwnerThread(name: "sub-\(configuration.name)") { [self] in
+            let socket: Socket
+            do throws(ZMQError) {
+                socket = try Socket(context, type: .sub)
+                try socket.setReceiveHighWaterMark(configuration.highWaterMark)
+                try configuration.curve?.apply(to: socket)
+                for topic in configuration.topics.isEmpty ? [""] : configuration.topics { try socket.subscribe(topic) }
+                try socket.connect(configuration.endpoint)
+            } catch {
+                ready.put(.failure(error))
+                return
+            }
+            ready.put(.success(()))
+            run(socket)
+            socket.close()
+            continuation.finish()
+        }
+        try ready.take().get()
+        thread.withLock { $0 = started }
+    }
+
+    deinit {
+        stopping.store(true, ordering: .releasing)
+        mailbox.wake()
+    }
+
+    /// Disconnects; the message stream finishes.
+    public func stop() async {
+        stopping.store(true, ordering: .releasing)
+        mailbox.wake()
+        let running = thread.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        await running?.joined()
+    }
+
+    private func run(_ socket: Socket) {
+        var poller = Poller()
+        let socketIndex = poller.add(socket)
+        poller.add(fd: mailbox.waker.fd)
+        while !stopping.load(ordering: .acquiring) {
+            _ = try? poller.poll(timeoutMilliseconds: -1)
+            _ = mailbox.takeAll()
+            guard poller.ready(socketIndex).contains(.readable) else { continue }
+            while let parts = try? socket.receiveParts(dontWait: true) {
+                guard parts.count == 2, let topic = String(validating: parts[0], as: UTF8.self),
+                      case .object(let object)? = try? JSONParser.parse(parts[1]),
+                      object["jsonrpc"] == .string("2.0"), let method = object["method"]?.stringValue else {
+                    malformed.add(1, ordering: .relaxed)
+                    continue
+                }
+                let message = PublishedMessage(topic: topic, method: method, params: object["params"] ?? .null)
+                if case .dropped = continuation.yield(message) { dropped.add(1, ordering: .relaxed) }
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import JSONRPC
+import Synchronization
+import ZeroMQ
+
+/// Settings of an ``RPCClient``.
+public struct RPCClientConfiguration: Sendable {
+    /// The server's endpoint.
+    public var endpoint: String
+    /// How long a call waits for its answer, unless the call says otherwise.
+    public var timeout: Duration = .seconds(5)
+    /// How many times an idempotent call is sent again after a timeout (the Lazy Pirate pattern).
+    public var retries: Int = 2
+    /// CURVE, or `nil` for a plain socket.
+    public var curve: CurveClientOptions?
+    /// The largest reply frame accepted.
+    public var maxMessageSize: Int64 = 16 * 1024 * 1024
+    /// Reconnect back-off, first and longest.
+    public var reconnectInterval: Int32 = 100
+    public var reconnectIntervalMax: Int32 = 2_000
+    /// A short name for the thread.
+    public var name: String = "client"
+
+    public init(endpoint: String) {
+        self.endpoint = endpoint
+    }
+}
+
+/// Why a call did not get an answer.
+public enum RPCClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No answer within the timeout (after the retries an idempotent call is allowed).
+    case timeout(method: String, endpoint: String)
+    /// The connection was remade while a non-idempotent call was in flight; whether it took effect is unknown.
+    case connectionReset(method: String, endpoint: String)
+    /// The client was closed.
+    case closed
+    /// The answer was not a valid JSON-RPC response.
+    case invalidResponse(String)
+
+    public var description: String {
+        switch self {
+        case .timeout(let method, let endpoint): "no answer to \(method) from \(endpoint) in time"
+        case .connectionReset(let method, let endpoint): "connection to \(endpoint) was reset during \(method); its outcome is unknown"
+        case .closed: "the client is closed"
+        case .invalidResponse(let detail): "invalid response: \(detail)"
+        }
+    }
+}
+
+/// A JSON-RPC 2.0 client on a ZeroMQ DEALER socket: many calls in flight on one connection, a timeout per
+/// call, automatic reconnection, and retries of idempotent calls.
+///
+/// A dedicated thread owns the socket; calls reach it through a mailbox and their answers are matched by id.
+/// When a call times out and nothing at all came back since it was sent, the server is taken for gone and the
+/// socket is remade (the ZeroMQ guide's Lazy Pirate): idempotent calls are sent again on the new socket, the
+/// others fail with ``RPCClientError/connectionReset(method:endpoint:)``. When other answers did arrive, only the
+/// timed-out call is sent again (if idempotent) on the same socket.
+public final class RPCClient: Sendable {
+    public let configuration: RPCClientConfiguration
+    private let context: ZMQContext
+    private let mailbox: Mailbox<Command>
+    private let nextId = Atomic<Int>(1)
+    private let thread = Mutex<OwnerThread?>(nil)
+    private let closed = Atomic<Bool>(false)
+    /// How many times the socket was remade after an unanswered call.
+    public let reconnects = Atomic<Int>(0)
+
+    enum Command: Sendable {
+        case call(Call)
+        case notify([UInt8])
+        case cancel(Int)
+        case stop
+    }
+
+    struct Call: Sendable {
+        let id: Int
+        let method: String
+        let request: [UInt8]
+        let idempotent: Bool
+        let timeout: Duration
+        let continuation: CheckedContinuation<JSONValue, any Error>
+    }
+
+    public init(context: ZMQContext, configuration: RPCClientConfiguration) throws(ZMQError) {
+        self.context = context
+        self.configuration = configuration
+        self.mailbox = try Mailbox()
+        let ready = Handoff<Result<Void, ZMQError>>()
+        let started = OwnerThread(name: "rpc-\(configuration.name)") { [self] in
+            let socket: Socket
+            do throws(ZMQError) {
+                socket = try makeSocket()
+            } catch {
+                ready.put(.failure(error))
+                return
+            }
+            ready.put(.success(()))
+            run(socket)
+        }
+        try ready.take().get()
+        thread.withLock { $0 = started }
+    }
+
+    deinit {
+        mailbox.post(.stop)
+    }
+
+    /// Calls a typed method and waits for its result.
+    public func call<Params, Result>(_ method: RPCMethod<Params, Result>, _ params: Params,
+                                     timeout: Duration? = nil) async throws -> Result {
+        let encoded = try JSONValueEncoder().encode(params)
+        let result = try await call(method.name, params: encoded, idempotent: method.idempotent, timeout: timeout)
+        do {
+            return try JSONValueDecoder(rejectUnknownKeys: false).decode(Result.self, from: result)
+        } catch let error as DecodingError {
+            throw RPCClientError.invalidResponse("\(method.name) result: \(error.fieldPath): \(error.reason)")
+        }
+    }
+
+    /// Calls a method by name with untyped params; a JSON-RPC error answer is thrown as ``JSONRPCError``.
+    public func call(_ method: String, params: JSONValue?, idempotent: Bool = false,
+                     timeout: Duration? = nil) async throws -> JSONValue {
+        guard !closed.load(ordering: .acquiring) else { throw RPCClientError.closed }
+        let id = nextId.add(1, ordering: .relaxed).oldValue
+        var object: JSONObject = ["jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method)]
+        if let params { object["params"] = params }
+        let request = JSONValue.object(object).jsonBytes
+        let timeout = timeout ?? configuration.timeout
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                mailbox.post(.call(Call(id: id, method: method, request: request, idempotent: idempotent,
+                                        timeout: timeout, continuation: continuation)))
+            }
+        } onCancel: {
+            mailbox.post(.cancel(id))
+        }
+    }
+
+    /// Sends a notification (no answer is expected).
+    public func notify<Params>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) throws {
+        guard !closed.load(ordering: .acquiring) else { throw RPCClientError.closed }
+        let object: JSONObject = ["jsonrpc": "2.0", "method": .string(method.name), "params": try JSONValueEncoder().encode(params)]
+        mailbox.post(.notify(JSONValue.object(object).jsonBytes))
+    }
+
+    /// Closes the socket; calls in flight fail with ``RPCClientError/closed``.
+    public func close() async {
+        closed.store(true, ordering: .releasing)
+        mailbox.post(.stop)
+        let running = thread.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        await running?.joined()
+    }
+
+    // MARK: The loop (on the owner thread)
+
+    private func makeSocket() throws(ZMQError) -> Socket {
+        let socket = try Socket(context, type: .dealer)
+        try socket.setMaxMessageSize(configuration.maxMessageSize)
+        try socket.setReconnectInterval(milliseconds: configuration.reconnectInterval)
+        try socket.setReconnectIntervalMax(milliseconds: configuration.reconnectIntervalMax)
+        try socket.setSendHighWaterMark(100_000)
+        try socket.setReceiveHighWaterMark(100_000)
+        try configuration.curve?.apply(to: socket)
+        try socket.connect(configuration.endpoint)
+        return socket
+    }
+
+    private struct Pending {
+        let call: Call
+        var deadline: ContinuousClock.Instant
+        var sentAt: ContinuousClock.Instant
+        var retriesLeft: Int
+    }
+
+    private func run(_ initialSocket: Socket) {
+        var socket = initialSocket
+        var pending: [Int: Pending] = [:]
+        var lastReceive = ContinuousClock.now
+        let clock = ContinuousClock()
+
+        func fail(_ id: Int, _ error: any Error) {
+            pending.removeValue(forKey: id)?.call.continuation.resume(throwing: error)
+        }
+
+        func send(_ bytes: [UInt8]) -> Bool {
+            (try? socket.send(bytes, dontWait: true)) ?? false
+        }
+
+        loop: while true {
+            var poller = Poller()
+            let socketIndex = poller.add(socket)
+            poller.add(fd: mailbox.waker.fd)
+            var timeout = -1
+            if let next = pending.values.map(\.deadline).min() {
+                let remaining = next - clock.now
+                timeout = max(0, Int((remaining / .milliseconds(1)).rounded(.up)))
+            }
+            _ = try? poller.poll(timeoutMilliseconds: timeout)
+
+            for command in mailbox.takeAll() {
+                switch command {
+                case .call(let call):
+                    let now = clock.now
+                    pending[call.id] = Pending(call: call, deadline: now + call.timeout, sentAt: now,
+                                               retriesLeft: call.idempotent ? configuration.retries : 0)
+                    if !send(call.request) {
+                        fail(call.id, RPCClientError.invalidResponse("could not queue the request"))
+                    }
+                case .notify(let bytes):
+                    _ = send(bytes)
+                case .cancel(let id):
+                    fail(id, CancellationError())
+                case .stop:
+                    break loop
+                }
+            }
+
+            if poller.ready(socketIndex).contains(.readable) {
+                while let parts = try? socket.receiveParts(dontWait: true) {
+                    lastReceive = clock.now
+                    guard let body = parts.last, !body.isEmpty else { continue }
+                    deliver(body, to: &pending)
+                }
+            }
+
+            // Timeouts.
+            let now = clock.now
+            let expired = pending.values.filter { $0.deadline <= now }.map(\.call.id)
+            guard !expired.isEmpty else { continue }
+            var remake = false
+            for id in expired {
+                guard var entry = pending[id] else { continue }
+                if entry.retriesLeft > 0 {
+                    entry.retriesLeft -= 1
+                    entry.deadline = now + entry.call.timeout
+                    if lastReceive < entry.sentAt { remake = true }
+                    entry.sentAt = now
+                    pending[id] = entry
+                    if !remake { _ = send(entry.call.request) }
+                } else {
+                    fail(id, RPCClientError.timeout(method: entry.call.method, endpoint: configuration.endpoint))
+                }
+            }
+            if remake {
+                reconnects.add(1, ordering: .relaxed)
+                socket.close()
+                do {
+                    socket = try makeSocket()
+                } catch {
+                    for id in Array(pending.keys) { fail(id, error) }
+                    // Try again on the next round; without a socket there is nothing to poll.
+                    if let replacement = try? makeSocket() { socket = replacement } else { break loop }
+                    continue
+                }
+                for (id, entry) in pending {
+                    if entry.call.idempotent {
+                        pending[id]?.sentAt = now
+                        _ = send(entry.call.request)
+                    } else {
+                        fail(id, RPCClientError.connectionReset(method: entry.call.method, endpoint: configuration.endpoint))
+                    }
+                }
+            }
+        }
+        for id in Array(pending.keys) { fail(id, RPCClientError.closed) }
+        // Calls posted after the stop.
+        for command in mailbox.takeAll() {
+            if case .call(let call) = command { call.continuation.resume(throwing: RPCClientError.closed) }
+        }
+        socket.close()
+    }
+
+    private func deliver(_ body: [UInt8], to pending: inout [Int: Pending]) {
+        guard let response = try? JSONParser.parse(body) else { return }
+        let responses: [JSONValue]
+        if case .array(let batch) = response { responses = batch } else { responses = [response] }
+        for response in responses {
+            guard case .object(let object) = response, let id = object["id"]?.intValue,
+                  let entry = pending.removeValue(forKey: id) else { continue }
+            if let result = object["result"] {
+                entry.call.continuation.resume(returning: result)
+            } else if let errorValue = object["error"], let error = JSONRPCError(json: errorValue) {
+                entry.call.continuation.resume(throwing: error)
+            } else {
+                entry.call.continuation.resume(throwing: RPCClientError.invalidResponse("neither result nor error"))
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import JSONRPC
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// Settings of an ``RPCServer``.
+public struct RPCServerConfiguration: Sendable {
+    /// Where to bind; `tcp://127.0.0.1:0` picks a free port.
+    public var endpoint: String
+    /// The largest request frame; a peer sending more is disconnected by libzmq and never reaches a handler.
+    public var maxMessageSize: Int64 = 64 * 1024
+    /// The most asynchronous requests in flight; beyond it the server stops reading, so peers' queues and
+    /// then their high-water marks push back instead of memory growing.
+    public var maxInFlight: Int = 1024
+    /// Send and receive high-water marks, in messages per peer.
+    public var highWaterMark: Int32 = 10_000
+    /// CURVE with a ZAP allowlist, or `nil` for a plain socket.
+    public var curve: CurveServerOptions?
+    /// A short name for the thread and the logs (`admin`, `sync`, `client`).
+    public var name: String
+
+    public init(endpoint: String, name: String = "rpc") {
+        self.endpoint = endpoint
+        self.name = name
+    }
+}
+
+/// Counters of an ``RPCServer``, safe to read from any thread.
+public final class RPCServerStats: Sendable {
+    /// Messages taken from the socket.
+    public let received = Atomic<Int>(0)
+    /// Replies handed to libzmq.
+    public let replied = Atomic<Int>(0)
+    /// Replies dropped because the peer had gone or its queue was full.
+    public let repliesDropped = Atomic<Int>(0)
+    /// Messages dropped unanswered because their framing was unusable (too many frames).
+    public let malformed = Atomic<Int>(0)
+    /// Asynchronous requests being handled now.
+    public let inFlight = Atomic<Int>(0)
+
+    init() {}
+}
+
+/// A JSON-RPC 2.0 server on a ZeroMQ ROUTER socket.
+///
+/// One dedicated thread owns the socket. Every frame before the body is the envelope and is echoed, so REQ
+/// peers (routing id, empty delimiter, body) and DEALER peers (with or without the delimiter) both work; a
+/// message whose delimiter is followed by more than one frame is answered with -32600. Inline handlers run on
+/// that thread; asynchronous ones run as tasks whose replies come back through a mailbox. Replies never block:
+/// they are sent with `DONTWAIT` to a `ROUTER_MANDATORY` socket, and dropped (and counted) when the peer is
+/// gone or not reading.
+public final class RPCServer: Sendable {
+    public let configuration: RPCServerConfiguration
+    public let dispatcher: JSONRPCDispatcher
+    public let stats = RPCServerStats()
+    private let context: ZMQContext
+    private let logger: Logger
+    private let mailbox: Mailbox<Completion>
+    private let state = Mutex<State>(State())
+
+    struct Completion: Sendable {
+        let envelope: [[UInt8]]
+        let body: [UInt8]?
+    }
+
+    private struct State {
+        var thread: OwnerThread?
+        var endpoint: String?
+        var stopping = false
+    }
+
+    /// The most frames accepted in one message; longer messages are dropped unanswered.
+    public static let maxFrames = 32
+
+    public init(context: ZMQContext, dispatcher: JSONRPCDispatcher, configuration: RPCServerConfiguration,
+                logger: Logger = Logger(label: "launchad.rpc")) throws(ZMQError) {
+        self.context = context
+        self.dispatcher = dispatcher
+        self.configuration = configuration
+        self.logger = logger
+        self.mailbox = try Mailbox()
+    }
+
+    /// The endpoint really bound, once started.
+    public var endpoint: String? { state.withLock { $0.endpoint } }
+
+    /// Binds the socket and starts serving; returns the endpoint really bound.
+    @discardableResult
+    public func start() throws(ZMQError) -> String {
+        let ready = Handoff<Result<String, ZMQError>>()
+        let thread = OwnerThread(name: "rpc-\(configuration.name)") { [self] in
+            let socket: Socket
+            let bound: String
+            do throws(ZMQError) {
+                socket = try Socket(context, type: .router)
+                try socket.setRouterMandatory(true)
+                try socket.setMaxMessageSize(configuration.maxMessageSize)
+                try socket.setSendHighWaterMark(configuration.highWaterMark)
+                try socket.setReceiveHighWaterMark(configuration.highWaterMark)
+                try configuration.curve?.apply(to: socket)
+                bound = try socket.bind(configuration.endpoint)
+            } catch {
+                ready.put(.failure(error))
+                return
+            }
+            ready.put(.success(bound))
+            serve(socket)
+            socket.close()
+        }
+        let bound = try ready.take().get()
+        state.withLock {
+            $0.thread = thread
+            $0.endpoint = bound
+        }
+        logger.info("serving JSON-RPC", metadata: ["socket": "\(configuration.name)", "endpoint": "\(bound)"])
+        return bound
+    }
+
+    /// Stops taking requests, finishes those in flight and sends their replies, then closes the socket.
+    public func shutdown() async {
+        let thread = state.withLock { state -> OwnerThread? in
+            state.stopping = true
+            defer { state.thread = nil }
+            return state.thread
+        }
+        mailbox.wake()
+        await thread?.joined()
+    }
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    // MARK: The loop (on the owner thread)
+
+    private func serve(_ socket: Socket) {
+        let frames = MultipartBuffer(capacity: Self.maxFrames)
+        let curve = configuration.curve != nil
+        var poller = Poller()
+        let socketIndex = poller.add(socket)
+        poller.add(fd: mailbox.waker.fd)
+        var inFlight = 0
+        var stopping = false
+        while true {
+            // Back-pressure: stop reading while too many requests are in flight, or once stopping.
+            poller.setEvents(stopping || inFlight >= configuration.maxInFlight ? [] : .readable, at: socketIndex)
+            do {
+                try poller.poll(timeoutMilliseconds: -1)
+            } catch {
+                logger.error("poll failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+                return
+            }
+            for completion in mailbox.takeAll() {
+                inFlight -= 1
+                stats.inFlight.subtract(1, ordering: .relaxed)
+                if let body = completion.body {
+                    send(envelope: completion.envelope, body: body, on: socket)
+                } else if completion.envelope.last?.isEmpty == true {
+                    send(envelope: completion.envelope, body: [], on: socket)
+                }
+            }
+            if !stopping && isStopping { stopping = true }
+            if stopping {
+                if inFlight == 0 { return }
+                continue
+            }
+            guard poller.ready(socketIndex).contains(.readable) else { continue }
+            // Drain what is waiting, a bounded batch at a time so completions are not starved.
+            var handled = 0
+            while handled < 512 && inFlight < configuration.maxInFlight {
+                let outcome: MultipartBuffer.Outcome
+                do {
+                    outcome = try frames.receive(from: socket, dontWait: true)
+                } catch {
+                    logger.error("receive failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+                    return
+                }
+                switch outcome {
+                case .wouldBlock:
+                    handled = Int.max
+                    continue
+                case .tooManyFrames:
+                    stats.malformed.add(1, ordering: .relaxed)
+                    continue
+                case .message:
+                    break
+                }
+                handled += 1
+                stats.received.add(1, ordering: .relaxed)
+                if handle(frames, on: socket, curve: curve) {
+                    inFlight += 1
+                    stats.inFlight.add(1, ordering: .relaxed)
+                }
+                frames.clear()
+            }
+        }
+    }
+
+    /// Handles the message in `frames`; returns `true` when it went on as an asynchronous request.
+    private func handle(_ frames: MultipartBuffer, on socket: Socket, curve: Bool) -> Bool {
+        let count = frames.count
+        guard count >= 2 else {
+            stats.malformed.add(1, ordering: .relaxed)
+            return false
+        }
+        // The envelope runs to the first empty frame (the delimiter) when there is one after the routing id,
+        // otherwise it is every frame but the last.
+        var delimiter: Int?
+        for index in 1..<count where frames.frame(index).isEmpty {
+            delimiter = index
+            break
+        }
+        let envelopeEnd: Int  // exclusive
+        let bodyIndex: Int
+        if let delimiter, delimiter < count - 1 {
+            envelopeEnd = delimiter + 1
+            bodyIndex = delimiter + 1
+            if count - bodyIndex > 1 {
+                reply(frames, envelope: 0..<envelopeEnd, body: errorBody(.invalidRequest("the body must be one frame, got \(count - bodyIndex)")), on: socket)
+                return false
+            }
+        } else {
+            envelopeEnd = count - 1
+            bodyIndex = count - 1
+        }
+        var context = RPCContext()
+        if curve { context.peerKey = frames.property(bodyIndex, "User-Id") }
+        let outcome = dispatcher.dispatch(frames.frame(bodyIndex), context: context)
+        switch outcome {
+        case .reply(let body):
+            reply(frames, envelope: 0..<envelopeEnd, body: body, on: socket)
+            return false
+        case .noReply:
+            // A REQ peer must get something back or it wedges: one empty frame.
+            if envelopeEnd > 1 && frames.frame(envelopeEnd - 1).isEmpty {
+                reply(frames, envelope: 0..<envelopeEnd, body: [], on: socket)
+            }
+            return false
+        case .deferred(let work):
+            let envelope = (0..<envelopeEnd).map { frames.copy($0) }
+            let mailbox = self.mailbox
+            Task {
+                let body = await work()
+                mailbox.post(Completion(envelope: envelope, body: body))
+            }
+            return true
+        }
+    }
+
+    private func errorBody(_ error: JSONRPCError) -> [UInt8] {
+        var object = JSONObject()
+        object["jsonrpc"] = "2.0"
+        object["id"] = .null
+        object["error"] = error.json
+        return JSONValue.object(object).jsonBytes
+    }
+
+    private func reply(_ frames: MultipartBuffer, envelope: Range<Int>, body: [UInt8], on socket: Socket) {
+        do {
+            guard try frames.sendFrames(envelope, to: socket, dontWait: true) else {
+                stats.repliesDropped.add(1, ordering: .relaxed)
+                return
+            }
+            try socket.send(body, dontWait: true)
+            stats.replied.add(1, ordering: .relaxed)
+        } catch {
+            stats.repliesDropped.add(1, ordering: .relaxed)
+            logger.warning("reply failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+        }
+    }
+
+    private func send(envelope: [[UInt8]], body: [UInt8], on socket: Socket) {
+        do {
+            for (index, frame) in envelope.enumerated() {
+                guard try socket.send(frame, more: true, dontWait: true) else {
+                    precondition(index == 0)
+                    stats.repliesDropped.add(1, ordering: .relaxed)
+                    return
+                }
+            }
+            try socket.send(body, dontWait: true)
+            stats.replied.add(1, ordering: .relaxed)
+        } catch let error where error.hostUnreachable {
+            stats.repliesDropped.add(1, ordering: .relaxed)
+        } catch {
+            stats.repliesDropped.add(1, ordering: .relaxed)
+            logger.warning("reply failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import CZeroMQ
+
+/// A ZeroMQ context: the container of a process's sockets and their I/O threads.
+///
+/// A context is thread-safe (sockets are not). Termination waits until every socket
+/// made from it is closed; sockets made by this wrapper default to `LINGER 0`, so it never hangs on exit.
+public final class ZMQContext: @unchecked Sendable {
+    // @unchecked: libzmq documents the context handle as thread-safe; the pointer never changes.
+    /// The underlying `void *` context handle.
+    public let handle: UnsafeMutableRawPointer
+
+    /// Creates a context with the given number of I/O threads.
+    public init(ioThreads: Int32 = 1) throws(ZMQError) {
+        guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
+        self.handle = handle
+        if ioThreads != 1 {
+            try check(zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads), "zmq_ctx_set IO_THREADS")
+        }
+    }
+
+    deinit {
+        while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
+    }
+
+    /// Shuts the context down: blocking calls on its sockets return `ETERM` at once.
+    public func shutdown() {
+        _ = zmq_ctx_shutdown(handle)
+    }
+
+    /// The version of the libzmq this process linked against.
+    public static var version: (major: Int32, minor: Int32, patch: Int32) {
+        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        zmq_version(&major, &minor, &patch)
+        return (major, minor, patch)
+    }
+
+    /// Whether libzmq was built with a capability such as `"curve"` or `"ipc"`.
+    public static func has(_ capability: String) -> Bool {
+        zmq_has(capability) != 0
+    }
+}

@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A dedicated thread that owns ZeroMQ sockets for its whole life.
+///
+/// Sockets are made inside `body`, used only there, and closed before it returns; other threads talk to the
+/// thread through a ``Mailbox`` or a ``Waker``. ``join()`` waits for `body` to return.
+public final class OwnerThread: Sendable {
+    private let done = DispatchGroup()
+
+    /// Starts `body` on a new thread named `name`.
+    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+        done.enter()
+        let group = done
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Blocks until the thread's body has returned.
+    public func join() {
+        done.wait()
+    }
+
+    /// Waits, without blocking a task's thread, until the body has returned.
+    public func joined() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            done.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+}
+
+/// A one-shot value handed from a thread to whoever waits for it (used to report a bind result at start-up).
+public final class Handoff<Value: Sendable>: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let value = Mutex<Value?>(nil)
+
+    public init() {}
+
+    /// Stores the value and releases the waiter. Only the first call counts.
+    public func put(_ newValue: Value) {
+        let first = value.withLock { current in
+            if current != nil { return false }
+            current = newValue
+            return true
+        }
+        if first { semaphore.signal() }
+    }
+
+    /// Blocks until a value is put.
+    public func take() -> Value {
+        semaphore.wait()
+        semaphore.signal()
+        return value.withLock { $0! }
+    }
+}

@@ -1,0 +1,154 @@
+import JSONRPC
+import LaunchAdTesting
+import Testing
+
+@Suite("JSON-RPC 2.0 dispatcher", .timeLimit(.minutes(1)))
+struct DispatcherTests {
+    /// Dispatches and waits for any asynchronous part; `nil` means no response.
+    static func respond(_ dispatcher: JSONRPCDispatcher, _ text: String, context: RPCContext = RPCContext()) async throws -> JSONValue? {
+        switch dispatcher.dispatch(Array(text.utf8), context: context) {
+        case .noReply: return nil
+        case .reply(let bytes): return try JSONParser.parse(bytes)
+        case .deferred(let work):
+            guard let bytes = await work() else { return nil }
+            return try JSONParser.parse(bytes)
+        }
+    }
+
+    @Test("the specification's examples, inline handlers", arguments: SpecExamples.all)
+    func specExamplesInline(_ example: SpecExamples.Example) async throws {
+        try await check(example, SpecExamples.dispatcher(async: false))
+    }
+
+    @Test("the specification's examples, asynchronous handlers", arguments: SpecExamples.all)
+    func specExamplesAsync(_ example: SpecExamples.Example) async throws {
+        try await check(example, SpecExamples.dispatcher(async: true))
+    }
+
+    func check(_ example: SpecExamples.Example, _ dispatcher: JSONRPCDispatcher) async throws {
+        let response = try await Self.respond(dispatcher, example.request)
+        guard let expectedText = example.response else {
+            #expect(response == nil)
+            return
+        }
+        let expected = try JSONParser.parse(expectedText)
+        let actual = try #require(response)
+        #expect(SpecExamples.normalized(actual) == SpecExamples.normalized(expected))
+        // Only jsonrpc, id and result or error at the top level, and ids with their JSON type.
+        for object in (actual.arrayValue ?? [actual]).compactMap(\.objectValue) {
+            #expect(Set(object.keys) == ["jsonrpc", "id", "result"] || Set(object.keys) == ["jsonrpc", "id", "error"])
+        }
+    }
+
+    @Test("echoes ids with their JSON type and exact text", arguments: [#""abc""#, "7", "1.50", "-0", "123456789012345678901234567890", "null"])
+    func echoesIds(_ id: String) async throws {
+        let response = try #require(try await Self.respond(SpecExamples.dispatcher(), #"{"jsonrpc":"2.0","method":"sum","params":[1],"id":\#(id)}"#))
+        #expect(response["id"]?.jsonText == id)
+        #expect(response["result"] == 1)
+    }
+
+    @Test("refuses what is not a request", arguments: [
+        (#"{"jsonrpc":"1.0","method":"sum","params":[1],"id":1}"#, -32600, "1"),
+        (#"{"method":"sum","params":[1],"id":1}"#, -32600, "1"),
+        (#"{"jsonrpc":"2.0","method":"sum","params":5,"id":1}"#, -32600, "1"),
+        (#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":[1]}"#, -32600, "null"),
+        (#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":true}"#, -32600, "null"),
+        (#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":1,"extra":2}"#, -32600, "1"),
+        (#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":"x","subtrahend":1},"id":1}"#, -32602, "1"),
+        (#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":1},"id":1}"#, -32602, "1"),
+        (#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":1,"subtrahend":2,"x":3},"id":1}"#, -32602, "1"),
+        (#"{"jsonrpc":"2.0","method":"subtract","params":[1,2,3],"id":1}"#, -32602, "1"),
+        (#"{"jsonrpc":"2.0","method":"get_data","params":{"a":1},"id":1}"#, -32602, "1"),
+        ("\"just a string\"", -32600, "null"),
+        ("{\"a\":" + String(repeating: "[", count: 200), -32700, "null"),
+    ])
+    func refusesInvalid(_ request: String, _ code: Int, _ id: String) async throws {
+        let response = try #require(try await Self.respond(SpecExamples.dispatcher(), request))
+        #expect(response["error"]?["code"]?.intValue == code)
+        #expect(response["id"]?.jsonText == id)
+        #expect(response["result"] == nil)
+    }
+
+    @Test("names the offending field in -32602")
+    func invalidParamsNamesField() async throws {
+        let response = try #require(try await Self.respond(SpecExamples.dispatcher(),
+            #"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":"x","subtrahend":1},"id":1}"#))
+        #expect(response["error"]?["data"]?["field"] == "minuend")
+        #expect(response["error"]?["message"]?.stringValue?.contains("minuend") == true)
+    }
+
+    enum Failure: Error, JSONRPCErrorConvertible {
+        case domain
+        case secret
+        var jsonRPCError: JSONRPCError {
+            switch self {
+            case .domain: JSONRPCError(code: -32010, message: "campaign not found")
+            case .secret: fatalError("not convertible in this test")
+            }
+        }
+    }
+
+    struct Internal: Error { let detail = "password=hunter2" }
+
+    @Test("maps domain errors to their codes and hides internal ones")
+    func errorMapping() async throws {
+        var table = MethodTable()
+        table.register(RPCMethod<NoParams, Int>("domain", summary: ""), inline: { _, _ in throw Failure.domain })
+        table.register(RPCMethod<NoParams, Int>("internal", summary: ""), inline: { _, _ in throw Internal() })
+        table.register(RPCMethod<NoParams, Int>("internalAsync", summary: ""), handler: { _, _ in throw Internal() })
+        let seen = LockedList()
+        let dispatcher = JSONRPCDispatcher(methods: table, info: OpenRPCInfo(title: "t", version: "1"),
+                                           onInternalError: { method, _ in seen.append(method) })
+        let domain = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"domain","id":1}"#))
+        #expect(domain["error"] == ["code": -32010, "message": "campaign not found"])
+        for method in ["internal", "internalAsync"] {
+            let response = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"\#(method)","id":1}"#))
+            #expect(response["error"] == ["code": -32603, "message": "Internal error"])
+            #expect(!response.jsonText.contains("hunter2"))
+        }
+        #expect(seen.items == ["internal", "internalAsync"])
+    }
+
+    @Test("refuses batches over the limit")
+    func batchLimit() async throws {
+        var limits = JSONRPCDispatcher.Limits()
+        limits.maxBatch = 3
+        let dispatcher = JSONRPCDispatcher(methods: SpecExamples.methods, info: OpenRPCInfo(title: "t", version: "1"), limits: limits)
+        let call = #"{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}"#
+        let response = try #require(try await Self.respond(dispatcher, "[\(call),\(call),\(call),\(call)]"))
+        #expect(response["error"]?["code"] == -32600)
+        let ok = try #require(try await Self.respond(dispatcher, "[\(call),\(call),\(call)]"))
+        #expect(ok.arrayValue?.count == 3)
+    }
+
+    @Test("rpc.discover returns an OpenRPC document generated from the typed methods")
+    func discover() async throws {
+        let dispatcher = SpecExamples.dispatcher()
+        let response = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#))
+        let document = try #require(response["result"])
+        #expect(document == dispatcher.openRPCDocument)
+        #expect(document["openrpc"] == "1.3.2")
+        let names = document["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(names == ["get_data", "notify_hello", "notify_sum", "subtract", "sum", "update"])
+        let subtract = document["methods"]?.arrayValue?.first { $0["name"] == "subtract" }
+        #expect(subtract?["params"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["minuend", "subtrahend"])
+        #expect(subtract?["paramStructure"] == "either")
+    }
+
+    @Test("passes the caller's key to handlers")
+    func context() async throws {
+        var table = MethodTable()
+        table.register(RPCMethod<NoParams, String>("whoami", summary: ""), inline: { _, context in context.peerKey ?? "local" })
+        let dispatcher = JSONRPCDispatcher(methods: table, info: OpenRPCInfo(title: "t", version: "1"))
+        let response = try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"whoami","id":1}"#, context: RPCContext(peerKey: "K"))
+        #expect(response?["result"] == "K")
+    }
+}
+
+final class LockedList: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var items: [String] { storage.withLock { $0 } }
+}
+
+import Synchronization

@@ -1,0 +1,151 @@
+import Foundation
+import JSONRPC
+import LaunchAdTesting
+import Synchronization
+import Testing
+import ZMQRPC
+import ZeroMQ
+
+@Suite("RPC client over DEALER, publisher and subscriber", .timeLimit(.minutes(2)))
+struct RPCClientTests {
+    @Test("many calls in flight on one socket, each matched to its answer")
+    func concurrentCalls() async throws {
+        let server = try RunningServer(dispatcher: SpecExamples.dispatcher(async: true))
+        let client = try RPCClient(context: server.context, configuration: RPCClientConfiguration(endpoint: server.endpoint))
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<500 {
+                group.addTask { (index, try await client.call(SpecExamples.subtract, .init(minuend: index, subtrahend: 1))) }
+            }
+            var seen = 0
+            for try await (index, result) in group {
+                #expect(result == index - 1)
+                seen += 1
+            }
+            #expect(seen == 500)
+        }
+        await client.close()
+        await server.stop()
+    }
+
+    @Test("server errors arrive as JSONRPCError with their code")
+    func serverErrors() async throws {
+        let server = try RunningServer()
+        let client = try RPCClient(context: server.context, configuration: RPCClientConfiguration(endpoint: server.endpoint))
+        await #expect {
+            _ = try await client.call("nope", params: nil)
+        } throws: { error in
+            (error as? JSONRPCError)?.code == -32601
+        }
+        await #expect {
+            _ = try await client.call("subtract", params: ["minuend": "x", "subtrahend": 1])
+        } throws: { error in
+            (error as? JSONRPCError)?.code == -32602
+        }
+        let document = try await client.call("rpc.discover", params: nil)
+        #expect(document["openrpc"] == "1.3.2")
+        await client.close()
+        await server.stop()
+    }
+
+    @Test("a call with no answer times out; a non-idempotent one is not sent again")
+    func timeout() async throws {
+        let context = try ZMQContext()
+        // A ROUTER that never answers.
+        let silent = try Socket(context, type: .router)
+        let endpoint = try silent.bind("tcp://127.0.0.1:0")
+        var configuration = RPCClientConfiguration(endpoint: endpoint)
+        configuration.timeout = .milliseconds(200)
+        let client = try RPCClient(context: context, configuration: configuration)
+        let started = ContinuousClock.now
+        await #expect(throws: RPCClientError.timeout(method: "update", endpoint: endpoint)) {
+            _ = try await client.call(SpecExamples.update, [1])
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        var received = 0
+        while (try silent.receiveParts(dontWait: true)) != nil { received += 1 }
+        #expect(received == 1)
+        await client.close()
+        withExtendedLifetime(silent) {}
+    }
+
+    @Test("an idempotent call survives a server that starts late (Lazy Pirate: reconnect and resend)")
+    func lazyPirate() async throws {
+        // Find a free port, then leave it unbound for a while.
+        let probe = try RunningServer()
+        let endpoint = probe.endpoint
+        await probe.stop()
+
+        let context = try ZMQContext()
+        var configuration = RPCClientConfiguration(endpoint: endpoint)
+        configuration.timeout = .milliseconds(250)
+        configuration.retries = 20
+        let client = try RPCClient(context: context, configuration: configuration)
+        async let answer = client.call(SpecExamples.subtract, .init(minuend: 10, subtrahend: 4))
+        try await Task.sleep(for: .milliseconds(700))
+        let server = try RPCServer(context: context, dispatcher: SpecExamples.dispatcher(),
+                                   configuration: RPCServerConfiguration(endpoint: endpoint, name: "late"))
+        try server.start()
+        #expect(try await answer == 6)
+        #expect(client.reconnects.load(ordering: .relaxed) >= 1)
+        await client.close()
+        await server.shutdown()
+    }
+
+    @Test("a cancelled call stops waiting at once")
+    func cancellation() async throws {
+        let context = try ZMQContext()
+        let silent = try Socket(context, type: .router)
+        let endpoint = try silent.bind("tcp://127.0.0.1:0")
+        let client = try RPCClient(context: context, configuration: RPCClientConfiguration(endpoint: endpoint))
+        let task = Task { try await client.call(SpecExamples.update, [1], timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        await client.close()
+        await #expect(throws: RPCClientError.closed) { _ = try await client.call(SpecExamples.update, [1]) }
+        withExtendedLifetime(silent) {}
+    }
+
+    @Test("a subscriber receives two-frame notifications in order, for its topics only")
+    func pubSub() async throws {
+        let context = try ZMQContext()
+        let publisher = try Publisher(context: context, configuration: .init(endpoint: "tcp://127.0.0.1:0"))
+        let endpoint = try publisher.start()
+        let subscriber = try Subscriber(context: context, configuration: .init(endpoint: endpoint, topics: ["campaign"]))
+        // PUB/SUB joins late: publish heartbeats until the subscription is in place, then the real stream.
+        var iterator = subscriber.messages.makeAsyncIterator()
+        let probe = Task {
+            for _ in 0..<500 {
+                publisher.publish(topic: "campaign", method: "probe", params: [:])
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        let first = await iterator.next()
+        probe.cancel()
+        #expect(first?.method == "probe")
+        _ = try? await probe.value
+        for seq in 1...1000 {
+            publisher.publish(topic: "heartbeat", method: "heartbeat", params: ["seq": .number(JSONNumber(seq))])
+            publisher.publish(topic: "campaign", method: "campaign.changed", params: ["seq": .number(JSONNumber(seq))])
+        }
+        var seqs: [Int] = []
+        while seqs.count < 1000, let message = await iterator.next() {
+            #expect(message.topic == "campaign")
+            if message.method == "campaign.changed", let seq = message.params["seq"]?.intValue { seqs.append(seq) }
+        }
+        #expect(seqs == Array(1...1000))
+        await subscriber.stop()
+        await publisher.shutdown()
+        #expect(publisher.published.load(ordering: .relaxed) >= 2001)
+    }
+
+    @Test("loopback endpoints are told apart from the rest")
+    func loopback() {
+        for endpoint in ["tcp://127.0.0.1:7100", "tcp://127.1.2.3:0", "tcp://localhost:1", "tcp://[::1]:5", "ipc:///tmp/x", "inproc://a"] {
+            #expect(isLoopbackEndpoint(endpoint), "\(endpoint)")
+        }
+        for endpoint in ["tcp://0.0.0.0:7100", "tcp://*:7100", "tcp://10.0.0.1:1", "tcp://eth0:1", "tcp://128.0.0.1:1", "udp://127.0.0.1:1"] {
+            #expect(!isLoopbackEndpoint(endpoint), "\(endpoint)")
+        }
+    }
+}

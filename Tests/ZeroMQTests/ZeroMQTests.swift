@@ -1,0 +1,158 @@
+import CZeroMQ
+import Foundation
+import LaunchAdTesting
+import Synchronization
+import Testing
+@testable import ZeroMQ
+
+@Suite("ZeroMQ wrapper", .timeLimit(.minutes(1)))
+struct ZeroMQTests {
+    @Test("links libzmq 4.3 with CURVE")
+    func version() {
+        #expect(ZMQContext.version.major == 4)
+        #expect(ZMQContext.has("curve"))
+    }
+
+    @Test("binds an ephemeral port, reports it, and keeps errno on failure")
+    func ephemeralBind() throws {
+        let context = try ZMQContext()
+        let first = try Socket(context, type: .router)
+        let bound = try first.bind("tcp://127.0.0.1:0")
+        #expect(bound.hasPrefix("tcp://127.0.0.1:"))
+        #expect(!bound.hasSuffix(":0") && !bound.hasSuffix(":*"))
+        let second = try Socket(context, type: .router)
+        #expect {
+            try second.bind(bound)
+        } throws: { error in
+            (error as? ZMQError)?.code == EADDRINUSE
+        }
+    }
+
+    @Test("sends and receives multipart messages between DEALER and ROUTER")
+    func multipart() async throws {
+        let context = try ZMQContext()
+        let router = try Socket(context, type: .router)
+        let endpoint = try router.bind("tcp://127.0.0.1:0")
+        let dealer = try Socket(context, type: .dealer)
+        try dealer.setRoutingId(Array("peer-1".utf8))
+        try dealer.connect(endpoint)
+        try dealer.send(parts: [Array("a".utf8), [], Array("c".utf8)])
+        try router.setReceiveTimeout(milliseconds: 5000)
+        let frames = try #require(try router.receiveParts())
+        #expect(frames == [Array("peer-1".utf8), Array("a".utf8), [], Array("c".utf8)])
+
+        // Echo back through the reusable buffer: frames move to libzmq without a copy.
+        try dealer.send(parts: [Array("x".utf8), Array("y".utf8)])
+        let buffer = MultipartBuffer(capacity: 4)
+        var outcome = MultipartBuffer.Outcome.wouldBlock
+        #expect(await eventually { outcome = (try? buffer.receive(from: router, dontWait: true)) ?? .wouldBlock; return outcome == .message })
+        #expect(buffer.count == 3)
+        #expect(Array(buffer.frame(2)) == Array("y".utf8))
+        #expect(try buffer.sendFrames(0..<2, to: router, dontWait: true))
+        try router.send(Array("z".utf8))
+        try dealer.setReceiveTimeout(milliseconds: 5000)
+        #expect(try dealer.receiveParts() == [Array("x".utf8), Array("z".utf8)])
+        buffer.clear()
+        #expect(buffer.count == 0)
+    }
+
+    @Test("drops messages with more frames than the buffer holds, and reads the next one")
+    func tooManyFrames() async throws {
+        let context = try ZMQContext()
+        let router = try Socket(context, type: .router)
+        let endpoint = try router.bind("tcp://127.0.0.1:0")
+        let dealer = try Socket(context, type: .dealer)
+        try dealer.connect(endpoint)
+        try dealer.send(parts: Array(repeating: Array("f".utf8), count: 1000))
+        try dealer.send(parts: [Array("ok".utf8)])
+        let buffer = MultipartBuffer(capacity: 8)
+        var outcome = MultipartBuffer.Outcome.wouldBlock
+        #expect(await eventually { outcome = (try? buffer.receive(from: router, dontWait: true)) ?? .wouldBlock; return outcome != .wouldBlock })
+        #expect(outcome == .tooManyFrames(1001))
+        #expect(try buffer.receive(from: router, dontWait: false) == .message)
+        #expect(Array(buffer.frame(1)) == Array("ok".utf8))
+    }
+
+    @Test("a poll loop wakes at once when another thread posts to its mailbox")
+    func wake() async throws {
+        let mailbox = try Mailbox<Int>()
+        let received = Mutex<[Int]>([])
+        let thread = OwnerThread(name: "test-loop") {
+            var poller = Poller()
+            poller.add(fd: mailbox.waker.fd)
+            while true {
+                _ = try? poller.poll(timeoutMilliseconds: 10_000)
+                let items = mailbox.takeAll()
+                received.withLock { $0.append(contentsOf: items) }
+                if items.contains(-1) { return }
+            }
+        }
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 0..<4 {
+                group.addTask {
+                    for index in 0..<250 { mailbox.post(producer * 1000 + index) }
+                }
+            }
+        }
+        mailbox.post(-1)
+        await thread.joined()
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let items = received.withLock { $0 }
+        #expect(items.count == 1001)
+        // Each producer's items arrive in its own order.
+        for producer in 0..<4 {
+            let mine = items.filter { $0 >= producer * 1000 && $0 < producer * 1000 + 1000 }
+            #expect(mine == Array((0..<250).map { producer * 1000 + $0 }))
+        }
+    }
+
+    @Test("generates, derives and validates CURVE keys")
+    func curveKeys() throws {
+        let pair = try CurveKeyPair.generate()
+        #expect(pair.publicKey.count == 40 && pair.secretKey.count == 40)
+        #expect(try CurveKeyPair(secretKey: pair.secretKey) == pair)
+        #expect(CurveKey.isValid(pair.publicKey))
+        #expect(!CurveKey.isValid("short"))
+        #expect(!CurveKey.isValid(String(repeating: "\"", count: 40)))
+        let other = try CurveKeyPair.generate()
+        #expect(throws: CurveKeyError.mismatchedPair) { try CurveKeyPair(publicKey: other.publicKey, secretKey: pair.secretKey) }
+        #expect(throws: CurveKeyError.self) { try CurveKeyPair(secretKey: "nope") }
+    }
+
+    @Test("ZAP admits listed CURVE keys only, and refuses plain clients")
+    func zapAllowlist() throws {
+        let context = try ZMQContext()
+        let decisions = Mutex<[ZAPAuthenticator.Decision]>([])
+        let zap = try ZAPAuthenticator(context: context) { decision in decisions.withLock { $0.append(decision) } }
+        let listed = try CurveKeyPair.generate()
+        let unlisted = try CurveKeyPair.generate()
+        try zap.allow(domain: "admin", keys: [listed.publicKey])
+        try zap.start()
+        defer { zap.stop() }
+
+        let server = try CurveKeyPair.generate()
+        let router = try Socket(context, type: .router)
+        try router.setZAPDomain("admin")
+        try router.makeCurveServer(secretKey: server.secretKey)
+        let endpoint = try router.bind("tcp://127.0.0.1:0")
+
+        func attempt(_ keyPair: CurveKeyPair?) throws -> String? {
+            let dealer = try Socket(context, type: .dealer)
+            if let keyPair { try dealer.makeCurveClient(serverKey: server.publicKey, keyPair: keyPair) }
+            try dealer.connect(endpoint)
+            try dealer.send(Array("hello".utf8))
+            var poller = Poller()
+            poller.add(router)
+            guard try poller.poll(timeoutMilliseconds: 700) > 0, let frames = try router.receiveMultipart(dontWait: true) else { return nil }
+            return frames.last?.property("User-Id")
+        }
+        #expect(try attempt(listed) == listed.publicKey)
+        #expect(try attempt(unlisted) == nil)
+        #expect(try attempt(nil) == nil)
+        let seen = decisions.withLock { $0 }
+        #expect(seen.contains { $0.clientKey == listed.publicKey && $0.admitted })
+        #expect(seen.contains { $0.clientKey == unlisted.publicKey && !$0.admitted })
+        #expect(throws: CurveKeyError.self) { try zap.allow(domain: "admin", keys: ["bad"]) }
+    }
+}
