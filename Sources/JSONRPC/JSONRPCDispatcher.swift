@@ -1,6 +1,6 @@
 /// Turns JSON-RPC 2.0 messages into responses with a ``MethodTable``, exactly as the specification says:
-/// single calls and batches, notifications answered by nothing, ids echoed with their JSON type, and the
-/// standard errors where the specification puts them. It knows nothing of transports.
+/// single calls and batches, notifications answered by nothing, ids echoed with their JSON type (and their exact
+/// text), and the standard errors where the specification puts them. It knows nothing of transports.
 public final class JSONRPCDispatcher: Sendable {
     /// Limits on what one message may hold.
     public struct Limits: Sendable {
@@ -34,7 +34,11 @@ public final class JSONRPCDispatcher: Sendable {
                 onInternalError: InternalErrorObserver? = nil) {
         var table = methods
         let document = OpenRPC.document(info: info, methods: methods.methods)
-        table.register(info: OpenRPC.discoverInfo, inline: { _, _ in document })
+        let documentBytes = document.jsonBytes
+        table.register(info: OpenRPC.discoverInfo, raw: { source, _, writer in
+            let _: NoParams = try ParamsDecoding.decode(source, positional: [])
+            writer.writeRaw(documentBytes)
+        })
         self.table = table
         self.limits = limits
         self.openRPCDocument = document
@@ -44,146 +48,192 @@ public final class JSONRPCDispatcher: Sendable {
     /// The methods served, `rpc.discover` included.
     public var methodNames: [String] { table.methods.map(\.name) }
 
-    /// Handles one message.
-    public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext = RPCContext()) -> Outcome {
-        let message: JSONValue
-        do {
-            message = try JSONParser.parse(bytes, maxDepth: limits.maxDepth)
-        } catch {
-            return .reply(Self.encode(Response(id: .null, outcome: .failure(.parseError(error.description)))))
-        }
-        return dispatch(parsed: message, context: context)
-    }
-
     /// Handles one message given as bytes.
     public func dispatch(_ bytes: [UInt8], context: RPCContext = RPCContext()) -> Outcome {
         bytes.withUnsafeBytes { dispatch($0, context: context) }
     }
 
-    /// Handles one already parsed message.
-    public func dispatch(parsed message: JSONValue, context: RPCContext) -> Outcome {
-        guard case .array(let calls) = message else {
-            switch handleCall(message, context: context) {
+    /// Handles one message. The bytes need to live only during the call.
+    public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext = RPCContext()) -> Outcome {
+        do {
+            return try JSONTape.parse(bytes, maxDepth: limits.maxDepth) { tape in dispatch(tape, context: context) }
+        } catch {
+            let detail = (error as? JSONParseError)?.description ?? "\(error)"
+            return .reply(Self.errorResponse(id: nil, .parseError(detail)))
+        }
+    }
+
+    private func dispatch(_ tape: JSONTape, context: RPCContext) -> Outcome {
+        guard tape.kind(0) == .array else {
+            var writer = JSONWriter(reservingCapacity: 512)
+            switch handleCall(tape, 0, context: context, into: &writer) {
             case .none: return .noReply
-            case .done(let response): return .reply(Self.encode(response))
-            case .later(let work):
-                return .deferred {
-                    guard let response = await work() else { return nil }
-                    return Self.encode(response)
-                }
+            case .written: return .reply(writer.bytes)
+            case .later(let work): return .deferred(work)
             }
         }
-        guard !calls.isEmpty else {
-            return .reply(Self.encode(Response(id: .null, outcome: .failure(.invalidRequest("empty batch")))))
+        let count = tape.count(0)
+        guard count > 0 else { return .reply(Self.errorResponse(id: nil, .invalidRequest("empty batch"))) }
+        guard count <= limits.maxBatch else {
+            return .reply(Self.errorResponse(id: nil, .invalidRequest("batch of \(count) calls, the limit is \(limits.maxBatch)")))
         }
-        guard calls.count <= limits.maxBatch else {
-            return .reply(Self.encode(Response(id: .null, outcome: .failure(.invalidRequest("batch of \(calls.count) calls, the limit is \(limits.maxBatch)")))))
+        enum Piece: Sendable {
+            case bytes([UInt8])
+            case later(@Sendable () async -> [UInt8]?)
         }
-        var results: [CallResult] = []
-        results.reserveCapacity(calls.count)
+        var pieces: [Piece] = []
         var anyLater = false
-        for call in calls {
-            let result = handleCall(call, context: context)
-            if case .later = result { anyLater = true }
-            results.append(result)
+        for element in tape.elements(0) {
+            var writer = JSONWriter()
+            switch handleCall(tape, element, context: context, into: &writer) {
+            case .none: continue
+            case .written: pieces.append(.bytes(writer.bytes))
+            case .later(let work):
+                anyLater = true
+                pieces.append(.later(work))
+            }
+        }
+        @Sendable func join(_ responses: [[UInt8]]) -> [UInt8]? {
+            guard !responses.isEmpty else { return nil }
+            var writer = JSONWriter(reservingCapacity: responses.reduce(2) { $0 + $1.count + 1 })
+            writer.append(UInt8(ascii: "["))
+            for (index, response) in responses.enumerated() {
+                if index > 0 { writer.append(UInt8(ascii: ",")) }
+                writer.writeRaw(response)
+            }
+            writer.append(UInt8(ascii: "]"))
+            return writer.bytes
         }
         guard anyLater else {
-            let responses = results.compactMap { result -> Response? in
-                if case .done(let response) = result { return response }
+            let responses = pieces.compactMap { piece -> [UInt8]? in
+                if case .bytes(let bytes) = piece { return bytes }
                 return nil
             }
-            return responses.isEmpty ? .noReply : .reply(Self.encodeBatch(responses))
+            return join(responses).map(Outcome.reply) ?? .noReply
         }
-        let pending = results
+        let pending = pieces
         return .deferred {
-            var responses: [Response] = []
-            for result in pending {
-                switch result {
-                case .none: continue
-                case .done(let response): responses.append(response)
-                case .later(let work): if let response = await work() { responses.append(response) }
+            var responses: [[UInt8]] = []
+            for piece in pending {
+                switch piece {
+                case .bytes(let bytes): responses.append(bytes)
+                case .later(let work): if let bytes = await work() { responses.append(bytes) }
                 }
             }
-            return responses.isEmpty ? nil : Self.encodeBatch(responses)
+            return join(responses)
         }
     }
 
     // MARK: One call
 
-    struct Response: Sendable {
-        let id: JSONRPCID
-        let outcome: Result<JSONValue, JSONRPCError>
-    }
-
-    enum CallResult: Sendable {
+    enum CallResult {
+        /// A notification: nothing to send.
         case none
-        case done(Response)
-        case later(@Sendable () async -> Response?)
+        /// The response was written.
+        case written
+        /// The response comes later (an asynchronous handler).
+        case later(@Sendable () async -> [UInt8]?)
     }
 
-    private static let requestMembers: Set<String> = ["jsonrpc", "method", "params", "id"]
-
-    private func handleCall(_ call: JSONValue, context: RPCContext) -> CallResult {
-        guard case .object(let object) = call else {
-            return .done(Response(id: .null, outcome: .failure(.invalidRequest("expected a request object, got \(call.typeName)"))))
+    private func handleCall(_ tape: JSONTape, _ index: Int, context: RPCContext, into writer: inout JSONWriter) -> CallResult {
+        guard tape.kind(index) == .object else {
+            let found = TapeDecoding.typeName(tape.kind(index))
+            writer.writeRaw(Self.errorResponse(id: nil, .invalidRequest("expected a request object, got \(found)")))
+            return .written
+        }
+        var jsonrpc: Int?, method: Int?, params: Int?, idToken: Int?, unknown: Int?
+        for (key, value) in tape.members(index) {
+            if tape.keyEquals(key, "method" as StaticString) { method = value }
+            else if tape.keyEquals(key, "params" as StaticString) { params = value }
+            else if tape.keyEquals(key, "id" as StaticString) { idToken = value }
+            else if tape.keyEquals(key, "jsonrpc" as StaticString) { jsonrpc = value }
+            else if unknown == nil { unknown = key }
         }
         // The id, when present and well-typed, is echoed even on an invalid request, so the caller can match it.
-        var id: JSONRPCID?
-        if let rawId = object["id"] {
-            guard let valid = JSONRPCID(json: rawId) else {
-                return .done(Response(id: .null, outcome: .failure(.invalidRequest("\"id\" must be a string, a number or null, got \(rawId.typeName)"))))
-            }
-            id = valid
-        }
-        func invalid(_ detail: String) -> CallResult {
-            .done(Response(id: id ?? .null, outcome: .failure(.invalidRequest(detail))))
-        }
-        guard object["jsonrpc"] == .string("2.0") else { return invalid("\"jsonrpc\" must be \"2.0\"") }
-        guard case .string(let method)? = object["method"] else { return invalid("\"method\" must be a string") }
-        let params = object["params"]
-        if let params {
-            switch params {
-            case .array, .object: break
-            default: return invalid("\"params\" must be an array or an object, got \(params.typeName)")
+        var id: UnsafeRawBufferPointer?
+        if let idToken {
+            switch tape.kind(idToken) {
+            case .string, .escapedString, .number, .null:
+                id = tape.rawText(idToken)
+            default:
+                let found = TapeDecoding.typeName(tape.kind(idToken))
+                writer.writeRaw(Self.errorResponse(id: nil, .invalidRequest("\"id\" must be a string, a number or null, got \(found)")))
+                return .written
             }
         }
-        if object.count > 2 + (params == nil ? 0 : 1) + (id == nil ? 0 : 1) {
-            let extra = object.keys.first { !Self.requestMembers.contains($0) } ?? ""
-            return invalid("unexpected member \"\(extra)\"")
+        func invalid(_ detail: String, _ writer: inout JSONWriter) -> CallResult {
+            writer.writeRaw(Self.errorResponse(id: id, .invalidRequest(detail)))
+            return .written
         }
-        guard let entry = table.entry(method) else {
+        guard let jsonrpc, tape.kind(jsonrpc) == .string, tape.keyEquals(jsonrpc, "2.0" as StaticString) else {
+            return invalid("\"jsonrpc\" must be \"2.0\"", &writer)
+        }
+        guard let method, tape.kind(method) == .string || tape.kind(method) == .escapedString else {
+            return invalid("\"method\" must be a string", &writer)
+        }
+        if let params, tape.kind(params) != .object && tape.kind(params) != .array {
+            return invalid("\"params\" must be an array or an object, got \(TapeDecoding.typeName(tape.kind(params)))", &writer)
+        }
+        if let unknown { return invalid("unexpected member \"\(tape.string(unknown))\"", &writer) }
+        let name = tape.string(method)
+        guard let entry = table.entry(name) else {
             guard let id else { return .none }
-            return .done(Response(id: id, outcome: .failure(.methodNotFound(method))))
+            writer.writeRaw(Self.errorResponse(id: id, .methodNotFound(name)))
+            return .written
         }
-        var mutableContext = context
-        mutableContext.id = id
-        let callContext = mutableContext
-        let callId = id
+        var callContext = context
+        callContext.id = idToken.map { token in
+            switch tape.kind(token) {
+            case .number: .number(JSONNumber(validatedText: String(decoding: tape.slice(token), as: UTF8.self)))
+            case .string, .escapedString: .string(tape.string(token))
+            default: .null
+            }
+        }
+        let source = ParamsSource(tape: tape, index: params)
         switch entry.invoker {
         case .inline(let handler):
-            let outcome = run(method) { try handler(params, callContext) }
-            guard let id else { return .none }
-            return .done(Response(id: id, outcome: outcome))
-        case .async(let handler):
-            let observer = onInternalError
-            return .later {
-                let outcome: Result<JSONValue, JSONRPCError>
-                do {
-                    outcome = .success(try await handler(params, callContext))
-                } catch {
-                    outcome = .failure(Self.wireError(error, method: method, observer: observer))
-                }
-                guard let callId else { return nil }
-                return Response(id: callId, outcome: outcome)
+            guard let id else {
+                var scratch = JSONWriter()
+                _ = try? handler(source, callContext, &scratch)
+                return .none
             }
-        }
-    }
-
-    private func run(_ method: String, _ body: () throws -> JSONValue) -> Result<JSONValue, JSONRPCError> {
-        do {
-            return .success(try body())
-        } catch {
-            return .failure(Self.wireError(error, method: method, observer: onInternalError))
+            let start = writer.count
+            Self.writeResultPrefix(id: id, into: &writer)
+            do {
+                try handler(source, callContext, &writer)
+                writer.append(UInt8(ascii: "}"))
+            } catch {
+                writer.truncate(to: start)
+                writer.writeRaw(Self.errorResponse(id: id, Self.wireError(error, method: name, observer: onInternalError)))
+            }
+            return .written
+        case .async(let prepare):
+            let work: @Sendable (RPCContext) async throws -> [UInt8]
+            do {
+                work = try prepare(source)
+            } catch {
+                guard let id else { return .none }
+                writer.writeRaw(Self.errorResponse(id: id, Self.wireError(error, method: name, observer: onInternalError)))
+                return .written
+            }
+            let idCopy = id.map { Array($0) }
+            let observer = onInternalError
+            let frozenContext = callContext
+            return .later {
+                do {
+                    let result = try await work(frozenContext)
+                    guard let idCopy else { return nil }
+                    var writer = JSONWriter(reservingCapacity: result.count + 64)
+                    idCopy.withUnsafeBytes { Self.writeResultPrefix(id: $0, into: &writer) }
+                    writer.writeRaw(result)
+                    writer.append(UInt8(ascii: "}"))
+                    return writer.bytes
+                } catch {
+                    guard let idCopy else { return nil }
+                    let wire = Self.wireError(error, method: name, observer: observer)
+                    return idCopy.withUnsafeBytes { Self.errorResponse(id: $0, wire) }
+                }
+            }
         }
     }
 
@@ -203,34 +253,20 @@ public final class JSONRPCDispatcher: Sendable {
     private static let resultKey = Array(#","result":"#.utf8)
     private static let errorKey = Array(#","error":"#.utf8)
 
-    private static func write(_ response: Response, into writer: inout JSONWriter) {
+    private static func writeResultPrefix(id: UnsafeRawBufferPointer, into writer: inout JSONWriter) {
         writer.writeRaw(prefix)
-        writer.write(response.id.json)
-        switch response.outcome {
-        case .success(let result):
-            writer.writeRaw(resultKey)
-            writer.write(result)
-        case .failure(let error):
-            writer.writeRaw(errorKey)
-            writer.write(error.json)
-        }
-        writer.bytes.append(UInt8(ascii: "}"))
+        writer.append(id)
+        writer.writeRaw(resultKey)
     }
 
-    static func encode(_ response: Response) -> [UInt8] {
+    /// A whole error response; `id` is the id's JSON text (`nil` writes `null`).
+    static func errorResponse(id: UnsafeRawBufferPointer?, _ error: JSONRPCError) -> [UInt8] {
         var writer = JSONWriter()
-        write(response, into: &writer)
-        return writer.bytes
-    }
-
-    static func encodeBatch(_ responses: [Response]) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 256 * responses.count)
-        writer.bytes.append(UInt8(ascii: "["))
-        for (index, response) in responses.enumerated() {
-            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-            write(response, into: &writer)
-        }
-        writer.bytes.append(UInt8(ascii: "]"))
+        writer.writeRaw(prefix)
+        if let id { writer.append(id) } else { writer.writeRaw("null") }
+        writer.writeRaw(errorKey)
+        writer.write(error.json)
+        writer.append(UInt8(ascii: "}"))
         return writer.bytes
     }
 }

@@ -1,11 +1,103 @@
-/// Writes JSON values as compact UTF-8 text.
-public struct JSONWriter {
-    /// The bytes written so far.
-    public var bytes: [UInt8]
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// Growable bytes for ``JSONWriter``: a raw buffer without per-append bookkeeping beyond a capacity check.
+final class JSONBuffer: @unchecked Sendable {
+    // @unchecked: a buffer is mutated only through a writer that holds the only reference to it; the shared
+    // empty buffer is never uniquely referenced, so it is never mutated.
+    static let empty = JSONBuffer(capacity: 0)
+
+    @exclusivity(unchecked) var pointer: UnsafeMutableRawPointer
+    @exclusivity(unchecked) var count: Int
+    @exclusivity(unchecked) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        pointer = .allocate(byteCount: self.capacity, alignment: 1)
+        count = 0
+    }
+
+    deinit { pointer.deallocate() }
+
+    func copy(reserving extra: Int) -> JSONBuffer {
+        let copy = JSONBuffer(capacity: count + extra)
+        copy.pointer.copyMemory(from: pointer, byteCount: count)
+        copy.count = count
+        return copy
+    }
+
+    @inline(never)
+    func grow(toFit needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newPointer = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
+        newPointer.copyMemory(from: pointer, byteCount: count)
+        pointer.deallocate()
+        pointer = newPointer
+        capacity = newCapacity
+    }
+}
+
+/// Writes JSON as compact UTF-8 text into a growable buffer (a value type, copied on write).
+public struct JSONWriter: @unchecked Sendable {
+    // @unchecked: the buffer is copied before any mutation unless this writer holds the only reference.
+    private var buffer: JSONBuffer
 
     public init(reservingCapacity capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        buffer = JSONBuffer(capacity: capacity)
+    }
+
+    private init(sharing buffer: JSONBuffer) {
+        self.buffer = buffer
+    }
+
+    /// A writer with no storage yet, for moving another writer's bytes out without allocating.
+    static var placeholder: JSONWriter { JSONWriter(sharing: .empty) }
+
+    /// The number of bytes written.
+    public var count: Int { buffer.count }
+
+    /// A copy of the bytes written.
+    public var bytes: [UInt8] {
+        [UInt8](UnsafeRawBufferPointer(start: buffer.pointer, count: buffer.count))
+    }
+
+    /// Calls `body` with the bytes written, in place.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: buffer.pointer, count: buffer.count))
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) -> UnsafeMutableRawPointer {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy(reserving: extra) }
+        let needed = buffer.count + extra
+        if needed > buffer.capacity { buffer.grow(toFit: needed) }
+        return buffer.pointer + buffer.count
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        reserve(1).storeBytes(of: byte, as: UInt8.self)
+        buffer.count += 1
+    }
+
+    /// Appends raw bytes (which must already be JSON, or part of it).
+    @inline(__always)
+    public mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard raw.count > 0 else { return }
+        reserve(raw.count).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
+        buffer.count += raw.count
+    }
+
+    /// Drops what was written after `count` bytes.
+    public mutating func truncate(to count: Int) {
+        precondition(count >= 0 && count <= buffer.count)
+        _ = reserve(0)
+        buffer.count = count
     }
 
     /// Appends a value.
@@ -16,56 +108,155 @@ public struct JSONWriter {
         case .number(let number): writeRaw(number.text)
         case .string(let string): write(string: string)
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
+            append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
-                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                if offset > 0 { append(UInt8(ascii: ",")) }
                 write(element)
             }
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
         case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
             var first = true
             for member in object {
-                if !first { bytes.append(UInt8(ascii: ",")) }
+                if !first { append(UInt8(ascii: ",")) }
                 first = false
                 write(string: member.key)
-                bytes.append(UInt8(ascii: ":"))
+                append(UInt8(ascii: ":"))
                 write(member.value)
             }
-            bytes.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
         }
     }
 
     /// Appends text that is already JSON.
+    public mutating func writeRaw(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends text that is already JSON.
     public mutating func writeRaw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends bytes that are already JSON.
     public mutating func writeRaw(_ raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
+        raw.withUnsafeBytes { append($0) }
     }
 
     /// Appends a JSON string literal with the escapes RFC 8259 requires.
     public mutating func write(string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        var string = string
+        string.withUTF8 { utf8 in write(utf8String: UnsafeRawBufferPointer(utf8)) }
+    }
+
+    /// Appends UTF-8 bytes as a JSON string literal.
+    public mutating func write(utf8String utf8: UnsafeRawBufferPointer) {
+        append(UInt8(ascii: "\""))
+        guard let base = utf8.baseAddress else {
+            append(UInt8(ascii: "\""))
+            return
+        }
+        var clean = 0
+        var index = 0
+        let end = utf8.count
+        while true {
+            index = JSONScan.firstSpecial(base, from: index, to: end)
+            guard index < end else { break }
+            let byte = utf8[index]
+            if byte >= 0x80 {  // UTF-8 is written as it is
+                index += 1
+                continue
+            }
+            if clean < index { append(UnsafeRawBufferPointer(rebasing: utf8[clean..<index])) }
+            index += 1
+            clean = index
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
-            case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
-            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            case 0x08: bytes.append(0x5C); bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(0x5C); bytes.append(UInt8(ascii: "f"))
-            case 0x00..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+            case UInt8(ascii: "\""): writeRaw("\\\"")
+            case UInt8(ascii: "\\"): writeRaw("\\\\")
+            case 0x0A: writeRaw("\\n")
+            case 0x0D: writeRaw("\\r")
+            case 0x09: writeRaw("\\t")
+            case 0x08: writeRaw("\\b")
+            case 0x0C: writeRaw("\\f")
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                writeRaw("\\u00")
+                append(hex.utf8Start[Int(byte >> 4)])
+                append(hex.utf8Start[Int(byte & 0xF)])
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        if clean < end { append(UnsafeRawBufferPointer(rebasing: utf8[clean...])) }
+        append(UInt8(ascii: "\""))
     }
+
+    /// Appends an integer.
+    public mutating func write(int value: Int) {
+        if value >= 0 && value < 10 {
+            append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: enough for 20 digits and a sign
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                position -= 1
+                buffer[position] = UInt8(ascii: "-")
+            }
+            append(UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
+    }
+
+    /// Appends a finite double in its shortest form that reads back the same.
+    public mutating func write(double value: Double) {
+        if let number = JSONNumber(value) { writeRaw(number.text) } else { writeRaw("null") }
+    }
+
+    /// Writes an object whose members `body` adds.
+    public mutating func writeObject(_ body: (inout JSONObjectWriter) -> Void) {
+        var object = JSONObjectWriter(writer: self)
+        self = .placeholder
+        object.writer.append(UInt8(ascii: "{"))
+        body(&object)
+        object.writer.append(UInt8(ascii: "}"))
+        self = object.writer
+    }
+}
+
+/// Writes the members of one JSON object; made by ``JSONWriter/writeObject(_:)``.
+public struct JSONObjectWriter {
+    var writer: JSONWriter
+    var first = true
+
+    @inline(__always)
+    private mutating func key(_ key: StaticString) {
+        if first { first = false } else { writer.append(UInt8(ascii: ",")) }
+        writer.append(UInt8(ascii: "\""))
+        writer.writeRaw(key)
+        writer.append(UInt8(ascii: "\""))
+        writer.append(UInt8(ascii: ":"))
+    }
+
+    /// A member (its name needs no escaping: it is written as is).
+    public mutating func field(_ key: StaticString, _ value: String) { self.key(key); writer.write(string: value) }
+    public mutating func field(_ key: StaticString, _ value: Int) { self.key(key); writer.write(int: value) }
+    public mutating func field(_ key: StaticString, _ value: Bool) { self.key(key); writer.writeRaw(value ? "true" : "false") }
+    public mutating func field(_ key: StaticString, _ value: Double) { self.key(key); writer.write(double: value) }
+    public mutating func field(_ key: StaticString, _ value: JSONValue) { self.key(key); writer.write(value) }
+    /// A member written by `body` (an object, an array, anything).
+    public mutating func field(_ key: StaticString, _ body: (inout JSONWriter) -> Void) { self.key(key); body(&writer) }
+    /// A member left out when `nil`.
+    public mutating func field(_ key: StaticString, ifPresent value: String?) { if let value { field(key, value) } }
+    public mutating func field(_ key: StaticString, ifPresent value: Int?) { if let value { field(key, value) } }
+    public mutating func field(_ key: StaticString, ifPresent value: Bool?) { if let value { field(key, value) } }
+    /// A member with pre-encoded JSON text.
+    public mutating func field(_ key: StaticString, raw: [UInt8]) { self.key(key); writer.writeRaw(raw) }
 }
 
 extension JSONValue {

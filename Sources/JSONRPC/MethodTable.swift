@@ -1,12 +1,13 @@
 /// The methods a socket serves, each a typed ``RPCMethod`` with its handler.
 ///
-/// Handlers registered with `inline:` run on the thread that received the request, with no hop: use them
-/// for work that takes microseconds and never blocks (the launch query). Others run as tasks, bounded by
-/// the server's limit of requests in flight.
+/// Params are always decoded on the thread that received the request, straight from its bytes. Handlers
+/// registered with `inline:` then run on that same thread, with no hop, and their result is written straight
+/// into the response: use them for work that takes microseconds and never blocks (the launch query). Others
+/// run as tasks, bounded by the server's limit of requests in flight.
 public struct MethodTable: Sendable {
     enum Invoker: Sendable {
-        case inline(@Sendable (JSONValue?, RPCContext) throws -> JSONValue)
-        case async(@Sendable (JSONValue?, RPCContext) async throws -> JSONValue)
+        case inline(@Sendable (ParamsSource, RPCContext, inout JSONWriter) throws -> Void)
+        case async(@Sendable (ParamsSource) throws -> @Sendable (RPCContext) async throws -> [UInt8])
     }
 
     struct Entry: Sendable {
@@ -27,10 +28,10 @@ public struct MethodTable: Sendable {
         inline handler: @escaping @Sendable (Params, RPCContext) throws -> Result
     ) {
         precondition(entries[method.name] == nil, "method \(method.name) registered twice")
-        let positional = method.positionalParams
-        entries[method.name] = Entry(info: method.info, invoker: .inline { params, context in
-            let decoded: Params = try ParamsDecoding.decode(params, positional: positional)
-            return try ResultEncoding.encode(try handler(decoded, context))
+        let decode = ParamsDecoding.decoder(Params.self, positional: method.positionalParams)
+        let encode = ResultEncoding.encoder(Result.self)
+        entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
+            try encode(try handler(try decode(source), context), &writer)
         })
     }
 
@@ -40,19 +41,30 @@ public struct MethodTable: Sendable {
         handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
     ) {
         precondition(entries[method.name] == nil, "method \(method.name) registered twice")
-        let positional = method.positionalParams
-        entries[method.name] = Entry(info: method.info, invoker: .async { params, context in
-            let decoded: Params = try ParamsDecoding.decode(params, positional: positional)
-            return try ResultEncoding.encode(try await handler(decoded, context))
+        let decode = ParamsDecoding.decoder(Params.self, positional: method.positionalParams)
+        let encode = ResultEncoding.encoder(Result.self)
+        entries[method.name] = Entry(info: method.info, invoker: .async { source in
+            let params = try decode(source)
+            return { context in
+                var writer = JSONWriter()
+                try encode(try await handler(params, context), &writer)
+                return writer.bytes
+            }
         })
     }
 
-    /// Registers a handler for untyped params and results (used for `rpc.discover`).
-    mutating func register(info: MethodInfo, inline handler: @escaping @Sendable (JSONValue?, RPCContext) throws -> JSONValue) {
+    /// Registers a handler that writes its result itself (used for `rpc.discover`).
+    mutating func register(info: MethodInfo, raw handler: @escaping @Sendable (ParamsSource, RPCContext, inout JSONWriter) throws -> Void) {
         entries[info.name] = Entry(info: info, invoker: .inline(handler))
     }
 
     func entry(_ name: String) -> Entry? { entries[name] }
+}
+
+/// Where a request's params are: a token of the request's tape, or absent.
+struct ParamsSource {
+    let tape: JSONTape
+    let index: Int?
 }
 
 /// Params that did not decode; the dispatcher turns it into -32602 naming the field.
@@ -63,16 +75,39 @@ struct InvalidParams: Error {
 enum ParamsDecoding {
     static let decoder = JSONValueDecoder(rejectUnknownKeys: true)
 
-    static func decode<Params: Decodable>(_ params: JSONValue?, positional: [String]) throws -> Params {
-        var value = params ?? .object(JSONObject())
-        if case .array(let elements) = value, !positional.isEmpty {
-            guard elements.count <= positional.count else {
-                throw InvalidParams(error: .invalidParams(field: nil, "expected at most \(positional.count) params by position, got \(elements.count)"))
-            }
-            value = .object(JSONObject(members: zip(positional, elements).map { (key: $0, value: $1) }))
+    /// The decoding function for `Params`, chosen once: ``JSONReadable`` when the type has it, else `Codable`.
+    static func decoder<Params: Decodable & Sendable>(_ type: Params.Type, positional: [String]) -> @Sendable (ParamsSource) throws -> Params {
+        guard let readable = Params.self as? any JSONReadable.Type, positional.isEmpty else {
+            return { source in try decode(source, positional: positional) }
         }
+        return { source in
+            guard let index = source.index else { return try decode(source, positional: positional) }
+            do {
+                return try readable.init(json: JSONReader(tape: source.tape, index: index, path: nil)) as! Params
+            } catch let error as DecodingError {
+                throw InvalidParams(error: .invalidParams(field: error.fieldPath, error.reason))
+            } catch let error as JSONRPCErrorConvertible {
+                throw InvalidParams(error: error.jsonRPCError)
+            }
+        }
+    }
+
+    static func decode<Params: Decodable & Sendable>(_ source: ParamsSource, positional: [String]) throws -> Params {
         do {
-            return try decoder.decode(Params.self, from: value)
+            guard let index = source.index else {
+                return try decoder.decode(Params.self, from: .object(JSONObject()))
+            }
+            if source.tape.kind(index) == .array, !positional.isEmpty {
+                let elements = source.tape.elements(index)
+                guard elements.count <= positional.count else {
+                    throw InvalidParams(error: .invalidParams(field: nil, "expected at most \(positional.count) params by position, got \(elements.count)"))
+                }
+                let object = JSONObject(members: zip(positional, elements).map { (key: $0, value: source.tape.value($1)) })
+                return try decoder.decode(Params.self, from: .object(object))
+            }
+            return try decoder.decode(Params.self, tape: source.tape, index: index)
+        } catch let error as InvalidParams {
+            throw error
         } catch let error as DecodingError {
             throw InvalidParams(error: .invalidParams(field: error.fieldPath, error.reason))
         } catch let error as JSONRPCErrorConvertible {
@@ -84,9 +119,11 @@ enum ParamsDecoding {
 }
 
 enum ResultEncoding {
-    static let encoder = JSONValueEncoder()
-
-    static func encode<Result: Encodable>(_ result: Result) throws -> JSONValue {
-        try encoder.encode(result)
+    /// The encoding function for `Result`, chosen once: ``JSONWritable`` when the type has it, else `Codable`.
+    static func encoder<Result: Encodable & Sendable>(_ type: Result.Type) -> @Sendable (Result, inout JSONWriter) throws -> Void {
+        if Result.self is any JSONWritable.Type {
+            return { result, writer in (result as! any JSONWritable).write(json: &writer) }
+        }
+        return { result, writer in try JSONValueEncoder().encode(result, into: &writer) }
     }
 }

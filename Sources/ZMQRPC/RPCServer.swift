@@ -136,7 +136,7 @@ public final class RPCServer: Sendable {
         let curve = configuration.curve != nil
         var poller = Poller()
         let socketIndex = poller.add(socket)
-        poller.add(fd: mailbox.waker.fd)
+        let wakerIndex = poller.add(fd: mailbox.waker.fd)
         var inFlight = 0
         var stopping = false
         while true {
@@ -148,7 +148,8 @@ public final class RPCServer: Sendable {
                 logger.error("poll failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
                 return
             }
-            for completion in mailbox.takeAll() {
+            let completions = poller.ready(wakerIndex).isEmpty ? [] : mailbox.takeAll()
+            for completion in completions {
                 inFlight -= 1
                 stats.inFlight.subtract(1, ordering: .relaxed)
                 if let body = completion.body {

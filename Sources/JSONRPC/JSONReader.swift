@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// A type that reads itself straight from JSON, without `Codable`'s generic machinery: for params of hot
+/// methods (the launch query). It must accept and refuse exactly what its `Decodable` conformance does.
+public protocol JSONReadable: Decodable, SendableMetatype {
+    init(json: JSONReader) throws
+}
+
+/// A type that writes itself as JSON directly: for results of hot methods. It must write what its `Encodable`
+/// conformance would.
+public protocol JSONWritable: Encodable {
+    func write(json: inout JSONWriter)
+}
+
+/// One value of a parsed JSON text, read in place. Errors are `DecodingError`s with the value's path, the same
+/// as `Codable` decoding gives, so a bad param is reported the same way on both paths.
+public struct JSONReader {
+    /// A step of the path to this value, kept unmaterialized until an error needs it.
+    enum Step {
+        case none
+        case key(StaticString)
+        case index(Int)
+    }
+
+    let tape: JSONTape
+    let index: Int
+    /// The path: a node for the ancestors, then the last two steps kept inline, so that reading nested objects
+    /// makes no path nodes unless an error needs them.
+    let ancestors: PathNode?
+    let parentStep: Step
+    let step: Step
+
+    init(tape: JSONTape, index: Int, path: PathNode?) {
+        self.tape = tape
+        self.index = index
+        self.ancestors = path
+        self.parentStep = .none
+        self.step = .none
+    }
+
+    init(tape: JSONTape, index: Int, ancestors: PathNode?, parentStep: Step, step: Step) {
+        self.tape = tape
+        self.index = index
+        self.ancestors = ancestors
+        self.parentStep = parentStep
+        self.step = step
+    }
+
+    private static func node(_ parent: PathNode?, _ step: Step) -> PathNode? {
+        switch step {
+        case .none: parent
+        case .key(let key): PathNode(parent: parent, key: PathKey(stringValue: key.description))
+        case .index(let index): PathNode(parent: parent, key: PathKey(intValue: index))
+        }
+    }
+
+    /// This value's path as a node.
+    var pathNode: PathNode? { Self.node(Self.node(ancestors, parentStep), step) }
+
+    /// A reader for a child of this value at `childStep`.
+    func child(_ childIndex: Int, _ childStep: Step) -> JSONReader {
+        if case .none = parentStep {
+            return JSONReader(tape: tape, index: childIndex, ancestors: ancestors, parentStep: step, step: childStep)
+        }
+        return JSONReader(tape: tape, index: childIndex, ancestors: Self.node(ancestors, parentStep), parentStep: step, step: childStep)
+    }
+
+    private var context: TapeDecoding.Context { TapeDecoding.Context(tape: tape, strict: true) }
+
+    /// The path of this value, for errors.
+    public var codingPath: [any CodingKey] { PathNode.codingPath(pathNode) }
+
+    /// Whether the value is `null`.
+    public var isNull: Bool { tape.kind(index) == .null }
+
+    public func string() throws -> String { try TapeDecoding.string(context, index, codingPath) }
+    public func int() throws -> Int { try TapeDecoding.integer(context, index, codingPath) }
+    public func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I { try TapeDecoding.integer(context, index, codingPath) }
+    public func double() throws -> Double { try TapeDecoding.double(context, index, codingPath) }
+    public func bool() throws -> Bool { try TapeDecoding.bool(context, index, codingPath) }
+    /// The value as a ``JSONValue``.
+    public func value() -> JSONValue { tape.value(index) }
+
+    /// Decodes any `Decodable` here (through ``JSONReadable`` when the type has it).
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        if let readable = T.self as? JSONReadable.Type { return try readable.init(json: self) as! T }
+        return try TapeDecoding.unbox(T.self, context, index, path: pathNode)
+    }
+
+    /// The elements of an array.
+    public func array() throws -> [JSONReader] {
+        guard tape.kind(index) == .array else { throw TapeDecoding.mismatch("an array", context, index, codingPath) }
+        return tape.elements(index).enumerated().map { offset, element in child(element, .index(offset)) }
+    }
+
+    /// The members of an object, refusing any whose name is not in `fields` (as strict `Codable` decoding does).
+    /// Later lookups with the same `StaticString`s are then direct.
+    public func object(fields: [StaticString]) throws -> JSONObjectReader {
+        guard tape.kind(index) == .object else { throw TapeDecoding.mismatch("an object", context, index, codingPath) }
+        var object = JSONObjectReader(reader: self, fields: fields)
+        // Members usually come in the order the fields are listed: try that slot first.
+        var expected = 0
+        members: for (key, value) in tape.members(index) {
+            for offset in 0..<fields.count {
+                var slot = expected + offset
+                if slot >= fields.count { slot -= fields.count }
+                if tape.keyEquals(key, fields[slot]) {
+                    object.setSlot(slot, value)
+                    expected = slot + 1
+                    continue members
+                }
+            }
+            let name = tape.string(key)
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [PathKey(stringValue: name)], debugDescription: "is not a known field"))
+        }
+        return object
+    }
+}
+
+/// The members of a JSON object, looked up by name.
+public struct JSONObjectReader {
+    let reader: JSONReader
+    /// The fields named when the object was read, and where each one's value is (for the first 16).
+    private let fields: [StaticString]
+    private var slots: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
+                        Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
+        (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
+    init(reader: JSONReader, fields: [StaticString]) {
+        self.reader = reader
+        self.fields = fields
+    }
+
+    mutating func setSlot(_ slot: Int, _ value: Int) {
+        guard slot < 16 else { return }
+        withUnsafeMutableBytes(of: &slots) { $0.storeBytes(of: Int32(value), toByteOffset: slot * 4, as: Int32.self) }
+    }
+
+    /// The member `key`, or `nil` when absent. (A `null` member is returned; see ``optional(_:)``.)
+    public subscript(key: StaticString) -> JSONReader? {
+        let known = min(16, fields.count)
+        var slot = 0
+        while slot < known {
+            if fields[slot].utf8Start == key.utf8Start {
+                let value = withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot * 4, as: Int32.self)) }
+                return value < 0 ? nil : reader.child(value, .key(key))
+            }
+            slot += 1
+        }
+        for (keyIndex, valueIndex) in reader.tape.members(reader.index) where reader.tape.keyEquals(keyIndex, key) {
+            return reader.child(valueIndex, .key(key))
+        }
+        return nil
+    }
+
+    /// The member `key`, or `nil` when it is absent or `null` (like `decodeIfPresent`).
+    public func optional(_ key: StaticString) -> JSONReader? {
+        guard let member = self[key], !member.isNull else { return nil }
+        return member
+    }
+
+    /// The member `key`; a `keyNotFound` error when absent.
+    public func require(_ key: StaticString) throws -> JSONReader {
+        guard let member = self[key] else {
+            throw DecodingError.keyNotFound(PathKey(stringValue: key.description), .init(codingPath: reader.codingPath, debugDescription: "is required"))
+        }
+        return member
+    }
+}
+
+extension JSONTape {
+    /// Whether the key token at `index` spells `key`.
+    func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
+        if kind(index) == .escapedString { return string(index) == key.description }
+        let raw = slice(index)
+        let count = key.utf8CodeUnitCount
+        return raw.count == count && (count == 0 || memcmp(key.utf8Start, raw.baseAddress!, count) == 0)
+    }
+}
