@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// Turns JSON-RPC 2.0 messages into responses with a ``MethodTable``, exactly as the specification says:
 /// single calls and batches, notifications answered by nothing, ids echoed with their JSON type (and their exact
 /// text), and the standard errors where the specification puts them. It knows nothing of transports.
@@ -14,7 +20,7 @@ public final class JSONRPCDispatcher: Sendable {
     /// What a message produced.
     public enum Outcome: Sendable {
         /// Send these bytes back.
-        case reply([UInt8])
+        case reply(JSONWriter)
         /// Send nothing (the message held only notifications).
         case noReply
         /// An asynchronous handler is involved: run this and send what it returns (nothing if `nil`).
@@ -25,6 +31,7 @@ public final class JSONRPCDispatcher: Sendable {
     public typealias InternalErrorObserver = @Sendable (_ method: String, _ error: any Error) -> Void
 
     private let table: MethodTable
+    private let methodsByName: [(name: String, utf8: [UInt8], entry: MethodTable.Entry)]
     public let limits: Limits
     /// The OpenRPC document of the methods (what `rpc.discover` answers).
     public let openRPCDocument: JSONValue
@@ -40,6 +47,7 @@ public final class JSONRPCDispatcher: Sendable {
             writer.writeRaw(documentBytes)
         })
         self.table = table
+        self.methodsByName = table.entries.map { (name: $0.key, utf8: Array($0.key.utf8), entry: $0.value) }.sorted { $0.name < $1.name }
         self.limits = limits
         self.openRPCDocument = document
         self.onInternalError = onInternalError
@@ -55,11 +63,25 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// Handles one message. The bytes need to live only during the call.
     public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext = RPCContext()) -> Outcome {
+        let scratch = Scratch()
+        return dispatch(bytes, context: context, scratch: scratch)
+    }
+
+    /// Memory reused from one message to the next by a loop that dispatches many (one per thread).
+    public final class Scratch {
+        var tokens = ContiguousArray<JSONTape.Token>()
+        public init() {}
+    }
+
+    /// Handles one message, reusing `scratch`'s memory. The bytes need to live only during the call.
+    public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext, scratch: Scratch) -> Outcome {
         do {
-            return try JSONTape.parse(bytes, maxDepth: limits.maxDepth) { tape in dispatch(tape, context: context) }
+            return try JSONTape.parse(bytes, maxDepth: limits.maxDepth, reusing: &scratch.tokens) { tape in
+                dispatch(tape, context: context)
+            }
         } catch {
             let detail = (error as? JSONParseError)?.description ?? "\(error)"
-            return .reply(Self.errorResponse(id: nil, .parseError(detail)))
+            return .reply(Self.errorWriter(id: nil, .parseError(detail)))
         }
     }
 
@@ -68,14 +90,14 @@ public final class JSONRPCDispatcher: Sendable {
             var writer = JSONWriter(reservingCapacity: 512)
             switch handleCall(tape, 0, context: context, into: &writer) {
             case .none: return .noReply
-            case .written: return .reply(writer.bytes)
+            case .written: return .reply(writer)
             case .later(let work): return .deferred(work)
             }
         }
         let count = tape.count(0)
-        guard count > 0 else { return .reply(Self.errorResponse(id: nil, .invalidRequest("empty batch"))) }
+        guard count > 0 else { return .reply(Self.errorWriter(id: nil, .invalidRequest("empty batch"))) }
         guard count <= limits.maxBatch else {
-            return .reply(Self.errorResponse(id: nil, .invalidRequest("batch of \(count) calls, the limit is \(limits.maxBatch)")))
+            return .reply(Self.errorWriter(id: nil, .invalidRequest("batch of \(count) calls, the limit is \(limits.maxBatch)")))
         }
         enum Piece: Sendable {
             case bytes([UInt8])
@@ -93,7 +115,7 @@ public final class JSONRPCDispatcher: Sendable {
                 pieces.append(.later(work))
             }
         }
-        @Sendable func join(_ responses: [[UInt8]]) -> [UInt8]? {
+        @Sendable func join(_ responses: [[UInt8]]) -> JSONWriter? {
             guard !responses.isEmpty else { return nil }
             var writer = JSONWriter(reservingCapacity: responses.reduce(2) { $0 + $1.count + 1 })
             writer.append(UInt8(ascii: "["))
@@ -102,7 +124,7 @@ public final class JSONRPCDispatcher: Sendable {
                 writer.writeRaw(response)
             }
             writer.append(UInt8(ascii: "]"))
-            return writer.bytes
+            return writer
         }
         guard anyLater else {
             let responses = pieces.compactMap { piece -> [UInt8]? in
@@ -120,7 +142,7 @@ public final class JSONRPCDispatcher: Sendable {
                 case .later(let work): if let bytes = await work() { responses.append(bytes) }
                 }
             }
-            return join(responses)
+            return join(responses)?.bytes
         }
     }
 
@@ -175,10 +197,9 @@ public final class JSONRPCDispatcher: Sendable {
             return invalid("\"params\" must be an array or an object, got \(TapeDecoding.typeName(tape.kind(params)))", &writer)
         }
         if let unknown { return invalid("unexpected member \"\(tape.string(unknown))\"", &writer) }
-        let name = tape.string(method)
-        guard let entry = table.entry(name) else {
+        guard let (name, entry) = lookup(tape, method) else {
             guard let id else { return .none }
-            writer.writeRaw(Self.errorResponse(id: id, .methodNotFound(name)))
+            writer.writeRaw(Self.errorResponse(id: id, .methodNotFound(tape.string(method))))
             return .written
         }
         var callContext = context
@@ -237,6 +258,22 @@ public final class JSONRPCDispatcher: Sendable {
         }
     }
 
+    /// Finds a method by the bytes of its name, without making a string (names are few and short).
+    private func lookup(_ tape: JSONTape, _ token: Int) -> (String, MethodTable.Entry)? {
+        if tape.kind(token) == .escapedString {
+            let name = tape.string(token)
+            return table.entry(name).map { (name, $0) }
+        }
+        let raw = tape.slice(token)
+        for method in methodsByName where method.utf8.count == raw.count {
+            let same = method.utf8.withUnsafeBytes { utf8 in
+                raw.count == 0 || memcmp(utf8.baseAddress!, raw.baseAddress!, raw.count) == 0
+            }
+            if same { return (method.name, method.entry) }
+        }
+        return nil
+    }
+
     static func wireError(_ error: any Error, method: String, observer: InternalErrorObserver?) -> JSONRPCError {
         switch error {
         case let invalid as InvalidParams: return invalid.error
@@ -261,12 +298,16 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// A whole error response; `id` is the id's JSON text (`nil` writes `null`).
     static func errorResponse(id: UnsafeRawBufferPointer?, _ error: JSONRPCError) -> [UInt8] {
+        errorWriter(id: id, error).bytes
+    }
+
+    static func errorWriter(id: UnsafeRawBufferPointer?, _ error: JSONRPCError) -> JSONWriter {
         var writer = JSONWriter()
         writer.writeRaw(prefix)
         if let id { writer.append(id) } else { writer.writeRaw("null") }
         writer.writeRaw(errorKey)
         writer.write(error.json)
         writer.append(UInt8(ascii: "}"))
-        return writer.bytes
+        return writer
     }
 }

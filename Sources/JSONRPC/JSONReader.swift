@@ -19,54 +19,38 @@ public protocol JSONWritable: Encodable {
 /// One value of a parsed JSON text, read in place. Errors are `DecodingError`s with the value's path, the same
 /// as `Codable` decoding gives, so a bad param is reported the same way on both paths.
 public struct JSONReader {
-    /// A step of the path to this value, kept unmaterialized until an error needs it.
-    enum Step {
-        case none
-        case key(StaticString)
-        case index(Int)
-    }
-
     let tape: JSONTape
     let index: Int
-    /// The path: a node for the ancestors, then the last two steps kept inline, so that reading nested objects
-    /// makes no path nodes unless an error needs them.
-    let ancestors: PathNode?
-    let parentStep: Step
-    let step: Step
+    /// The token that paths are relative to, and the path to it (kept by the decoding that made this reader,
+    /// which outlives it). The path to `index` is worked out from the tape only when an error needs it, so
+    /// readers are plain values: no reference counting, no allocation.
+    let base: Int
+    let prefix: Unmanaged<PathNode>?
 
     init(tape: JSONTape, index: Int, path: PathNode?) {
         self.tape = tape
         self.index = index
-        self.ancestors = path
-        self.parentStep = .none
-        self.step = .none
+        self.base = index
+        self.prefix = path.map { Unmanaged.passUnretained($0) }
     }
 
-    init(tape: JSONTape, index: Int, ancestors: PathNode?, parentStep: Step, step: Step) {
+    private init(tape: JSONTape, index: Int, base: Int, prefix: Unmanaged<PathNode>?) {
         self.tape = tape
         self.index = index
-        self.ancestors = ancestors
-        self.parentStep = parentStep
-        self.step = step
+        self.base = base
+        self.prefix = prefix
     }
 
-    private static func node(_ parent: PathNode?, _ step: Step) -> PathNode? {
-        switch step {
-        case .none: parent
-        case .key(let key): PathNode(parent: parent, key: PathKey(stringValue: key.description))
-        case .index(let index): PathNode(parent: parent, key: PathKey(intValue: index))
-        }
+    /// A reader for another token of the same tape.
+    func child(_ childIndex: Int) -> JSONReader {
+        JSONReader(tape: tape, index: childIndex, base: base, prefix: prefix)
     }
 
-    /// This value's path as a node.
-    var pathNode: PathNode? { Self.node(Self.node(ancestors, parentStep), step) }
-
-    /// A reader for a child of this value at `childStep`.
-    func child(_ childIndex: Int, _ childStep: Step) -> JSONReader {
-        if case .none = parentStep {
-            return JSONReader(tape: tape, index: childIndex, ancestors: ancestors, parentStep: step, step: childStep)
-        }
-        return JSONReader(tape: tape, index: childIndex, ancestors: Self.node(ancestors, parentStep), parentStep: step, step: childStep)
+    /// This value's path as a node (for handing over to `Codable` decoding).
+    var pathNode: PathNode? {
+        var node = prefix?.takeUnretainedValue()
+        for key in tape.path(from: base, to: index) { node = PathNode(parent: node, key: key) }
+        return node
     }
 
     private var context: TapeDecoding.Context { TapeDecoding.Context(tape: tape, strict: true) }
@@ -94,7 +78,7 @@ public struct JSONReader {
     /// The elements of an array.
     public func array() throws -> [JSONReader] {
         guard tape.kind(index) == .array else { throw TapeDecoding.mismatch("an array", context, index, codingPath) }
-        return tape.elements(index).enumerated().map { offset, element in child(element, .index(offset)) }
+        return tape.elements(index).map { child($0) }
     }
 
     /// The members of an object, refusing any whose name is not in `fields` (as strict `Codable` decoding does).
@@ -147,12 +131,12 @@ public struct JSONObjectReader {
         while slot < known {
             if fields[slot].utf8Start == key.utf8Start {
                 let value = withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot * 4, as: Int32.self)) }
-                return value < 0 ? nil : reader.child(value, .key(key))
+                return value < 0 ? nil : reader.child(value)
             }
             slot += 1
         }
         for (keyIndex, valueIndex) in reader.tape.members(reader.index) where reader.tape.keyEquals(keyIndex, key) {
-            return reader.child(valueIndex, .key(key))
+            return reader.child(valueIndex)
         }
         return nil
     }

@@ -75,8 +75,18 @@ struct JSONTape {
     /// Parses `bytes` and calls `body` with the tape, which must not escape it.
     static func parse<R>(_ bytes: UnsafeRawBufferPointer, maxDepth: Int,
                          _ body: (JSONTape) throws -> R) throws -> R {
+        var storage = ContiguousArray<Token>()
+        return try parse(bytes, maxDepth: maxDepth, reusing: &storage, body)
+    }
+
+    /// Parses `bytes` into `storage` (kept for the next parse, so a loop allocates nothing) and calls `body`.
+    static func parse<R>(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, reusing storage: inout ContiguousArray<Token>,
+                         _ body: (JSONTape) throws -> R) throws -> R {
         guard bytes.count < Int(Int32.max) else { throw JSONParseError(reason: .tooLarge, offset: 0) }
-        var parser = TapeParser(bytes: bytes, maxDepth: maxDepth)
+        storage.removeAll(keepingCapacity: true)
+        var parser = TapeParser(bytes: bytes, maxDepth: maxDepth, tokens: storage)
+        storage = []
+        defer { storage = parser.tokens }
         try parser.parseDocument()
         return try parser.tokens.withUnsafeBufferPointer { tokens in
             try body(JSONTape(bytes: bytes, tokens: tokens))
@@ -141,6 +151,29 @@ struct JSONTape {
         return result
     }
 
+    /// The keys and indices that lead from the value at `base` to the value at `target` inside it.
+    func path(from base: Int, to target: Int) -> [PathKey] {
+        var keys: [PathKey] = []
+        var current = base
+        while current != target {
+            guard kind(current) == .object || kind(current) == .array, target > current, target < next(current) else { break }
+            var position = current + 1
+            var found = false
+            for offset in 0..<count(current) {
+                let value = kind(current) == .object ? position + 1 : position
+                if target >= value && target < next(value) {
+                    keys.append(kind(current) == .object ? PathKey(stringValue: string(position)) : PathKey(intValue: offset))
+                    current = value
+                    found = true
+                    break
+                }
+                position = next(value)
+            }
+            if !found { break }
+        }
+        return keys
+    }
+
     /// Whether the key token at `index` spells `key`.
     func keyEquals(_ index: Int, _ key: String) -> Bool {
         if kind(index) == .escapedString { return string(index) == key }
@@ -197,10 +230,11 @@ struct TapeParser {
     let maxDepth: Int
     var tokens = ContiguousArray<JSONTape.Token>()
 
-    init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+    init(bytes: UnsafeRawBufferPointer, maxDepth: Int, tokens: ContiguousArray<JSONTape.Token> = []) {
         self.bytes = bytes
         self.maxDepth = maxDepth
-        tokens.reserveCapacity(min(64, bytes.count / 4 + 2))
+        self.tokens = tokens
+        if self.tokens.capacity < 64 { self.tokens.reserveCapacity(min(64, bytes.count / 4 + 2)) }
     }
 
     mutating func parseDocument() throws(JSONParseError) {

@@ -133,6 +133,7 @@ public final class RPCServer: Sendable {
 
     private func serve(_ socket: Socket) {
         let frames = MultipartBuffer(capacity: Self.maxFrames)
+        let scratch = JSONRPCDispatcher.Scratch()
         let curve = configuration.curve != nil
         var poller = Poller()
         let socketIndex = poller.add(socket)
@@ -186,7 +187,7 @@ public final class RPCServer: Sendable {
                 }
                 handled += 1
                 stats.received.add(1, ordering: .relaxed)
-                if handle(frames, on: socket, curve: curve) {
+                if handle(frames, on: socket, curve: curve, scratch: scratch) {
                     inFlight += 1
                     stats.inFlight.add(1, ordering: .relaxed)
                 }
@@ -196,7 +197,7 @@ public final class RPCServer: Sendable {
     }
 
     /// Handles the message in `frames`; returns `true` when it went on as an asynchronous request.
-    private func handle(_ frames: MultipartBuffer, on socket: Socket, curve: Bool) -> Bool {
+    private func handle(_ frames: MultipartBuffer, on socket: Socket, curve: Bool, scratch: JSONRPCDispatcher.Scratch) -> Bool {
         let count = frames.count
         guard count >= 2 else {
             stats.malformed.add(1, ordering: .relaxed)
@@ -215,7 +216,9 @@ public final class RPCServer: Sendable {
             envelopeEnd = delimiter + 1
             bodyIndex = delimiter + 1
             if count - bodyIndex > 1 {
-                reply(frames, envelope: 0..<envelopeEnd, body: errorBody(.invalidRequest("the body must be one frame, got \(count - bodyIndex)")), on: socket)
+                errorBody(.invalidRequest("the body must be one frame, got \(count - bodyIndex)")).withUnsafeBytes {
+                    reply(frames, envelope: 0..<envelopeEnd, body: $0, on: socket)
+                }
                 return false
             }
         } else {
@@ -224,15 +227,15 @@ public final class RPCServer: Sendable {
         }
         var context = RPCContext()
         if curve { context.peerKey = frames.property(bodyIndex, "User-Id") }
-        let outcome = dispatcher.dispatch(frames.frame(bodyIndex), context: context)
+        let outcome = dispatcher.dispatch(frames.frame(bodyIndex), context: context, scratch: scratch)
         switch outcome {
         case .reply(let body):
-            reply(frames, envelope: 0..<envelopeEnd, body: body, on: socket)
+            body.withUnsafeBytes { reply(frames, envelope: 0..<envelopeEnd, body: $0, on: socket) }
             return false
         case .noReply:
             // A REQ peer must get something back or it wedges: one empty frame.
             if envelopeEnd > 1 && frames.frame(envelopeEnd - 1).isEmpty {
-                reply(frames, envelope: 0..<envelopeEnd, body: [], on: socket)
+                reply(frames, envelope: 0..<envelopeEnd, body: UnsafeRawBufferPointer(start: nil, count: 0), on: socket)
             }
             return false
         case .deferred(let work):
@@ -254,7 +257,7 @@ public final class RPCServer: Sendable {
         return JSONValue.object(object).jsonBytes
     }
 
-    private func reply(_ frames: MultipartBuffer, envelope: Range<Int>, body: [UInt8], on socket: Socket) {
+    private func reply(_ frames: MultipartBuffer, envelope: Range<Int>, body: UnsafeRawBufferPointer, on socket: Socket) {
         do {
             guard try frames.sendFrames(envelope, to: socket, dontWait: true) else {
                 stats.repliesDropped.add(1, ordering: .relaxed)

@@ -8,7 +8,7 @@ struct DispatcherTests {
     static func respond(_ dispatcher: JSONRPCDispatcher, _ text: String, context: RPCContext = RPCContext()) async throws -> JSONValue? {
         switch dispatcher.dispatch(Array(text.utf8), context: context) {
         case .noReply: return nil
-        case .reply(let bytes): return try JSONParser.parse(bytes)
+        case .reply(let writer): return try JSONParser.parse(writer.bytes)
         case .deferred(let work):
             guard let bytes = await work() else { return nil }
             return try JSONParser.parse(bytes)

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on a fresh Debian machine: installs libzmq3-dev if missing, then `swift test`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+deploy/local/ensure-deps.sh
+swift build --build-tests
+swift test --skip-build "$@"
