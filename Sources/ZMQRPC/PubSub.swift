@@ -76,11 +76,18 @@ public final class Publisher: Sendable {
 
     /// Sends what was already published, then closes the socket.
     public func shutdown() async {
+        beginShutdown()
+        await stopped()
+    }
+
+    /// Asks the publisher to stop after what was already published.
+    public func beginShutdown() {
         mailbox.post(.stop)
-        let thread = state.withLock { current in
-            defer { current.thread = nil }
-            return current.thread
-        }
+    }
+
+    /// Returns once the publisher's thread has finished (at once if it never started).
+    public func stopped() async {
+        let thread = state.withLock { $0.thread }
         await thread?.joined()
     }
 

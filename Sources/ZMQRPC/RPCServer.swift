@@ -118,12 +118,19 @@ public final class RPCServer: Sendable {
 
     /// Stops taking requests, finishes those in flight and sends their replies, then closes the socket.
     public func shutdown() async {
-        let thread = state.withLock { state -> OwnerThread? in
-            state.stopping = true
-            defer { state.thread = nil }
-            return state.thread
-        }
+        beginShutdown()
+        await stopped()
+    }
+
+    /// Starts a graceful shutdown without waiting for it.
+    public func beginShutdown() {
+        state.withLock { $0.stopping = true }
         mailbox.wake()
+    }
+
+    /// Returns once the server's thread has finished (at once if it never started).
+    public func stopped() async {
+        let thread = state.withLock { $0.thread }
         await thread?.joined()
     }
 

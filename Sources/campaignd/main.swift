@@ -1,1 +1,69 @@
-print("todo")
+import ArgumentParser
+import CampaignService
+import LaunchAdRuntime
+import Logging
+import ZeroMQ
+
+/// `campaignd`: the campaign service. Every flag also reads an environment variable (`CAMPAIGND_...`).
+@main
+struct CampaignDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "campaignd",
+        abstract: "The campaign service: campaigns, creatives, the admin API and the change stream.",
+        discussion: """
+            Every option can also be set with the environment variable in brackets. A socket bound beyond \
+            loopback needs --keys-dir (CURVE) or an explicit --insecure.
+
+            Example:
+              campaignd --data-dir /var/lib/campaignd --ready-file /run/campaignd.ready
+            """)
+
+    @Option(help: "Database and creative files. [CAMPAIGND_DATA_DIR]")
+    var dataDir = Environment.string("CAMPAIGND_DATA_DIR", default: "./campaignd-data")
+    @Option(help: "Admin ROUTER endpoint. [CAMPAIGND_ADMIN_ENDPOINT]")
+    var adminEndpoint = Environment.string("CAMPAIGND_ADMIN_ENDPOINT", default: "tcp://127.0.0.1:7100")
+    @Option(help: "Sync ROUTER endpoint for edges. [CAMPAIGND_SYNC_ENDPOINT]")
+    var syncEndpoint = Environment.string("CAMPAIGND_SYNC_ENDPOINT", default: "tcp://127.0.0.1:7101")
+    @Option(help: "Update stream PUB endpoint. [CAMPAIGND_UPDATES_ENDPOINT]")
+    var updatesEndpoint = Environment.string("CAMPAIGND_UPDATES_ENDPOINT", default: "tcp://127.0.0.1:7102")
+    @Option(help: "HTTP address for /metrics and /healthz. [CAMPAIGND_HTTP_ADDRESS]")
+    var httpAddress = Environment.string("CAMPAIGND_HTTP_ADDRESS", default: "127.0.0.1:8100")
+    @Option(help: "CURVE keys: campaignd.key, admin/*.pub, edges/*.pub. [CAMPAIGND_KEYS_DIR]")
+    var keysDir: String?
+    @Flag(help: "Allow non-loopback binds without CURVE. [CAMPAIGND_INSECURE]")
+    var insecure = Environment.flag("CAMPAIGND_INSECURE")
+    @Option(help: "Write the bound endpoints here once serving. [CAMPAIGND_READY_FILE]")
+    var readyFile: String?
+    @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
+    var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
+
+    func validate() throws {
+        guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
+        let logger = Logger(label: "campaignd")
+        var configuration = CampaignServiceConfiguration()
+        configuration.dataDirectory = dataDir
+        configuration.adminEndpoint = adminEndpoint
+        configuration.syncEndpoint = syncEndpoint
+        configuration.updatesEndpoint = updatesEndpoint
+        configuration.httpAddress = httpAddress
+        configuration.keysDirectory = keysDir ?? Environment.value("CAMPAIGND_KEYS_DIR")
+        configuration.insecure = insecure
+        configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
+        do {
+            let app = try CampaignServiceApp(configuration: configuration, logger: logger)
+            defer { app.close() }
+            let endpoints = try app.start()
+            if let readyFile = configuration.readyFile { try ReadyFile.write(endpoints, to: readyFile) }
+            logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            try await ServiceRunner.run(app.services, logger: logger)
+        } catch let error as RuntimeError {
+            exitWithError("campaignd", error.description)
+        } catch let error as ZMQError {
+            exitWithError("campaignd", error.description)
+        }
+    }
+}

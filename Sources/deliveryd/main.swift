@@ -1,1 +1,76 @@
-print("todo")
+import ArgumentParser
+import DeliveryService
+import LaunchAdRuntime
+import Logging
+import ZeroMQ
+
+/// `deliveryd`: the edge delivery service. Every flag also reads an environment variable (`DELIVERYD_...`).
+@main
+struct DeliveryDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deliveryd",
+        abstract: "The edge delivery service: answers apps' launch queries from its copy of the campaigns.",
+        discussion: """
+            Every option can also be set with the environment variable in brackets.
+
+            Example:
+              deliveryd --edge-id edge-sh-1 --region cn-east --cache-dir /var/cache/deliveryd
+            """)
+
+    @Option(help: "State and creatives on disk. [DELIVERYD_CACHE_DIR]")
+    var cacheDir = Environment.string("DELIVERYD_CACHE_DIR", default: "./deliveryd-cache")
+    @Option(help: "campaignd's sync endpoint. [DELIVERYD_CAMPAIGN_SYNC]")
+    var campaignSync = Environment.string("DELIVERYD_CAMPAIGN_SYNC", default: "tcp://127.0.0.1:7101")
+    @Option(help: "campaignd's update stream. [DELIVERYD_CAMPAIGN_UPDATES]")
+    var campaignUpdates = Environment.string("DELIVERYD_CAMPAIGN_UPDATES", default: "tcp://127.0.0.1:7102")
+    @Option(help: "Client ROUTER endpoint. [DELIVERYD_CLIENT_ENDPOINT]")
+    var clientEndpoint = Environment.string("DELIVERYD_CLIENT_ENDPOINT", default: "tcp://127.0.0.1:7200")
+    @Option(help: "HTTP address for creatives, /metrics, /healthz. [DELIVERYD_HTTP_ADDRESS]")
+    var httpAddress = Environment.string("DELIVERYD_HTTP_ADDRESS", default: "127.0.0.1:8200")
+    @Option(help: "This edge's id. [DELIVERYD_EDGE_ID]")
+    var edgeId = Environment.string("DELIVERYD_EDGE_ID", default: "edge-1")
+    @Option(help: "This edge's region. [DELIVERYD_REGION]")
+    var region = Environment.string("DELIVERYD_REGION", default: "local")
+    @Option(help: "Base URL of creatives in answers. [DELIVERYD_PUBLIC_URL]")
+    var publicUrl: String?
+    @Option(help: "CURVE keys: edge.key, campaignd.pub. [DELIVERYD_KEYS_DIR]")
+    var keysDir: String?
+    @Flag(help: "Allow non-loopback connections without CURVE. [DELIVERYD_INSECURE]")
+    var insecure = Environment.flag("DELIVERYD_INSECURE")
+    @Option(help: "Write the bound endpoints here once serving. [DELIVERYD_READY_FILE]")
+    var readyFile: String?
+    @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
+    var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
+
+    func validate() throws {
+        guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
+        let logger = Logger(label: "deliveryd")
+        var configuration = DeliveryServiceConfiguration()
+        configuration.cacheDirectory = cacheDir
+        configuration.campaignSync = campaignSync
+        configuration.campaignUpdates = campaignUpdates
+        configuration.clientEndpoint = clientEndpoint
+        configuration.httpAddress = httpAddress
+        configuration.edgeId = edgeId
+        configuration.region = region
+        configuration.publicURL = publicUrl ?? Environment.value("DELIVERYD_PUBLIC_URL")
+        configuration.keysDirectory = keysDir ?? Environment.value("DELIVERYD_KEYS_DIR")
+        configuration.insecure = insecure
+        configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
+        do {
+            let app = try DeliveryServiceApp(configuration: configuration, logger: logger)
+            let endpoints = try app.start()
+            if let readyFile = configuration.readyFile { try ReadyFile.write(endpoints, to: readyFile) }
+            logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            try await ServiceRunner.run(app.services, logger: logger)
+        } catch let error as RuntimeError {
+            exitWithError("deliveryd", error.description)
+        } catch let error as ZMQError {
+            exitWithError("deliveryd", error.description)
+        }
+    }
+}

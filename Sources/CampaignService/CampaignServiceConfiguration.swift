@@ -1,0 +1,23 @@
+import LaunchAdRuntime
+
+/// Everything `campaignd` can be told, with the defaults DESIGN gives (loopback endpoints, SQLite in a folder).
+public struct CampaignServiceConfiguration: Sendable {
+    /// Where the database and the creative files live.
+    public var dataDirectory: String = "./campaignd-data"
+    /// Operators (adctl) connect here.
+    public var adminEndpoint: String = "tcp://127.0.0.1:7100"
+    /// Edges take snapshots, changes and creative bytes here, and acknowledge what they applied.
+    public var syncEndpoint: String = "tcp://127.0.0.1:7101"
+    /// Every committed change and a heartbeat each second are published here.
+    public var updatesEndpoint: String = "tcp://127.0.0.1:7102"
+    /// `/metrics` and `/healthz`.
+    public var httpAddress: String = "127.0.0.1:8100"
+    /// CURVE keys: `campaignd.key`, and the admitted clients in `admin/*.pub` and `edges/*.pub`.
+    public var keysDirectory: String?
+    /// Accept binding beyond loopback without CURVE.
+    public var insecure = false
+    /// Written once serving, naming every endpoint really bound.
+    public var readyFile: String?
+
+    public init() {}
+}

@@ -1,0 +1,23 @@
+/// Everything `deliveryd` can be told, with the defaults DESIGN gives.
+public struct DeliveryServiceConfiguration: Sendable {
+    /// The edge's state and creatives on disk.
+    public var cacheDirectory: String = "./deliveryd-cache"
+    /// `campaignd`'s sync socket.
+    public var campaignSync: String = "tcp://127.0.0.1:7101"
+    /// `campaignd`'s update stream.
+    public var campaignUpdates: String = "tcp://127.0.0.1:7102"
+    /// Apps, gateways and adload connect here.
+    public var clientEndpoint: String = "tcp://127.0.0.1:7200"
+    /// `/creatives/{sha256}`, `/metrics`, `/healthz`.
+    public var httpAddress: String = "127.0.0.1:8200"
+    public var edgeId: String = "edge-1"
+    public var region: String = "local"
+    /// Where `imgUrl` in answers points (defaults to the HTTP address).
+    public var publicURL: String?
+    /// CURVE keys: `edge.key` and `campaignd.pub`.
+    public var keysDirectory: String?
+    public var insecure = false
+    public var readyFile: String?
+
+    public init() {}
+}

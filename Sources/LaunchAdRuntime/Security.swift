@@ -1,0 +1,88 @@
+import Foundation
+import ZMQRPC
+import ZeroMQ
+
+/// Refuses to expose a socket beyond loopback without CURVE unless the operator said `--insecure`.
+public enum BindPolicy {
+    /// Checks the endpoints a process is about to bind.
+    public static func check(_ endpoints: [(name: String, endpoint: String)], curve: Bool, insecure: Bool) throws {
+        guard !curve, !insecure else { return }
+        if let exposed = endpoints.first(where: { !isLoopbackEndpoint($0.endpoint) }) {
+            throw RuntimeError.insecureBind(
+                "refusing to bind the \(exposed.name) socket to \(exposed.endpoint) without CURVE keys: give --keys-dir, or --insecure to accept an unauthenticated socket")
+        }
+    }
+}
+
+/// A folder of CURVE keys: `NAME.key` holds a secret key and `NAME.pub` its public key (Z85 text), and
+/// sub-folders of `*.pub` files list the public keys admitted to a socket.
+public struct KeysDirectory: Sendable {
+    public let url: URL
+
+    public init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw RuntimeError.keys("keys directory \(path) does not exist")
+        }
+        url = URL(fileURLWithPath: path)
+    }
+
+    /// The key pair `NAME.key` (its public half derived from the secret).
+    public func keyPair(_ name: String) throws -> CurveKeyPair {
+        let file = url.appendingPathComponent("\(name).key")
+        let secret = try Self.readKey(file)
+        do {
+            return try CurveKeyPair(secretKey: secret)
+        } catch {
+            throw RuntimeError.keys("\(file.path): \(error)")
+        }
+    }
+
+    /// The public key `NAME.pub`.
+    public func publicKey(_ name: String) throws -> String {
+        try Self.readKey(url.appendingPathComponent("\(name).pub"))
+    }
+
+    /// Every public key in the folder `name` (files ending in `.pub`); an absent folder admits nobody.
+    public func allowlist(_ name: String) throws -> [String] {
+        let folder = url.appendingPathComponent(name)
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return try files.filter { $0.hasSuffix(".pub") }.sorted().map { try Self.readKey(folder.appendingPathComponent($0)) }
+    }
+
+    static func readKey(_ file: URL) throws -> String {
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw RuntimeError.keys("cannot read key file \(file.path)")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard CurveKey.isValid(text) else {
+            throw RuntimeError.keys("\(file.path) is not a CURVE key (40 Z85 characters)")
+        }
+        return text
+    }
+
+    /// Writes a new key pair as `NAME.key` (readable by the owner only) and `NAME.pub` in `folder`.
+    @discardableResult
+    public static func generate(name: String, in folder: String) throws -> CurveKeyPair {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }),
+              !name.hasPrefix(".") else {
+            throw RuntimeError.keys("key name \(name) must be letters, digits, '-', '_' or '.'")
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let pair = try CurveKeyPair.generate()
+        let secretPath = URL(fileURLWithPath: folder).appendingPathComponent("\(name).key").path
+        let publicPath = URL(fileURLWithPath: folder).appendingPathComponent("\(name).pub").path
+        guard !FileManager.default.fileExists(atPath: secretPath) else {
+            throw RuntimeError.keys("\(secretPath) already exists; remove it first to replace the key")
+        }
+        guard FileManager.default.createFile(atPath: secretPath, contents: Data((pair.secretKey + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw RuntimeError.keys("cannot write \(secretPath)")
+        }
+        guard FileManager.default.createFile(atPath: publicPath, contents: Data((pair.publicKey + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o644]) else {
+            throw RuntimeError.keys("cannot write \(publicPath)")
+        }
+        return pair
+    }
+}
