@@ -1,0 +1,165 @@
+/// Where a campaign is in its life.
+public enum CampaignState: String, Sendable, Codable, CaseIterable {
+    /// Accepted, not yet started.
+    case scheduled
+    /// Between its start and its end, serving.
+    case live
+    /// Held by an operator.
+    case paused
+    /// Past its end, or taken down by an operator: never served again.
+    case expired
+    /// Removed; kept as a tombstone so edges tell clients to delete it.
+    case deleted
+
+    /// Whether nothing can change it any more.
+    public var isFinal: Bool { self == .expired || self == .deleted }
+}
+
+/// When a campaign may show: at a cold start, or also at a hot start after enough time in the background.
+public enum LaunchType: String, Sendable, Codable, CaseIterable {
+    case cold, hot
+}
+
+/// What a tap on the ad does.
+public struct Jump: Sendable, Codable, Hashable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case none, url, deeplink
+    }
+    public var type: Kind
+    public var value: String
+
+    public init(type: Kind, value: String = "") {
+        self.type = type
+        self.value = value
+    }
+
+    public static let none = Jump(type: .none)
+}
+
+/// One uploaded variant of the ad, by the sha256 of its bytes, with its share of the rotation.
+public struct CreativeRef: Sendable, Codable, Hashable {
+    public var sha256: String
+    public var weight: Int
+
+    public init(sha256: String, weight: Int = 100) {
+        self.sha256 = sha256
+        self.weight = weight
+    }
+
+    enum CodingKeys: String, CodingKey { case sha256, weight }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        weight = try container.decodeIfPresent(Int.self, forKey: .weight) ?? 100
+    }
+}
+
+/// App versions from `min` (inclusive) to `max` (exclusive), dotted numbers such as `5.2.0`.
+public struct VersionRange: Sendable, Codable, Hashable {
+    public var min: String?
+    public var max: String?
+
+    public init(min: String? = nil, max: String? = nil) {
+        self.min = min
+        self.max = max
+    }
+}
+
+/// Who a campaign is for; every part is optional, and absent means everyone.
+public struct Targeting: Sendable, Codable, Hashable {
+    public var platforms: [String]?
+    public var appVersions: VersionRange?
+    public var regions: [String]?
+    public var locales: [String]?
+
+    public init(platforms: [String]? = nil, appVersions: VersionRange? = nil, regions: [String]? = nil, locales: [String]? = nil) {
+        self.platforms = platforms
+        self.appVersions = appVersions
+        self.regions = regions
+        self.locales = locales
+    }
+
+    public static let everyone = Targeting()
+}
+
+/// At most `shows` impressions per device in any `hours` window.
+public struct FrequencyCap: Sendable, Codable, Hashable {
+    public var shows: Int
+    public var hours: Int
+
+    public init(shows: Int, hours: Int) {
+        self.shows = shows
+        self.hours = hours
+    }
+}
+
+/// A launch-ad campaign, with every field DESIGN names.
+public struct Campaign: Sendable, Codable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var app: String
+    public var startsAt: Timestamp
+    public var endsAt: Timestamp
+    public var priority: Int
+    public var weight: Int
+    public var forced: Bool
+    public var countdown: Int
+    public var skippable: Bool
+    public var skipAfter: Int?
+    public var launchTypes: [LaunchType]
+    public var minBackgroundSeconds: Int?
+    public var jump: Jump
+    public var creatives: [CreativeRef]
+    public var targeting: Targeting
+    public var frequencyCap: FrequencyCap?
+    public var state: CampaignState
+    /// Grows by one with each change.
+    public var version: Int
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+}
+
+/// The fields an operator gives to create or update a campaign; absent fields keep their default (create) or
+/// their current value (update).
+public struct CampaignFields: Sendable, Codable, Hashable {
+    public var name: String?
+    public var app: String?
+    public var startsAt: Timestamp?
+    public var endsAt: Timestamp?
+    public var priority: Int?
+    public var weight: Int?
+    public var forced: Bool?
+    public var countdown: Int?
+    public var skippable: Bool?
+    public var skipAfter: Int?
+    public var launchTypes: [LaunchType]?
+    public var minBackgroundSeconds: Int?
+    public var jump: Jump?
+    public var creatives: [CreativeRef]?
+    public var targeting: Targeting?
+    public var frequencyCap: FrequencyCap?
+
+    public init(name: String? = nil, app: String? = nil, startsAt: Timestamp? = nil, endsAt: Timestamp? = nil,
+                priority: Int? = nil, weight: Int? = nil, forced: Bool? = nil, countdown: Int? = nil,
+                skippable: Bool? = nil, skipAfter: Int? = nil, launchTypes: [LaunchType]? = nil,
+                minBackgroundSeconds: Int? = nil, jump: Jump? = nil, creatives: [CreativeRef]? = nil,
+                targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil) {
+        self.name = name
+        self.app = app
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.priority = priority
+        self.weight = weight
+        self.forced = forced
+        self.countdown = countdown
+        self.skippable = skippable
+        self.skipAfter = skipAfter
+        self.launchTypes = launchTypes
+        self.minBackgroundSeconds = minBackgroundSeconds
+        self.jump = jump
+        self.creatives = creatives
+        self.targeting = targeting
+        self.frequencyCap = frequencyCap
+    }
+}

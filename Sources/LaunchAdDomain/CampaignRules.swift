@@ -1,0 +1,339 @@
+/// A refused campaign field: which one, and the rule it broke.
+public struct FieldError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var field: String
+    public var rule: String
+
+    public init(_ field: String, _ rule: String) {
+        self.field = field
+        self.rule = rule
+    }
+
+    public var description: String { "\(field): \(rule)" }
+}
+
+/// The changes a campaign goes through; each committed one gets the next sequence number.
+public enum CampaignOperation: String, Sendable, Codable, CaseIterable {
+    case created, updated, forced, unforced, paused, resumed, expired, deleted
+}
+
+/// An operation the campaign's state does not allow (pausing an expired campaign, say).
+public struct TransitionError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var operation: CampaignOperation
+    public var state: CampaignState
+
+    public var description: String { "cannot apply \(operation.rawValue) to a campaign that is \(state.rawValue)" }
+}
+
+/// The rules of campaigns: validation of every field, defaults, and the state machine. Pure functions.
+public enum CampaignRules {
+    /// Platforms a campaign may target and a client may name.
+    public static let platforms: Set<String> = ["ios", "android", "harmonyos"]
+
+    // MARK: Creating and updating
+
+    /// A new campaign from an operator's fields, with defaults for what is absent; every field is validated.
+    public static func create(_ fields: CampaignFields, id: Int64, now: Timestamp,
+                              creativeExists: (String) -> Bool) throws(FieldError) -> Campaign {
+        guard let name = fields.name else { throw FieldError("name", "is required") }
+        guard let app = fields.app else { throw FieldError("app", "is required") }
+        guard let startsAt = fields.startsAt else { throw FieldError("startsAt", "is required") }
+        guard let endsAt = fields.endsAt else { throw FieldError("endsAt", "is required") }
+        guard let creatives = fields.creatives else { throw FieldError("creatives", "is required: at least one uploaded creative") }
+        let launchTypes = fields.launchTypes ?? [.cold]
+        let campaign = Campaign(
+            id: id, name: name, app: app, startsAt: startsAt, endsAt: endsAt,
+            priority: fields.priority ?? 50, weight: fields.weight ?? 100, forced: fields.forced ?? false,
+            countdown: fields.countdown ?? 3, skippable: fields.skippable ?? true, skipAfter: fields.skipAfter,
+            launchTypes: launchTypes, minBackgroundSeconds: fields.minBackgroundSeconds,
+            jump: fields.jump ?? .none, creatives: creatives, targeting: fields.targeting ?? .everyone,
+            frequencyCap: fields.frequencyCap, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
+            version: 1, createdAt: now, updatedAt: now)
+        guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
+        try validate(campaign, creativeExists: creativeExists)
+        return campaign
+    }
+
+    /// The campaign with the given fields changed (others kept), validated as a whole; `version` grows.
+    public static func update(_ campaign: Campaign, with fields: CampaignFields, now: Timestamp,
+                              creativeExists: (String) -> Bool) throws(CampaignRuleError) -> Campaign {
+        guard !campaign.state.isFinal else { throw .transition(TransitionError(operation: .updated, state: campaign.state)) }
+        var updated = campaign
+        if let value = fields.name { updated.name = value }
+        if let value = fields.app { updated.app = value }
+        if let value = fields.startsAt { updated.startsAt = value }
+        if let value = fields.endsAt { updated.endsAt = value }
+        if let value = fields.priority { updated.priority = value }
+        if let value = fields.weight { updated.weight = value }
+        if let value = fields.forced { updated.forced = value }
+        if let value = fields.countdown { updated.countdown = value }
+        if let value = fields.skippable { updated.skippable = value }
+        if let value = fields.skipAfter { updated.skipAfter = value }
+        if let value = fields.launchTypes { updated.launchTypes = value }
+        if let value = fields.minBackgroundSeconds { updated.minBackgroundSeconds = value }
+        if let value = fields.jump { updated.jump = value }
+        if let value = fields.creatives { updated.creatives = value }
+        if let value = fields.targeting { updated.targeting = value }
+        if let value = fields.frequencyCap { updated.frequencyCap = value }
+        if fields.endsAt != nil && updated.endsAt <= now {
+            throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
+        }
+        do { try validate(updated, creativeExists: creativeExists) } catch { throw .field(error) }
+        if updated.state != .paused { updated.state = initialState(startsAt: updated.startsAt, endsAt: updated.endsAt, now: now) }
+        updated.version += 1
+        updated.updatedAt = now
+        return updated
+    }
+
+    /// Scheduled, live or expired, by the time.
+    public static func initialState(startsAt: Timestamp, endsAt: Timestamp, now: Timestamp) -> CampaignState {
+        if endsAt <= now { return .expired }
+        return startsAt <= now ? .live : .scheduled
+    }
+
+    // MARK: Operations
+
+    /// The campaign after an operator's operation (force, unforce, pause, resume, expire, delete).
+    public static func apply(_ operation: CampaignOperation, to campaign: Campaign, now: Timestamp) throws(TransitionError) -> Campaign {
+        var next = campaign
+        let refused = TransitionError(operation: operation, state: campaign.state)
+        switch operation {
+        case .forced, .unforced:
+            guard !campaign.state.isFinal else { throw refused }
+            next.forced = operation == .forced
+        case .paused:
+            guard campaign.state == .scheduled || campaign.state == .live else { throw refused }
+            next.state = .paused
+        case .resumed:
+            guard campaign.state == .paused else { throw refused }
+            next.state = initialState(startsAt: campaign.startsAt, endsAt: campaign.endsAt, now: now)
+        case .expired:
+            guard !campaign.state.isFinal else { throw refused }
+            next.state = .expired
+        case .deleted:
+            guard campaign.state != .deleted else { throw refused }
+            next.state = .deleted
+        case .created, .updated:
+            throw refused
+        }
+        next.version += 1
+        next.updatedAt = now
+        return next
+    }
+
+    /// What time alone does to a campaign now: a scheduled one goes live at its start, anything not final
+    /// expires at its end. `nil` when nothing changes.
+    public static func timeTransition(of campaign: Campaign, now: Timestamp) -> (CampaignOperation, Campaign)? {
+        guard !campaign.state.isFinal else { return nil }
+        var next = campaign
+        if campaign.endsAt <= now {
+            next.state = .expired
+            next.version += 1
+            next.updatedAt = now
+            return (.expired, next)
+        }
+        if campaign.state == .scheduled && campaign.startsAt <= now {
+            next.state = .live
+            next.version += 1
+            next.updatedAt = now
+            return (.updated, next)
+        }
+        return nil
+    }
+
+    /// When time will next change this campaign, if ever.
+    public static func nextTransition(of campaign: Campaign) -> Timestamp? {
+        switch campaign.state {
+        case .scheduled: min(campaign.startsAt, campaign.endsAt)
+        case .live, .paused: campaign.endsAt
+        case .expired, .deleted: nil
+        }
+    }
+
+    // MARK: Validation
+
+    /// Checks every field of a campaign; the first broken rule is thrown, naming its field.
+    public static func validate(_ campaign: Campaign, creativeExists: (String) -> Bool) throws(FieldError) {
+        let name = campaign.name.trimmingWhitespace
+        guard !name.isEmpty else { throw FieldError("name", "must not be empty") }
+        guard campaign.name.count <= 200 else { throw FieldError("name", "must be at most 200 characters") }
+        guard matches(campaign.app, first: lowerDigit, rest: lowerDigit + "._-", maxLength: 64) else {
+            throw FieldError("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
+        }
+        guard campaign.endsAt > campaign.startsAt else { throw FieldError("endsAt", "must be after startsAt") }
+        guard (0...100).contains(campaign.priority) else { throw FieldError("priority", "must be between 0 and 100") }
+        guard (1...1000).contains(campaign.weight) else { throw FieldError("weight", "must be between 1 and 1000") }
+        guard (1...10).contains(campaign.countdown) else { throw FieldError("countdown", "must be between 1 and 10 seconds") }
+        if let skipAfter = campaign.skipAfter {
+            guard campaign.skippable else { throw FieldError("skipAfter", "applies only to skippable campaigns") }
+            guard (0...campaign.countdown).contains(skipAfter) else {
+                throw FieldError("skipAfter", "must be between 0 and countdown (\(campaign.countdown))")
+            }
+        }
+        guard !campaign.launchTypes.isEmpty else { throw FieldError("launchTypes", "must name at least one of cold, hot") }
+        guard Set(campaign.launchTypes).count == campaign.launchTypes.count else { throw FieldError("launchTypes", "must not repeat a type") }
+        if campaign.launchTypes.contains(.hot) {
+            guard let seconds = campaign.minBackgroundSeconds else {
+                throw FieldError("minBackgroundSeconds", "is required with the hot launch type")
+            }
+            guard (0...86_400).contains(seconds) else { throw FieldError("minBackgroundSeconds", "must be between 0 and 86400") }
+        } else if campaign.minBackgroundSeconds != nil {
+            throw FieldError("minBackgroundSeconds", "applies only with the hot launch type")
+        }
+        try validate(jump: campaign.jump)
+        try validate(creatives: campaign.creatives, creativeExists: creativeExists)
+        try validate(targeting: campaign.targeting)
+        if let cap = campaign.frequencyCap {
+            guard (1...1000).contains(cap.shows) else { throw FieldError("frequencyCap.shows", "must be between 1 and 1000") }
+            guard (1...720).contains(cap.hours) else { throw FieldError("frequencyCap.hours", "must be between 1 and 720") }
+        }
+    }
+
+    static func validate(jump: Jump) throws(FieldError) {
+        guard jump.value.utf8.count <= 2048 else { throw FieldError("jump.value", "must be at most 2048 bytes") }
+        guard !jump.value.contains(where: { $0.isWhitespace || $0.unicodeScalars.contains { $0.value < 0x20 } }) else {
+            throw FieldError("jump.value", "must not contain spaces or control characters")
+        }
+        switch jump.type {
+        case .none:
+            guard jump.value.isEmpty else { throw FieldError("jump.value", "must be empty when jump.type is none") }
+        case .url:
+            let lower = jump.value.lowercased()
+            let rest: Substring
+            if lower.hasPrefix("https://") { rest = jump.value.dropFirst(8) }
+            else if lower.hasPrefix("http://") { rest = jump.value.dropFirst(7) }
+            else { throw FieldError("jump.value", "must be an http or https URL") }
+            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            guard !host.isEmpty, !host.hasPrefix("@"), !host.hasPrefix(":") else { throw FieldError("jump.value", "must be an http or https URL with a host") }
+        case .deeplink:
+            guard let colon = jump.value.firstIndex(of: ":") else {
+                throw FieldError("jump.value", "must be a deep link with a scheme, such as shop://promo")
+            }
+            let scheme = jump.value[..<colon].lowercased()
+            guard matches(scheme, first: "abcdefghijklmnopqrstuvwxyz", rest: lowerDigit + "+.-", maxLength: 32) else {
+                throw FieldError("jump.value", "must be a deep link with a scheme, such as shop://promo")
+            }
+            guard !["javascript", "data", "file", "vbscript", "http", "https"].contains(scheme) else {
+                throw FieldError("jump.value", "the scheme \(scheme) is not allowed for a deep link (use type url for web pages)")
+            }
+            guard jump.value.index(after: colon) < jump.value.endIndex else { throw FieldError("jump.value", "must have something after the scheme") }
+        }
+    }
+
+    static func validate(creatives: [CreativeRef], creativeExists: (String) -> Bool) throws(FieldError) {
+        guard !creatives.isEmpty else { throw FieldError("creatives", "must list at least one uploaded creative") }
+        guard creatives.count <= 20 else { throw FieldError("creatives", "must list at most 20 variants") }
+        var seen = Set<String>()
+        for (index, creative) in creatives.enumerated() {
+            let field = "creatives[\(index)]"
+            guard isSHA256(creative.sha256) else { throw FieldError("\(field).sha256", "must be 64 lowercase hex characters") }
+            guard seen.insert(creative.sha256).inserted else { throw FieldError("\(field).sha256", "repeats another variant") }
+            guard creativeExists(creative.sha256) else { throw FieldError("\(field).sha256", "is not an uploaded creative") }
+            guard (1...1000).contains(creative.weight) else { throw FieldError("\(field).weight", "must be between 1 and 1000") }
+        }
+    }
+
+    static func validate(targeting: Targeting) throws(FieldError) {
+        if let platforms = targeting.platforms {
+            guard !platforms.isEmpty else { throw FieldError("targeting.platforms", "must not be empty (leave it out to target all)") }
+            for (index, platform) in platforms.enumerated() where !Self.platforms.contains(platform) {
+                throw FieldError("targeting.platforms[\(index)]", "unknown platform \(platform); one of \(Self.platforms.sorted().joined(separator: ", "))")
+            }
+            guard Set(platforms).count == platforms.count else { throw FieldError("targeting.platforms", "must not repeat a platform") }
+        }
+        if let range = targeting.appVersions {
+            var bounds: [AppVersion] = []
+            for (name, text) in [("min", range.min), ("max", range.max)] {
+                guard let text else { continue }
+                guard let version = AppVersion(text) else {
+                    throw FieldError("targeting.appVersions.\(name)", "must be a dotted numeric version such as 5.2.0")
+                }
+                bounds.append(version)
+            }
+            if range.min != nil, range.max != nil, bounds.count == 2, !(bounds[0] < bounds[1]) {
+                throw FieldError("targeting.appVersions.max", "must be greater than min (max is exclusive)")
+            }
+        }
+        if let regions = targeting.regions {
+            guard !regions.isEmpty else { throw FieldError("targeting.regions", "must not be empty (leave it out to target all)") }
+            for (index, region) in regions.enumerated() where !matches(region, first: lowerDigit, rest: lowerDigit + "-", maxLength: 32) {
+                throw FieldError("targeting.regions[\(index)]", "must be 1 to 32 of a-z, 0-9 and '-'")
+            }
+        }
+        if let locales = targeting.locales {
+            guard !locales.isEmpty else { throw FieldError("targeting.locales", "must not be empty (leave it out to target all)") }
+            for (index, locale) in locales.enumerated() where !isLocale(locale) {
+                throw FieldError("targeting.locales[\(index)]", "must be a language tag such as zh-CN or en")
+            }
+        }
+    }
+
+    // MARK: Character rules
+
+    static let lowerDigit = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+    static func matches(_ text: some StringProtocol, first: String, rest: String, maxLength: Int) -> Bool {
+        guard let head = text.first, text.count <= maxLength, first.contains(head) else { return false }
+        return text.dropFirst().allSatisfy { rest.contains($0) }
+    }
+
+    /// 64 lowercase hexadecimal characters.
+    public static func isSHA256(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    /// A language tag: 2 or 3 lowercase letters, then `-` and 2 to 8 letters or digits, repeated.
+    static func isLocale(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLowercase }) else {
+            return false
+        }
+        return parts.dropFirst().allSatisfy { part in (2...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+}
+
+/// Either a field's rule or the state machine refused an update.
+public enum CampaignRuleError: Error, Sendable, Hashable {
+    case field(FieldError)
+    case transition(TransitionError)
+}
+
+/// A dotted numeric app version (`5.2.0`), compared number by number, missing parts counting as 0.
+public struct AppVersion: Sendable, Hashable, Comparable {
+    public let parts: [Int]
+
+    public init?(_ text: String) {
+        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...4).contains(pieces.count) else { return nil }
+        var parts: [Int] = []
+        for piece in pieces {
+            guard (1...9).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(piece) else { return nil }
+            parts.append(value)
+        }
+        self.parts = parts
+    }
+
+    public static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {
+        for index in 0..<max(lhs.parts.count, rhs.parts.count) {
+            let left = index < lhs.parts.count ? lhs.parts[index] : 0
+            let right = index < rhs.parts.count ? rhs.parts[index] : 0
+            if left != right { return left < right }
+        }
+        return false
+    }
+
+    public static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
+
+    public func hash(into hasher: inout Hasher) {
+        var trimmed = parts
+        while trimmed.last == 0 { trimmed.removeLast() }
+        hasher.combine(trimmed)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: Substring {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
+        return self[start..<max(start, end)]
+    }
+}
