@@ -1,0 +1,183 @@
+import JSONRPC
+import LaunchAdDomain
+import Testing
+
+@Suite("Campaign rules", .timeLimit(.minutes(1)))
+struct CampaignRulesTests {
+    static let now = Timestamp(rfc3339: "2026-11-21T12:00:00Z")!
+    static let known = String(repeating: "a", count: 64)
+    static let other = String(repeating: "b", count: 64)
+
+    static var valid: CampaignFields {
+        CampaignFields(name: "Double 12", app: "shop", startsAt: now.adding(seconds: 3600), endsAt: now.adding(seconds: 7200),
+                       creatives: [CreativeRef(sha256: known)])
+    }
+
+    static func create(_ change: (inout CampaignFields) -> Void) throws(FieldError) -> Campaign {
+        var fields = valid
+        change(&fields)
+        return try CampaignRules.create(fields, id: 1, now: now, creativeExists: { $0 == known || $0 == other })
+    }
+
+    @Test("defaults fill what is absent")
+    func defaults() throws {
+        let campaign = try Self.create { _ in }
+        #expect(campaign.priority == 50 && campaign.weight == 100 && campaign.countdown == 3)
+        #expect(campaign.skippable && !campaign.forced && campaign.launchTypes == [.cold])
+        #expect(campaign.jump == .none && campaign.targeting == .everyone && campaign.state == .scheduled && campaign.version == 1)
+    }
+
+    @Test("every rule is refused with its field", arguments: [
+        ("name", with { (f: inout CampaignFields) in f.name = "  " }),
+        ("name", with { (f: inout CampaignFields) in f.name = nil }),
+        ("name", with { (f: inout CampaignFields) in f.name = String(repeating: "x", count: 201) }),
+        ("app", with { (f: inout CampaignFields) in f.app = "Shop" }),
+        ("app", with { (f: inout CampaignFields) in f.app = "" }),
+        ("startsAt", with { (f: inout CampaignFields) in f.startsAt = nil }),
+        ("endsAt", with { (f: inout CampaignFields) in f.endsAt = now.adding(seconds: 1800) }),
+        ("endsAt", with { (f: inout CampaignFields) in f.startsAt = now.adding(seconds: -7200); f.endsAt = now.adding(seconds: -60) }),
+        ("priority", with { (f: inout CampaignFields) in f.priority = 101 }),
+        ("priority", with { (f: inout CampaignFields) in f.priority = -1 }),
+        ("weight", with { (f: inout CampaignFields) in f.weight = 0 }),
+        ("weight", with { (f: inout CampaignFields) in f.weight = 1001 }),
+        ("countdown", with { (f: inout CampaignFields) in f.countdown = 11 }),
+        ("countdown", with { (f: inout CampaignFields) in f.countdown = 0 }),
+        ("skipAfter", with { (f: inout CampaignFields) in f.skipAfter = 4 }),
+        ("skipAfter", with { (f: inout CampaignFields) in f.skippable = false; f.skipAfter = 1 }),
+        ("launchTypes", with { (f: inout CampaignFields) in f.launchTypes = [] }),
+        ("launchTypes", with { (f: inout CampaignFields) in f.launchTypes = [.cold, .cold] }),
+        ("minBackgroundSeconds", with { (f: inout CampaignFields) in f.launchTypes = [.hot] }),
+        ("minBackgroundSeconds", with { (f: inout CampaignFields) in f.minBackgroundSeconds = 30 }),
+        ("jump.value", with { (f: inout CampaignFields) in f.jump = Jump(type: .url, value: "ftp://x") }),
+        ("jump.value", with { (f: inout CampaignFields) in f.jump = Jump(type: .url, value: "https://") }),
+        ("jump.value", with { (f: inout CampaignFields) in f.jump = Jump(type: .url, value: "https://a b") }),
+        ("jump.value", with { (f: inout CampaignFields) in f.jump = Jump(type: .deeplink, value: "javascript:alert(1)") }),
+        ("jump.value", with { (f: inout CampaignFields) in f.jump = Jump(type: .deeplink, value: "noscheme") }),
+        ("jump.value", with { (f: inout CampaignFields) in f.jump = Jump(type: .none, value: "x") }),
+        ("creatives", with { (f: inout CampaignFields) in f.creatives = [] }),
+        ("creatives[0].sha256", with { (f: inout CampaignFields) in f.creatives = [CreativeRef(sha256: "ABC")] }),
+        ("creatives[0].sha256", with { (f: inout CampaignFields) in f.creatives = [CreativeRef(sha256: String(repeating: "c", count: 64))] }),
+        ("creatives[1].sha256", with { (f: inout CampaignFields) in f.creatives = [CreativeRef(sha256: known), CreativeRef(sha256: known)] }),
+        ("creatives[1].weight", with { (f: inout CampaignFields) in f.creatives = [CreativeRef(sha256: known), CreativeRef(sha256: other, weight: 0)] }),
+        ("targeting.platforms[1]", with { (f: inout CampaignFields) in f.targeting = Targeting(platforms: ["ios", "symbian"]) }),
+        ("targeting.platforms", with { (f: inout CampaignFields) in f.targeting = Targeting(platforms: []) }),
+        ("targeting.appVersions.min", with { (f: inout CampaignFields) in f.targeting = Targeting(appVersions: VersionRange(min: "5.x")) }),
+        ("targeting.appVersions.max", with { (f: inout CampaignFields) in f.targeting = Targeting(appVersions: VersionRange(min: "5.2", max: "5.2.0")) }),
+        ("targeting.regions[0]", with { (f: inout CampaignFields) in f.targeting = Targeting(regions: ["CN East"]) }),
+        ("targeting.locales[0]", with { (f: inout CampaignFields) in f.targeting = Targeting(locales: ["chinese"]) }),
+        ("frequencyCap.shows", with { (f: inout CampaignFields) in f.frequencyCap = FrequencyCap(shows: 0, hours: 24) }),
+        ("frequencyCap.hours", with { (f: inout CampaignFields) in f.frequencyCap = FrequencyCap(shows: 1, hours: 721) }),
+    ])
+    func refuses(_ field: String, _ fields: CampaignFields) {
+        do {
+            _ = try CampaignRules.create(fields, id: 1, now: Self.now, creativeExists: { $0 == Self.known || $0 == Self.other })
+            Issue.record("accepted")
+        } catch {
+            #expect(error.field == field, "\(error)")
+        }
+    }
+
+    static func with(_ change: (inout CampaignFields) -> Void) -> CampaignFields {
+        var fields = valid
+        change(&fields)
+        return fields
+    }
+
+    @Test("a full campaign round-trips every field through JSON")
+    func roundTrip() throws {
+        let campaign = try Self.create { fields in
+            fields.priority = 90
+            fields.weight = 7
+            fields.forced = true
+            fields.countdown = 5
+            fields.skipAfter = 2
+            fields.launchTypes = [.cold, .hot]
+            fields.minBackgroundSeconds = 600
+            fields.jump = Jump(type: .deeplink, value: "shop://promo/1212?x=1")
+            fields.creatives = [CreativeRef(sha256: Self.known, weight: 3), CreativeRef(sha256: Self.other, weight: 1)]
+            fields.targeting = Targeting(platforms: ["ios", "android"], appVersions: VersionRange(min: "5.0", max: "6"),
+                                         regions: ["cn-east"], locales: ["zh-CN", "en"])
+            fields.frequencyCap = FrequencyCap(shows: 2, hours: 24)
+        }
+        let json = try JSONValueEncoder().encode(campaign)
+        #expect(json["startsAt"] == "2026-11-21T13:00:00Z")
+        #expect(try JSONValueDecoder().decode(Campaign.self, from: json) == campaign)
+    }
+
+    @Test("the state machine allows what it should, and refuses the rest")
+    func transitions() throws {
+        var campaign = try Self.create { _ in }
+        campaign = try CampaignRules.apply(.paused, to: campaign, now: Self.now)
+        #expect(campaign.state == .paused && campaign.version == 2)
+        #expect(throws: TransitionError.self) { try CampaignRules.apply(.paused, to: campaign, now: Self.now) }
+        campaign = try CampaignRules.apply(.resumed, to: campaign, now: Self.now.adding(seconds: 4000))
+        #expect(campaign.state == .live)
+        campaign = try CampaignRules.apply(.forced, to: campaign, now: Self.now)
+        #expect(campaign.forced)
+        campaign = try CampaignRules.apply(.expired, to: campaign, now: Self.now)
+        #expect(campaign.state == .expired)
+        for operation in [CampaignOperation.forced, .paused, .resumed, .expired] {
+            #expect(throws: TransitionError.self) { try CampaignRules.apply(operation, to: campaign, now: Self.now) }
+        }
+        #expect(throws: CampaignRuleError.self) {
+            try CampaignRules.update(campaign, with: CampaignFields(name: "x"), now: Self.now, creativeExists: { _ in true })
+        }
+        campaign = try CampaignRules.apply(.deleted, to: campaign, now: Self.now)
+        #expect(campaign.state == .deleted)
+        #expect(throws: TransitionError.self) { try CampaignRules.apply(.deleted, to: campaign, now: Self.now) }
+    }
+
+    @Test("time makes a scheduled campaign live at its start and anything not final expired at its end")
+    func timeTransitions() throws {
+        let campaign = try Self.create { _ in }
+        #expect(CampaignRules.timeTransition(of: campaign, now: Self.now) == nil)
+        #expect(CampaignRules.nextTransition(of: campaign) == campaign.startsAt)
+        let started = try #require(CampaignRules.timeTransition(of: campaign, now: campaign.startsAt))
+        #expect(started.0 == .updated && started.1.state == .live)
+        #expect(CampaignRules.nextTransition(of: started.1) == campaign.endsAt)
+        let ended = try #require(CampaignRules.timeTransition(of: started.1, now: campaign.endsAt))
+        #expect(ended.0 == .expired && ended.1.state == .expired)
+        let paused = try CampaignRules.apply(.paused, to: campaign, now: Self.now)
+        #expect(CampaignRules.timeTransition(of: paused, now: campaign.endsAt)?.1.state == .expired)
+    }
+
+    @Test("an update keeps other fields, grows the version and is validated whole")
+    func update() throws {
+        let campaign = try Self.create { _ in }
+        let updated = try CampaignRules.update(campaign, with: CampaignFields(priority: 80), now: Self.now, creativeExists: { _ in true })
+        #expect(updated.priority == 80 && updated.name == campaign.name && updated.version == 2)
+        #expect(throws: CampaignRuleError.field(FieldError("priority", "must be between 0 and 100"))) {
+            try CampaignRules.update(campaign, with: CampaignFields(priority: 500), now: Self.now, creativeExists: { _ in true })
+        }
+    }
+}
+
+@Suite("Timestamps and versions", .timeLimit(.minutes(1)))
+struct TimestampTests {
+    @Test("RFC 3339 parses with offsets and fractions, and writes UTC", arguments: [
+        ("2026-12-12T00:00:00Z", "2026-12-12T00:00:00Z"),
+        ("2026-12-12T00:00:00+08:00", "2026-12-11T16:00:00Z"),
+        ("2026-12-12T00:00:00.5-01:30", "2026-12-12T01:30:00.500Z"),
+        ("1969-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z"),
+        ("2024-02-29T12:00:00z", "2024-02-29T12:00:00Z"),
+    ])
+    func parses(_ text: String, _ utc: String) throws {
+        let timestamp = try #require(Timestamp(rfc3339: text))
+        #expect(timestamp.rfc3339 == utc)
+        #expect(Timestamp(rfc3339: utc) == timestamp)
+    }
+
+    @Test("refuses what is not RFC 3339", arguments: ["2026-12-12", "2026-12-12T00:00Z", "2026-13-01T00:00:00Z",
+                                                       "2025-02-29T00:00:00Z", "2026-12-12T24:00:00Z", "2026-12-12T00:00:00",
+                                                       "2026-12-12T00:00:00+8:00", "2026-12-12T00:00:00.Z", "now", ""])
+    func refuses(_ text: String) {
+        #expect(Timestamp(rfc3339: text) == nil)
+    }
+
+    @Test("app versions compare number by number")
+    func versions() throws {
+        #expect(try #require(AppVersion("5.2")) == #require(AppVersion("5.2.0")))
+        #expect(try #require(AppVersion("5.10")) > #require(AppVersion("5.9.9")))
+        #expect(AppVersion("5..1") == nil && AppVersion("v5") == nil && AppVersion("1.2.3.4.5") == nil)
+    }
+}
