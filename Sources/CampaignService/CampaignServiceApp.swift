@@ -1,9 +1,20 @@
+import CampaignStore
+import Foundation
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
+import Synchronization
 import ZMQRPC
 import ZeroMQ
+
+/// Where committed changes go; set once the parts that listen exist (they need the database first).
+final class CommitHooks: Sendable {
+    private let hook = Mutex<(@Sendable ([Change]) -> Void)?>(nil)
+    func set(_ body: @escaping @Sendable ([Change]) -> Void) { hook.withLock { $0 = body } }
+    func run(_ changes: [Change]) { hook.withLock { $0 }?(changes) }
+}
 
 /// The campaign service: its sockets and everything behind them, built from a configuration.
 ///
@@ -17,12 +28,21 @@ public final class CampaignServiceApp: Sendable {
     private let admin: RPCServer
     private let sync: RPCServer
     private let updates: Publisher
+    private let heartbeat: HeartbeatService
+    private let scheduler: ExpiryScheduler
+    /// The campaign database.
+    public let database: CampaignDatabase
 
-    public init(configuration: CampaignServiceConfiguration, logger: Logger = Logger(label: "campaignd")) throws {
+    public init(configuration: CampaignServiceConfiguration, logger: Logger = Logger(label: "campaignd"),
+                clock: @escaping Clock = systemClock) throws {
         self.configuration = configuration
         self.logger = logger
+        try BindPolicy.check([("admin", configuration.adminEndpoint), ("sync", configuration.syncEndpoint),
+                              ("updates", configuration.updatesEndpoint)],
+                             curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
         context = try ZMQContext()
 
+        // CURVE: one key pair for the service, an allowlist for operators and one for edges.
         var adminCurve: CurveServerOptions?
         var edgeCurve: CurveServerOptions?
         if let keysPath = configuration.keysDirectory {
@@ -42,36 +62,68 @@ public final class CampaignServiceApp: Sendable {
         } else {
             zap = nil
         }
-        try BindPolicy.check([("admin", configuration.adminEndpoint), ("sync", configuration.syncEndpoint),
-                              ("updates", configuration.updatesEndpoint)],
-                             curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
 
-        var adminConfiguration = RPCServerConfiguration(endpoint: configuration.adminEndpoint, name: "admin")
-        adminConfiguration.curve = adminCurve
-        adminConfiguration.maxMessageSize = 8 * 1024 * 1024
-        admin = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: MethodTable(), info: OpenRPCInfo(title: "campaignd admin", version: "1")),
-                              configuration: adminConfiguration, logger: logger)
-        var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
-        syncConfiguration.curve = edgeCurve
-        sync = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: MethodTable(), info: OpenRPCInfo(title: "campaignd sync", version: "1")),
-                             configuration: syncConfiguration, logger: logger)
+        // Storage. Changes are published (and the scheduler told) after commit, in seq order.
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let files = try CreativeFiles(directory: configuration.dataDirectory)
+        let hooks = CommitHooks()
+        let database = try CampaignDatabase(
+            path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("campaigns.sqlite").path,
+            onCommit: { changes in hooks.run(changes) })
+        self.database = database
+
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = edgeCurve
-        updates = try Publisher(context: context, configuration: updatesConfiguration)
+        let updates = try Publisher(context: context, configuration: updatesConfiguration)
+        self.updates = updates
+        let scheduler = ExpiryScheduler(database: database, clock: clock, logger: logger)
+        self.scheduler = scheduler
+        let publisher = ChangePublisher(publisher: updates, epoch: database.epoch)
+        hooks.set { changes in
+            publisher.publish(changes)
+            scheduler.noteCommitted(changes)
+        }
+        heartbeat = HeartbeatService(publisher: updates, database: database, clock: clock, interval: configuration.heartbeatInterval)
+
+        let edges = EdgeRegistry()
+        let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
+            logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
+        }
+        var adminConfiguration = RPCServerConfiguration(endpoint: configuration.adminEndpoint, name: "admin")
+        adminConfiguration.curve = adminCurve
+        // Creatives arrive base64 in one frame: room for the largest one.
+        adminConfiguration.maxMessageSize = Int64(configuration.maxCreativeBytes) * 4 / 3 + 64 * 1024
+        adminConfiguration.maxInFlight = 64
+        admin = try RPCServer(
+            context: context,
+            dispatcher: JSONRPCDispatcher(
+                methods: AdminHandlers.table(database: database, files: files, edges: edges,
+                                             maxCreativeBytes: configuration.maxCreativeBytes, clock: clock),
+                info: AdminAPI.info, onInternalError: observer),
+            configuration: adminConfiguration, logger: logger)
+        var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
+        syncConfiguration.curve = edgeCurve
+        syncConfiguration.maxInFlight = 256
+        sync = try RPCServer(
+            context: context,
+            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(database: database, files: files, edges: edges, clock: clock),
+                                          info: SyncAPI.info, onInternalError: observer),
+            configuration: syncConfiguration, logger: logger)
+        logger.info("database open", metadata: ["epoch": "\(database.epoch)", "seq": "\((try? database.currentSeq()) ?? 0)"])
     }
 
     /// Binds every socket; returns the endpoints really bound, by name.
     public func start() throws -> [String: String] {
         try zap?.start()
         return [
-            "admin": try admin.start(),
-            "sync": try sync.start(),
             "updates": try updates.start(),
+            "sync": try sync.start(),
+            "admin": try admin.start(),
         ]
     }
 
-    /// The long-running parts, in start order.
-    public var services: [any Service] { [admin, sync, updates] }
+    /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
+    public var services: [any Service] { [updates, heartbeat, scheduler, sync, admin] }
 
     /// Releases what outlives the services (the ZAP handler).
     public func close() {

@@ -18,6 +18,10 @@ public struct CampaignServiceConfiguration: Sendable {
     public var insecure = false
     /// Written once serving, naming every endpoint really bound.
     public var readyFile: String?
+    /// The largest creative accepted, in bytes.
+    public var maxCreativeBytes = 5 * 1024 * 1024
+    /// How often the heartbeat goes out.
+    public var heartbeatInterval: Duration = .seconds(1)
 
     public init() {}
 }

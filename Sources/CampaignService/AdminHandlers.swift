@@ -1,0 +1,168 @@
+import CampaignStore
+import Crypto
+import Dispatch
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Synchronization
+import ZMQRPC
+
+/// Domain and store errors in their JSON-RPC form (the mapping lives here, at the boundary).
+extension StoreError: JSONRPCErrorConvertible {
+    public var jsonRPCError: JSONRPCError {
+        switch self {
+        case .notFound(let id):
+            JSONRPCError(code: APIError.campaignNotFound.code, message: "no campaign \(id)", data: ["id": .number(JSONNumber(id))])
+        case .field(let error):
+            .invalidParams(field: error.field, error.rule)
+        case .transition(let error):
+            JSONRPCError(code: APIError.invalidTransition.code, message: error.description,
+                         data: ["state": .string(error.state.rawValue), "operation": .string(error.operation.rawValue)])
+        }
+    }
+}
+
+extension CreativeInspector.Refusal: JSONRPCErrorConvertible {
+    public var jsonRPCError: JSONRPCError {
+        JSONRPCError(code: APIError.creativeRefused.code, message: "creative refused: \(description)")
+    }
+}
+
+/// Runs blocking work (SQLite, files) on a dispatch queue, off Swift's cooperative threads.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}
+
+/// What campaignd knows of its edges, from their acknowledgements.
+final class EdgeRegistry: Sendable {
+    private let edges = Mutex<[String: EdgeInfo]>([:])
+    /// An edge not heard from for this long is stale.
+    let staleAfter: Double = 5
+
+    func acknowledge(_ ack: EdgeAck, now: Timestamp) {
+        edges.withLock { edges in
+            edges[ack.edgeId] = EdgeInfo(edgeId: ack.edgeId, region: ack.region, epoch: ack.epoch,
+                                         appliedSeq: ack.appliedSeq, lastSeen: now, stale: false)
+        }
+    }
+
+    func list(now: Timestamp) -> [EdgeInfo] {
+        edges.withLock { edges in
+            edges.values.sorted { $0.edgeId < $1.edgeId }.map { edge in
+                var edge = edge
+                edge.stale = edge.lastSeen.seconds(until: now) > staleAfter
+                return edge
+            }
+        }
+    }
+}
+
+/// The clock the service reads (a parameter so tests can see what the service saw).
+public typealias Clock = @Sendable () -> Timestamp
+
+public let systemClock: Clock = { Timestamp(seconds: Date().timeIntervalSince1970) }
+
+enum AdminHandlers {
+    static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, maxCreativeBytes: Int,
+                      clock: @escaping Clock) -> MethodTable {
+        var table = MethodTable()
+        @Sendable func actor(_ context: RPCContext) -> String { context.peerKey ?? "local" }
+
+        table.register(AdminAPI.creativeUpload) { params, context in
+            let bytes = try decodeBase64(params.data, limit: maxCreativeBytes)
+            let facts = try CreativeInspector.inspect(bytes, declaredType: params.contentType)
+            let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            let info = CreativeInfo(sha256: sha256, size: bytes.count, contentType: facts.contentType, width: facts.width, height: facts.height)
+            try await blocking {
+                try files.store(bytes, sha256: sha256)
+                try database.addCreative(info, actor: actor(context), now: clock())
+            }
+            return info
+        }
+        table.register(AdminAPI.campaignCreate) { fields, context in
+            let change = try await blocking { try database.create(fields, actor: actor(context), now: clock()) }
+            return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+        }
+        table.register(AdminAPI.campaignUpdate) { params, context in
+            let change = try await blocking { try database.update(id: params.id, fields: params.fields, actor: actor(context), now: clock()) }
+            return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+        }
+        for (method, operation) in AdminAPI.operations {
+            table.register(method) { params, context in
+                let change = try await blocking { try database.apply(operation, id: params.id, actor: actor(context), now: clock()) }
+                return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+            }
+        }
+        table.register(AdminAPI.campaignGet) { params, _ in
+            guard let campaign = try await blocking({ try database.campaign(id: params.id) }) else { throw StoreError.notFound(params.id) }
+            return CampaignResult(campaign: campaign)
+        }
+        table.register(AdminAPI.campaignList) { params, _ in
+            if let app = params.app, app.isEmpty { throw JSONRPCError.invalidParams(field: "app", "must not be empty") }
+            return CampaignListResult(campaigns: try await blocking { try database.campaigns(app: params.app, state: params.state) })
+        }
+        table.register(AdminAPI.edgeList) { _, _ in
+            EdgeListResult(edges: edges.list(now: clock()), seq: try await blocking { try database.currentSeq() })
+        }
+        table.register(AdminAPI.campaignStats) { params, _ in
+            let stats = try await blocking { try database.stats(id: params.id) }
+            if let id = params.id, stats.isEmpty { throw StoreError.notFound(id) }
+            return CampaignStatsResult(stats: stats)
+        }
+        return table
+    }
+
+    /// Strict base64 (RFC 4648, padded), refused when its bytes would exceed `limit`.
+    static func decodeBase64(_ text: String, limit: Int) throws -> [UInt8] {
+        guard text.utf8.count / 4 * 3 <= limit + 2 else {
+            throw JSONRPCError(code: APIError.creativeRefused.code, message: "creative refused: larger than the limit of \(limit) bytes")
+        }
+        guard let data = Data(base64Encoded: text), !data.isEmpty else {
+            throw JSONRPCError.invalidParams(field: "data", "must be non-empty standard base64")
+        }
+        guard data.count <= limit else {
+            throw JSONRPCError(code: APIError.creativeRefused.code, message: "creative refused: \(data.count) bytes, the limit is \(limit)")
+        }
+        return [UInt8](data)
+    }
+}
+
+enum SyncHandlers {
+    static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, clock: @escaping Clock) -> MethodTable {
+        var table = MethodTable()
+        table.register(SyncAPI.snapshot) { _, _ in try await blocking { try database.snapshot() } }
+        table.register(SyncAPI.changes) { params, _ in
+            let unavailable = JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
+            guard params.epoch == database.epoch else { throw unavailable }
+            let limit = min(max(params.limit ?? 1000, 1), 10_000)
+            let (changes, seq) = try await blocking { (try database.changes(since: params.since, limit: limit), try database.currentSeq()) }
+            guard let changes else { throw unavailable }
+            return ChangesResult(epoch: database.epoch, seq: seq, changes: changes)
+        }
+        table.register(SyncAPI.creative) { params, _ in
+            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
+            let offset = params.offset ?? 0
+            let length = params.length ?? SyncAPI.maxChunk
+            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
+            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256)")
+            let (info, bytes) = try await blocking { (try database.creative(sha256: params.sha256), try files.read(sha256: params.sha256, offset: offset, length: length)) }
+            guard let info, let bytes else { throw notFound }
+            guard offset <= info.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(info.size) bytes)") }
+            return CreativeChunk(sha256: info.sha256, contentType: info.contentType, size: info.size, offset: offset,
+                                 data: Data(bytes).base64EncodedString())
+        }
+        table.register(SyncAPI.ack, inline: { ack, _ in
+            guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: "region", "must be at most 64 bytes") }
+            edges.acknowledge(ack, now: clock())
+            return EdgeAckResult(seq: ack.appliedSeq)
+        })
+        return table
+    }
+}

@@ -1,0 +1,104 @@
+import CampaignStore
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZMQRPC
+
+/// Publishes each committed change on the update stream, in `seq` order.
+struct ChangePublisher: Sendable {
+    let publisher: Publisher
+    let epoch: String
+
+    func publish(_ changes: [Change]) {
+        for change in changes {
+            guard let campaign = try? JSONValueEncoder().encode(change.campaign) else { continue }
+            publisher.publish(topic: UpdateStream.campaignTopic, method: UpdateStream.changed, params: [
+                "epoch": .string(epoch), "seq": .number(JSONNumber(change.seq)), "op": .string(change.op.rawValue),
+                "id": .number(JSONNumber(change.id)), "campaign": campaign,
+            ])
+        }
+    }
+}
+
+/// A heartbeat each second on the update stream: `{epoch, seq, time}`, so edges notice gaps and clock skew.
+struct HeartbeatService: Service {
+    let publisher: Publisher
+    let database: CampaignDatabase
+    let clock: Clock
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                if let seq = try? database.currentSeq() {
+                    publisher.publish(topic: UpdateStream.heartbeatTopic, method: UpdateStream.heartbeat, params: [
+                        "epoch": .string(database.epoch), "seq": .number(JSONNumber(seq)), "time": .string(clock().rfc3339),
+                    ])
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}
+
+/// Fires what time does to campaigns: a scheduled one goes live at its start, anything expires at its end, each
+/// published at once; also, at start, whatever passed while the service was down.
+///
+/// It sleeps until the earliest due time it knows, but never more than `tick`, and every commit lowers that time
+/// when it brings an earlier one (``noteCommitted(_:)``), so a transition fires within `tick` of being due.
+final class ExpiryScheduler: Service {
+    let database: CampaignDatabase
+    let clock: Clock
+    let logger: Logger
+    let tick: Duration
+    /// The earliest known due time, in milliseconds (Int64.max: none).
+    private let due = Atomic<Int64>(0)
+
+    init(database: CampaignDatabase, clock: @escaping Clock, logger: Logger, tick: Duration = .milliseconds(50)) {
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+        self.tick = tick
+    }
+
+    /// Called after each commit: a changed campaign may now be due earlier.
+    func noteCommitted(_ changes: [Change]) {
+        for change in changes {
+            guard let next = CampaignRules.nextTransition(of: change.campaign) else { continue }
+            due.min(next.milliseconds, ordering: .relaxed)
+        }
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let now = self.clock()
+                    if now.milliseconds >= self.due.load(ordering: .relaxed) {
+                        // Reset before reading, so a commit racing with this pass lowers it again.
+                        self.due.store(.max, ordering: .relaxed)
+                        let changes = try await blocking { try self.database.applyTimeTransitions(now: now) }
+                        for change in changes {
+                            self.logger.info("time changed a campaign", metadata: ["campaign": "\(change.id)", "op": "\(change.op.rawValue)", "seq": "\(change.seq)"])
+                        }
+                        if let next = try await blocking({ try self.database.nextTransitionTime() }) {
+                            self.due.min(next.milliseconds, ordering: .relaxed)
+                        }
+                    }
+                    let until = self.due.load(ordering: .relaxed)
+                    let wait = until == .max ? self.tick : min(self.tick, .milliseconds(max(0, until - self.clock().milliseconds)))
+                    try await Task.sleep(for: wait)
+                } catch is CancellationError {
+                    return
+                } catch {
+                    self.logger.error("scheduler failed; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+}

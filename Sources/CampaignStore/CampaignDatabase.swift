@@ -1,0 +1,381 @@
+import Foundation
+import GRDB
+import JSONRPC
+import LaunchAdDomain
+
+/// One committed change: the next gapless sequence number, what happened, and the campaign after it.
+public struct Change: Sendable, Codable, Hashable {
+    public var seq: Int64
+    public var op: CampaignOperation
+    public var id: Int64
+    public var campaign: Campaign
+    public var at: Timestamp
+    /// Who made it: the admin's CURVE key, `local`, or `scheduler`.
+    public var actor: String
+
+    public init(seq: Int64, op: CampaignOperation, id: Int64, campaign: Campaign, at: Timestamp, actor: String) {
+        self.seq = seq
+        self.op = op
+        self.id = id
+        self.campaign = campaign
+        self.at = at
+        self.actor = actor
+    }
+}
+
+/// Every campaign at one sequence number: what an edge starts from.
+public struct Snapshot: Sendable, Codable, Hashable {
+    public var epoch: String
+    public var seq: Int64
+    public var campaigns: [Campaign]
+
+    public init(epoch: String, seq: Int64, campaigns: [Campaign]) {
+        self.epoch = epoch
+        self.seq = seq
+        self.campaigns = campaigns
+    }
+}
+
+/// A stored creative's facts.
+public struct CreativeInfo: Sendable, Codable, Hashable {
+    public var sha256: String
+    public var size: Int
+    public var contentType: String
+    public var width: Int
+    public var height: Int
+
+    public init(sha256: String, size: Int, contentType: String, width: Int, height: Int) {
+        self.sha256 = sha256
+        self.size = size
+        self.contentType = contentType
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Impressions, clicks and skips reported by edges for one campaign.
+public struct CampaignStats: Sendable, Codable, Hashable {
+    public var id: Int64
+    public var impressions: Int64
+    public var clicks: Int64
+    public var skips: Int64
+
+    public init(id: Int64, impressions: Int64, clicks: Int64, skips: Int64) {
+        self.id = id
+        self.impressions = impressions
+        self.clicks = clicks
+        self.skips = skips
+    }
+}
+
+/// Why the store refused a write.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notFound(Int64)
+    case field(FieldError)
+    case transition(TransitionError)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "no campaign \(id)"
+        case .field(let error): error.description
+        case .transition(let error): error.description
+        }
+    }
+}
+
+/// The campaign database: SQLite through GRDB, in WAL mode with `synchronous = FULL`, so a write acknowledged is
+/// on disk. Each committed change takes the next `seq` in the same transaction as the change itself (kept in a
+/// change log), so any snapshot is consistent with a `seq` and `seq` has no gaps. `onCommit` hears each change
+/// after its transaction commits, in `seq` order (it runs on the writer's serial queue).
+public final class CampaignDatabase: Sendable {
+    private let pool: DatabasePool
+    /// The random id of this database, made when it was created.
+    public let epoch: String
+    private let onCommit: @Sendable ([Change]) -> Void
+    /// Changes kept for `changes(since:)`; older ones need a snapshot.
+    public let changeLogLimit: Int64
+
+    public init(path: String, changeLogLimit: Int64 = 100_000, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        self.onCommit = onCommit
+        self.changeLogLimit = changeLogLimit
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                CREATE TABLE campaigns (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    next_transition INTEGER,
+                    updated_at INTEGER NOT NULL,
+                    body TEXT NOT NULL);
+                CREATE INDEX campaigns_next_transition ON campaigns(next_transition) WHERE next_transition IS NOT NULL;
+                CREATE TABLE changes (
+                    seq INTEGER PRIMARY KEY NOT NULL,
+                    op TEXT NOT NULL,
+                    campaign_id INTEGER NOT NULL,
+                    at INTEGER NOT NULL,
+                    actor TEXT NOT NULL,
+                    body TEXT NOT NULL);
+                CREATE TABLE creatives (
+                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    actor TEXT NOT NULL);
+                CREATE TABLE stats (
+                    campaign_id INTEGER PRIMARY KEY NOT NULL,
+                    impressions INTEGER NOT NULL DEFAULT 0,
+                    clicks INTEGER NOT NULL DEFAULT 0,
+                    skips INTEGER NOT NULL DEFAULT 0);
+                """)
+            var random = SystemRandomNumberGenerator()
+            let epoch = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }.joined()
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?), ('seq', '0')", arguments: [epoch])
+        }
+        try migrator.migrate(pool)
+        epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
+    }
+
+    // MARK: Reading
+
+    /// The sequence number of the last committed change.
+    public func currentSeq() throws -> Int64 {
+        try pool.read { db in try Self.seq(db) }
+    }
+
+    public func campaign(id: Int64) throws -> Campaign? {
+        try pool.read { db in try Self.load(db, id: id) }
+    }
+
+    /// Campaigns, optionally of one app and one state, by id. Deleted ones only when asked for by state.
+    public func campaigns(app: String? = nil, state: CampaignState? = nil) throws -> [Campaign] {
+        try pool.read { db in
+            var sql = "SELECT body FROM campaigns WHERE 1"
+            var arguments: StatementArguments = []
+            if let app { sql += " AND app = ?"; arguments += [app] }
+            if let state { sql += " AND state = ?"; arguments += [state.rawValue] } else { sql += " AND state != 'deleted'" }
+            sql += " ORDER BY id"
+            return try String.fetchAll(db, sql: sql, arguments: arguments).map(Self.decode)
+        }
+    }
+
+    /// Every campaign an edge needs (deleted ones too, as tombstones for revocation) at one `seq`.
+    public func snapshot() throws -> Snapshot {
+        try pool.read { db in
+            let seq = try Self.seq(db)
+            let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns ORDER BY id").map(Self.decode)
+            return Snapshot(epoch: epoch, seq: seq, campaigns: campaigns)
+        }
+    }
+
+    /// The changes after `seq`, at most `limit`; `nil` when the log no longer reaches back that far.
+    public func changes(since seq: Int64, limit: Int = 1000) throws -> [Change]? {
+        try pool.read { db in
+            let current = try Self.seq(db)
+            guard seq <= current else { return nil }
+            if seq == current { return [] }
+            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes") ?? (current + 1)
+            guard oldest <= seq + 1 else { return nil }
+            let rows = try Row.fetchAll(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                                        arguments: [seq, limit])
+            return try rows.map(Self.change)
+        }
+    }
+
+    /// The earliest time at which time alone changes some campaign.
+    public func nextTransitionTime() throws -> Timestamp? {
+        try pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MIN(next_transition) FROM campaigns WHERE next_transition IS NOT NULL")
+                .map(Timestamp.init(milliseconds:))
+        }
+    }
+
+    /// Counts of campaigns by state.
+    public func countsByState() throws -> [CampaignState: Int] {
+        try pool.read { db in
+            var counts: [CampaignState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM campaigns GROUP BY state") {
+                if let state = CampaignState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+
+    // MARK: Writing campaigns
+
+    /// Creates a campaign.
+    public func create(_ fields: CampaignFields, actor: String, now: Timestamp) throws -> Change {
+        try write { db in
+            let exists = try Self.creativeChecker(db)
+            var campaign: Campaign
+            do throws(FieldError) {
+                campaign = try CampaignRules.create(fields, id: 0, now: now, creativeExists: exists)
+            } catch {
+                throw StoreError.field(error)
+            }
+            try db.execute(sql: "INSERT INTO campaigns (app, state, updated_at, body) VALUES ('', '', 0, '')")
+            campaign.id = db.lastInsertedRowID
+            return try Self.record(db, .created, campaign, actor: actor, now: now)
+        }
+    }
+
+    /// Changes some fields of a campaign.
+    public func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) throws -> Change {
+        try write { db in
+            guard let campaign = try Self.load(db, id: id) else { throw StoreError.notFound(id) }
+            let exists = try Self.creativeChecker(db)
+            let updated: Campaign
+            do throws(CampaignRuleError) {
+                updated = try CampaignRules.update(campaign, with: fields, now: now, creativeExists: exists)
+            } catch {
+                switch error {
+                case .field(let field): throw StoreError.field(field)
+                case .transition(let transition): throw StoreError.transition(transition)
+                }
+            }
+            return try Self.record(db, .updated, updated, actor: actor, now: now)
+        }
+    }
+
+    /// Applies an operator's operation: force, unforce, pause, resume, expire, delete.
+    public func apply(_ operation: CampaignOperation, id: Int64, actor: String, now: Timestamp) throws -> Change {
+        try write { db in
+            guard let campaign = try Self.load(db, id: id) else { throw StoreError.notFound(id) }
+            let next: Campaign
+            do throws(TransitionError) {
+                next = try CampaignRules.apply(operation, to: campaign, now: now)
+            } catch {
+                throw StoreError.transition(error)
+            }
+            return try Self.record(db, operation, next, actor: actor, now: now)
+        }
+    }
+
+    /// Applies what time does by `now` (starts and ends), each as its own change, in one transaction.
+    public func applyTimeTransitions(now: Timestamp) throws -> [Change] {
+        try writeMany { db in
+            let bodies = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE next_transition <= ? ORDER BY next_transition, id",
+                                             arguments: [now.milliseconds])
+            var changes: [Change] = []
+            for campaign in try bodies.map(Self.decode) {
+                guard let (operation, next) = CampaignRules.timeTransition(of: campaign, now: now) else { continue }
+                changes.append(try Self.record(db, operation, next, actor: "scheduler", now: now))
+            }
+            return changes
+        }
+    }
+
+    // MARK: Creatives and stats
+
+    public func creative(sha256: String) throws -> CreativeInfo? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = ?", arguments: [sha256])
+                .map { row in CreativeInfo(sha256: row["sha256"], size: row["size"], contentType: row["content_type"], width: row["width"], height: row["height"]) }
+        }
+    }
+
+    /// Records a creative whose bytes are already stored (uploading the same bytes twice is fine).
+    public func addCreative(_ info: CreativeInfo, actor: String, now: Timestamp) throws {
+        try pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO creatives (sha256, content_type, size, width, height, created_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sha256) DO NOTHING
+                """, arguments: [info.sha256, info.contentType, info.size, info.width, info.height, now.milliseconds, actor])
+        }
+    }
+
+    /// Adds reported events to a campaign's counters.
+    public func addStats(id: Int64, impressions: Int64, clicks: Int64, skips: Int64) throws {
+        try pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO stats (campaign_id, impressions, clicks, skips) VALUES (?, ?, ?, ?)
+                ON CONFLICT(campaign_id) DO UPDATE SET impressions = impressions + excluded.impressions,
+                    clicks = clicks + excluded.clicks, skips = skips + excluded.skips
+                """, arguments: [id, impressions, clicks, skips])
+        }
+    }
+
+    public func stats(id: Int64? = nil) throws -> [CampaignStats] {
+        try pool.read { db in
+            var sql = "SELECT c.id, COALESCE(s.impressions, 0) AS i, COALESCE(s.clicks, 0) AS c, COALESCE(s.skips, 0) AS s FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id"
+            var arguments: StatementArguments = []
+            if let id { sql += " WHERE c.id = ?"; arguments += [id] } else { sql += " WHERE c.state != 'deleted'" }
+            sql += " ORDER BY c.id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                CampaignStats(id: row["id"], impressions: row["i"], clicks: row["c"], skips: row["s"])
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    private func write(_ body: @escaping (Database) throws -> Change) throws -> Change {
+        try writeMany { db in [try body(db)] }[0]
+    }
+
+    /// Runs `body` in one transaction, then hands its changes to `onCommit` while still holding the writer, so
+    /// changes are heard in `seq` order and only once committed.
+    private func writeMany(_ body: @escaping (Database) throws -> [Change]) throws -> [Change] {
+        try pool.writeWithoutTransaction { db in
+            var changes: [Change] = []
+            try db.inTransaction {
+                changes = try body(db)
+                return .commit
+            }
+            if !changes.isEmpty { onCommit(changes) }
+            return changes
+        }
+    }
+
+    private static func seq(_ db: Database) throws -> Int64 {
+        Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? "0") ?? 0
+    }
+
+    private static func load(_ db: Database, id: Int64) throws -> Campaign? {
+        try String.fetchOne(db, sql: "SELECT body FROM campaigns WHERE id = ?", arguments: [id]).map(decode)
+    }
+
+    private static func creativeChecker(_ db: Database) throws -> (String) -> Bool {
+        let known = Set(try String.fetchAll(db, sql: "SELECT sha256 FROM creatives"))
+        return { known.contains($0) }
+    }
+
+    /// Stores the campaign, takes the next `seq`, appends the change, and trims the log.
+    private static func record(_ db: Database, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
+                               now: Timestamp) throws -> Change {
+        let seq = try Self.seq(db) + 1
+        let body = String(decoding: try JSONValueEncoder().encodeJSON(campaign), as: UTF8.self)
+        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seq'", arguments: [String(seq)])
+        try db.execute(sql: "UPDATE campaigns SET app = ?, state = ?, next_transition = ?, updated_at = ?, body = ? WHERE id = ?",
+                       arguments: [campaign.app, campaign.state.rawValue, CampaignRules.nextTransition(of: campaign)?.milliseconds,
+                                   now.milliseconds, body, campaign.id])
+        try db.execute(sql: "INSERT INTO changes (seq, op, campaign_id, at, actor, body) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [seq, operation.rawValue, campaign.id, now.milliseconds, actor, body])
+        return Change(seq: seq, op: operation, id: campaign.id, campaign: campaign, at: now, actor: actor)
+    }
+
+    private static func decode(_ body: String) throws -> Campaign {
+        try JSONValueDecoder(rejectUnknownKeys: false).decode(Campaign.self, fromJSON: Array(body.utf8))
+    }
+
+    private static func change(_ row: Row) throws -> Change {
+        Change(seq: row["seq"], op: CampaignOperation(rawValue: row["op"]) ?? .updated, id: row["campaign_id"],
+               campaign: try decode(row["body"]), at: Timestamp(milliseconds: row["at"]), actor: row["actor"])
+    }
+
+    /// Trims the change log to its limit (called now and then; the log is for short gaps only).
+    public func trimChangeLog() throws {
+        try pool.write { db in
+            let seq = try Self.seq(db)
+            try db.execute(sql: "DELETE FROM changes WHERE seq <= ?", arguments: [seq - changeLogLimit])
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import LaunchAdDomain
+
+/// Creative bytes on disk, named by their sha256 (`creatives/ab/abcdef...`), written atomically: to a temporary
+/// file, flushed, renamed, and the folder flushed. Nothing is ever looked up by a client-given path: a name that is
+/// not 64 lowercase hex characters is refused before it touches the file system.
+public struct CreativeFiles: Sendable {
+    public let root: URL
+
+    public init(directory: String) throws {
+        root = URL(fileURLWithPath: directory).appendingPathComponent("creatives")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    func path(_ sha256: String) -> URL? {
+        guard CampaignRules.isSHA256(sha256) else { return nil }
+        return root.appendingPathComponent(String(sha256.prefix(2))).appendingPathComponent(sha256)
+    }
+
+    /// Stores `bytes` under `sha256` (which the caller computed from them) unless already there.
+    public func store(_ bytes: [UInt8], sha256: String) throws {
+        guard let final = path(sha256) else { throw CocoaError(.fileWriteInvalidFileName) }
+        if FileManager.default.fileExists(atPath: final.path) { return }
+        let folder = final.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(sha256).\(UUID().uuidString).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let n = write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        close(fd)
+        guard ok, rename(temporary.path, final.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        let dir = open(folder.path, O_RDONLY)
+        if dir >= 0 { fsync(dir); close(dir) }
+    }
+
+    /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end), or `nil` if there is none.
+    public func read(sha256: String, offset: Int, length: Int) throws -> [UInt8]? {
+        guard let file = path(sha256), let handle = FileHandle(forReadingAtPath: file.path) else { return nil }
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        return [UInt8](try handle.read(upToCount: length) ?? Data())
+    }
+
+    /// Whether a creative's bytes are stored.
+    public func contains(_ sha256: String) -> Bool {
+        path(sha256).map { FileManager.default.fileExists(atPath: $0.path) } ?? false
+    }
+}

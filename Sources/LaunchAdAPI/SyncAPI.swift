@@ -1,0 +1,102 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+public struct ChangesParams: Codable, Sendable {
+    public var epoch: String
+    public var since: Int64
+    public var limit: Int?
+    public init(epoch: String, since: Int64, limit: Int? = nil) {
+        self.epoch = epoch
+        self.since = since
+        self.limit = limit
+    }
+}
+
+public struct ChangesResult: Codable, Sendable {
+    public var epoch: String
+    /// The service's sequence number now (the changes may stop short of it when limited).
+    public var seq: Int64
+    public var changes: [Change]
+
+    public init(epoch: String, seq: Int64, changes: [Change]) {
+        self.epoch = epoch
+        self.seq = seq
+        self.changes = changes
+    }
+}
+
+public struct CreativeChunkParams: Codable, Sendable {
+    public var sha256: String
+    public var offset: Int?
+    public var length: Int?
+    public init(sha256: String, offset: Int? = nil, length: Int? = nil) {
+        self.sha256 = sha256
+        self.offset = offset
+        self.length = length
+    }
+}
+
+/// A piece of a creative's bytes (base64), at most 1 MiB.
+public struct CreativeChunk: Codable, Sendable {
+    public var sha256: String
+    public var contentType: String
+    public var size: Int
+    public var offset: Int
+    public var data: String
+
+    public init(sha256: String, contentType: String, size: Int, offset: Int, data: String) {
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.size = size
+        self.offset = offset
+        self.data = data
+    }
+}
+
+public struct EdgeAck: Codable, Sendable {
+    public var edgeId: String
+    public var region: String
+    public var epoch: String
+    public var appliedSeq: Int64
+    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64) {
+        self.edgeId = edgeId
+        self.region = region
+        self.epoch = epoch
+        self.appliedSeq = appliedSeq
+    }
+}
+
+public struct EdgeAckResult: Codable, Sendable {
+    public var seq: Int64
+
+    public init(seq: Int64) {
+        self.seq = seq
+    }
+}
+
+/// The sync socket's methods, for edges.
+public enum SyncAPI {
+    public static let info = OpenRPCInfo(title: "campaignd sync", version: "1.0.0",
+                                         description: "Edges' API of the campaign service: snapshots, changes, creative bytes, acknowledgements.")
+    public static let maxChunk = 1 << 20
+
+    public static let snapshot = RPCMethod<NoParams, Snapshot>(
+        "sync.snapshot", summary: "Every campaign at one sequence number.", idempotent: true)
+    public static let changes = RPCMethod<ChangesParams, ChangesResult>(
+        "sync.changes", summary: "The changes after a sequence number, while the log keeps them.", idempotent: true,
+        errors: [APIError.changesUnavailable])
+    public static let creative = RPCMethod<CreativeChunkParams, CreativeChunk>(
+        "creative.get", summary: "Bytes of a stored creative, at most 1 MiB a call.", idempotent: true,
+        errors: [APIError.creativeNotFound])
+    public static let ack = RPCMethod<EdgeAck, EdgeAckResult>(
+        "edge.ack", summary: "An edge acknowledges the sequence number it applied.", idempotent: true)
+}
+
+/// The update stream's topics and notifications.
+public enum UpdateStream {
+    public static let campaignTopic = "campaign"
+    public static let heartbeatTopic = "heartbeat"
+    public static let changed = "campaign.changed"
+    public static let heartbeat = "heartbeat"
+}

@@ -1,0 +1,242 @@
+import CampaignStore
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import Synchronization
+import Testing
+import ZMQRPC
+import ZeroMQ
+
+@Suite("campaignd", .timeLimit(.minutes(3)))
+struct CampaignServiceTests {
+    @Test("creatives: type checked against the bytes, size read from the header, stored once, served in chunks")
+    func creatives() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let bytes = CampaignFixture.png(width: 1179, height: 2556)
+        let upload = CreativeUploadParams(contentType: "image/png", data: Data(bytes).base64EncodedString())
+        let info = try await admin.call(AdminAPI.creativeUpload, upload)
+        #expect(info.width == 1179 && info.height == 2556 && info.size == bytes.count && info.contentType == "image/png")
+        #expect(try await admin.call(AdminAPI.creativeUpload, upload) == info)  // the same bytes again: same answer
+
+        await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/jpeg", data: upload.data)) }
+            throws: { ($0 as? JSONRPCError)?.code == APIError.creativeRefused.code }
+        await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: "bm90IGFuIGltYWdl")) }
+            throws: { ($0 as? JSONRPCError)?.code == APIError.creativeRefused.code }
+        await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: "%%%")) }
+            throws: { ($0 as? JSONRPCError)?.code == -32602 }
+
+        // Chunks put together give the bytes back.
+        var assembled: [UInt8] = []
+        while assembled.count < info.size {
+            let chunk = try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: info.sha256, offset: assembled.count, length: 10))
+            #expect(chunk.offset == assembled.count)
+            assembled += [UInt8](Data(base64Encoded: chunk.data)!)
+        }
+        #expect(assembled == bytes)
+        await #expect { try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: "../../etc/passwd")) }
+            throws: { ($0 as? JSONRPCError)?.code == -32602 }
+        await #expect { try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: String(repeating: "0", count: 64))) }
+            throws: { ($0 as? JSONRPCError)?.code == APIError.creativeNotFound.code }
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+
+    @Test("a valid campaign round-trips every field; bad ones are refused naming the field")
+    func campaignsOverTheWire() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let first = try await fixture.uploadPNG(admin, seed: 1)
+        let second = try await fixture.uploadPNG(admin, width: 1080, height: 2340, seed: 2)
+        var fields = CampaignFixture.fields(name: "Double 12 · 双十二", creative: first, startIn: 600)
+        fields.priority = 80
+        fields.weight = 5
+        fields.forced = false
+        fields.countdown = 5
+        fields.skipAfter = 2
+        fields.launchTypes = [.cold, .hot]
+        fields.minBackgroundSeconds = 300
+        fields.jump = Jump(type: .url, value: "https://shop.example.com/1212?from=splash")
+        fields.creatives = [CreativeRef(sha256: first, weight: 3), CreativeRef(sha256: second, weight: 1)]
+        fields.targeting = Targeting(platforms: ["ios"], appVersions: VersionRange(min: "5.0", max: "6.0"), regions: ["cn-east"], locales: ["zh-CN"])
+        fields.frequencyCap = FrequencyCap(shows: 3, hours: 24)
+        let created = try await admin.call(AdminAPI.campaignCreate, fields)
+        #expect(created.seq == 1 && created.campaign.state == .scheduled && created.campaign.version == 1)
+        let fetched = try await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign
+        #expect(fetched == created.campaign)
+        #expect(fetched.name == "Double 12 · 双十二" && fetched.targeting == fields.targeting && fetched.creatives == fields.creatives)
+
+        var bad = fields
+        bad.creatives = [CreativeRef(sha256: String(repeating: "f", count: 64))]
+        await #expect { try await admin.call(AdminAPI.campaignCreate, bad) } throws: { error in
+            let error = error as? JSONRPCError
+            return error?.code == -32602 && error?.data?["field"] == "creatives[0].sha256"
+        }
+        await #expect { try await admin.call("campaign.create", params: ["name": "x", "app": "shop", "startsAt": "tomorrow"]) } throws: { error in
+            (error as? JSONRPCError)?.data?["field"] == "startsAt"
+        }
+        await #expect { try await admin.call(AdminAPI.campaignGet, CampaignID(id: 999)) } throws: { ($0 as? JSONRPCError)?.code == APIError.campaignNotFound.code }
+        let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: created.campaign.id))
+        #expect(expired.seq == 2 && expired.campaign.state == .expired)
+        await #expect { try await admin.call(AdminAPI.campaignPause, CampaignID(id: created.campaign.id)) } throws: {
+            ($0 as? JSONRPCError)?.code == APIError.invalidTransition.code
+        }
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("kill -9 right after an acknowledged write loses nothing, and seq goes on without a gap")
+    func durability() async throws {
+        let fixture = try await CampaignFixture()
+        var admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        var lastSeq: Int64 = 0
+        var ids: [Int64] = []
+        for index in 0..<20 {
+            let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative))
+            #expect(change.seq == lastSeq + 1)
+            lastSeq = change.seq
+            ids.append(change.campaign.id)
+        }
+        let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: ids[3]))
+        await admin.close()
+        try await fixture.restart(signal: SIGKILL)  // at once after the answer
+        admin = try fixture.admin()
+        let list = try await admin.call(AdminAPI.campaignList, CampaignListParams())
+        #expect(list.campaigns.map(\.id) == ids)
+        #expect(list.campaigns[3].forced && list.campaigns[3].version == forced.campaign.version)
+        let next = try await admin.call(AdminAPI.campaignPause, CampaignID(id: ids[0]))
+        #expect(next.seq == forced.seq + 1)
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("a subscriber that starts late, or loses messages, rebuilds the exact state from snapshot plus changes")
+    func rebuild() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let creative = try await fixture.uploadPNG(admin)
+        for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
+        // Late start: snapshot first, then changes after it.
+        let snapshot = try await sync.call(SyncAPI.snapshot, NoParams())
+        #expect(snapshot.seq == 10 && snapshot.campaigns.count == 10)
+        for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "late\(index)", creative: creative)) }
+        _ = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: 2))
+        _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 3))
+        var state = Dictionary(uniqueKeysWithValues: snapshot.campaigns.map { ($0.id, $0) })
+        var applied = snapshot.seq
+        // Lost messages: catch up from the change log, in pages.
+        while true {
+            let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: applied, limit: 5))
+            for change in page.changes {
+                #expect(change.seq == applied + 1)
+                state[change.id] = change.campaign
+                applied = change.seq
+            }
+            if applied == page.seq { break }
+        }
+        let fresh = try await sync.call(SyncAPI.snapshot, NoParams())
+        #expect(applied == fresh.seq)
+        #expect(state.values.sorted { $0.id < $1.id } == fresh.campaigns)
+        await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: "another", since: 0)) } throws: {
+            ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
+        }
+        await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: fresh.seq + 5)) } throws: {
+            ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
+        }
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+
+    @Test("a campaign ending 2 s ahead is published as expired within 100 ms of its end")
+    func expiryOnTime() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let subscriber = try fixture.subscribe()
+        var messages = subscriber.messages.makeAsyncIterator()
+        _ = await messages.next()  // subscribed (a heartbeat or a change)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
+        let endsAt = created.campaign.endsAt
+        var expiredAt: Timestamp?
+        while expiredAt == nil, let message = await messages.next() {
+            if message.method == UpdateStream.changed, message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
+                expiredAt = Timestamp(seconds: Date().timeIntervalSince1970)
+            }
+        }
+        let lateness = try #require(expiredAt).milliseconds - endsAt.milliseconds
+        #expect(lateness >= 0 && lateness < 100, "published \(lateness) ms after the end")
+        await subscriber.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("concurrent writers: seq stays gapless and every change is published exactly once, in order")
+    func concurrentWriters() async throws {
+        let fixture = try await CampaignFixture()
+        let setup = try fixture.admin()
+        let creative = try await fixture.uploadPNG(setup)
+        let subscriber = try fixture.subscribe(topics: ["campaign"])
+        var messages = subscriber.messages.makeAsyncIterator()
+        // Make sure the subscription is in place: a first change must arrive.
+        _ = try await setup.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "probe", creative: creative))
+        var firstSeq = 0
+        if let first = await messages.next() { firstSeq = first.params["seq"]?.intValue ?? 0 }
+        #expect(firstSeq == 1)
+        let writers = 4, each = 30
+        let seqs = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for writer in 0..<writers {
+                let client = try fixture.admin()
+                group.addTask {
+                    var seqs: [Int64] = []
+                    for index in 0..<each {
+                        seqs.append(try await client.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "w\(writer)-\(index)", creative: creative)).seq)
+                    }
+                    await client.close()
+                    return seqs
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { $0 += $1 }
+        }
+        #expect(seqs.sorted() == Array(2...Int64(1 + writers * each)))
+        var published: [Int] = []
+        while published.count < writers * each, let message = await messages.next() {
+            if let seq = message.params["seq"]?.intValue { published.append(seq) }
+        }
+        #expect(published == Array(2...(1 + writers * each)))
+        #expect(subscriber.dropped.load(ordering: .relaxed) == 0)
+        await subscriber.stop()
+        await setup.close()
+        await fixture.stop()
+    }
+
+    @Test("heartbeats carry epoch, seq and time every second; edges' acknowledgements feed edge.list")
+    func heartbeatsAndEdges() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let subscriber = try fixture.subscribe(topics: ["heartbeat"])
+        var messages = subscriber.messages.makeAsyncIterator()
+        let first = try #require(await messages.next())
+        let second = try #require(await messages.next())
+        #expect(first.method == "heartbeat" && first.params["seq"] == 0)
+        let snapshot = try await sync.call(SyncAPI.snapshot, NoParams())
+        #expect(first.params["epoch"]?.stringValue == snapshot.epoch)
+        let gap = try #require(Timestamp(rfc3339: second.params["time"]?.stringValue ?? "")).milliseconds
+            - #require(Timestamp(rfc3339: first.params["time"]?.stringValue ?? "")).milliseconds
+        #expect(gap >= 900 && gap <= 1500)
+        _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: snapshot.epoch, appliedSeq: 0))
+        let edges = try await admin.call(AdminAPI.edgeList, NoParams())
+        #expect(edges.edges.map(\.edgeId) == ["edge-a"] && edges.edges[0].region == "cn-east" && !edges.edges[0].stale)
+        await subscriber.stop()
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+}
