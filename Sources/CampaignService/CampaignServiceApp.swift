@@ -1,5 +1,6 @@
 import CampaignStore
 import Foundation
+import Hummingbird
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdRuntime
@@ -8,6 +9,11 @@ import ServiceLifecycle
 import Synchronization
 import ZMQRPC
 import ZeroMQ
+
+/// The sockets' bound endpoints, for the ready file once HTTP is up too.
+final class EndpointList: Sendable {
+    let value = Mutex<[String: String]>([:])
+}
 
 /// Where committed changes go; set once the parts that listen exist (they need the database first).
 final class CommitHooks: Sendable {
@@ -30,11 +36,15 @@ public final class CampaignServiceApp: Sendable {
     private let updates: Publisher
     private let heartbeat: HeartbeatService
     private let scheduler: ExpiryScheduler
+    private let http: any Service
+    private let zmqEndpoints = EndpointList()
     /// The campaign database.
     public let database: CampaignDatabase
 
+    /// `onReady` hears every endpoint really bound (the sockets and HTTP) once the service is serving.
     public init(configuration: CampaignServiceConfiguration, logger: Logger = Logger(label: "campaignd"),
-                clock: @escaping Clock = systemClock) throws {
+                clock: @escaping Clock = systemClock,
+                onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
         self.configuration = configuration
         self.logger = logger
         try BindPolicy.check([("admin", configuration.adminEndpoint), ("sync", configuration.syncEndpoint),
@@ -86,6 +96,7 @@ public final class CampaignServiceApp: Sendable {
         heartbeat = HeartbeatService(publisher: updates, database: database, clock: clock, interval: configuration.heartbeatInterval)
 
         let edges = EdgeRegistry()
+        let metrics = CampaignMetrics()
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
         }
@@ -99,7 +110,7 @@ public final class CampaignServiceApp: Sendable {
             dispatcher: JSONRPCDispatcher(
                 methods: AdminHandlers.table(database: database, files: files, edges: edges,
                                              maxCreativeBytes: configuration.maxCreativeBytes, clock: clock),
-                info: AdminAPI.info, onInternalError: observer),
+                info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin")),
             configuration: adminConfiguration, logger: logger)
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = edgeCurve
@@ -107,23 +118,50 @@ public final class CampaignServiceApp: Sendable {
         sync = try RPCServer(
             context: context,
             dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(database: database, files: files, edges: edges, clock: clock),
-                                          info: SyncAPI.info, onInternalError: observer),
+                                          info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync")),
             configuration: syncConfiguration, logger: logger)
+
+        // HTTP: /metrics and /healthz. The ready file waits for it, as it is the last to bind.
+        let router = Router()
+        router.get("/healthz") { _, _ -> Response in
+            guard let seq = try? await blocking({ try database.currentSeq() }) else {
+                return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"unavailable"}"#)))
+            }
+            let body: JSONValue = ["status": "ok", "epoch": .string(database.epoch), "seq": .number(JSONNumber(seq))]
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+        }
+        router.get("/metrics") { _, _ -> Response in
+            let now = clock()
+            await (try? blocking {
+                metrics.refresh(database: database, edges: edges.list(now: now).map { EdgeInfoSummary(stale: $0.stale) },
+                                published: updates.published.load(ordering: .relaxed))
+            })
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
+        }
+        let endpoints = zmqEndpoints
+        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
+            var all = endpoints.value.withLock { $0 }
+            all["http"] = bound
+            await onReady(all)
+        }
         logger.info("database open", metadata: ["epoch": "\(database.epoch)", "seq": "\((try? database.currentSeq()) ?? 0)"])
     }
 
     /// Binds every socket; returns the endpoints really bound, by name.
     public func start() throws -> [String: String] {
         try zap?.start()
-        return [
+        let bound = [
             "updates": try updates.start(),
             "sync": try sync.start(),
             "admin": try admin.start(),
         ]
+        zmqEndpoints.value.withLock { $0 = bound }
+        return bound
     }
 
     /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
-    public var services: [any Service] { [updates, heartbeat, scheduler, sync, admin] }
+    public var services: [any Service] { [updates, heartbeat, scheduler, sync, admin, http] }
 
     /// Releases what outlives the services (the ZAP handler).
     public func close() {

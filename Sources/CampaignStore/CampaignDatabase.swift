@@ -92,17 +92,16 @@ public final class CampaignDatabase: Sendable {
     /// The random id of this database, made when it was created.
     public let epoch: String
     private let onCommit: @Sendable ([Change]) -> Void
-    /// Changes kept for `changes(since:)`; older ones need a snapshot.
-    public let changeLogLimit: Int64
 
-    public init(path: String, changeLogLimit: Int64 = 100_000, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+    /// Opens (or creates) the database at `path`. The change log is kept whole: it is also the audit trail of who
+    /// changed what and when.
+    public init(path: String, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         self.onCommit = onCommit
-        self.changeLogLimit = changeLogLimit
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -369,13 +368,5 @@ public final class CampaignDatabase: Sendable {
     private static func change(_ row: Row) throws -> Change {
         Change(seq: row["seq"], op: CampaignOperation(rawValue: row["op"]) ?? .updated, id: row["campaign_id"],
                campaign: try decode(row["body"]), at: Timestamp(milliseconds: row["at"]), actor: row["actor"])
-    }
-
-    /// Trims the change log to its limit (called now and then; the log is for short gaps only).
-    public func trimChangeLog() throws {
-        try pool.write { db in
-            let seq = try Self.seq(db)
-            try db.execute(sql: "DELETE FROM changes WHERE seq <= ?", arguments: [seq - changeLogLimit])
-        }
     }
 }

@@ -36,9 +36,13 @@ public final class JSONRPCDispatcher: Sendable {
     /// The OpenRPC document of the methods (what `rpc.discover` answers).
     public let openRPCDocument: JSONValue
     private let onInternalError: InternalErrorObserver?
+    private let onCall: CallObserver?
+
+    /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took.
+    public typealias CallObserver = @Sendable (_ method: String, _ code: Int, _ duration: Duration) -> Void
 
     public init(methods: MethodTable, info: OpenRPCInfo, limits: Limits = Limits(),
-                onInternalError: InternalErrorObserver? = nil) {
+                onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil) {
         var table = methods
         let document = OpenRPC.document(info: info, methods: methods.methods)
         let documentBytes = document.jsonBytes
@@ -51,6 +55,7 @@ public final class JSONRPCDispatcher: Sendable {
         self.limits = limits
         self.openRPCDocument = document
         self.onInternalError = onInternalError
+        self.onCall = onCall
     }
 
     /// The methods served, `rpc.discover` included.
@@ -213,36 +218,50 @@ public final class JSONRPCDispatcher: Sendable {
         let source = ParamsSource(tape: tape, index: params)
         switch entry.invoker {
         case .inline(let handler):
+            let started = onCall == nil ? nil : ContinuousClock.now
             guard let id else {
                 var scratch = JSONWriter()
-                _ = try? handler(source, callContext, &scratch)
+                var code = 0
+                do { try handler(source, callContext, &scratch) } catch {
+                    code = Self.wireError(error, method: name, observer: onInternalError).code
+                }
+                if let started { onCall?(name, code, ContinuousClock.now - started) }
                 return .none
             }
             let start = writer.count
             Self.writeResultPrefix(id: id, into: &writer)
+            var code = 0
             do {
                 try handler(source, callContext, &writer)
                 writer.append(UInt8(ascii: "}"))
             } catch {
                 writer.truncate(to: start)
-                writer.writeRaw(Self.errorResponse(id: id, Self.wireError(error, method: name, observer: onInternalError)))
+                let wire = Self.wireError(error, method: name, observer: onInternalError)
+                code = wire.code
+                writer.writeRaw(Self.errorResponse(id: id, wire))
             }
+            if let started { onCall?(name, code, ContinuousClock.now - started) }
             return .written
         case .async(let prepare):
+            let started = onCall == nil ? nil : ContinuousClock.now
             let work: @Sendable (RPCContext) async throws -> [UInt8]
             do {
                 work = try prepare(source)
             } catch {
+                let wire = Self.wireError(error, method: name, observer: onInternalError)
+                if let started { onCall?(name, wire.code, ContinuousClock.now - started) }
                 guard let id else { return .none }
-                writer.writeRaw(Self.errorResponse(id: id, Self.wireError(error, method: name, observer: onInternalError)))
+                writer.writeRaw(Self.errorResponse(id: id, wire))
                 return .written
             }
+            let callObserver = onCall
             let idCopy = id.map { Array($0) }
             let observer = onInternalError
             let frozenContext = callContext
             return .later {
                 do {
                     let result = try await work(frozenContext)
+                    if let started { callObserver?(name, 0, ContinuousClock.now - started) }
                     guard let idCopy else { return nil }
                     var writer = JSONWriter(reservingCapacity: result.count + 64)
                     idCopy.withUnsafeBytes { Self.writeResultPrefix(id: $0, into: &writer) }
@@ -250,8 +269,9 @@ public final class JSONRPCDispatcher: Sendable {
                     writer.append(UInt8(ascii: "}"))
                     return writer.bytes
                 } catch {
-                    guard let idCopy else { return nil }
                     let wire = Self.wireError(error, method: name, observer: observer)
+                    if let started { callObserver?(name, wire.code, ContinuousClock.now - started) }
+                    guard let idCopy else { return nil }
                     return idCopy.withUnsafeBytes { Self.errorResponse(id: $0, wire) }
                 }
             }

@@ -54,11 +54,15 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
         do {
-            let app = try CampaignServiceApp(configuration: configuration, logger: logger)
+            let readyFile = configuration.readyFile
+            let app = try CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
+                if let readyFile {
+                    do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("campaignd", "\(error)") }
+                }
+                logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            })
             defer { app.close() }
-            let endpoints = try app.start()
-            if let readyFile = configuration.readyFile { try ReadyFile.write(endpoints, to: readyFile) }
-            logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            _ = try app.start()
             try await ServiceRunner.run(app.services, logger: logger)
         } catch let error as RuntimeError {
             exitWithError("campaignd", error.description)

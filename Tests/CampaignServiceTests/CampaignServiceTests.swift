@@ -1,5 +1,8 @@
 import CampaignStore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
@@ -237,6 +240,53 @@ struct CampaignServiceTests {
         await subscriber.stop()
         await admin.close()
         await sync.close()
+        await fixture.stop()
+    }
+}
+
+@Suite("campaignd operations", .timeLimit(.minutes(2)))
+struct CampaignOperationsTests {
+    @Test("a campaign whose end passed while campaignd was down is expired, and published, on start")
+    func expiryWhileDown() async throws {
+        let fixture = try await CampaignFixture()
+        var admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 1.5))
+        await admin.close()
+        fixture.process.signal(SIGKILL)
+        _ = await fixture.process.exitStatus()
+        try await Task.sleep(for: .seconds(2))
+        try await fixture.restart()
+        admin = try fixture.admin()
+        #expect(await eventually {
+            (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign.state) == .expired
+        })
+        let sync = try fixture.sync()
+        let snapshot = try await sync.call(SyncAPI.snapshot, NoParams())
+        let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
+        #expect(changes.map(\.op) == [.expired] && changes[0].actor == "scheduler")
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+
+    @Test("/healthz answers with epoch and seq; /metrics counts requests by method and code")
+    func http() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        _ = try await fixture.uploadPNG(admin)
+        _ = try? await admin.call(AdminAPI.campaignGet, CampaignID(id: 42))
+        let base = "http://\(try #require(fixture.endpoints["http"]))"
+        let (health, healthResponse) = try await URLSession.shared.data(from: URL(string: "\(base)/healthz")!)
+        #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
+        let healthJSON = try JSONParser.parse([UInt8](health))
+        #expect(healthJSON["status"] == "ok" && healthJSON["seq"] == 0 && healthJSON["epoch"]?.stringValue?.count == 32)
+        let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(base)/metrics")!)
+        let text = String(decoding: metrics, as: UTF8.self)
+        #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="creative.upload",code="0"} 1"#), "\(text)")
+        #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="campaign.get",code="-32001"} 1"#))
+        #expect(text.contains("launchad_campaignd_seq 0"))
+        await admin.close()
         await fixture.stop()
     }
 }

@@ -1,0 +1,64 @@
+import CampaignStore
+import Foundation
+import JSONRPC
+import LaunchAdDomain
+import Prometheus
+import Synchronization
+import ZMQRPC
+
+/// campaignd's Prometheus metrics, named `launchad_campaignd_*`: requests by socket, method and code, their
+/// latency, the sequence number, campaigns by state, edges live and stale, changes published.
+final class CampaignMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let seq: Gauge
+    private let published: Gauge
+    private let edgesLive: Gauge
+    private let edgesStale: Gauge
+    private let stateGauges: [CampaignState: Gauge]
+
+    static func name(_ metric: String, unit: String = "", help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "launchad", subsystem: "campaignd", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    init() {
+        seq = registry.makeGauge(descriptor: Self.name("seq", help: "Sequence number of the last committed change."))
+        published = registry.makeGauge(descriptor: Self.name("updates_published", unit: "total", help: "Messages handed to the update stream."))
+        let edges = Self.name("edges", help: "Edges by whether they were heard from lately.")
+        edgesLive = registry.makeGauge(descriptor: edges, labels: [("state", "live")])
+        edgesStale = registry.makeGauge(descriptor: edges, labels: [("state", "stale")])
+        var gauges: [CampaignState: Gauge] = [:]
+        let campaigns = Self.name("campaigns", help: "Campaigns by state.")
+        for state in CampaignState.allCases {
+            gauges[state] = registry.makeGauge(descriptor: campaigns, labels: [("state", state.rawValue)])
+        }
+        stateGauges = gauges
+    }
+
+    /// Counts and times every call on `socket`.
+    func observer(socket: String) -> JSONRPCDispatcher.CallObserver {
+        let histogram = registry.makeDurationHistogram(
+            descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer a request."), labels: [("socket", socket)],
+            buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .milliseconds(500), .seconds(2)])
+        let registry = self.registry
+        return { method, code, duration in
+            let requests = Self.name("requests", unit: "total", help: "Requests answered, by socket, method and JSON-RPC code (0 for success).")
+            registry.makeCounter(descriptor: requests, labels: [("socket", socket), ("method", method), ("code", String(code))]).increment()
+            histogram.record(duration)
+        }
+    }
+
+    /// Brings the gauges up to date (at each scrape).
+    func refresh(database: CampaignDatabase, edges: [EdgeInfoSummary], published count: Int) {
+        if let current = try? database.currentSeq() { seq.set(Double(current)) }
+        if let counts = try? database.countsByState() {
+            for (state, gauge) in stateGauges { gauge.set(Double(counts[state] ?? 0)) }
+        }
+        edgesLive.set(Double(edges.filter { !$0.stale }.count))
+        edgesStale.set(Double(edges.filter(\.stale).count))
+        published.set(Double(count))
+    }
+}
+
+struct EdgeInfoSummary {
+    var stale: Bool
+}
