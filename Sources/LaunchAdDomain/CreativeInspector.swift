@@ -5,6 +5,12 @@ public enum CreativeInspector {
         public var contentType: String
         public var width: Int
         public var height: Int
+
+        public init(contentType: String, width: Int, height: Int) {
+            self.contentType = contentType
+            self.width = width
+            self.height = height
+        }
     }
 
     /// Why bytes were refused as a creative.

@@ -34,11 +34,16 @@ struct CampaignDaemon: AsyncParsableCommand {
     var insecure = Environment.flag("CAMPAIGND_INSECURE")
     @Option(help: "Write the bound endpoints here once serving. [CAMPAIGND_READY_FILE]")
     var readyFile: String?
+    @Option(help: "The largest creative accepted, in bytes. [CAMPAIGND_MAX_CREATIVE_BYTES]")
+    var maxCreativeBytes = Int(Environment.string("CAMPAIGND_MAX_CREATIVE_BYTES", default: "5242880")) ?? -1
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard (1...(64 << 20)).contains(maxCreativeBytes) else {
+            throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
+        }
     }
 
     func run() async throws {
@@ -53,6 +58,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.keysDirectory = keysDir ?? Environment.value("CAMPAIGND_KEYS_DIR")
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
+        configuration.maxCreativeBytes = maxCreativeBytes
         do {
             let readyFile = configuration.readyFile
             let app = try CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

@@ -246,6 +246,22 @@ struct CampaignServiceTests {
 
 @Suite("campaignd operations", .timeLimit(.minutes(2)))
 struct CampaignOperationsTests {
+    @Test("creatives over the size limit are refused, the limit is a flag")
+    func creativeLimit() async throws {
+        let fixture = try await CampaignFixture(arguments: ["--max-creative-bytes", "100"])
+        let admin = try fixture.admin()
+        _ = try await fixture.uploadPNG(admin)  // 51 bytes: fine
+        var big = CampaignFixture.png(width: 10, height: 10)
+        big += [UInt8](repeating: 0, count: 200)
+        await #expect {
+            try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(big).base64EncodedString()))
+        } throws: { error in
+            (error as? JSONRPCError)?.code == APIError.creativeRefused.code && (error as? JSONRPCError)?.message.contains("limit") == true
+        }
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("a campaign whose end passed while campaignd was down is expired, and published, on start")
     func expiryWhileDown() async throws {
         let fixture = try await CampaignFixture()
