@@ -118,6 +118,30 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var version: Int
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+
+    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp) {
+        self.id = id
+        self.name = name
+        self.app = app
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.priority = priority
+        self.weight = weight
+        self.forced = forced
+        self.countdown = countdown
+        self.skippable = skippable
+        self.skipAfter = skipAfter
+        self.launchTypes = launchTypes
+        self.minBackgroundSeconds = minBackgroundSeconds
+        self.jump = jump
+        self.creatives = creatives
+        self.targeting = targeting
+        self.frequencyCap = frequencyCap
+        self.state = state
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
 }
 
 /// The fields an operator gives to create or update a campaign; absent fields keep their default (create) or

@@ -1,0 +1,149 @@
+import LaunchAdDomain
+import Testing
+
+@Suite("Decision engine", .timeLimit(.minutes(1)))
+struct DecisionEngineTests {
+    static let now = Timestamp(rfc3339: "2026-11-21T12:00:00Z")!
+    static let tall = CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 100)
+    static let wide = CreativeFacts(sha256: String(repeating: "b", count: 64), contentType: "image/png", width: 1080, height: 1920, size: 100)
+    static let square = CreativeFacts(sha256: String(repeating: "c", count: 64), contentType: "image/png", width: 1000, height: 1000, size: 100)
+    static let held = [tall.sha256: tall, wide.sha256: wide, square.sha256: square]
+
+    static func campaign(_ id: Int64, priority: Int = 50, weight: Int = 100, forced: Bool = false, state: CampaignState = .live,
+                         start: Double = -3600, end: Double = 3600, creatives: [CreativeFacts] = [tall],
+                         targeting: Targeting = .everyone, launchTypes: [LaunchType] = [.cold], minBackground: Int? = nil,
+                         cap: FrequencyCap? = nil) -> Campaign {
+        Campaign(id: id, name: "c\(id)", app: "shop", startsAt: now.adding(seconds: start), endsAt: now.adding(seconds: end),
+                 priority: priority, weight: weight, forced: forced, countdown: 3, skippable: true, skipAfter: nil,
+                 launchTypes: launchTypes, minBackgroundSeconds: minBackground, jump: .none,
+                 creatives: creatives.map { CreativeRef(sha256: $0.sha256) }, targeting: targeting, frequencyCap: cap,
+                 state: state, version: 1, createdAt: now, updatedAt: now)
+    }
+
+    static func request(platform: String = "ios", version: String = "5.2.0", region: String? = "cn-east", locale: String? = "zh-CN",
+                        device: String? = "d-1", screen: (Int, Int)? = (1179, 2556), launchType: LaunchType = .cold,
+                        background: Int? = nil, cached: Set<String> = []) -> LaunchRequest {
+        LaunchRequest(app: "shop", platform: platform, appVersion: AppVersion(version)!, region: region, locale: locale,
+                      deviceId: device, screen: screen.map { (width: $0.0, height: $0.1) }, launchType: launchType,
+                      backgroundSeconds: background, cached: cached)
+    }
+
+    static func decide(_ campaigns: [Campaign], _ request: LaunchRequest = request(), device: DeviceView = .unknown,
+                       now: Timestamp = now, serviceNow: Timestamp? = nil, creatives: [String: CreativeFacts] = held) -> Decision {
+        DecisionEngine.decide(request, index: DecisionEngine.index(campaigns)["shop"], creatives: creatives, device: device,
+                              now: now, serviceNow: serviceNow)
+    }
+
+    @Test("the live window is read on the edge's clock; an ended campaign is revoked")
+    func window() {
+        #expect(Self.decide([Self.campaign(1, start: 60)]).campaign == nil)
+        let ended = Self.decide([Self.campaign(1, end: -1)])
+        #expect(ended.campaign == nil && ended.revoked == [1])
+        #expect(Self.decide([Self.campaign(1)]).campaign?.id == 1)
+    }
+
+    @Test("a campaign is over once either clock passed its end")
+    func skew() {
+        let decision = Self.decide([Self.campaign(1, end: 1)], serviceNow: Self.now.adding(seconds: 2))
+        #expect(decision.campaign == nil && decision.revoked == [1])
+    }
+
+    @Test("paused, expired and deleted campaigns are not served; expired and deleted are revoked")
+    func states() {
+        let decision = Self.decide([Self.campaign(1, state: .paused), Self.campaign(2, state: .expired), Self.campaign(3, state: .deleted)])
+        #expect(decision.campaign == nil && Set(decision.revoked) == [2, 3])
+    }
+
+    @Test("targeting: platform, version range (max exclusive), region, locale", arguments: [
+        (Targeting(platforms: ["android"]), false), (Targeting(platforms: ["ios", "android"]), true),
+        (Targeting(appVersions: VersionRange(min: "5.2")), true), (Targeting(appVersions: VersionRange(min: "5.3")), false),
+        (Targeting(appVersions: VersionRange(max: "5.2.0")), false), (Targeting(appVersions: VersionRange(max: "5.2.1")), true),
+        (Targeting(regions: ["cn-north"]), false), (Targeting(regions: ["cn-east"]), true),
+        (Targeting(locales: ["en"]), false), (Targeting(locales: ["zh-cn"]), true),
+    ])
+    func targeting(_ targeting: Targeting, _ served: Bool) {
+        #expect((Self.decide([Self.campaign(1, targeting: targeting)]).campaign != nil) == served)
+    }
+
+    @Test("a region-targeted campaign needs the request's region")
+    func regionRequired() {
+        #expect(Self.decide([Self.campaign(1, targeting: Targeting(regions: ["cn-east"]))], Self.request(region: nil)).campaign == nil)
+    }
+
+    @Test("hot launches need the hot type and enough time in the background")
+    func hot() {
+        let hot = Self.campaign(1, launchTypes: [.hot], minBackground: 300)
+        #expect(Self.decide([hot]).campaign == nil)  // a cold launch
+        #expect(Self.decide([hot], Self.request(launchType: .hot, background: 100)).campaign == nil)
+        #expect(Self.decide([hot], Self.request(launchType: .hot, background: 300)).campaign?.id == 1)
+        #expect(Self.decide([Self.campaign(2)], Self.request(launchType: .hot, background: 1000)).campaign == nil)
+    }
+
+    @Test("frequency caps count the device's impressions in the window")
+    func caps() {
+        let capped = Self.campaign(1, cap: FrequencyCap(shows: 2, hours: 24))
+        let twice = DeviceView(impressions: [1: [Self.now.adding(seconds: -3600), Self.now.adding(seconds: -60)]])
+        #expect(Self.decide([capped], device: twice).campaign == nil)
+        let longAgo = DeviceView(impressions: [1: [Self.now.adding(seconds: -90_000), Self.now.adding(seconds: -60)]])
+        #expect(Self.decide([capped], device: longAgo).campaign?.id == 1)
+    }
+
+    @Test("forced first, then the highest priority")
+    func order() {
+        #expect(Self.decide([Self.campaign(1, priority: 90), Self.campaign(2, priority: 10, forced: true)]).campaign?.id == 2)
+        #expect(Self.decide([Self.campaign(1, priority: 10), Self.campaign(2, priority: 90)]).campaign?.id == 2)
+    }
+
+    @Test("a creative the edge does not hold cannot be served")
+    func heldOnly() {
+        #expect(Self.decide([Self.campaign(1)], creatives: [:]).campaign == nil)
+    }
+
+    @Test("ties go by weight, within statistical bounds over many devices")
+    func weights() {
+        let campaigns = [Self.campaign(1, weight: 300), Self.campaign(2, weight: 100)]
+        var first = 0
+        let devices = 20_000
+        for device in 0..<devices where Self.decide(campaigns, Self.request(device: "d-\(device)")).campaign?.id == 1 {
+            first += 1
+        }
+        // Expected 0.75; five standard deviations of a binomial over 20,000 is about 0.015.
+        let share = Double(first) / Double(devices)
+        #expect(abs(share - 0.75) < 0.015, "share \(share)")
+    }
+
+    @Test("the same device gets the same answer on retry, and the rotation moves on after an impression without repeats")
+    func stability() {
+        let campaigns = (1...4).map { Self.campaign(Int64($0)) }
+        for device in 0..<50 {
+            let request = Self.request(device: "d-\(device)")
+            let first = Self.decide(campaigns, request).campaign?.id
+            #expect(Self.decide(campaigns, request).campaign?.id == first)
+            var view = DeviceView()
+            var seen: [Int64] = []
+            for _ in 0..<4 {
+                let id = Self.decide(campaigns, request, device: view).campaign!.id
+                seen.append(id)
+                view.seenCampaigns.insert(id)
+                view.rotation += 1
+            }
+            #expect(Set(seen) == [1, 2, 3, 4], "device \(device) saw \(seen)")
+        }
+    }
+
+    @Test("the creative nearest the screen's aspect ratio, preferring one the client holds")
+    func creatives() {
+        let campaign = Self.campaign(1, creatives: [Self.tall, Self.wide, Self.square])
+        #expect(Self.decide([campaign], Self.request(screen: (1179, 2556))).creative == Self.tall)
+        #expect(Self.decide([campaign], Self.request(screen: (1080, 1920))).creative == Self.wide)
+        #expect(Self.decide([campaign], Self.request(screen: (2000, 2000))).creative == Self.square)
+        // Two variants of the same shape: the one the client holds.
+        let twin = CreativeFacts(sha256: String(repeating: "d", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 1)
+        let both = Self.campaign(2, creatives: [Self.tall, twin])
+        var creatives = Self.held
+        creatives[twin.sha256] = twin
+        for device in 0..<20 {
+            #expect(Self.decide([both], Self.request(device: "d-\(device)", cached: [twin.sha256]), creatives: creatives).creative == twin)
+        }
+    }
+}
