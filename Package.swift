@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
         // MARK: ZeroMQ
@@ -86,7 +87,11 @@ let package = Package(
         .target(
             name: "DeliveryService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -154,7 +154,8 @@ enum SyncHandlers {
             let (info, bytes) = try await blocking { (try database.creative(sha256: params.sha256), try files.read(sha256: params.sha256, offset: offset, length: length)) }
             guard let info, let bytes else { throw notFound }
             guard offset <= info.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(info.size) bytes)") }
-            return CreativeChunk(sha256: info.sha256, contentType: info.contentType, size: info.size, offset: offset,
+            return CreativeChunk(sha256: info.sha256, contentType: info.contentType, width: info.width, height: info.height,
+                                 size: info.size, offset: offset,
                                  data: Data(bytes).base64EncodedString())
         }
         table.register(SyncAPI.ack, inline: { ack, _ in

@@ -1,31 +1,182 @@
+import CampaignStore
+import Crypto
+import Foundation
+import Hummingbird
 import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdRuntime
 import Logging
+import NIOCore
 import ServiceLifecycle
+import Synchronization
 import ZMQRPC
 import ZeroMQ
 
-/// The delivery service at the edge: its client socket and everything behind it.
+/// The delivery service at the edge: its state, the sync engine that keeps it, the client socket and HTTP.
 public final class DeliveryServiceApp: Sendable {
     public let configuration: DeliveryServiceConfiguration
     private let context: ZMQContext
     private let client: RPCServer
+    private let sync: SyncEngine
+    private let http: any Service
+    /// The state answered from.
+    public let cell: StateCell
+    public let status: SyncStatus
 
-    public init(configuration: DeliveryServiceConfiguration, logger: Logger = Logger(label: "deliveryd")) throws {
+    public init(configuration: DeliveryServiceConfiguration, logger: Logger = Logger(label: "deliveryd"),
+                clock: @escaping @Sendable () -> Timestamp = { Timestamp(seconds: Date().timeIntervalSince1970) },
+                onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
         self.configuration = configuration
+        try BindPolicy.check([("campaign sync", configuration.campaignSync), ("campaign updates", configuration.campaignUpdates)],
+                             curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
         context = try ZMQContext()
+        var curve: CurveClientOptions?
+        if let keysPath = configuration.keysDirectory {
+            let keys = try KeysDirectory(path: keysPath)
+            curve = CurveClientOptions(serverKey: try keys.publicKey("campaignd"), keyPair: try keys.keyPair("edge"))
+        }
+
+        // The state on disk comes first: answer from it at once, before campaignd is reached.
+        let directory = URL(fileURLWithPath: configuration.cacheDirectory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let files = try CreativeFiles(directory: configuration.cacheDirectory)
+        let stateFile = StateFile(directory: directory)
+        let cell = StateCell()
+        self.cell = cell
+        let (saved, discarded) = stateFile.load()
+        if discarded { logger.warning("discarded a state file that did not verify") }
+        // Creatives are trusted only when their bytes hash to their name.
+        var verified: [String: CreativeFacts] = [:]
+        for (sha256, facts) in saved.creatives {
+            if let bytes = try? files.read(sha256: sha256, offset: 0, length: facts.size + 1), bytes.count == facts.size,
+               SHA256.hash(data: bytes).hex == sha256 {
+                verified[sha256] = facts
+            } else {
+                logger.warning("discarded a creative that did not verify", metadata: ["sha256": "\(sha256)"])
+            }
+        }
+        cell.update { _ in saved.with(creatives: verified) }
+        if saved.isLoaded { logger.info("answering from the saved state", metadata: ["epoch": "\(saved.epoch)", "seq": "\(saved.seq)"]) }
+
+        let status = SyncStatus()
+        self.status = status
+        sync = SyncEngine(configuration: configuration, context: context, cell: cell, status: status, creativeFiles: files,
+                          stateFile: stateFile, curve: curve, logger: logger, clock: clock)
+
+        // The client socket: public, small messages, strict params.
+        let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
+        let publicBase = Mutex<String>(baseURL)
+        var methods = MethodTable()
+        methods.register(ClientAPI.launchQuery, inline: { params, _ in
+            let request = try params.validated()
+            let state = cell.state
+            let now = clock()
+            let decision = DecisionEngine.decide(request, index: state.index[request.app], creatives: state.creatives,
+                                                 device: .unknown, now: now, serviceNow: status.serviceNow(now))
+            return LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: publicBase.withLock { $0 })
+        })
+        methods.register(ClientAPI.edgeStatus, inline: { _, _ in
+            let state = cell.state
+            return EdgeStatus(edgeId: configuration.edgeId, region: configuration.region, epoch: state.epoch, seq: state.seq,
+                              loaded: state.isLoaded, stale: !status.connected, skewSeconds: status.skew,
+                              campaigns: state.campaigns.count, creatives: state.creatives.count, resyncs: status.resyncs)
+        })
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024
-        client = try RPCServer(context: context,
-                               dispatcher: JSONRPCDispatcher(methods: MethodTable(), info: OpenRPCInfo(title: "deliveryd client", version: "1")),
+        clientConfiguration.maxInFlight = 256
+        client = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: methods, info: ClientAPI.info),
                                configuration: clientConfiguration, logger: logger)
+
+        // HTTP: creatives by sha256, /healthz, /metrics.
+        let router = Router()
+        router.get("/healthz") { _, _ -> Response in
+            let state = cell.state
+            let stale = !status.connected
+            let skewed = abs(status.skew) > 2
+            let body: JSONValue = [
+                "status": .string(!state.isLoaded ? "loading" : stale ? "stale" : "ok"),
+                "epoch": .string(state.epoch), "seq": .number(JSONNumber(state.seq)), "stale": .bool(stale),
+                "skewSeconds": .number(JSONNumber(status.skew) ?? JSONNumber(0)), "clockSkewed": .bool(skewed),
+            ]
+            return Response(status: state.isLoaded ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+        }
+        router.get("/creatives/:sha256") { request, context -> Response in
+            try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, files: files)
+        }
+        router.head("/creatives/:sha256") { request, context -> Response in
+            var response = try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, files: files)
+            response.body = .init()
+            return response
+        }
+        let boundEndpoints = EndpointBox()
+        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
+            if configuration.publicURL == nil { publicBase.withLock { $0 = "http://\(bound)" } }
+            var all = boundEndpoints.value.withLock { $0 }
+            all["http"] = bound
+            await onReady(all)
+        }
+        endpointBox = boundEndpoints
     }
 
-    /// Binds every socket; returns the endpoints really bound, by name.
+    private let endpointBox: EndpointBox
+
+    final class EndpointBox: Sendable {
+        let value = Mutex<[String: String]>([:])
+    }
+
+    /// Binds the client socket; returns the endpoints bound so far (HTTP comes when it runs).
     public func start() throws -> [String: String] {
-        ["client": try client.start()]
+        let bound = ["client": try client.start()]
+        endpointBox.value.withLock { $0 = bound }
+        return bound
     }
 
     /// The long-running parts, in start order.
-    public var services: [any Service] { [client] }
+    public var services: [any Service] { [sync, client, http] }
+}
+
+/// Serves creative bytes over HTTP: by sha256 only, with a strong ETag, `Cache-Control: immutable`, and ranges.
+enum CreativeHTTP {
+    static func respond(request: Request, sha256: String, cell: StateCell, files: CreativeFiles) throws -> Response {
+        guard CampaignRules.isSHA256(sha256), let facts = cell.state.creatives[sha256] else {
+            return Response(status: .notFound)
+        }
+        let etag = "\"\(sha256)\""
+        var headers: HTTPFields = [.contentType: facts.contentType, .eTag: etag, .cacheControl: "public, max-age=31536000, immutable",
+                                   .acceptRanges: "bytes"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        var start = 0
+        var end = facts.size - 1
+        var status = HTTPResponse.Status.ok
+        if let range = request.headers[.range] {
+            guard let parsed = parseRange(range, size: facts.size) else {
+                headers[.contentRange] = "bytes */\(facts.size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+            (start, end) = parsed
+            status = .partialContent
+            headers[.contentRange] = "bytes \(start)-\(end)/\(facts.size)"
+        }
+        guard let bytes = try files.read(sha256: sha256, offset: start, length: end - start + 1) else { return Response(status: .notFound) }
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// One `bytes=a-b`, `bytes=a-` or `bytes=-n` range within `size`.
+    static func parseRange(_ header: String, size: Int) -> (Int, Int)? {
+        guard header.hasPrefix("bytes="), !header.contains(","), size > 0 else { return nil }
+        let spec = header.dropFirst(6)
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[0].isEmpty {
+            guard let suffix = Int(parts[1]), suffix > 0 else { return nil }
+            return (max(0, size - suffix), size - 1)
+        }
+        guard let first = Int(parts[0]), first < size else { return nil }
+        let last = parts[1].isEmpty ? size - 1 : min(Int(parts[1]) ?? -1, size - 1)
+        guard last >= first else { return nil }
+        return (first, last)
+    }
 }

@@ -18,6 +18,8 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var keysDirectory: String?
     public var insecure = false
     public var readyFile: String?
+    /// Receive high-water mark of the update stream (small values make updates drop, for tests).
+    public var updatesHighWaterMark: Int32 = 100_000
 
     public init() {}
 }

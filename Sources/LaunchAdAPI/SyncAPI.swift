@@ -41,13 +41,17 @@ public struct CreativeChunkParams: Codable, Sendable {
 public struct CreativeChunk: Codable, Sendable {
     public var sha256: String
     public var contentType: String
+    public var width: Int
+    public var height: Int
     public var size: Int
     public var offset: Int
     public var data: String
 
-    public init(sha256: String, contentType: String, size: Int, offset: Int, data: String) {
+    public init(sha256: String, contentType: String, width: Int, height: Int, size: Int, offset: Int, data: String) {
         self.sha256 = sha256
         self.contentType = contentType
+        self.width = width
+        self.height = height
         self.size = size
         self.offset = offset
         self.data = data

@@ -43,6 +43,11 @@ public enum CreativeInspector {
         return facts
     }
 
+    /// The content type of `bytes`, from their magic numbers.
+    public static func sniff(_ bytes: [UInt8]) throws(Refusal) -> String {
+        try inspect(bytes).contentType
+    }
+
     static func inspect(_ b: [UInt8]) throws(Refusal) -> Facts {
         func be16(_ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
         func le16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdRuntime
 import ZMQRPC
 import ZeroMQ
@@ -15,7 +17,7 @@ struct ADCtl: AsyncParsableCommand {
             Talks to campaignd's admin socket (--endpoint, or ADCTL_ENDPOINT). Tables for people by default; \
             --json prints stable JSON for scripts. Exit status 0 on success, 1 with a one-line reason otherwise.
             """,
-        subcommands: [Discover.self, Keygen.self])
+        subcommands: [CreativeCommand.self, Call.self, Discover.self, Keygen.self])
 }
 
 /// Options every command that talks to campaignd shares.
@@ -130,6 +132,85 @@ struct Keygen: ParsableCommand {
             }
         } catch {
             exitWithError("adctl", "\(error)")
+        }
+    }
+}
+
+/// Calls any method with JSON params and prints the result: for scripts and for what has no command yet.
+struct Call: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Call a method with JSON params and print its result as JSON.",
+        discussion: """
+            Example:
+              adctl call campaign.get '{"id": 7}'
+              adctl call --endpoint tcp://127.0.0.1:7200 launch.query '{"app":"shop","platform":"ios","appVersion":"5.2.0"}'
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The method's name.")
+    var method: String
+    @Argument(help: "The params, a JSON object or array (default: none).")
+    var params: String?
+
+    func run() async throws {
+        var value: JSONValue?
+        if let params {
+            do {
+                value = try JSONParser.parse(params)
+            } catch {
+                exitWithError("adctl", "params are not JSON: \(error)")
+            }
+            guard value?.objectValue != nil || value?.arrayValue != nil else { exitWithError("adctl", "params must be a JSON object or array") }
+        }
+        do {
+            let client = try connection.client()
+            let result = try await client.call(method, params: value)
+            await client.close()
+            print(result.jsonText)
+        } catch {
+            exitWithError("adctl", connection.explain(error))
+        }
+    }
+}
+
+/// `adctl creative ...`
+struct CreativeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "creative", abstract: "Manage creatives.",
+                                                    subcommands: [Upload.self])
+
+    /// Uploads a file; its content type is read from its bytes, not its name.
+    struct Upload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upload an image or video; prints its sha256, type and pixel size.",
+            discussion: "Example:\n  adctl creative upload splash-1179x2556.jpg")
+
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The file to upload (JPEG, PNG, GIF, WebP or MP4).")
+        var file: String
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: file) else { exitWithError("adctl", "cannot read \(file)") }
+            let bytes = [UInt8](data)
+            let contentType: String
+            do {
+                contentType = try CreativeInspector.sniff(bytes)
+            } catch {
+                exitWithError("adctl", "\(file): \(error)")
+            }
+            do {
+                let client = try connection.client()
+                let info = try await client.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: contentType, data: data.base64EncodedString()))
+                await client.close()
+                if connection.json {
+                    print(try JSONValueEncoder().encode(info).jsonText)
+                } else {
+                    print("sha256  \(info.sha256)")
+                    print("type    \(info.contentType)")
+                    print("size    \(info.width)x\(info.height), \(info.size) bytes")
+                }
+            } catch {
+                exitWithError("adctl", connection.explain(error))
+            }
         }
     }
 }

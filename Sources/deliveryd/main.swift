@@ -62,10 +62,14 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
         do {
-            let app = try DeliveryServiceApp(configuration: configuration, logger: logger)
-            let endpoints = try app.start()
-            if let readyFile = configuration.readyFile { try ReadyFile.write(endpoints, to: readyFile) }
-            logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            let readyFile = configuration.readyFile
+            let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
+                if let readyFile {
+                    do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("deliveryd", "\(error)") }
+                }
+                logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            })
+            _ = try app.start()
             try await ServiceRunner.run(app.services, logger: logger)
         } catch let error as RuntimeError {
             exitWithError("deliveryd", error.description)

@@ -1,0 +1,172 @@
+import Atomics
+import CampaignStore
+import Synchronization
+import Crypto
+import Foundation
+import JSONRPC
+import LaunchAdDomain
+
+/// Everything an edge answers from, at one sequence number. Immutable: each applied change makes a new one, and
+/// the query path reads the current one without locks.
+public final class EdgeState: Sendable, AtomicReference {
+    public let epoch: String
+    public let seq: Int64
+    public let campaigns: [Int64: Campaign]
+    public let index: [String: AppIndex]
+    /// Creatives whose bytes the edge holds, verified.
+    public let creatives: [String: CreativeFacts]
+
+    public init(epoch: String, seq: Int64, campaigns: [Int64: Campaign], creatives: [String: CreativeFacts]) {
+        self.epoch = epoch
+        self.seq = seq
+        self.campaigns = campaigns
+        self.creatives = creatives
+        index = DecisionEngine.index(campaigns.values)
+    }
+
+    /// The state before any snapshot: nothing to answer from.
+    public static let empty = EdgeState(epoch: "", seq: 0, campaigns: [:], creatives: [:])
+
+    public convenience init(snapshot: Snapshot, creatives: [String: CreativeFacts]) {
+        self.init(epoch: snapshot.epoch, seq: snapshot.seq,
+                  campaigns: Dictionary(uniqueKeysWithValues: snapshot.campaigns.map { ($0.id, $0) }), creatives: creatives)
+    }
+
+    /// This state with `changes` applied (they must follow on from `seq`, in order).
+    public func applying(_ changes: [Change]) -> EdgeState {
+        var campaigns = self.campaigns
+        var seq = self.seq
+        for change in changes where change.seq == seq + 1 {
+            campaigns[change.id] = change.campaign
+            seq = change.seq
+        }
+        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+    }
+
+    /// This state's campaigns with `creatives` instead of its own.
+    public func with(creatives: [String: CreativeFacts]) -> EdgeState {
+        EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+    }
+
+    /// This state knowing one more creative.
+    public func adding(_ facts: CreativeFacts) -> EdgeState {
+        var creatives = self.creatives
+        creatives[facts.sha256] = facts
+        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+    }
+
+    /// Every creative the campaigns refer to, that may still be served.
+    public var wantedCreatives: Set<String> {
+        var wanted = Set<String>()
+        for campaign in campaigns.values where !campaign.state.isFinal {
+            for creative in campaign.creatives { wanted.insert(creative.sha256) }
+        }
+        return wanted
+    }
+
+    /// Whether it came from a snapshot (an empty state answers nothing).
+    public var isLoaded: Bool { !epoch.isEmpty }
+}
+
+/// The current state, swapped whole. Reads are a single atomic load, with no lock; writers (the sync engine and
+/// creative downloads) take turns, so neither undoes the other's change.
+public final class StateCell: Sendable {
+    private let current = ManagedAtomic<EdgeState>(.empty)
+    private let writer = Mutex<Void>(())
+
+    public init() {}
+
+    public var state: EdgeState { current.load(ordering: .acquiring) }
+
+    /// Replaces the state with `transform(current)`; returns the new state.
+    @discardableResult
+    public func update(_ transform: (EdgeState) -> EdgeState) -> EdgeState {
+        writer.withLock { _ in
+            let next = transform(current.load(ordering: .acquiring))
+            current.store(next, ordering: .releasing)
+            return next
+        }
+    }
+}
+
+/// The edge's state on disk: a JSON body and its sha256, written atomically; a file whose checksum does not
+/// match is discarded, never trusted.
+struct StateFile {
+    let url: URL
+
+    struct Body: Codable {
+        var epoch: String
+        var seq: Int64
+        var campaigns: [Campaign]
+        var creatives: [CreativeFacts]
+    }
+
+    init(directory: URL) {
+        url = directory.appendingPathComponent("state.json")
+    }
+
+    func save(_ state: EdgeState) throws {
+        let body = Body(epoch: state.epoch, seq: state.seq, campaigns: state.campaigns.values.sorted { $0.id < $1.id },
+                        creatives: state.creatives.values.sorted { $0.sha256 < $1.sha256 })
+        let bytes = try JSONValueEncoder().encodeJSON(body)
+        let checksum = SHA256.hash(data: bytes).hex
+        var file = Array("{\"checksum\":\"\(checksum)\",\"body\":".utf8)
+        file += bytes
+        file.append(UInt8(ascii: "}"))
+        try AtomicFile.write(file, to: url)
+    }
+
+    /// The saved state, or `nil` when there is none or it does not verify.
+    func load() -> (state: EdgeState, discarded: Bool) {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (.empty, false) }
+        // The body is the exact bytes between the prefix and the final brace.
+        let bytes = [UInt8](data)
+        let prefix = Array("{\"checksum\":\"".utf8)
+        guard bytes.count > prefix.count + 64 + 9, Array(bytes[0..<prefix.count]) == prefix, bytes.last == UInt8(ascii: "}") else {
+            return (.empty, true)
+        }
+        let checksum = String(decoding: bytes[prefix.count..<prefix.count + 64], as: UTF8.self)
+        let bodyStart = prefix.count + 64 + Array("\",\"body\":".utf8).count
+        let body = Array(bytes[bodyStart..<bytes.count - 1])
+        guard SHA256.hash(data: body).hex == checksum,
+              let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: body) else {
+            return (.empty, true)
+        }
+        let state = EdgeState(epoch: decoded.epoch, seq: decoded.seq,
+                              campaigns: Dictionary(uniqueKeysWithValues: decoded.campaigns.map { ($0.id, $0) }),
+                              creatives: Dictionary(uniqueKeysWithValues: decoded.creatives.map { ($0.sha256, $0) }))
+        return (state, false)
+    }
+}
+
+/// Writes a file atomically: a temporary file, flushed, renamed over the old one, the folder flushed.
+enum AtomicFile {
+    static func write(_ bytes: [UInt8], to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        let code = errno
+        close(fd)
+        guard ok, rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            throw POSIXError(POSIXErrorCode(rawValue: ok ? errno : code) ?? .EIO)
+        }
+        let dir = open(folder.path, O_RDONLY)
+        if dir >= 0 { fsync(dir); close(dir) }
+    }
+}
+
+extension Digest {
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,275 @@
+import CampaignStore
+import Crypto
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZMQRPC
+import ZeroMQ
+
+/// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
+public final class SyncStatus: Sendable {
+    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skew: Double, resyncs: Int, lastHeartbeatSeq: Int64)>((nil, 0, 0, 0))
+
+    /// Heard from campaignd within the last three heartbeats.
+    public var connected: Bool {
+        state.withLock { $0.lastHeard.map { ContinuousClock.now - $0 < .seconds(3) } ?? false }
+    }
+
+    /// campaignd's clock minus ours, in seconds, from the last heartbeat.
+    public var skew: Double { state.withLock { $0.skew } }
+    public var resyncs: Int { state.withLock { $0.resyncs } }
+    public var lastHeartbeatSeq: Int64 { state.withLock { $0.lastHeartbeatSeq } }
+
+    func heard(skew: Double? = nil, heartbeatSeq: Int64? = nil) {
+        state.withLock { state in
+            state.lastHeard = .now
+            if let skew { state.skew = skew }
+            if let heartbeatSeq { state.lastHeartbeatSeq = heartbeatSeq }
+        }
+    }
+
+    func resynced() { state.withLock { $0.resyncs += 1 } }
+
+    /// The edge's estimate of campaignd's clock now.
+    public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew) }
+}
+
+/// Keeps the edge's state in step with campaignd, the ZeroMQ guide's Clone pattern made strict: subscribe first,
+/// then take a snapshot, drop updates at or below its `seq`, apply the rest in order; on a gap, a new epoch or a
+/// heartbeat ahead, fetch the missing changes (or a fresh snapshot); acknowledge `appliedSeq` after applying;
+/// after three silent heartbeats, count the contact as lost and reconnect.
+final class SyncEngine: Service {
+    let configuration: DeliveryServiceConfiguration
+    let context: ZMQContext
+    let cell: StateCell
+    let status: SyncStatus
+    let creativeFiles: CreativeFiles
+    let stateFile: StateFile
+    let curve: CurveClientOptions?
+    let logger: Logger
+    let clock: @Sendable () -> Timestamp
+    private let downloading = Mutex<Set<String>>([])
+    private let saving = Mutex<Void>(())
+
+    init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
+         creativeFiles: CreativeFiles, stateFile: StateFile, curve: CurveClientOptions?, logger: Logger,
+         clock: @escaping @Sendable () -> Timestamp) {
+        self.configuration = configuration
+        self.context = context
+        self.cell = cell
+        self.status = status
+        self.creativeFiles = creativeFiles
+        self.stateFile = stateFile
+        self.curve = curve
+        self.logger = logger
+        self.clock = clock
+    }
+
+    enum Event: Sendable {
+        case message(PublishedMessage)
+        case tick
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await self.session()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    self.logger.warning("sync session ended; reconnecting", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost.
+    private func session() async throws {
+        var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
+                                                               topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
+        subscriberConfiguration.curve = curve
+        subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
+        let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration)
+        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+        clientConfiguration.curve = curve
+        clientConfiguration.timeout = .seconds(3)
+        clientConfiguration.name = "sync"
+        let client = try RPCClient(context: context, configuration: clientConfiguration)
+        defer {
+            Task {
+                await subscriber.stop()
+                await client.close()
+            }
+        }
+        // One stream of events: messages, and a tick twice a second to notice silence.
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingOldest(100_000))
+        let forward = Task {
+            for await message in subscriber.messages { continuation.yield(.message(message)) }
+            continuation.finish()
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            forward.cancel()
+            ticker.cancel()
+            continuation.finish()
+        }
+
+        // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
+        try await resync(client, preferChanges: true)
+        var lastHeard = ContinuousClock.now
+        for await event in events {
+            switch event {
+            case .tick:
+                if ContinuousClock.now - lastHeard > .seconds(3) {
+                    logger.warning("no word from campaignd for three heartbeats; reconnecting")
+                    return
+                }
+            case .message(let message):
+                lastHeard = .now
+                try await handle(message, client)
+            }
+        }
+    }
+
+    private func handle(_ message: PublishedMessage, _ client: RPCClient) async throws {
+        let state = cell.state
+        guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
+        let seq = Int64(seqValue)
+        if message.method == UpdateStream.heartbeat {
+            var skew: Double?
+            if let time = message.params["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) {
+                skew = clock().seconds(until: time)
+            }
+            status.heard(skew: skew, heartbeatSeq: seq)
+            if epoch != state.epoch {
+                try await resync(client, preferChanges: false)
+            } else if seq > state.seq {
+                try await resync(client, preferChanges: true)
+            } else {
+                await acknowledge(client, state)
+            }
+            return
+        }
+        guard message.method == UpdateStream.changed else { return }
+        status.heard()
+        if epoch != state.epoch {
+            try await resync(client, preferChanges: false)
+            return
+        }
+        if seq <= state.seq { return }
+        if seq != state.seq + 1 {
+            try await resync(client, preferChanges: true)
+            return
+        }
+        guard let params = message.params.objectValue,
+              let change = try? JSONValueDecoder(rejectUnknownKeys: false).decode(ChangeMessage.self, from: .object(params)) else {
+            try await resync(client, preferChanges: true)
+            return
+        }
+        install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
+        await acknowledge(client, cell.state)
+    }
+
+    struct ChangeMessage: Decodable {
+        var epoch: String
+        var seq: Int64
+        var op: CampaignOperation
+        var id: Int64
+        var campaign: Campaign
+    }
+
+    /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.
+    private func resync(_ client: RPCClient, preferChanges: Bool) async throws {
+        let state = cell.state
+        if preferChanges && state.isLoaded {
+            var current = state
+            var complete = true
+            while true {
+                let page: ChangesResult
+                do {
+                    page = try await client.call(SyncAPI.changes, ChangesParams(epoch: current.epoch, since: current.seq, limit: 1000))
+                } catch let error as JSONRPCError where error.code == APIError.changesUnavailable.code {
+                    complete = false
+                    break
+                }
+                current = current.applying(page.changes)
+                if page.changes.isEmpty || current.seq >= page.seq { break }
+            }
+            if complete {
+                if current.seq != state.seq { install(current) }
+                await acknowledge(client, cell.state)
+                return
+            }
+        }
+        let snapshot = try await client.call(SyncAPI.snapshot, NoParams())
+        status.resynced()
+        // Creatives already verified stay known across snapshots.
+        install(EdgeState(snapshot: snapshot, creatives: cell.state.creatives))
+        logger.info("took a snapshot", metadata: ["epoch": "\(snapshot.epoch)", "seq": "\(snapshot.seq)", "campaigns": "\(snapshot.campaigns.count)"])
+        await acknowledge(client, cell.state)
+    }
+
+    /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), saves it, and fetches any
+    /// creative it needs.
+    private func install(_ state: EdgeState) {
+        let installed = cell.update { current in state.with(creatives: current.creatives) }
+        save(installed)
+        for sha256 in installed.wantedCreatives where installed.creatives[sha256] == nil { fetch(sha256) }
+    }
+
+    /// Saves the newest state (whichever write comes last writes the newest).
+    private func save(_: EdgeState) {
+        saving.withLock { _ in
+            do { try stateFile.save(cell.state) } catch { logger.error("cannot save the state", metadata: ["error": "\(error)"]) }
+        }
+    }
+
+    private func acknowledge(_ client: RPCClient, _ state: EdgeState) async {
+        _ = try? await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
+                                                       epoch: state.epoch, appliedSeq: state.seq), timeout: .seconds(2))
+    }
+
+    /// Downloads a creative in chunks, verifies its sha256, stores it, and makes it known.
+    private func fetch(_ sha256: String) {
+        let started = downloading.withLock { $0.insert(sha256).inserted }
+        guard started else { return }
+        Task {
+            defer { _ = downloading.withLock { $0.remove(sha256) } }
+            var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+            clientConfiguration.curve = curve
+            clientConfiguration.name = "creatives"
+            guard let client = try? RPCClient(context: context, configuration: clientConfiguration) else { return }
+            defer { Task { await client.close() } }
+            do {
+                var bytes: [UInt8] = []
+                var facts: CreativeFacts?
+                repeat {
+                    let chunk = try await client.call(SyncAPI.creative, CreativeChunkParams(sha256: sha256, offset: bytes.count, length: SyncAPI.maxChunk))
+                    guard let data = Data(base64Encoded: chunk.data), chunk.offset == bytes.count else { throw DownloadError.corrupt }
+                    bytes += data
+                    facts = CreativeFacts(sha256: sha256, contentType: chunk.contentType, width: chunk.width, height: chunk.height, size: chunk.size)
+                    if data.isEmpty { break }
+                } while bytes.count < (facts?.size ?? 0)
+                guard let facts, bytes.count == facts.size, SHA256.hash(data: bytes).hex == sha256 else { throw DownloadError.corrupt }
+                try creativeFiles.store(bytes, sha256: sha256)
+                save(cell.update { $0.adding(facts) })
+                logger.info("fetched a creative", metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)"])
+            } catch {
+                logger.warning("could not fetch a creative; will retry", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
+            }
+        }
+    }
+
+    enum DownloadError: Error { case corrupt }
+}

@@ -1,0 +1,227 @@
+import JSONRPC
+import LaunchAdDomain
+
+/// `launch.query` params, validated strictly; read through the fast path.
+public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
+    public struct Screen: Codable, Sendable, Hashable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public var app: String
+    public var platform: String
+    public var appVersion: String
+    public var region: String?
+    public var locale: String?
+    public var deviceId: String?
+    public var screen: Screen?
+    public var launchType: LaunchType?
+    public var backgroundSeconds: Int?
+    public var cached: [String]?
+
+    public init(app: String, platform: String, appVersion: String, region: String? = nil, locale: String? = nil,
+                deviceId: String? = nil, screen: Screen? = nil, launchType: LaunchType? = nil, backgroundSeconds: Int? = nil,
+                cached: [String]? = nil) {
+        self.app = app
+        self.platform = platform
+        self.appVersion = appVersion
+        self.region = region
+        self.locale = locale
+        self.deviceId = deviceId
+        self.screen = screen
+        self.launchType = launchType
+        self.backgroundSeconds = backgroundSeconds
+        self.cached = cached
+    }
+
+    public init(json: JSONReader) throws {
+        let object = try json.object(fields: ["app", "platform", "appVersion", "region", "locale", "deviceId", "screen",
+                                              "launchType", "backgroundSeconds", "cached"])
+        app = try object.require("app").string()
+        platform = try object.require("platform").string()
+        appVersion = try object.require("appVersion").string()
+        region = try object.optional("region")?.string()
+        locale = try object.optional("locale")?.string()
+        deviceId = try object.optional("deviceId")?.string()
+        if let screen = object.optional("screen") {
+            let fields = try screen.object(fields: ["width", "height"])
+            self.screen = Screen(width: try fields.require("width").int(), height: try fields.require("height").int())
+        }
+        if let type = object.optional("launchType") {
+            let text = try type.string()
+            guard let value = LaunchType(rawValue: text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: type.codingPath, debugDescription: "must be cold or hot"))
+            }
+            launchType = value
+        }
+        backgroundSeconds = try object.optional("backgroundSeconds")?.int()
+        cached = try object.optional("cached")?.array().map { try $0.string() }
+    }
+
+    /// Checks every param's range and shape; the request the engine takes.
+    public func validated() throws(JSONRPCError) -> LaunchRequest {
+        func bad(_ field: String, _ rule: String) -> JSONRPCError { .invalidParams(field: field, rule) }
+        guard !app.isEmpty, app.utf8.count <= 64, app.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 95 || $0 == 45 }) else {
+            throw bad("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
+        }
+        guard CampaignRules.platforms.contains(platform) else {
+            throw bad("platform", "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
+        }
+        guard let version = AppVersion(appVersion) else { throw bad("appVersion", "must be a dotted numeric version such as 5.2.0") }
+        if let region, region.isEmpty || region.utf8.count > 32 { throw bad("region", "must be 1 to 32 characters") }
+        if let locale, locale.isEmpty || locale.utf8.count > 35 { throw bad("locale", "must be a language tag such as zh-CN") }
+        if let deviceId, deviceId.isEmpty || deviceId.utf8.count > 128 { throw bad("deviceId", "must be 1 to 128 bytes") }
+        if let screen {
+            guard (1...16_384).contains(screen.width) else { throw bad("screen.width", "must be between 1 and 16384") }
+            guard (1...16_384).contains(screen.height) else { throw bad("screen.height", "must be between 1 and 16384") }
+        }
+        let type = launchType ?? .cold
+        if let backgroundSeconds, !(0...31_536_000).contains(backgroundSeconds) {
+            throw bad("backgroundSeconds", "must be between 0 and 31536000")
+        }
+        if type == .hot && backgroundSeconds == nil { throw bad("backgroundSeconds", "is required for a hot launch") }
+        if let cached {
+            guard cached.count <= 64 else { throw bad("cached", "must list at most 64 creatives") }
+            for (index, sha256) in cached.enumerated() where !CampaignRules.isSHA256(sha256) {
+                throw bad("cached[\(index)]", "must be 64 lowercase hex characters")
+            }
+        }
+        return LaunchRequest(app: app, platform: platform, appVersion: version, region: region, locale: locale, deviceId: deviceId,
+                             screen: screen.map { (width: $0.width, height: $0.height) }, launchType: type,
+                             backgroundSeconds: backgroundSeconds, cached: Set(cached ?? []))
+    }
+}
+
+/// The launch answer, with the field names apps already parse.
+public struct LaunchAnswer: Codable, Sendable, JSONWritable {
+    public struct Creative: Codable, Sendable, Hashable {
+        public var sha256: String
+        public var contentType: String
+        public var width: Int
+        public var height: Int
+        public var size: Int
+    }
+
+    public var hasAd: Bool
+    public var id: Int64?
+    public var version: Int?
+    public var imgUrl: String?
+    public var creative: Creative?
+    public var jumpType: String?
+    public var jumpValue: String?
+    public var showMoment: String?
+    public var countdown: Int?
+    public var skippable: Bool?
+    public var skipAfter: Int?
+    public var forced: Bool?
+    public var expiresAt: Timestamp?
+    public var epoch: String
+    public var seq: Int64
+    public var revoked: [Int64]
+
+    /// The answer for a decision.
+    public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
+        self.epoch = epoch
+        self.seq = seq
+        revoked = decision.revoked
+        guard let campaign = decision.campaign, let facts = decision.creative else {
+            hasAd = false
+            return
+        }
+        hasAd = true
+        id = campaign.id
+        version = campaign.version
+        imgUrl = "\(creativeBaseURL)/creatives/\(facts.sha256)"
+        creative = Creative(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height, size: facts.size)
+        jumpType = campaign.jump.type.rawValue
+        jumpValue = campaign.jump.value
+        showMoment = campaign.launchTypes.map(\.rawValue).joined(separator: ",")
+        countdown = campaign.countdown
+        skippable = campaign.skippable
+        skipAfter = campaign.skipAfter
+        forced = campaign.forced
+        expiresAt = campaign.endsAt
+    }
+
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("hasAd", hasAd)
+            if hasAd {
+                object.field("id", ifPresent: id.map(Int.init))
+                object.field("version", ifPresent: version)
+                object.field("imgUrl", ifPresent: imgUrl)
+                if let creative {
+                    object.field("creative") { writer in
+                        writer.writeObject { inner in
+                            inner.field("sha256", creative.sha256)
+                            inner.field("contentType", creative.contentType)
+                            inner.field("width", creative.width)
+                            inner.field("height", creative.height)
+                            inner.field("size", creative.size)
+                        }
+                    }
+                }
+                object.field("jumpType", ifPresent: jumpType)
+                object.field("jumpValue", ifPresent: jumpValue)
+                object.field("showMoment", ifPresent: showMoment)
+                object.field("countdown", ifPresent: countdown)
+                object.field("skippable", ifPresent: skippable)
+                object.field("skipAfter", ifPresent: skipAfter)
+                object.field("forced", ifPresent: forced)
+                object.field("expiresAt", ifPresent: expiresAt?.rfc3339)
+            }
+            object.field("epoch", epoch)
+            object.field("seq", Int(seq))
+            object.field("revoked") { writer in
+                writer.append(UInt8(ascii: "["))
+                for (index, id) in revoked.enumerated() {
+                    if index > 0 { writer.append(UInt8(ascii: ",")) }
+                    writer.write(int: Int(id))
+                }
+                writer.append(UInt8(ascii: "]"))
+            }
+        }
+    }
+}
+
+/// `edge.status`: what the edge answers from and how well it is in touch.
+public struct EdgeStatus: Codable, Sendable {
+    public var edgeId: String
+    public var region: String
+    public var epoch: String
+    public var seq: Int64
+    public var loaded: Bool
+    public var stale: Bool
+    public var skewSeconds: Double
+    public var campaigns: Int
+    public var creatives: Int
+    public var resyncs: Int
+
+    public init(edgeId: String, region: String, epoch: String, seq: Int64, loaded: Bool, stale: Bool, skewSeconds: Double,
+                campaigns: Int, creatives: Int, resyncs: Int) {
+        self.edgeId = edgeId
+        self.region = region
+        self.epoch = epoch
+        self.seq = seq
+        self.loaded = loaded
+        self.stale = stale
+        self.skewSeconds = skewSeconds
+        self.campaigns = campaigns
+        self.creatives = creatives
+        self.resyncs = resyncs
+    }
+}
+
+/// The client socket's methods: public, so strictly validated; no admin method is reachable here.
+public enum ClientAPI {
+    public static let info = OpenRPCInfo(title: "deliveryd client", version: "1.0.0",
+                                         description: "The apps' API of an edge: which launch ad to show now.")
+    public static let launchQuery = RPCMethod<LaunchQueryParams, LaunchAnswer>(
+        "launch.query", summary: "Which launch ad to show now, and which cached ads to delete.", idempotent: true)
+    public static let edgeStatus = RPCMethod<NoParams, EdgeStatus>(
+        "edge.status", summary: "The state the edge answers from and its contact with campaignd.", idempotent: true)
+}
