@@ -80,7 +80,8 @@ public final class DeliveryServiceApp: Sendable {
             let state = cell.state
             return EdgeStatus(edgeId: configuration.edgeId, region: configuration.region, epoch: state.epoch, seq: state.seq,
                               loaded: state.isLoaded, stale: !status.connected, skewSeconds: status.skew,
-                              campaigns: state.campaigns.count, creatives: state.creatives.count, resyncs: status.resyncs)
+                              campaigns: state.campaigns.count, creatives: state.creatives.count, resyncs: status.resyncs,
+                              gaps: status.gaps)
         })
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024

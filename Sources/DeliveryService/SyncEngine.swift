@@ -12,7 +12,7 @@ import ZeroMQ
 
 /// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
 public final class SyncStatus: Sendable {
-    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skew: Double, resyncs: Int, lastHeartbeatSeq: Int64)>((nil, 0, 0, 0))
+    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skew: Double, resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, 0, 0, 0, 0))
 
     /// Heard from campaignd within the last three heartbeats.
     public var connected: Bool {
@@ -22,6 +22,10 @@ public final class SyncStatus: Sendable {
     /// campaignd's clock minus ours, in seconds, from the last heartbeat.
     public var skew: Double { state.withLock { $0.skew } }
     public var resyncs: Int { state.withLock { $0.resyncs } }
+    /// Times the edge found itself behind (a gap in the stream, or a heartbeat ahead) and caught up.
+    public var gaps: Int { state.withLock { $0.gaps } }
+
+    func gapNoticed() { state.withLock { $0.gaps += 1 } }
     public var lastHeartbeatSeq: Int64 { state.withLock { $0.lastHeartbeatSeq } }
 
     func heard(skew: Double? = nil, heartbeatSeq: Int64? = nil) {
@@ -95,6 +99,7 @@ final class SyncEngine: Service {
                                                                topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
         subscriberConfiguration.curve = curve
         subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
+        subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
         let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration)
         var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
         clientConfiguration.curve = curve
@@ -108,7 +113,9 @@ final class SyncEngine: Service {
             }
         }
         // One stream of events: messages, and a tick twice a second to notice silence.
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingOldest(100_000))
+        // The buffer is as small as the high-water mark: what does not fit is dropped, and noticed as a gap.
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self,
+                                                            bufferingPolicy: .bufferingOldest(max(2, Int(configuration.updatesHighWaterMark))))
         let forward = Task {
             for await message in subscriber.messages { continuation.yield(.message(message)) }
             continuation.finish()
@@ -155,6 +162,7 @@ final class SyncEngine: Service {
             if epoch != state.epoch {
                 try await resync(client, preferChanges: false)
             } else if seq > state.seq {
+                status.gapNoticed()
                 try await resync(client, preferChanges: true)
             } else {
                 await acknowledge(client, state)
@@ -169,6 +177,7 @@ final class SyncEngine: Service {
         }
         if seq <= state.seq { return }
         if seq != state.seq + 1 {
+            status.gapNoticed()
             try await resync(client, preferChanges: true)
             return
         }

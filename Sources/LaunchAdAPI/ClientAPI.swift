@@ -200,9 +200,10 @@ public struct EdgeStatus: Codable, Sendable {
     public var campaigns: Int
     public var creatives: Int
     public var resyncs: Int
+    public var gaps: Int
 
     public init(edgeId: String, region: String, epoch: String, seq: Int64, loaded: Bool, stale: Bool, skewSeconds: Double,
-                campaigns: Int, creatives: Int, resyncs: Int) {
+                campaigns: Int, creatives: Int, resyncs: Int, gaps: Int) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
@@ -213,6 +214,7 @@ public struct EdgeStatus: Codable, Sendable {
         self.campaigns = campaigns
         self.creatives = creatives
         self.resyncs = resyncs
+        self.gaps = gaps
     }
 }
 

@@ -18,25 +18,46 @@ public final class CampaignFixture: @unchecked Sendable {
         directory = try makeTemporaryDirectory("campaignd")
         context = try ZMQContext()
         extraArguments = arguments
-        (process, endpoints) = try await Self.launch(directory: directory, arguments: arguments)
+        (process, endpoints) = try await Self.launch(directory: directory, data: "data", arguments: arguments)
     }
 
-    static func launch(directory: URL, arguments: [String]) async throws -> (ChildProcess, [String: String]) {
+    static func launch(directory: URL, data: String, arguments: [String], endpoints: [String: String]? = nil) async throws -> (ChildProcess, [String: String]) {
         let ready = directory.appendingPathComponent("ready-\(UUID().uuidString.prefix(6)).json")
         let process = try ChildProcess("campaignd", [
-            "--data-dir", directory.appendingPathComponent("data").path,
-            "--admin-endpoint", "tcp://127.0.0.1:0", "--sync-endpoint", "tcp://127.0.0.1:0",
-            "--updates-endpoint", "tcp://127.0.0.1:0", "--http-address", "127.0.0.1:0",
+            "--data-dir", directory.appendingPathComponent(data).path,
+            "--admin-endpoint", endpoints?["admin"] ?? "tcp://127.0.0.1:0", "--sync-endpoint", endpoints?["sync"] ?? "tcp://127.0.0.1:0",
+            "--updates-endpoint", endpoints?["updates"] ?? "tcp://127.0.0.1:0", "--http-address", "127.0.0.1:0",
             "--ready-file", ready.path,
         ] + arguments, directory: directory)
         return (process, try await ChildProcess.waitForReadyFile(ready))
     }
 
-    /// Kills the process (SIGKILL by default) and starts it again on the same data, on new ports.
-    public func restart(signal: Int32 = SIGKILL) async throws {
+    /// Kills the process (SIGKILL by default) and starts it again on the same data. With `sameEndpoints`, it binds
+    /// the ports it had (so connected edges find it again); otherwise new ones. With `freshData`, it starts on a new
+    /// database (a new epoch).
+    public func restart(signal: Int32 = SIGKILL, sameEndpoints: Bool = false, freshData: Bool = false) async throws {
         process.signal(signal)
         _ = await process.exitStatus()
-        (process, endpoints) = try await Self.launch(directory: directory, arguments: extraArguments)
+        let data = freshData ? "data-\(UUID().uuidString.prefix(6))" : "data"
+        var lastError: (any Error)?
+        // A port just released can take a moment to be free again.
+        for _ in 0..<50 {
+            do {
+                (process, endpoints) = try await Self.launch(directory: directory, data: data, arguments: extraArguments,
+                                                             endpoints: sameEndpoints ? endpoints : nil)
+                return
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw lastError!
+    }
+
+    /// Stops the process without removing its data (for tests of an absent campaignd).
+    public func kill(signal: Int32 = SIGKILL) async {
+        process.signal(signal)
+        _ = await process.exitStatus()
     }
 
     public func admin(timeout: Duration = .seconds(10)) throws -> RPCClient {
@@ -62,6 +83,19 @@ public final class CampaignFixture: @unchecked Sendable {
         removeTemporaryDirectory(directory)
     }
 
+    /// Starts a `deliveryd` connected to this campaignd; returns it and its endpoints.
+    public func startEdge(_ name: String, arguments: [String] = [], client: String = "tcp://127.0.0.1:0",
+                          waitForReady: Bool = true) async throws -> EdgeProcess {
+        let ready = directory.appendingPathComponent("\(name)-ready-\(UUID().uuidString.prefix(6)).json")
+        let process = try ChildProcess("deliveryd", [
+            "--cache-dir", directory.appendingPathComponent(name).path, "--edge-id", name, "--region", "test",
+            "--campaign-sync", endpoints["sync"]!, "--campaign-updates", endpoints["updates"]!,
+            "--client-endpoint", client, "--http-address", "127.0.0.1:0", "--ready-file", ready.path,
+        ] + arguments, directory: directory)
+        let endpoints = try await ChildProcess.waitForReadyFile(ready)
+        return try EdgeProcess(name: name, process: process, endpoints: endpoints, context: context)
+    }
+
     /// A PNG header of the given pixel size (the bytes after it are filler, distinct per `seed`).
     public static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
         func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
@@ -84,5 +118,45 @@ public final class CampaignFixture: @unchecked Sendable {
         let now = Timestamp(seconds: Date().timeIntervalSince1970)
         return CampaignFields(name: name, app: app, startsAt: now.adding(seconds: startIn), endsAt: now.adding(seconds: startIn + duration),
                               creatives: [CreativeRef(sha256: creative)])
+    }
+}
+
+/// A running `deliveryd` and a client for its client socket.
+public final class EdgeProcess: @unchecked Sendable {
+    // @unchecked: used by the one test that made it.
+    public let name: String
+    public let process: ChildProcess
+    public let endpoints: [String: String]
+    public let client: RPCClient
+
+    init(name: String, process: ChildProcess, endpoints: [String: String], context: ZMQContext) throws {
+        self.name = name
+        self.process = process
+        self.endpoints = endpoints
+        var configuration = RPCClientConfiguration(endpoint: endpoints["client"]!)
+        configuration.timeout = .seconds(5)
+        client = try RPCClient(context: context, configuration: configuration)
+    }
+
+    public func status() async throws -> EdgeStatus {
+        try await client.call(ClientAPI.edgeStatus, NoParams())
+    }
+
+    public func query(_ params: LaunchQueryParams = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-1")) async throws -> LaunchAnswer {
+        try await client.call(ClientAPI.launchQuery, params)
+    }
+
+    /// Waits until the edge has applied `seq` of `epoch` (and holds every creative it needs when `creatives`).
+    public func waitFor(seq: Int64, epoch: String? = nil, creatives: Int? = nil, timeout: Duration = .seconds(15)) async -> Bool {
+        await eventually(timeout: timeout) {
+            guard let status = try? await self.status() else { return false }
+            return status.seq >= seq && (epoch == nil || status.epoch == epoch) && (creatives == nil || status.creatives >= creatives!)
+        }
+    }
+
+    public func stop(signal: Int32 = SIGTERM) async {
+        await client.close()
+        process.signal(signal)
+        _ = await process.exitStatus()
     }
 }

@@ -76,3 +76,24 @@ public func makeTemporaryDirectory(_ prefix: String = "launchad-test") throws ->
 public func removeTemporaryDirectory(_ url: URL) {
     try? FileManager.default.removeItem(at: url)
 }
+
+/// Reads `stream` until `done` says so or `timeout` passes; returns what was read (so a lost message fails a
+/// test instead of hanging it).
+public func collect<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration = .seconds(20),
+                                 until done: @escaping @Sendable ([T]) -> Bool) async -> [T] {
+    let reader = Task {
+        var items: [T] = []
+        for await item in stream {
+            items.append(item)
+            if done(items) { break }
+        }
+        return items
+    }
+    let timer = Task {
+        try await Task.sleep(for: timeout)
+        reader.cancel()
+    }
+    let items = await reader.value
+    timer.cancel()
+    return items
+}

@@ -172,6 +172,8 @@ public final class RPCClient: Sendable {
         var deadline: ContinuousClock.Instant
         var sentAt: ContinuousClock.Instant
         var retriesLeft: Int
+        /// libzmq could not take it yet (no connected peer): it is sent again until its deadline.
+        var unsent: Bool
     }
 
     private func run(_ initialSocket: Socket) {
@@ -197,6 +199,8 @@ public final class RPCClient: Sendable {
                 let remaining = next - clock.now
                 timeout = max(0, Int((remaining / .milliseconds(1)).rounded(.up)))
             }
+            // Calls libzmq could not queue yet are tried again every few milliseconds.
+            if pending.values.contains(where: \.unsent) { timeout = timeout < 0 ? 10 : min(timeout, 10) }
             _ = try? poller.poll(timeoutMilliseconds: timeout)
 
             for command in mailbox.takeAll() {
@@ -204,10 +208,8 @@ public final class RPCClient: Sendable {
                 case .call(let call):
                     let now = clock.now
                     pending[call.id] = Pending(call: call, deadline: now + call.timeout, sentAt: now,
-                                               retriesLeft: call.idempotent ? configuration.retries : 0)
-                    if !send(call.request) {
-                        fail(call.id, RPCClientError.invalidResponse("could not queue the request"))
-                    }
+                                               retriesLeft: call.idempotent ? configuration.retries : 0,
+                                               unsent: !send(call.request))
                 case .notify(let bytes):
                     _ = send(bytes)
                 case .cancel(let id):
@@ -225,6 +227,10 @@ public final class RPCClient: Sendable {
                 }
             }
 
+            for (id, entry) in pending where entry.unsent {
+                if send(entry.call.request) { pending[id]?.unsent = false }
+            }
+
             // Timeouts.
             let now = clock.now
             let expired = pending.values.filter { $0.deadline <= now }.map(\.call.id)
@@ -238,7 +244,7 @@ public final class RPCClient: Sendable {
                     if lastReceive < entry.sentAt { remake = true }
                     entry.sentAt = now
                     pending[id] = entry
-                    if !remake { _ = send(entry.call.request) }
+                    if !remake { pending[id]?.unsent = !send(entry.call.request) }
                 } else {
                     fail(id, RPCClientError.timeout(method: entry.call.method, endpoint: configuration.endpoint))
                 }
@@ -257,7 +263,7 @@ public final class RPCClient: Sendable {
                 for (id, entry) in pending {
                     if entry.call.idempotent {
                         pending[id]?.sentAt = now
-                        _ = send(entry.call.request)
+                        pending[id]?.unsent = !send(entry.call.request)
                     } else {
                         fail(id, RPCClientError.connectionReset(method: entry.call.method, endpoint: configuration.endpoint))
                     }

@@ -39,11 +39,16 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var insecure = Environment.flag("DELIVERYD_INSECURE")
     @Option(help: "Write the bound endpoints here once serving. [DELIVERYD_READY_FILE]")
     var readyFile: String?
+    @Option(help: "Receive high-water mark of the update stream, in messages. [DELIVERYD_UPDATES_HWM]")
+    var updatesHwm = Int32(Environment.string("DELIVERYD_UPDATES_HWM", default: "100000")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
+        guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else { throw ValidationError("--edge-id must be 1 to 128 bytes") }
+        guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
     }
 
     func run() async throws {
@@ -61,6 +66,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.keysDirectory = keysDir ?? Environment.value("DELIVERYD_KEYS_DIR")
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
+        configuration.updatesHighWaterMark = updatesHwm
         do {
             let readyFile = configuration.readyFile
             let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

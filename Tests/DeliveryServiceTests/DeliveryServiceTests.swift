@@ -1,0 +1,199 @@
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import Testing
+import ZMQRPC
+import ZeroMQ
+
+@Suite("deliveryd with campaignd", .timeLimit(.minutes(3)))
+struct DeliveryServiceTests {
+    /// campaignd with one creative uploaded.
+    static func setUp() async throws -> (CampaignFixture, RPCClient, String) {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin, width: 1179, height: 2556)
+        return (fixture, admin, creative)
+    }
+
+    @Test("a live campaign is answered with every field; an expire makes it revoked from the next query on")
+    func answerAndExpire() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let edge = try await fixture.startEdge("edge-a")
+        var fields = CampaignFixture.fields(creative: creative)
+        fields.jump = Jump(type: .deeplink, value: "shop://promo/1212")
+        fields.countdown = 4
+        fields.skipAfter = 1
+        let created = try await admin.call(AdminAPI.campaignCreate, fields)
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        let answer = try await edge.query()
+        #expect(answer.hasAd && answer.id == created.campaign.id && answer.version == 1)
+        #expect(answer.creative?.sha256 == creative && answer.creative?.width == 1179 && answer.imgUrl?.hasSuffix("/creatives/\(creative)") == true)
+        #expect(answer.jumpType == "deeplink" && answer.jumpValue == "shop://promo/1212" && answer.countdown == 4 && answer.skipAfter == 1)
+        #expect(answer.expiresAt == created.campaign.endsAt && answer.seq == created.seq && answer.revoked.isEmpty)
+
+        let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: created.campaign.id))
+        #expect(await edge.waitFor(seq: expired.seq))
+        let after = try await edge.query()
+        #expect(!after.hasAd && after.revoked == [created.campaign.id])
+        // campaignd saw the edge's acknowledgement.
+        let edges = try await admin.call(AdminAPI.edgeList, NoParams())
+        #expect(await eventually { (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first?.appliedSeq) == expired.seq })
+        #expect(edges.edges.map(\.edgeId) == ["edge-a"])
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("a forced campaign answers from the next query after its change is applied")
+    func force() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let edge = try await fixture.startEdge("edge-f")
+        var high = CampaignFixture.fields(name: "high", creative: creative)
+        high.priority = 90
+        let first = try await admin.call(AdminAPI.campaignCreate, high)
+        var low = CampaignFixture.fields(name: "low", creative: creative)
+        low.priority = 10
+        let second = try await admin.call(AdminAPI.campaignCreate, low)
+        #expect(await edge.waitFor(seq: second.seq, creatives: 1))
+        #expect(try await edge.query().id == first.campaign.id)
+        let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: second.campaign.id))
+        #expect(await edge.waitFor(seq: forced.seq))
+        let answer = try await edge.query()
+        #expect(answer.id == second.campaign.id && answer.forced == true)
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("an expired campaign is never answered even with campaignd killed: the edge's clock ends it")
+    func expiryByClockAlone() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let edge = try await fixture.startEdge("edge-c")
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        #expect(try await edge.query().hasAd)
+        await fixture.kill()
+        // Query continuously across the end: never an ad at or after endsAt.
+        let endsAt = created.campaign.endsAt
+        var servedLate = false
+        var sawRevoked = false
+        while Timestamp(seconds: Date().timeIntervalSince1970) < endsAt.adding(seconds: 1) {
+            let before = Timestamp(seconds: Date().timeIntervalSince1970)
+            let answer = try await edge.query()
+            if answer.hasAd && before >= endsAt { servedLate = true }
+            if answer.revoked.contains(created.campaign.id) { sawRevoked = true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!servedLate)
+        #expect(sawRevoked)
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("converges after a late start, after updates lost to a tiny receive HWM, and after campaignd restarts")
+    func convergence() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        for index in 0..<5 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
+        // Late start: the edge joins after changes were made.
+        let late = try await fixture.startEdge("edge-late")
+        let lossy = try await fixture.startEdge("edge-lossy", arguments: ["--updates-hwm", "1"])
+        var last = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 1)).seq
+        #expect(await late.waitFor(seq: last))
+        // A burst the lossy edge cannot keep up with: it must notice the gaps and catch up.
+        for index in 0..<200 {
+            last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "burst\(index)", creative: creative)).seq
+        }
+        #expect(await lossy.waitFor(seq: last))
+        #expect(await late.waitFor(seq: last))
+        let lossyStatus = try await lossy.status()
+        #expect(lossyStatus.gaps > 0, "the lossy edge never lost an update: the test proves nothing")
+        // campaignd killed and restarted on the same endpoints: the edges find it again and keep up.
+        try await fixture.restart(signal: SIGKILL, sameEndpoints: true)
+        let admin2 = try fixture.admin()
+        last = try await admin2.call(AdminAPI.campaignExpire, CampaignID(id: 2)).seq
+        #expect(await late.waitFor(seq: last))
+        #expect(await lossy.waitFor(seq: last))
+        let snapshot = try await fixture.sync().call(SyncAPI.snapshot, NoParams())
+        for edge in [late, lossy] {
+            let status = try await edge.status()
+            #expect(status.epoch == snapshot.epoch && status.seq == snapshot.seq && status.campaigns == snapshot.campaigns.count)
+        }
+        for edge in [late, lossy] { await edge.stop() }
+        await admin.close()
+        await admin2.close()
+        await fixture.stop()
+    }
+
+    @Test("campaignd replaced by a new database: the edge notices the new epoch and takes a fresh snapshot")
+    func newEpoch() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        let edge = try await fixture.startEdge("edge-e")
+        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+        let oldEpoch = try await edge.status().epoch
+        try await fixture.restart(signal: SIGKILL, sameEndpoints: true, freshData: true)
+        let newAdmin = try fixture.admin()
+        let newCreative = try await fixture.uploadPNG(newAdmin, width: 1080, height: 1920, seed: 9)
+        let created = try await newAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new world", creative: newCreative))
+        let epoch = try await fixture.sync().call(SyncAPI.snapshot, NoParams()).epoch
+        #expect(epoch != oldEpoch)
+        #expect(await edge.waitFor(seq: created.seq, epoch: epoch))
+        #expect(await eventually { (try? await edge.query().creative?.sha256) == newCreative })
+        let status = try await edge.status()
+        #expect(status.campaigns == 1 && status.resyncs >= 2)
+        await edge.stop()
+        await admin.close()
+        await newAdmin.close()
+        await fixture.stop()
+    }
+
+    @Test("restarted with campaignd down, an edge answers from disk within a second of starting")
+    func answersFromDisk() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        let edge = try await fixture.startEdge("edge-d")
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        await edge.stop()
+        await fixture.kill()
+        let started = ContinuousClock.now
+        let again = try await fixture.startEdge("edge-d")
+        let answer = try await again.query()
+        #expect(ContinuousClock.now - started < .seconds(1), "took \(ContinuousClock.now - started)")
+        #expect(answer.hasAd && answer.id == created.campaign.id)
+        let status = try await again.status()
+        #expect(status.stale || status.seq == created.seq)
+        await again.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("bad params are refused naming the field; admin methods are not reachable on the client socket", arguments: [
+        (#"{"app":"shop","platform":"ios"}"#, "appVersion"),
+        (#"{"app":"shop","platform":"blackberry","appVersion":"1"}"#, "platform"),
+        (#"{"app":"shop","platform":"ios","appVersion":"five"}"#, "appVersion"),
+        (#"{"app":"shop","platform":"ios","appVersion":"5","screen":{"width":0,"height":10}}"#, "screen.width"),
+        (#"{"app":"shop","platform":"ios","appVersion":"5","screen":{"width":"1","height":10}}"#, "screen.width"),
+        (#"{"app":"shop","platform":"ios","appVersion":"5","cached":["nope"]}"#, "cached[0]"),
+        (#"{"app":"shop","platform":"ios","appVersion":"5","launchType":"warm"}"#, "launchType"),
+        (#"{"app":"shop","platform":"ios","appVersion":"5","launchType":"hot"}"#, "backgroundSeconds"),
+        (#"{"app":"shop","platform":"ios","appVersion":"5","x":1}"#, "x"),
+    ])
+    func validation(_ params: String, _ field: String) async throws {
+        let fixture = try await CampaignFixture()
+        let edge = try await fixture.startEdge("edge-v")
+        await #expect {
+            _ = try await edge.client.call("launch.query", params: try JSONParser.parse(params))
+        } throws: { error in
+            let error = error as? JSONRPCError
+            return error?.code == -32602 && error?.data?["field"] == .string(field)
+        }
+        await #expect {
+            _ = try await edge.client.call("campaign.create", params: [:])
+        } throws: { ($0 as? JSONRPCError)?.code == -32601 }
+        await edge.stop()
+        await fixture.stop()
+    }
+}
