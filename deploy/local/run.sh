@@ -53,10 +53,51 @@ for i in $(seq "$EDGES"); do
   cat "$RUN_DIR/edge-$i.ready"
 done
 
-echo "== the admin API (adctl discover)"
-"$BIN/adctl" discover
-echo "== edge-1's client API (rpc.discover)"
-"$BIN/adctl" discover --endpoint tcp://127.0.0.1:7200
+ADCTL="$BIN/adctl"
+EDGE1=tcp://127.0.0.1:7200
+json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+
+echo "== uploading a creative (a 1179x2556 PNG header made on the spot)"
+python3 - "$RUN_DIR/splash.png" <<'PY'
+import struct, sys, zlib
+width, height = 1179, 2556
+ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+PY
+"$ADCTL" creative upload "$RUN_DIR/splash.png"
+SHA=$("$ADCTL" creative upload "$RUN_DIR/splash.png" --json | json_field '["sha256"]')
+
+echo "== creating a campaign that is live now, for one hour"
+NOW=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+END=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+CREATED=$("$ADCTL" call campaign.create "{\"name\":\"Double 12 demo\",\"app\":\"shop\",\"startsAt\":\"$NOW\",\"endsAt\":\"$END\",
+  \"creatives\":[{\"sha256\":\"$SHA\"}],\"jump\":{\"type\":\"url\",\"value\":\"https://shop.example.com/1212\"}}")
+ID=$(echo "$CREATED" | json_field '["campaign"]["id"]')
+SEQ=$(echo "$CREATED" | json_field '["seq"]')
+echo "campaign $ID created at seq $SEQ"
+
+wait_edges() {  # seq: every edge has applied it and holds the creative
+  for i in $(seq "$EDGES"); do
+    for _ in $(seq 100); do
+      STATUS=$("$ADCTL" call --endpoint "tcp://127.0.0.1:$(( 7200 + 10 * (i - 1) ))" edge.status)
+      [ "$(echo "$STATUS" | json_field '["seq"]')" -ge "$1" ] && [ "$(echo "$STATUS" | json_field '["creatives"]')" -ge 1 ] && break
+      sleep 0.1
+    done
+  done
+}
+wait_edges "$SEQ"
+
+QUERY='{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"local","deviceId":"d-42","screen":{"width":1179,"height":2556}}'
+echo "== a launch query to edge-1"
+"$ADCTL" call --endpoint "$EDGE1" launch.query "$QUERY" | python3 -m json.tool
+echo "== the edges, as campaignd sees them"
+"$ADCTL" call edge.list | python3 -m json.tool
+
+echo "== expiring the campaign; the next query gets no ad and the id to delete"
+SEQ=$("$ADCTL" call campaign.expire "{\"id\":$ID}" | json_field '["seq"]')
+wait_edges "$SEQ"
+"$ADCTL" call --endpoint "$EDGE1" launch.query "$QUERY"
 
 if [ "$ONCE" = 1 ]; then
   echo "== stopping"
