@@ -21,28 +21,7 @@ public struct CreativeFiles: Sendable {
     public func store(_ bytes: [UInt8], sha256: String) throws {
         guard let final = path(sha256) else { throw CocoaError(.fileWriteInvalidFileName) }
         if FileManager.default.fileExists(atPath: final.path) { return }
-        let folder = final.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(sha256).\(UUID().uuidString).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { raw -> Bool in
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        close(fd)
-        guard ok, rename(temporary.path, final.path) == 0 else {
-            let code = errno
-            unlink(temporary.path)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
-        let dir = open(folder.path, O_RDONLY)
-        if dir >= 0 { fsync(dir); close(dir) }
+        try AtomicFile.write(bytes, to: final)
     }
 
     /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end), or `nil` if there is none.
@@ -56,5 +35,38 @@ public struct CreativeFiles: Sendable {
     /// Whether a creative's bytes are stored.
     public func contains(_ sha256: String) -> Bool {
         path(sha256).map { FileManager.default.fileExists(atPath: $0.path) } ?? false
+    }
+}
+
+/// Writes a file atomically: a temporary file beside it, flushed, renamed over the old one, the folder flushed.
+/// A crash leaves either the old file or the new one, never a part.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        let code = errno
+        close(fd)
+        guard ok, rename(temporary.path, url.path) == 0 else {
+            let failure = ok ? errno : code
+            unlink(temporary.path)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+        }
+        let directory = open(folder.path, O_RDONLY)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
     }
 }

@@ -139,34 +139,6 @@ struct StateFile {
     }
 }
 
-/// Writes a file atomically: a temporary file, flushed, renamed over the old one, the folder flushed.
-enum AtomicFile {
-    static func write(_ bytes: [UInt8], to url: URL) throws {
-        let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { raw -> Bool in
-            while written < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        let code = errno
-        close(fd)
-        guard ok, rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw POSIXError(POSIXErrorCode(rawValue: ok ? errno : code) ?? .EIO)
-        }
-        let dir = open(folder.path, O_RDONLY)
-        if dir >= 0 { fsync(dir); close(dir) }
-    }
-}
-
 extension Digest {
     var hex: String { map { String(format: "%02x", $0) }.joined() }
 }

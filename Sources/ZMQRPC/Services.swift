@@ -1,29 +1,34 @@
 import ServiceLifecycle
 import ZeroMQ
 
-/// An RPC server as a long-running service: started (bound) before the group runs, it serves until graceful
-/// shutdown, then stops taking requests, finishes those in flight, and returns.
-extension RPCServer: Service {
+/// A socket loop on its own thread that starts (binds) before the service group runs and stops gracefully.
+public protocol SocketService: Service {
+    /// The endpoint bound, once started.
+    var endpoint: String? { get }
+    /// Binds and starts the loop; returns the endpoint bound.
+    @discardableResult func start() throws(ZMQError) -> String
+    /// Asks the loop to stop taking work and finish what it has.
+    func beginShutdown()
+    /// Returns once the loop's thread has finished.
+    func stopped() async
+}
+
+extension SocketService {
+    /// Serves until graceful shutdown, then stops taking work, finishes what is in flight, and returns;
+    /// cancellation without a graceful shutdown also stops the loop.
     public func run() async throws {
         if endpoint == nil { try start() }
-        await withGracefulShutdownHandler {
-            await self.stopped()
-        } onGracefulShutdown: {
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await self.stopped()
+            } onGracefulShutdown: {
+                self.beginShutdown()
+            }
+        } onCancel: {
             self.beginShutdown()
         }
-        // Cancellation without graceful shutdown still closes the socket.
-        await shutdown()
     }
 }
 
-extension Publisher: Service {
-    public func run() async throws {
-        if endpoint == nil { try start() }
-        await withGracefulShutdownHandler {
-            await self.stopped()
-        } onGracefulShutdown: {
-            self.beginShutdown()
-        }
-        await shutdown()
-    }
-}
+extension RPCServer: SocketService {}
+extension Publisher: SocketService {}
