@@ -159,7 +159,8 @@ final class SyncEngine: Service {
                 skew = clock().seconds(until: time)
             }
             status.heard(skew: skew, heartbeatSeq: seq)
-            if epoch != state.epoch {
+            if epoch != state.epoch || seq < state.seq {
+                // Another database, or this one rolled back behind what we applied: start over from a snapshot.
                 try await resync(client, preferChanges: false)
             } else if seq > state.seq {
                 status.gapNoticed()

@@ -9,7 +9,6 @@ public enum APIError {
     public static let creativeRefused = RPCErrorInfo(code: -32003, message: "the creative was refused (type, size or content)")
     public static let creativeNotFound = RPCErrorInfo(code: -32004, message: "no such creative")
     public static let changesUnavailable = RPCErrorInfo(code: -32005, message: "those changes are no longer kept (or the epoch differs): take a snapshot")
-    public static let busy = RPCErrorInfo(code: -32006, message: "the service is busy or shutting down; try again")
 }
 
 /// `creative.upload` params: the bytes, base64, and their declared type (checked against the bytes).

@@ -118,6 +118,7 @@ public struct PublishedMessage: Sendable, Equatable {
 }
 
 /// Subscribes to topics on a PUB socket and yields its (topic, JSON-RPC notification) messages in order.
+/// Its thread runs until ``stop()``.
 public final class Subscriber: Sendable {
     public struct Configuration: Sendable {
         public var endpoint: String
@@ -172,11 +173,6 @@ public final class Subscriber: Sendable {
         }
         try ready.take().get()
         thread.withLock { $0 = started }
-    }
-
-    deinit {
-        stopping.store(true, ordering: .releasing)
-        mailbox.wake()
     }
 
     /// Disconnects; the message stream finishes.

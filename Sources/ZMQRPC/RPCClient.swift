@@ -47,7 +47,7 @@ public enum RPCClientError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// A JSON-RPC 2.0 client on a ZeroMQ DEALER socket: many calls in flight on one connection, a timeout per
-/// call, automatic reconnection, and retries of idempotent calls.
+/// call, automatic reconnection, and retries of idempotent calls. Its thread runs until ``close()``.
 ///
 /// A dedicated thread owns the socket; calls reach it through a mailbox and their answers are matched by id.
 /// When a call times out and nothing at all came back since it was sent, the server is taken for gone and the
@@ -98,10 +98,6 @@ public final class RPCClient: Sendable {
         }
         try ready.take().get()
         thread.withLock { $0 = started }
-    }
-
-    deinit {
-        mailbox.post(.stop)
     }
 
     /// Calls a typed method and waits for its result.
