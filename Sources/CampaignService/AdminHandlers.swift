@@ -158,6 +158,16 @@ enum SyncHandlers {
                                  size: info.size, offset: offset,
                                  data: Data(bytes).base64EncodedString())
         }
+        table.register(SyncAPI.report) { report, _ in
+            guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
+            for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
+                throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
+            }
+            let counts = report.counts.map { CampaignStats(id: $0.id, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips) }
+            let taken = try await blocking { try database.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: counts) }
+            return EdgeReportResult(accepted: taken)
+        }
         table.register(SyncAPI.ack, inline: { ack, _ in
             guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
             guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: "region", "must be at most 64 bytes") }

@@ -139,6 +139,9 @@ public final class CampaignDatabase: Sendable {
             let epoch = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }.joined()
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?), ('seq', '0')", arguments: [epoch])
         }
+        migrator.registerMigration("v2 edge reports") { db in
+            try db.execute(sql: "CREATE TABLE edge_reports (edge_id TEXT PRIMARY KEY NOT NULL, last_report_id INTEGER NOT NULL)")
+        }
         try migrator.migrate(pool)
         epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
     }
@@ -291,14 +294,23 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// Adds reported events to a campaign's counters.
-    public func addStats(id: Int64, impressions: Int64, clicks: Int64, skips: Int64) throws {
+    /// Adds an edge's report to the counters, once: a report whose id is not above the last one taken from that
+    /// edge is ignored (it was sent again after a lost answer). Returns whether it was taken.
+    @discardableResult
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) throws -> Bool {
         try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO stats (campaign_id, impressions, clicks, skips) VALUES (?, ?, ?, ?)
-                ON CONFLICT(campaign_id) DO UPDATE SET impressions = impressions + excluded.impressions,
-                    clicks = clicks + excluded.clicks, skips = skips + excluded.skips
-                """, arguments: [id, impressions, clicks, skips])
+            let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
+            if let last, reportId <= last { return false }
+            try db.execute(sql: "INSERT INTO edge_reports (edge_id, last_report_id) VALUES (?, ?) ON CONFLICT(edge_id) DO UPDATE SET last_report_id = excluded.last_report_id",
+                           arguments: [edgeId, reportId])
+            for item in counts {
+                try db.execute(sql: """
+                    INSERT INTO stats (campaign_id, impressions, clicks, skips) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(campaign_id) DO UPDATE SET impressions = impressions + excluded.impressions,
+                        clicks = clicks + excluded.clicks, skips = skips + excluded.skips
+                    """, arguments: [item.id, item.impressions, item.clicks, item.skips])
+            }
+            return true
         }
     }
 

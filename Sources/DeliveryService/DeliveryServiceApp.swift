@@ -19,6 +19,7 @@ public final class DeliveryServiceApp: Sendable {
     private let context: ZMQContext
     private let client: RPCServer
     private let sync: SyncEngine
+    private let shipper: ReportShipper
     private let http: any Service
     /// The state answered from.
     public let cell: StateCell
@@ -66,23 +67,15 @@ public final class DeliveryServiceApp: Sendable {
 
         // The client socket: public, small messages, strict params.
         let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
-        let publicBase = Mutex<String>(baseURL)
-        var methods = MethodTable()
-        methods.register(ClientAPI.launchQuery, inline: { params, _ in
-            let request = try params.validated()
-            let state = cell.state
-            let now = clock()
-            let decision = DecisionEngine.decide(request, index: state.index[request.app], creatives: state.creatives,
-                                                 device: .unknown, now: now, serviceNow: status.serviceNow(now))
-            return LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: publicBase.withLock { $0 })
-        })
-        methods.register(ClientAPI.edgeStatus, inline: { _, _ in
-            let state = cell.state
-            return EdgeStatus(edgeId: configuration.edgeId, region: configuration.region, epoch: state.epoch, seq: state.seq,
-                              loaded: state.isLoaded, stale: !status.connected, skewSeconds: status.skew,
-                              campaigns: state.campaigns.count, creatives: state.creatives.count, resyncs: status.resyncs,
-                              gaps: status.gaps)
-        })
+        let publicBase = PublicBase(baseURL)
+        let devices = DeviceHistory(capacity: configuration.maxDevices)
+        let ledger = EventLedger(capacity: configuration.maxDevices * 4)
+        let metrics = EdgeMetrics()
+        let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, devices: devices, ledger: ledger,
+                                              files: files, metrics: metrics, publicBase: publicBase, clock: clock)
+        let methods = ClientHandlers.table(handlers)
+        shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, curve: curve, logger: logger,
+                                interval: configuration.reportInterval)
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024
         clientConfiguration.maxInFlight = 256
@@ -103,6 +96,11 @@ public final class DeliveryServiceApp: Sendable {
             return Response(status: state.isLoaded ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
         }
+        router.get("/metrics") { _, _ -> Response in
+            metrics.refresh(state: cell.state, status: status, devices: devices.count)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
+        }
         router.get("/creatives/:sha256") { request, context -> Response in
             try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, files: files)
         }
@@ -113,7 +111,7 @@ public final class DeliveryServiceApp: Sendable {
         }
         let boundEndpoints = EndpointBox()
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
-            if configuration.publicURL == nil { publicBase.withLock { $0 = "http://\(bound)" } }
+            if configuration.publicURL == nil { publicBase.set("http://\(bound)") }
             var all = boundEndpoints.value.withLock { $0 }
             all["http"] = bound
             await onReady(all)
@@ -135,7 +133,7 @@ public final class DeliveryServiceApp: Sendable {
     }
 
     /// The long-running parts, in start order.
-    public var services: [any Service] { [sync, client, http] }
+    public var services: [any Service] { [sync, shipper, client, http] }
 }
 
 /// Serves creative bytes over HTTP: by sha256 only, with a strong ETag, `Cache-Control: immutable`, and ranges.

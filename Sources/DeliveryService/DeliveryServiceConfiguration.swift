@@ -18,6 +18,10 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var keysDirectory: String?
     public var insecure = false
     public var readyFile: String?
+    /// Devices remembered for caps and rotation (the least recently reported are forgotten first).
+    public var maxDevices = 1_000_000
+    /// How often impression, click and skip counts are shipped to campaignd.
+    public var reportInterval: Duration = .seconds(2)
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).
     public var updatesHighWaterMark: Int32 = 100_000
 

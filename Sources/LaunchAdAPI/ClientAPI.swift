@@ -227,3 +227,162 @@ public enum ClientAPI {
     public static let edgeStatus = RPCMethod<NoParams, EdgeStatus>(
         "edge.status", summary: "The state the edge answers from and its contact with campaignd.", idempotent: true)
 }
+
+/// One event an app reports.
+public struct LaunchEvent: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case impression, click, skip
+    }
+
+    /// Unique per event (a retry sends the same id; it is counted once).
+    public var eventId: String
+    public var type: Kind
+    public var campaignId: Int64
+    public var deviceId: String
+    /// The variant shown, for the rotation.
+    public var sha256: String?
+    /// When it happened (default: when received).
+    public var at: Timestamp?
+
+    public init(eventId: String, type: Kind, campaignId: Int64, deviceId: String, sha256: String? = nil, at: Timestamp? = nil) {
+        self.eventId = eventId
+        self.type = type
+        self.campaignId = campaignId
+        self.deviceId = deviceId
+        self.sha256 = sha256
+        self.at = at
+    }
+}
+
+public struct LaunchReportParams: Codable, Sendable {
+    public var events: [LaunchEvent]
+    public init(events: [LaunchEvent]) { self.events = events }
+}
+
+public struct LaunchReportResult: Codable, Sendable {
+    /// Events counted now.
+    public var accepted: Int
+    /// Events already counted before (same event id).
+    public var duplicates: Int
+    public init(accepted: Int, duplicates: Int) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+    }
+}
+
+public struct LaunchPrefetchParams: Codable, Sendable {
+    public var app: String
+    public var platform: String
+    public var appVersion: String
+    public var region: String?
+    public var locale: String?
+    public var screen: LaunchQueryParams.Screen?
+    /// How far ahead to look, in hours (default 24, at most 168).
+    public var horizonHours: Int?
+    /// Creatives the client holds now.
+    public var cached: [String]?
+
+    public init(app: String, platform: String, appVersion: String, region: String? = nil, locale: String? = nil,
+                screen: LaunchQueryParams.Screen? = nil, horizonHours: Int? = nil, cached: [String]? = nil) {
+        self.app = app
+        self.platform = platform
+        self.appVersion = appVersion
+        self.region = region
+        self.locale = locale
+        self.screen = screen
+        self.horizonHours = horizonHours
+        self.cached = cached
+    }
+}
+
+public struct PrefetchItem: Codable, Sendable, Hashable {
+    public var campaignId: Int64
+    public var sha256: String
+    public var url: String
+    public var contentType: String
+    public var width: Int
+    public var height: Int
+    public var size: Int
+    public var startsAt: Timestamp
+    public var endsAt: Timestamp
+
+    public init(campaignId: Int64, sha256: String, url: String, contentType: String, width: Int, height: Int, size: Int,
+                startsAt: Timestamp, endsAt: Timestamp) {
+        self.campaignId = campaignId
+        self.sha256 = sha256
+        self.url = url
+        self.contentType = contentType
+        self.width = width
+        self.height = height
+        self.size = size
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+    }
+}
+
+public struct LaunchPrefetchResult: Codable, Sendable {
+    /// What to download now and keep, with each campaign's window.
+    public var download: [PrefetchItem]
+    /// Cached creatives no campaign ahead uses: delete them.
+    public var delete: [String]
+    public var revoked: [Int64]
+    public var epoch: String
+    public var seq: Int64
+
+    public init(download: [PrefetchItem], delete: [String], revoked: [Int64], epoch: String, seq: Int64) {
+        self.download = download
+        self.delete = delete
+        self.revoked = revoked
+        self.epoch = epoch
+        self.seq = seq
+    }
+}
+
+extension ClientAPI {
+    public static let launchReport = RPCMethod<LaunchReportParams, LaunchReportResult>(
+        "launch.report", summary: "Impressions, clicks and skips; idempotent by event id; they feed caps, rotation and stats.",
+        idempotent: true)
+    public static let launchPrefetch = RPCMethod<LaunchPrefetchParams, LaunchPrefetchResult>(
+        "launch.prefetch", summary: "What to download now (campaigns live or starting within a horizon) and what to delete.",
+        idempotent: true)
+    public static let creativeGet = RPCMethod<CreativeChunkParams, CreativeChunk>(
+        "creative.get", summary: "Bytes of a creative the edge holds, at most 1 MiB a call.", idempotent: true,
+        errors: [APIError.creativeNotFound])
+}
+
+/// Counts an edge ships to campaignd.
+public struct EdgeReport: Codable, Sendable {
+    public struct Counts: Codable, Sendable, Hashable {
+        public var id: Int64
+        public var impressions: Int64
+        public var clicks: Int64
+        public var skips: Int64
+        public init(id: Int64, impressions: Int64, clicks: Int64, skips: Int64) {
+            self.id = id
+            self.impressions = impressions
+            self.clicks = clicks
+            self.skips = skips
+        }
+    }
+
+    public var edgeId: String
+    /// Increases by one per report, so a report sent twice is counted once.
+    public var reportId: Int64
+    public var counts: [Counts]
+
+    public init(edgeId: String, reportId: Int64, counts: [Counts]) {
+        self.edgeId = edgeId
+        self.reportId = reportId
+        self.counts = counts
+    }
+}
+
+public struct EdgeReportResult: Codable, Sendable {
+    public var accepted: Bool
+    public init(accepted: Bool) { self.accepted = accepted }
+}
+
+extension SyncAPI {
+    public static let report = RPCMethod<EdgeReport, EdgeReportResult>(
+        "edge.report", summary: "An edge ships its impression, click and skip counts.", idempotent: true)
+}

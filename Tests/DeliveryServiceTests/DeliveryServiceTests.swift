@@ -1,4 +1,8 @@
+import CampaignStore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
@@ -194,6 +198,96 @@ struct DeliveryServiceTests {
             _ = try await edge.client.call("campaign.create", params: [:])
         } throws: { ($0 as? JSONRPCError)?.code == -32601 }
         await edge.stop()
+        await fixture.stop()
+    }
+}
+
+@Suite("deliveryd reports, prefetch and creatives", .timeLimit(.minutes(3)))
+struct EdgeReportTests {
+    @Test("reports are idempotent by event id, move the rotation on, feed caps, and reach campaign.stats")
+    func reports() async throws {
+        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
+        let edge = try await fixture.startEdge("edge-r")
+        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
+        var capped = CampaignFixture.fields(name: "b", creative: creative)
+        capped.frequencyCap = FrequencyCap(shows: 1, hours: 24)
+        let second = try await admin.call(AdminAPI.campaignCreate, capped)
+        #expect(await edge.waitFor(seq: second.seq, creatives: 1))
+        let query = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-rot")
+        let shown = try await edge.query(query)
+        #expect(try await edge.query(query).id == shown.id)  // a retry: the same answer
+        let event = LaunchEvent(eventId: "e-1", type: .impression, campaignId: shown.id!, deviceId: "d-rot", sha256: creative)
+        let report = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event, event]))
+        #expect(report.accepted == 1 && report.duplicates == 1)
+        let again = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event]))
+        #expect(again.accepted == 0 && again.duplicates == 1)
+        // The rotation moved on to the other campaign.
+        let next = try await edge.query(query)
+        #expect(next.hasAd && next.id != shown.id)
+        // Once the capped campaign was shown once, this device no longer gets it.
+        let cappedShown = LaunchEvent(eventId: "e-2", type: .impression, campaignId: second.campaign.id, deviceId: "d-cap")
+        _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [cappedShown]))
+        for _ in 0..<10 {
+            #expect(try await edge.query(LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-cap")).id == first.campaign.id)
+        }
+        _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
+            LaunchEvent(eventId: "e-3", type: .click, campaignId: shown.id!, deviceId: "d-rot"),
+            LaunchEvent(eventId: "e-4", type: .skip, campaignId: shown.id!, deviceId: "d-rot"),
+        ]))
+        // The counts reach campaignd, once.
+        let expectedImpressions: Int64 = shown.id == second.campaign.id ? 2 : 1
+        var last: CampaignStats?
+        #expect(await eventually(timeout: .seconds(15)) {
+            last = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: shown.id!)).stats.first
+            return last?.impressions == expectedImpressions && last?.clicks == 1 && last?.skips == 1
+        }, "\(String(describing: last)) \(edge.process.log.suffix(2000))")
+        await #expect {
+            _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: []))
+        } throws: { ($0 as? JSONRPCError)?.code == -32602 }
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
+    func prefetchAndCreatives() async throws {
+        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
+        let edge = try await fixture.startEdge("edge-p")
+        let later = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "later", creative: creative, startIn: 3600))
+        _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "much later", creative: creative, startIn: 48 * 3600))
+        let last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "other app", app: "news", creative: creative))
+        #expect(await edge.waitFor(seq: last.seq, creatives: 1))
+        let stale = String(repeating: "e", count: 64)
+        let prefetch = try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(
+            app: "shop", platform: "ios", appVersion: "5.2.0", horizonHours: 24, cached: [creative, stale]))
+        #expect(prefetch.download.map(\.campaignId) == [later.campaign.id])
+        #expect(prefetch.download.first?.startsAt == later.campaign.startsAt && prefetch.download.first?.sha256 == creative)
+        #expect(prefetch.delete == [stale])
+        // Not live yet: no ad now.
+        #expect(try await edge.query().hasAd == false)
+
+        let chunk = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative))
+        #expect([UInt8](Data(base64Encoded: chunk.data)!) == CampaignFixture.png(width: 1179, height: 2556))
+        await #expect { try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: stale)) } throws: {
+            ($0 as? JSONRPCError)?.code == APIError.creativeNotFound.code
+        }
+        await #expect { try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: "../../etc/passwd")) } throws: {
+            ($0 as? JSONRPCError)?.code == -32602
+        }
+        let http = "http://\(try #require(edge.endpoints["http"]))"
+        let (body, response) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/\(creative)")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200 && [UInt8](body) == CampaignFixture.png(width: 1179, height: 2556))
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag") == "\"\(creative)\"")
+        var ranged = URLRequest(url: URL(string: "\(http)/creatives/\(creative)")!)
+        ranged.setValue("bytes=1-3", forHTTPHeaderField: "Range")
+        let (part, partResponse) = try await URLSession.shared.data(for: ranged)
+        #expect((partResponse as? HTTPURLResponse)?.statusCode == 206 && [UInt8](part) == [0x50, 0x4E, 0x47])
+        let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
+        #expect((missing as? HTTPURLResponse)?.statusCode == 404)
+        let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(http)/metrics")!)
+        #expect(String(decoding: metrics, as: UTF8.self).contains(#"launchad_deliveryd_queries_total{result="no_ad"} 1"#))
+        await edge.stop()
+        await admin.close()
         await fixture.stop()
     }
 }

@@ -1,0 +1,127 @@
+import CampaignStore
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Synchronization
+
+/// The client socket's methods. Everything runs inline on the socket's thread: each answer is a pure decision
+/// over the current state (one atomic load) and a device's history.
+enum ClientHandlers {
+    struct Context: Sendable {
+        let configuration: DeliveryServiceConfiguration
+        let cell: StateCell
+        let status: SyncStatus
+        let devices: DeviceHistory
+        let ledger: EventLedger
+        let files: CreativeFiles
+        let metrics: EdgeMetrics
+        let publicBase: PublicBase
+        let clock: @Sendable () -> Timestamp
+    }
+
+    static func table(_ context: Context) -> MethodTable {
+        var methods = MethodTable()
+        methods.register(ClientAPI.launchQuery, inline: { params, _ in
+            let request = try params.validated()
+            let state = context.cell.state
+            let now = context.clock()
+            let decision = DecisionEngine.decide(request, index: state.index[request.app], creatives: state.creatives,
+                                                 device: context.devices.view(request.deviceId), now: now,
+                                                 serviceNow: context.status.serviceNow(now))
+            context.metrics.answered(hasAd: decision.campaign != nil)
+            return LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: context.publicBase.value)
+        })
+        methods.register(ClientAPI.launchReport, inline: { params, _ in
+            guard !params.events.isEmpty, params.events.count <= 100 else {
+                throw JSONRPCError.invalidParams(field: "events", "must list 1 to 100 events")
+            }
+            let now = context.clock()
+            for (index, event) in params.events.enumerated() {
+                guard !event.eventId.isEmpty, event.eventId.utf8.count <= 64 else {
+                    throw JSONRPCError.invalidParams(field: "events[\(index)].eventId", "must be 1 to 64 bytes")
+                }
+                guard !event.deviceId.isEmpty, event.deviceId.utf8.count <= 128 else {
+                    throw JSONRPCError.invalidParams(field: "events[\(index)].deviceId", "must be 1 to 128 bytes")
+                }
+                if let sha256 = event.sha256, !CampaignRules.isSHA256(sha256) {
+                    throw JSONRPCError.invalidParams(field: "events[\(index)].sha256", "must be 64 lowercase hex characters")
+                }
+                if let at = event.at, at > now.adding(seconds: 300) || at < now.adding(seconds: -7 * 86_400) {
+                    throw JSONRPCError.invalidParams(field: "events[\(index)].at", "must be within the last 7 days")
+                }
+            }
+            var accepted = 0
+            for event in params.events where context.ledger.admit(event) {
+                accepted += 1
+                context.devices.record(event, at: event.at ?? now)
+            }
+            return LaunchReportResult(accepted: accepted, duplicates: params.events.count - accepted)
+        })
+        methods.register(ClientAPI.launchPrefetch, inline: { params, _ in
+            let query = LaunchQueryParams(app: params.app, platform: params.platform, appVersion: params.appVersion,
+                                          region: params.region, locale: params.locale, screen: params.screen, cached: params.cached)
+            let request = try query.validated()
+            let horizon = params.horizonHours ?? 24
+            guard (1...168).contains(horizon) else { throw JSONRPCError.invalidParams(field: "horizonHours", "must be between 1 and 168") }
+            let state = context.cell.state
+            let now = context.clock()
+            let until = now.adding(seconds: Double(horizon) * 3600)
+            let endClock = max(now, context.status.serviceNow(now))
+            let base = context.publicBase.value
+            var download: [PrefetchItem] = []
+            var keep = Set<String>()
+            for campaign in state.index[request.app]?.candidates ?? [] {
+                guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(campaign, request) ||
+                        campaign.launchTypes.contains(.hot) && DecisionEngine.matches(campaign, withLaunchType(request, .hot))
+                else { continue }
+                for creative in campaign.creatives {
+                    guard let facts = state.creatives[creative.sha256] else { continue }
+                    keep.insert(facts.sha256)
+                    download.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: "\(base)/creatives/\(facts.sha256)",
+                                                 contentType: facts.contentType, width: facts.width, height: facts.height,
+                                                 size: facts.size, startsAt: campaign.startsAt, endsAt: campaign.endsAt))
+                }
+            }
+            let delete = request.cached.subtracting(keep).sorted()
+            return LaunchPrefetchResult(download: download, delete: delete, revoked: state.index[request.app]?.revoked ?? [],
+                                        epoch: state.epoch, seq: state.seq)
+        })
+        methods.register(ClientAPI.creativeGet, inline: { params, _ in
+            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
+            let offset = params.offset ?? 0
+            let length = params.length ?? SyncAPI.maxChunk
+            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
+            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256) on this edge")
+            guard let facts = context.cell.state.creatives[params.sha256] else { throw notFound }
+            guard offset <= facts.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(facts.size) bytes)") }
+            guard let bytes = try context.files.read(sha256: params.sha256, offset: offset, length: length) else { throw notFound }
+            return CreativeChunk(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height,
+                                 size: facts.size, offset: offset, data: Data(bytes).base64EncodedString())
+        })
+        methods.register(ClientAPI.edgeStatus, inline: { _, _ in
+            let state = context.cell.state
+            return EdgeStatus(edgeId: context.configuration.edgeId, region: context.configuration.region, epoch: state.epoch,
+                              seq: state.seq, loaded: state.isLoaded, stale: !context.status.connected,
+                              skewSeconds: context.status.skew, campaigns: state.campaigns.count,
+                              creatives: state.creatives.count, resyncs: context.status.resyncs, gaps: context.status.gaps)
+        })
+        return methods
+    }
+
+    static func withLaunchType(_ request: LaunchRequest, _ type: LaunchType) -> LaunchRequest {
+        var copy = request
+        copy.launchType = type
+        copy.backgroundSeconds = Int.max
+        return copy
+    }
+}
+
+/// Where `imgUrl` points: `--public-url`, or the HTTP address once bound.
+final class PublicBase: Sendable {
+    private let storage: Mutex<String>
+    init(_ value: String) { storage = Mutex(value) }
+    var value: String { storage.withLock { $0 } }
+    func set(_ value: String) { storage.withLock { $0 = value } }
+}
