@@ -14,7 +14,7 @@ enum ClientHandlers {
         let status: SyncStatus
         let devices: DeviceHistory
         let ledger: EventLedger
-        let files: CreativeFiles
+        let cache: CreativeCache
         let metrics: EdgeMetrics
         let publicBase: PublicBase
         let clock: @Sendable () -> Timestamp
@@ -96,7 +96,7 @@ enum ClientHandlers {
             let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256) on this edge")
             guard let facts = context.cell.state.creatives[params.sha256] else { throw notFound }
             guard offset <= facts.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(facts.size) bytes)") }
-            guard let bytes = try context.files.read(sha256: params.sha256, offset: offset, length: length) else { throw notFound }
+            guard let bytes = try context.cache.read(sha256: params.sha256, size: facts.size, offset: offset, length: length) else { throw notFound }
             return CreativeChunk(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height,
                                  size: facts.size, offset: offset, data: Data(bytes).base64EncodedString())
         })

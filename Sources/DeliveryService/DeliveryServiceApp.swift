@@ -70,16 +70,18 @@ public final class DeliveryServiceApp: Sendable {
         let publicBase = PublicBase(baseURL)
         let devices = DeviceHistory(capacity: configuration.maxDevices)
         let ledger = EventLedger(capacity: configuration.maxDevices * 4)
-        let metrics = EdgeMetrics()
+        let cache = CreativeCache(files: files, budget: configuration.creativeCacheBytes)
+        let metrics = EdgeMetrics(cache: cache)
         let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, devices: devices, ledger: ledger,
-                                              files: files, metrics: metrics, publicBase: publicBase, clock: clock)
+                                              cache: cache, metrics: metrics, publicBase: publicBase, clock: clock)
         let methods = ClientHandlers.table(handlers)
         shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, curve: curve, logger: logger,
                                 interval: configuration.reportInterval)
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024
         clientConfiguration.maxInFlight = 256
-        client = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: methods, info: ClientAPI.info),
+        client = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: methods, info: ClientAPI.info,
+                                                                               onCall: metrics.callObserver()),
                                configuration: clientConfiguration, logger: logger)
 
         // HTTP: creatives by sha256, /healthz, /metrics.
@@ -102,10 +104,10 @@ public final class DeliveryServiceApp: Sendable {
                             body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
         }
         router.get("/creatives/:sha256") { request, context -> Response in
-            try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, files: files)
+            try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, cache: cache)
         }
         router.head("/creatives/:sha256") { request, context -> Response in
-            var response = try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, files: files)
+            var response = try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, cache: cache)
             response.body = .init()
             return response
         }
@@ -138,7 +140,7 @@ public final class DeliveryServiceApp: Sendable {
 
 /// Serves creative bytes over HTTP: by sha256 only, with a strong ETag, `Cache-Control: immutable`, and ranges.
 enum CreativeHTTP {
-    static func respond(request: Request, sha256: String, cell: StateCell, files: CreativeFiles) throws -> Response {
+    static func respond(request: Request, sha256: String, cell: StateCell, cache: CreativeCache) throws -> Response {
         guard CampaignRules.isSHA256(sha256), let facts = cell.state.creatives[sha256] else {
             return Response(status: .notFound)
         }
@@ -158,7 +160,9 @@ enum CreativeHTTP {
             status = .partialContent
             headers[.contentRange] = "bytes \(start)-\(end)/\(facts.size)"
         }
-        guard let bytes = try files.read(sha256: sha256, offset: start, length: end - start + 1) else { return Response(status: .notFound) }
+        guard let bytes = try cache.read(sha256: sha256, size: facts.size, offset: start, length: end - start + 1) else {
+            return Response(status: .notFound)
+        }
         headers[.contentLength] = String(bytes.count)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -18,6 +18,8 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var keysDirectory: String?
     public var insecure = false
     public var readyFile: String?
+    /// Memory for the hot creatives' bytes.
+    public var creativeCacheBytes = 64 * 1024 * 1024
     /// Devices remembered for caps and rotation (the least recently reported are forgotten first).
     public var maxDevices = 1_000_000
     /// How often impression, click and skip counts are shipped to campaignd.

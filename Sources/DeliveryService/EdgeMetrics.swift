@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPC
 import Prometheus
 import Synchronization
 
@@ -9,12 +10,14 @@ final class EdgeMetrics: Sendable {
     private let ads = Atomic<Int>(0)
     private let noAds = Atomic<Int>(0)
     private let gauges: [String: Gauge]
+    private let cache: CreativeCache
 
     static func name(_ metric: String, unit: String = "", help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "launchad", subsystem: "deliveryd", metricName: metric, unitName: unit, helpText: help)
     }
 
-    init() {
+    init(cache: CreativeCache) {
+        self.cache = cache
         let queries = Self.name("queries", unit: "total", help: "Launch queries answered, by result.")
         gauges = [
             "ad": registry.makeGauge(descriptor: queries, labels: [("result", "ad")]),
@@ -29,7 +32,22 @@ final class EdgeMetrics: Sendable {
             "creatives": registry.makeGauge(descriptor: Self.name("creatives", help: "Creatives held, verified.")),
             "cacheBytes": registry.makeGauge(descriptor: Self.name("creative_cache", unit: "bytes", help: "Bytes of creatives held.")),
             "devices": registry.makeGauge(descriptor: Self.name("devices", help: "Devices remembered for caps and rotation.")),
+            "memory": registry.makeGauge(descriptor: Self.name("creative_memory", unit: "bytes", help: "Bytes of hot creatives held in memory.")),
+            "hitRatio": registry.makeGauge(descriptor: Self.name("creative_cache_hit_ratio", help: "Share of creative reads served from memory.")),
         ]
+    }
+
+    /// Times every call on the client socket, by method.
+    func callObserver() -> JSONRPCDispatcher.CallObserver {
+        var histograms: [String: DurationHistogram] = [:]
+        for method in ["launch.query", "launch.prefetch", "launch.report", "creative.get", "edge.status", "rpc.discover"] {
+            histograms[method] = registry.makeDurationHistogram(
+                descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer a request on the client socket."),
+                labels: [("method", method)],
+                buckets: [.microseconds(10), .microseconds(50), .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(10), .milliseconds(100)])
+        }
+        let known = histograms
+        return { method, _, duration in known[method]?.record(duration) }
     }
 
     func answered(hasAd: Bool) {
@@ -49,5 +67,8 @@ final class EdgeMetrics: Sendable {
         gauges["creatives"]?.set(Double(state.creatives.count))
         gauges["cacheBytes"]?.set(Double(state.creatives.values.reduce(0) { $0 + $1.size }))
         gauges["devices"]?.set(Double(devices))
+        gauges["memory"]?.set(Double(cache.bytesHeld))
+        let hits = cache.hits.load(ordering: .relaxed), misses = cache.misses.load(ordering: .relaxed)
+        gauges["hitRatio"]?.set(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
     }
 }

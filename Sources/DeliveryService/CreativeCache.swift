@@ -1,0 +1,66 @@
+import CampaignStore
+import Synchronization
+
+/// The hot creatives' bytes in memory, within a byte budget, least recently used first out; the rest is read from
+/// disk. Bytes come from files that were verified by sha256 when stored.
+final class CreativeCache: Sendable {
+    private struct Entry {
+        var bytes: [UInt8]
+        var lastUse: UInt64
+    }
+
+    private struct Storage {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+    }
+
+    private let storage = Mutex(Storage())
+    private let files: CreativeFiles
+    let budget: Int
+    let hits = Atomic<Int>(0)
+    let misses = Atomic<Int>(0)
+
+    init(files: CreativeFiles, budget: Int) {
+        self.files = files
+        self.budget = budget
+    }
+
+    /// Bytes `offset ..< offset + length` of a creative of `size` bytes, or `nil` when it is not stored.
+    func read(sha256: String, size: Int, offset: Int, length: Int) throws -> [UInt8]? {
+        let cached = storage.withLock { storage -> [UInt8]? in
+            guard var entry = storage.entries[sha256] else { return nil }
+            storage.clock += 1
+            entry.lastUse = storage.clock
+            storage.entries[sha256] = entry
+            return entry.bytes
+        }
+        if let cached {
+            hits.add(1, ordering: .relaxed)
+            return Self.slice(cached, offset: offset, length: length)
+        }
+        misses.add(1, ordering: .relaxed)
+        // Small enough to keep: read it whole once, then serve from memory.
+        guard size <= budget / 4 else { return try files.read(sha256: sha256, offset: offset, length: length) }
+        guard let whole = try files.read(sha256: sha256, offset: 0, length: size), whole.count == size else { return nil }
+        storage.withLock { storage in
+            guard storage.entries[sha256] == nil else { return }
+            while storage.bytes + whole.count > budget, let victim = storage.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                storage.bytes -= victim.value.bytes.count
+                storage.entries[victim.key] = nil
+            }
+            storage.clock += 1
+            storage.entries[sha256] = Entry(bytes: whole, lastUse: storage.clock)
+            storage.bytes += whole.count
+        }
+        return Self.slice(whole, offset: offset, length: length)
+    }
+
+    /// Bytes held in memory now.
+    var bytesHeld: Int { storage.withLock { $0.bytes } }
+
+    static func slice(_ bytes: [UInt8], offset: Int, length: Int) -> [UInt8] {
+        guard offset < bytes.count else { return [] }
+        return Array(bytes[offset..<min(bytes.count, offset + length)])
+    }
+}
