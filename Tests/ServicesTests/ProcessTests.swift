@@ -67,7 +67,8 @@ struct ProcessTests {
                                          directory: directory)
         let endpoint = try #require(try await ChildProcess.waitForReadyFile(ready)["admin"])
 
-        let good = try ChildProcess("adctl", ["discover", "--json", "--endpoint", endpoint, "--keys-dir", adctlKeys.path], directory: directory)
+        // The connection flags before the command, as DESIGN writes them.
+        let good = try ChildProcess("adctl", ["--json", "--endpoint", endpoint, "--keys-dir", adctlKeys.path, "discover"], directory: directory)
         #expect(await good.exitStatus() == 0, "\(good.log)")
         #expect(good.log.contains("\"openrpc\""))
 

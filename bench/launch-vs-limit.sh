@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# launch.query on a real edge against the reference limit, in one run: campaignd and deliveryd (release builds)
+# with 100 live campaigns across 10 apps, then the C load client of ../shared/bench/zmq-limit drives the limit
+# server and deliveryd alternately in the throughput shape (-s 4 -w 256) and the latency shape (-s 1 -w 1).
+# The client's requests are DESIGN launch queries over 10,000 device ids (app "shop", iOS 5.2.0, cn-east, zh-CN).
+# Also records deliveryd's resident memory before and after a long run (MEMORY_SECONDS, default 60).
+#
+#   bench/launch-vs-limit.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-5}
+SECS=${2:-5}
+MEMORY_SECONDS=${MEMORY_SECONDS:-60}
+LIMIT_SRC=${LIMIT_SRC:-../shared/bench/zmq-limit}
+OUT=.build-bench
+mkdir -p "$OUT"
+cp "$LIMIT_SRC"/*.c "$LIMIT_SRC"/*.h "$LIMIT_SRC"/Makefile "$OUT"/
+make -s -C "$OUT" >/dev/null
+for product in campaignd deliveryd adctl; do swift build -c release --product "$product" >/dev/null; done
+BIN=$(swift build -c release --show-bin-path)
+RUN=$(mktemp -d "$OUT/launch-XXXX")
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+
+"$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
+  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" >"$RUN/campaignd.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$RUN/campaignd.ready" ] && break; sleep 0.1; done
+field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
+ADMIN=$(field "$RUN/campaignd.ready" admin)
+
+# Three creative shapes, 100 campaigns across 10 apps with a mix of priorities, weights and targeting.
+python3 - "$RUN" <<'PY'
+import struct, sys, zlib
+for name, (w, h) in {"tall": (1179, 2556), "classic": (1080, 1920), "wide": (1242, 2208)}.items():
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
+    open(f"{sys.argv[1]}/{name}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"x" * 20000 + chunk(b"IEND", b""))
+PY
+SHAS=()
+for name in tall classic wide; do
+  SHAS+=($("$BIN/adctl" --endpoint "$ADMIN" creative upload "$RUN/$name.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])'))
+done
+NOW=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
+END=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
+for i in $(seq 0 99); do
+  app=$([ $((i % 10)) = 0 ] && echo shop || echo "app$((i % 10))")
+  case $((i % 4)) in
+    0) targeting='{}' ;;
+    1) targeting='{"platforms":["ios"],"appVersions":{"min":"5.0"}}' ;;
+    2) targeting='{"platforms":["android"]}' ;;
+    3) targeting='{"regions":["cn-east","cn-north"],"locales":["zh-CN"]}' ;;
+  esac
+  "$BIN/adctl" --endpoint "$ADMIN" call campaign.create "{\"name\":\"bench $i\",\"app\":\"$app\",\"startsAt\":\"$NOW\",\"endsAt\":\"$END\",
+    \"priority\":$(( (i * 7) % 3 * 10 + 50 )),\"weight\":$(( (i * 13) % 200 + 1 )),\"targeting\":$targeting,
+    \"creatives\":[{\"sha256\":\"${SHAS[0]}\",\"weight\":2},{\"sha256\":\"${SHAS[1]}\"},{\"sha256\":\"${SHAS[2]}\"}]}" >/dev/null
+done
+
+"$BIN/deliveryd" --cache-dir "$RUN/edge" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
+  --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
+  --ready-file "$RUN/edge.ready" >"$RUN/edge.log" 2>&1 &
+EDGE_PID=$!
+pids+=($EDGE_PID)
+for _ in $(seq 100); do [ -s "$RUN/edge.ready" ] && break; sleep 0.1; done
+EDGE=$(field "$RUN/edge.ready" client)
+for _ in $(seq 200); do
+  "$BIN/adctl" --endpoint "$EDGE" call edge.status | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=100 and s["creatives"]>=3 else 1)' && break
+  sleep 0.1
+done
+echo "edge ready: $("$BIN/adctl" --endpoint "$EDGE" call edge.status)"
+echo "sample answer: $("$BIN/adctl" --endpoint "$EDGE" call launch.query '{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-1","screen":{"width":1179,"height":2556}}' | cut -c1-160)..."
+
+TOTAL=$(( ROUNDS * (SECS + 2) * 4 + MEMORY_SECONDS + 60 ))
+PORT=$(( 20000 + RANDOM % 20000 ))
+"$OUT"/zmq_limit_server -e "tcp://127.0.0.1:$PORT" -t "$TOTAL" >"$RUN/limit.log" &
+pids+=($!)
+sleep 0.3
+LOG="$OUT/launch-vs-limit.log"
+: >"$LOG"
+for round in $(seq "$ROUNDS"); do
+  for shape in "4 256 thr" "1 1 lat"; do
+    set -- $shape
+    "$OUT"/zmq_load -e "tcp://127.0.0.1:$PORT" -s "$1" -w "$2" -d "$SECS" -l "limit-$3-$round" | tee -a "$LOG" | cut -c1-140
+    "$OUT"/zmq_load -e "$EDGE" -s "$1" -w "$2" -d "$SECS" -l "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
+  done
+done
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$EDGE_PID/status"; }
+BEFORE=$(rss)
+if [ "$MEMORY_SECONDS" -gt 0 ]; then
+  "$OUT"/zmq_load -e "$EDGE" -s 4 -w 256 -d "$MEMORY_SECONDS" -l "deliveryd-memory" | tee -a "$LOG" | cut -c1-140
+fi
+AFTER=$(rss)
+echo "deliveryd resident memory: ${BEFORE} KiB before, ${AFTER} KiB after a ${MEMORY_SECONDS} s run"
+
+python3 - "$LOG" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    if not line.startswith("RESULT"):
+        continue
+    f = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+    parts = f["label"].split("-")
+    if len(parts) != 3:
+        continue
+    runs[tuple(parts)] = {k: float(f[k]) for k in ("rps", "p50_us", "p99_us", "errors")}
+med = statistics.median
+print()
+print("| server | shape | median rps | median p50 µs | median p99 µs | rps ratio | p50 ratio | p99 ratio | errors |")
+print("|---|---|---|---|---|---|---|---|---|")
+for shape, name in (("thr", "-s 4 -w 256"), ("lat", "-s 1 -w 1")):
+    rounds = sorted({int(r) for (_, s, r) in runs if s == shape})
+    for who in ("limit", "deliveryd"):
+        pairs = [(runs[(who, shape, str(r))], runs[("limit", shape, str(r))]) for r in rounds if (who, shape, str(r)) in runs]
+        print(f"| {who} | {name} | {med([a['rps'] for a, _ in pairs]):,.0f} | {med([a['p50_us'] for a, _ in pairs]):.1f} | "
+              f"{med([a['p99_us'] for a, _ in pairs]):.1f} | {med([a['rps'] / b['rps'] for a, b in pairs]):.2f} | "
+              f"{med([a['p50_us'] / b['p50_us'] for a, b in pairs]):.2f} | {med([a['p99_us'] / b['p99_us'] for a, b in pairs]):.2f} | "
+              f"{int(sum(a['errors'] for a, _ in pairs))} |")
+PY
