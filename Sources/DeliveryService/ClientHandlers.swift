@@ -26,7 +26,7 @@ enum ClientHandlers {
             let request = try params.validated()
             let state = context.cell.state
             let now = context.clock()
-            let decision = DecisionEngine.decide(request, index: state.index[request.app], creatives: state.creatives,
+            let decision = DecisionEngine.decide(request, index: state.index[request.app],
                                                  device: context.devices.view(request.deviceId), now: now,
                                                  serviceNow: context.status.serviceNow(now))
             context.metrics.answered(hasAd: decision.campaign != nil)
@@ -71,12 +71,12 @@ enum ClientHandlers {
             let base = context.publicBase.value
             var download: [PrefetchItem] = []
             var keep = Set<String>()
-            for campaign in state.index[request.app]?.candidates ?? [] {
-                guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(campaign, request) ||
-                        campaign.launchTypes.contains(.hot) && DecisionEngine.matches(campaign, withLaunchType(request, .hot))
+            for candidate in state.index[request.app]?.candidates ?? [] {
+                let campaign = candidate.campaign
+                guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(candidate, request) ||
+                        campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
                 else { continue }
-                for creative in campaign.creatives {
-                    guard let facts = state.creatives[creative.sha256] else { continue }
+                for facts in candidate.held.map(\.facts) {
                     keep.insert(facts.sha256)
                     download.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: "\(base)/creatives/\(facts.sha256)",
                                                  contentType: facts.contentType, width: facts.width, height: facts.height,

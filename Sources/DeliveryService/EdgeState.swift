@@ -21,7 +21,7 @@ public final class EdgeState: Sendable, AtomicReference {
         self.seq = seq
         self.campaigns = campaigns
         self.creatives = creatives
-        index = DecisionEngine.index(campaigns.values)
+        index = DecisionEngine.index(campaigns.values, creatives: creatives)
     }
 
     /// The state before any snapshot: nothing to answer from.

@@ -78,10 +78,40 @@ public struct Decision: Sendable {
     public var revoked: [Int64]
 }
 
+/// A creative of a campaign that the edge holds, with what the choice needs precomputed.
+public struct HeldCreative: Sendable {
+    public let facts: CreativeFacts
+    public let weight: Int
+    /// log(width / height), so the nearest aspect ratio is a subtraction.
+    let logAspect: Double
+}
+
+/// A campaign prepared for the launch query: its targeting parsed and its held creatives resolved once, when the
+/// state changes, instead of on every query.
+public struct Candidate: Sendable {
+    public let campaign: Campaign
+    let minVersion: AppVersion?
+    let maxVersion: AppVersion?
+    let locales: [String]?
+    public let held: [HeldCreative]
+
+    init(_ campaign: Campaign, creatives: [String: CreativeFacts]) {
+        self.campaign = campaign
+        minVersion = campaign.targeting.appVersions?.min.flatMap(AppVersion.init)
+        maxVersion = campaign.targeting.appVersions?.max.flatMap(AppVersion.init)
+        locales = campaign.targeting.locales?.map { $0.lowercased() }
+        held = campaign.creatives.compactMap { ref in
+            creatives[ref.sha256].map { facts in
+                HeldCreative(facts: facts, weight: ref.weight, logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))))
+            }
+        }
+    }
+}
+
 /// The campaigns of one app, indexed for the launch query. Immutable: the edge builds a new one per change.
 public struct AppIndex: Sendable {
     /// Campaigns that may still serve (scheduled, live), forced first, then by priority, then by id.
-    public var candidates: [Campaign]
+    public var candidates: [Candidate]
     /// Expired and deleted campaigns, most recent first (bounded), for `revoked`.
     public var revoked: [Int64]
 }
@@ -91,8 +121,8 @@ public enum DecisionEngine {
     /// At most this many revoked ids are returned per answer.
     public static let revokedLimit = 100
 
-    /// Builds the per-app index from a set of campaigns.
-    public static func index(_ campaigns: some Sequence<Campaign>) -> [String: AppIndex] {
+    /// Builds the per-app index from a set of campaigns and the creatives the edge holds.
+    public static func index(_ campaigns: some Sequence<Campaign>, creatives: [String: CreativeFacts]) -> [String: AppIndex] {
         var candidates: [String: [Campaign]] = [:]
         var revoked: [String: [Campaign]] = [:]
         for campaign in campaigns {
@@ -110,59 +140,81 @@ public enum DecisionEngine {
                 return a.id < b.id
             }
             let gone = (revoked[app] ?? []).sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id)
-            result[app] = AppIndex(candidates: sorted, revoked: Array(gone))
+            result[app] = AppIndex(candidates: sorted.map { Candidate($0, creatives: creatives) }, revoked: Array(gone))
         }
         return result
     }
 
-    /// Decides the answer.
+    /// Decides the answer, without allocating on the way (but for the revoked list, when the clock ends a campaign).
     /// - Parameters:
     ///   - now: the edge's clock.
     ///   - serviceNow: the edge's estimate of campaignd's clock; a campaign is over once either clock passed its end.
-    ///   - creatives: facts of the creatives the edge holds (others cannot be served).
-    public static func decide(_ request: LaunchRequest, index: AppIndex?, creatives: [String: CreativeFacts],
-                              device: DeviceView, now: Timestamp, serviceNow: Timestamp? = nil) -> Decision {
+    public static func decide(_ request: LaunchRequest, index: AppIndex?, device: DeviceView, now: Timestamp,
+                              serviceNow: Timestamp? = nil) -> Decision {
         guard let index else { return Decision(campaign: nil, creative: nil, revoked: []) }
         let endClock = max(now, serviceNow ?? now)
         var revoked = index.revoked
-        var eligible: [Campaign] = []
-        for campaign in index.candidates {
-            if campaign.endsAt <= endClock {
-                if revoked.count < revokedLimit { revoked.append(campaign.id) }
-                continue
-            }
-            guard campaign.startsAt <= now, matches(campaign, request), underCap(campaign, device, now),
-                  campaign.creatives.contains(where: { creatives[$0.sha256] != nil }) else { continue }
-            eligible.append(campaign)
+        let candidates = index.candidates
+        func eligible(_ candidate: Candidate) -> Bool {
+            let campaign = candidate.campaign
+            return campaign.endsAt > endClock && campaign.startsAt <= now && !candidate.held.isEmpty
+                && matches(candidate, request) && underCap(campaign, device, now)
         }
-        guard let first = eligible.first else { return Decision(campaign: nil, creative: nil, revoked: revoked) }
-        // The top group: same forced flag and priority as the best.
-        let group = eligible.prefix { $0.forced == first.forced && $0.priority == first.priority }
-        let unseen = group.filter { !device.seenCampaigns.contains($0.id) }
-        let pool = unseen.isEmpty ? Array(group) : unseen
+        for candidate in candidates where candidate.campaign.endsAt <= endClock && revoked.count < revokedLimit {
+            revoked.append(candidate.campaign.id)
+        }
+        // Candidates are sorted: the first eligible one leads the best group (same forced flag and priority).
+        guard let first = candidates.firstIndex(where: eligible) else {
+            return Decision(campaign: nil, creative: nil, revoked: revoked)
+        }
+        let lead = candidates[first].campaign
+        var end = first + 1
+        while end < candidates.count, candidates[end].campaign.forced == lead.forced, candidates[end].campaign.priority == lead.priority {
+            end += 1
+        }
         let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
-        let campaign = pick(pool, weight: { $0.weight }, seed: seed)
-        let creative = chooseCreative(campaign, request: request, creatives: creatives, device: device, seed: seed)
-        return Decision(campaign: campaign, creative: creative, revoked: revoked)
+        let chosen = withUnsafeTemporaryAllocation(of: Bool.self, capacity: end - first) { inGroup -> Int in
+            var unseenWeight = 0, allWeight = 0
+            for offset in 0..<(end - first) {
+                let candidate = candidates[first + offset]
+                let ok = offset == 0 || eligible(candidate)
+                inGroup[offset] = ok
+                guard ok else { continue }
+                allWeight += max(1, candidate.campaign.weight)
+                if !device.seenCampaigns.contains(candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
+            }
+            // Not repeating what the device saw, unless it saw them all.
+            let onlyUnseen = unseenWeight > 0
+            var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
+            for offset in 0..<(end - first) where inGroup[offset] {
+                let campaign = candidates[first + offset].campaign
+                if onlyUnseen && device.seenCampaigns.contains(campaign.id) { continue }
+                point -= max(1, campaign.weight)
+                if point < 0 { return first + offset }
+            }
+            return first
+        }
+        let candidate = candidates[chosen]
+        let creative = chooseCreative(candidate, request: request, device: device, seed: seed)
+        return Decision(campaign: candidate.campaign, creative: creative, revoked: revoked)
     }
 
     /// Whether the campaign targets this request (platform, version range, region, locale, launch type).
-    public static func matches(_ campaign: Campaign, _ request: LaunchRequest) -> Bool {
+    public static func matches(_ candidate: Candidate, _ request: LaunchRequest) -> Bool {
+        let campaign = candidate.campaign
         guard campaign.launchTypes.contains(request.launchType) else { return false }
         if request.launchType == .hot {
             guard let seconds = request.backgroundSeconds, seconds >= (campaign.minBackgroundSeconds ?? 0) else { return false }
         }
         let targeting = campaign.targeting
         if let platforms = targeting.platforms, !platforms.contains(request.platform) { return false }
-        if let range = targeting.appVersions {
-            if let min = range.min.flatMap(AppVersion.init), request.appVersion < min { return false }
-            if let max = range.max.flatMap(AppVersion.init), !(request.appVersion < max) { return false }
-        }
+        if let min = candidate.minVersion, request.appVersion < min { return false }
+        if let max = candidate.maxVersion, !(request.appVersion < max) { return false }
         if let regions = targeting.regions {
             guard let region = request.region, regions.contains(region) else { return false }
         }
-        if let locales = targeting.locales {
-            guard let locale = request.locale?.lowercased(), locales.contains(where: { $0.lowercased() == locale }) else { return false }
+        if let locales = candidate.locales {
+            guard let locale = request.locale, locales.contains(where: { $0.count == locale.count && $0 == locale.lowercased() }) else { return false }
         }
         return true
     }
@@ -174,35 +226,29 @@ public enum DecisionEngine {
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
     /// variants not yet seen, by weight.
-    static func chooseCreative(_ campaign: Campaign, request: LaunchRequest, creatives: [String: CreativeFacts],
-                               device: DeviceView, seed: UInt64) -> CreativeFacts? {
-        let held = campaign.creatives.compactMap { ref in creatives[ref.sha256].map { (ref, $0) } }
+    static func chooseCreative(_ candidate: Candidate, request: LaunchRequest, device: DeviceView, seed: UInt64) -> CreativeFacts? {
+        let held = candidate.held
         guard !held.isEmpty else { return nil }
-        var nearest = held
+        if held.count == 1 { return held[0].facts }
+        var target: Double?
         if let screen = request.screen, screen.width > 0, screen.height > 0 {
-            let target = Double(screen.width) / Double(screen.height)
-            func distance(_ facts: CreativeFacts) -> Double {
-                abs(log(Double(facts.width) / Double(facts.height)) - log(target))
-            }
-            let best = held.map { distance($0.1) }.min()!
-            nearest = held.filter { distance($0.1) <= best + 0.02 }
+            target = log(Double(screen.width) / Double(screen.height))
         }
-        let cached = nearest.filter { request.cached.contains($0.0.sha256) }
-        var pool = cached.isEmpty ? nearest : cached
-        let unseen = pool.filter { !device.seenVariants.contains($0.0.sha256) }
-        if !unseen.isEmpty { pool = unseen }
-        return pick(pool, weight: { $0.0.weight }, seed: seed ^ 0x9E37_79B9_7F4A_7C15).1
-    }
-
-    /// A weighted choice driven by `seed`: the same seed, the same choice.
-    static func pick<T>(_ items: [T], weight: (T) -> Int, seed: UInt64) -> T {
-        let total = items.reduce(0) { $0 + max(1, weight($1)) }
-        var point = Int(mix(seed) % UInt64(total))
-        for item in items {
-            point -= max(1, weight(item))
-            if point < 0 { return item }
+        var best = Double.infinity
+        if let target { for creative in held { best = min(best, abs(creative.logAspect - target)) } }
+        func near(_ creative: HeldCreative) -> Bool { target.map { abs(creative.logAspect - $0) <= best + 0.02 } ?? true }
+        let anyCached = held.contains { near($0) && request.cached.contains($0.facts.sha256) }
+        func inPool(_ creative: HeldCreative) -> Bool { near(creative) && (!anyCached || request.cached.contains(creative.facts.sha256)) }
+        let anyUnseen = held.contains { inPool($0) && !device.seenVariants.contains($0.facts.sha256) }
+        func chosen(_ creative: HeldCreative) -> Bool { inPool(creative) && (!anyUnseen || !device.seenVariants.contains(creative.facts.sha256)) }
+        var total = 0
+        for creative in held where chosen(creative) { total += max(1, creative.weight) }
+        var point = Int(mix(seed ^ 0x9E37_79B9_7F4A_7C15) % UInt64(max(1, total)))
+        for creative in held where chosen(creative) {
+            point -= max(1, creative.weight)
+            if point < 0 { return creative.facts }
         }
-        return items[items.count - 1]
+        return held.first(where: chosen)?.facts ?? held[0].facts
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

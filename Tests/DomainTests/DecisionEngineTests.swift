@@ -30,7 +30,7 @@ struct DecisionEngineTests {
 
     static func decide(_ campaigns: [Campaign], _ request: LaunchRequest = request(), device: DeviceView = .unknown,
                        now: Timestamp = now, serviceNow: Timestamp? = nil, creatives: [String: CreativeFacts] = held) -> Decision {
-        DecisionEngine.decide(request, index: DecisionEngine.index(campaigns)["shop"], creatives: creatives, device: device,
+        DecisionEngine.decide(request, index: DecisionEngine.index(campaigns, creatives: creatives)["shop"], device: device,
                               now: now, serviceNow: serviceNow)
     }
 
