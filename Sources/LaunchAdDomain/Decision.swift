@@ -87,8 +87,8 @@ public struct HeldCreative: Sendable {
 }
 
 /// A campaign prepared for the launch query: its targeting parsed and its held creatives resolved once, when the
-/// state changes, instead of on every query.
-public struct Candidate: Sendable {
+/// state changes, instead of on every query. A class, so the query path passes references, not copies.
+public final class Candidate: Sendable {
     public let campaign: Campaign
     let minVersion: AppVersion?
     let maxVersion: AppVersion?
@@ -214,7 +214,9 @@ public enum DecisionEngine {
             guard let region = request.region, regions.contains(region) else { return false }
         }
         if let locales = candidate.locales {
-            guard let locale = request.locale, locales.contains(where: { $0.count == locale.count && $0 == locale.lowercased() }) else { return false }
+            guard let locale = request.locale, locales.contains(where: { $0.utf8.count == locale.utf8.count && $0 == locale.lowercased() }) else {
+                return false
+            }
         }
         return true
     }
