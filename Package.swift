@@ -117,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "adctl",
             dependencies: [
-                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime",
+                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "CampaignStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

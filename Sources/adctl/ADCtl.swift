@@ -17,7 +17,7 @@ struct ADCtl: AsyncParsableCommand {
             Talks to campaignd's admin socket (--endpoint, or ADCTL_ENDPOINT). Tables for people by default; \
             --json prints stable JSON for scripts. Exit status 0 on success, 1 with a one-line reason otherwise.
             """,
-        subcommands: [CreativeCommand.self, Call.self, Discover.self, Keygen.self])
+        subcommands: [CampaignCommand.self, CreativeCommand.self, Edges.self, Stats.self, Call.self, Discover.self, Keygen.self])
 
     /// DESIGN puts the connection flags before the command (`adctl --endpoint E --json campaign list`): move them
     /// after it, where each command reads them.
@@ -106,7 +106,7 @@ struct ConnectionOptions: ParsableArguments {
             if case .timeout = error { return "campaignd unreachable at \(endpoint): no answer in \(timeout) s (is it running? right endpoint and keys?)" }
             return error.description
         case let error as JSONRPCError:
-            return error.message
+            return error.message.hasPrefix("Invalid params: ") ? String(error.message.dropFirst("Invalid params: ".count)) : error.message
         case let error as RuntimeError:
             return error.description
         default:

@@ -1,0 +1,118 @@
+import Foundation
+import JSONRPC
+import LaunchAdTesting
+import Testing
+
+@Suite("adctl against a real campaignd and edge", .timeLimit(.minutes(3)))
+struct AdctlTests {
+    /// Runs adctl; its exit status and what it printed.
+    static func adctl(_ arguments: [String], in directory: URL) async throws -> (Int32, String) {
+        let process = try ChildProcess("adctl", arguments, directory: directory)
+        let status = await process.exitStatus(timeout: .seconds(60)) ?? -1
+        return (status, process.log)
+    }
+
+    @Test("an operator session: upload, create, list, get, force --wait, expire --wait, edges, stats")
+    func session() async throws {
+        let fixture = try await CampaignFixture()
+        let edge = try await fixture.startEdge("edge-ops")
+        let admin = fixture.endpoints["admin"]!
+        let directory = fixture.directory
+        let png = directory.appendingPathComponent("splash.bin")  // the type comes from the bytes, not the name
+        try Data(CampaignFixture.png(width: 1179, height: 2556)).write(to: png)
+
+        var (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "creative", "upload", png.path], in: directory)
+        #expect(status == 0, "\(output)")
+        let sha = try #require(try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["sha256"]?.stringValue)
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "create", "--name", "Double 12", "--app", "shop",
+                                                 "--starts", "now", "--ends", "+2h", "--creative", "\(sha):3", "--priority", "60",
+                                                 "--jump-url", "https://shop.example.com/1212", "--platforms", "ios,android",
+                                                 "--cap", "3/24", "--wait"], in: directory)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("campaign 1 created (seq 1), now live"))
+        #expect(output.contains("edge-ops"))
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "list", "--app", "shop"], in: directory)
+        #expect(status == 0 && output.contains("Double 12") && output.contains("live") && output.hasPrefix("ID"))
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "campaign", "get", "1"], in: directory)
+        let got = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(got["campaign"]?["id"] == 1 && got["campaign"]?["frequencyCap"] == ["shows": 3, "hours": 24])
+        #expect(got["campaign"]?["creatives"] == [["sha256": .string(sha), "weight": 3]])
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "force", "1", "--wait"], in: directory)
+        #expect(status == 0 && output.contains("campaign 1 forced (seq 2)") && output.contains(" ms"), "\(output)")
+        #expect(try await edge.query().forced == true)
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "campaign", "expire", "1", "--wait"], in: directory)
+        #expect(status == 0, "\(output)")
+        let expired = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(expired["seq"] == 3 && expired["campaign"]?["state"] == "expired")
+        #expect(expired["edges"]?.arrayValue?.first?["edgeId"] == "edge-ops" && expired["edges"]?.arrayValue?.first?["tookMs"]?.intValue != nil)
+        #expect(try await edge.query().hasAd == false)
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "edges"], in: directory)
+        #expect(status == 0 && output.contains("edge-ops") && output.contains("REGION"))
+        (status, output) = try await Self.adctl(["--endpoint", admin, "stats", "1"], in: directory)
+        #expect(status == 0 && output.contains("IMPRESSIONS"))
+        await edge.stop()
+        await fixture.stop()
+    }
+
+    @Test("errors are one line with what to do, and a non-zero exit")
+    func errors() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = fixture.endpoints["admin"]!
+        let directory = fixture.directory
+        var (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "get", "99"], in: directory)
+        #expect(status == 1 && output == "adctl: no campaign 99\n")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "create", "--name", "x", "--app", "shop",
+                                                 "--starts", "now", "--ends", "+1h", "--creative", String(repeating: "a", count: 64),
+                                                 "--priority", "500"], in: directory)
+        #expect(status == 1 && output.contains("priority: must be between 0 and 100"), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "create", "--name", "x", "--app", "shop",
+                                                 "--starts", "tomorrow"], in: directory)
+        #expect(status != 0 && output.contains("is not a time"))
+        (status, output) = try await Self.adctl(["--endpoint", "tcp://127.0.0.1:1", "--timeout", "1", "campaign", "list"], in: directory)
+        #expect(status == 1 && output.contains("campaignd unreachable at tcp://127.0.0.1:1"))
+        #expect(!output.contains("jsonrpc"))
+        await fixture.stop()
+    }
+
+    @Test("--dry-run shows what would change and changes nothing")
+    func dryRun() async throws {
+        let fixture = try await CampaignFixture()
+        let client = try fixture.admin()
+        let sha = try await fixture.uploadPNG(client)
+        let admin = fixture.endpoints["admin"]!
+        var (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "create", "--name", "a", "--app", "shop",
+                                                     "--starts", "now", "--ends", "+1h", "--creative", sha, "--dry-run"], in: fixture.directory)
+        #expect(status == 0 && output.hasPrefix("would create"))
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "list", "--json"], in: fixture.directory)
+        #expect(try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["campaigns"] == [])
+        (status, _) = try await Self.adctl(["--endpoint", admin, "campaign", "create", "--name", "a", "--app", "shop",
+                                            "--starts", "now", "--ends", "+1h", "--creative", sha], in: fixture.directory)
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "update", "1", "--priority", "90", "--dry-run"], in: fixture.directory)
+        #expect(status == 0 && output.contains("priority") && output.contains("90"), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "pause", "1", "--dry-run", "--json"], in: fixture.directory)
+        #expect(output.contains(#""field":"state","from":"live","to":"paused""#), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "campaign", "get", "1"], in: fixture.directory)
+        let campaign = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["campaign"]
+        #expect(campaign?["priority"] == 50 && campaign?["state"] == "live" && campaign?["version"] == 1)
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("every command's help is complete and has an example", arguments: [
+        ["campaign", "create"], ["campaign", "update"], ["campaign", "get"], ["campaign", "list"], ["campaign", "force"],
+        ["campaign", "unforce"], ["campaign", "pause"], ["campaign", "resume"], ["campaign", "expire"], ["campaign", "delete"],
+        ["creative", "upload"], ["edges"], ["stats"], ["keygen"], ["call"], ["discover"],
+    ])
+    func help(_ command: [String]) async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let (status, output) = try await Self.adctl(command + ["--help"], in: directory)
+        #expect(status == 0 && output.contains("Example") && output.contains("USAGE"), "\(output)")
+    }
+}
