@@ -68,36 +68,25 @@ PY
 "$ADCTL" creative upload "$RUN_DIR/splash.png"
 SHA=$("$ADCTL" creative upload "$RUN_DIR/splash.png" --json | json_field '["sha256"]')
 
-echo "== creating a campaign that is live now, for one hour"
-NOW=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-END=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
-CREATED=$("$ADCTL" call campaign.create "{\"name\":\"Double 12 demo\",\"app\":\"shop\",\"startsAt\":\"$NOW\",\"endsAt\":\"$END\",
-  \"creatives\":[{\"sha256\":\"$SHA\"}],\"jump\":{\"type\":\"url\",\"value\":\"https://shop.example.com/1212\"}}")
-ID=$(echo "$CREATED" | json_field '["campaign"]["id"]')
-SEQ=$(echo "$CREATED" | json_field '["seq"]')
-echo "campaign $ID created at seq $SEQ"
-
-wait_edges() {  # seq: every edge has applied it and holds the creative
-  for i in $(seq "$EDGES"); do
-    for _ in $(seq 100); do
-      STATUS=$("$ADCTL" call --endpoint "tcp://127.0.0.1:$(( 7200 + 10 * (i - 1) ))" edge.status)
-      [ "$(echo "$STATUS" | json_field '["seq"]')" -ge "$1" ] && [ "$(echo "$STATUS" | json_field '["creatives"]')" -ge 1 ] && break
-      sleep 0.1
-    done
-  done
-}
-wait_edges "$SEQ"
+echo "== creating a campaign that is live now, for one hour (--wait: until every edge applied it)"
+"$ADCTL" campaign create --name "Double 12 demo" --app shop --starts now --ends +1h --creative "$SHA" \
+  --jump-url https://shop.example.com/1212 --wait
+ID=1
+# The edges fetch the creative right after applying the change.
+for _ in $(seq 100); do
+  [ "$("$ADCTL" call --endpoint "$EDGE1" edge.status | json_field '["creatives"]')" -ge 1 ] && break
+  sleep 0.1
+done
 
 QUERY='{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"local","deviceId":"d-42","screen":{"width":1179,"height":2556}}'
 echo "== a launch query to edge-1"
 "$ADCTL" call --endpoint "$EDGE1" launch.query "$QUERY" | python3 -m json.tool
-echo "== the edges, as campaignd sees them"
-"$ADCTL" call edge.list | python3 -m json.tool
-
-echo "== expiring the campaign; the next query gets no ad and the id to delete"
-SEQ=$("$ADCTL" call campaign.expire "{\"id\":$ID}" | json_field '["seq"]')
-wait_edges "$SEQ"
+echo "== forcing it, then expiring it; the next query gets no ad and the id to delete"
+"$ADCTL" campaign force "$ID" --wait
+"$ADCTL" campaign expire "$ID" --wait
 "$ADCTL" call --endpoint "$EDGE1" launch.query "$QUERY"
+echo "== the edges, as campaignd sees them"
+"$ADCTL" edges
 
 if [ "$ONCE" = 1 ]; then
   echo "== stopping"
