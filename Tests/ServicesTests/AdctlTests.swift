@@ -116,3 +116,54 @@ struct AdctlTests {
         #expect(status == 0 && output.contains("Example") && output.contains("USAGE"), "\(output)")
     }
 }
+
+@Suite("adctl writes", .timeLimit(.minutes(3)))
+struct AdctlWriteTests {
+    @Test("update, pause, resume, unforce and delete each answer with the new state, in tables and in JSON")
+    func operations() async throws {
+        let fixture = try await CampaignFixture()
+        let client = try fixture.admin()
+        let sha = try await fixture.uploadPNG(client)
+        let admin = fixture.endpoints["admin"]!
+        let directory = fixture.directory
+        var (status, output) = try await AdctlTests.adctl(["--endpoint", admin, "campaign", "create", "--name", "a", "--app", "shop",
+                                                           "--starts", "now", "--ends", "+1h", "--creative", sha, "--forced", "true"], in: directory)
+        #expect(status == 0, "\(output)")
+        for (arguments, expected) in [
+            (["campaign", "update", "1", "--priority", "70", "--regions", "cn-east"], "campaign 1 updated (seq 2), now live"),
+            (["campaign", "pause", "1"], "campaign 1 paused (seq 3), now paused"),
+            (["campaign", "resume", "1"], "campaign 1 resumed (seq 4), now live"),
+            (["campaign", "unforce", "1"], "campaign 1 unforced (seq 5), now live"),
+            (["campaign", "delete", "1"], "campaign 1 deleted (seq 6), now deleted"),
+        ] {
+            (status, output) = try await AdctlTests.adctl(["--endpoint", admin] + arguments, in: directory)
+            #expect(status == 0 && output.contains(expected), "\(arguments): \(output)")
+        }
+        (status, output) = try await AdctlTests.adctl(["--endpoint", admin, "--json", "campaign", "list", "--state", "deleted"], in: directory)
+        let deleted = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["campaigns"]?.arrayValue?.first
+        #expect(deleted?["priority"] == 70 && deleted?["forced"] == false && deleted?["targeting"]?["regions"] == ["cn-east"] && deleted?["version"] == 6)
+        (status, output) = try await AdctlTests.adctl(["--endpoint", admin, "campaign", "pause", "1"], in: directory)
+        #expect(status == 1 && output.contains("cannot apply paused to a campaign that is deleted"))
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("--wait exits non-zero, naming the edge, when a live edge does not apply the change in time")
+    func waitFails() async throws {
+        let fixture = try await CampaignFixture()
+        let client = try fixture.admin()
+        let sha = try await fixture.uploadPNG(client)
+        let edge = try await fixture.startEdge("edge-frozen")
+        #expect(await eventually { (try? await client.call("edge.list", params: nil)["edges"]?.arrayValue?.count) == 1 })
+        // Frozen, but heard from a moment ago: campaignd still counts it live.
+        edge.process.signal(SIGSTOP)
+        let (status, output) = try await AdctlTests.adctl(["--endpoint", fixture.endpoints["admin"]!, "campaign", "create", "--name", "a",
+                                                           "--app", "shop", "--starts", "now", "--ends", "+1h", "--creative", sha,
+                                                           "--wait", "--wait-timeout", "1"], in: fixture.directory)
+        edge.process.signal(SIGCONT)
+        #expect(status == 1 && output.contains("did not apply seq 1") && output.contains("edge-frozen"), "\(output)")
+        await edge.stop()
+        await client.close()
+        await fixture.stop()
+    }
+}
