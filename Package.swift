@@ -136,6 +136,12 @@ let package = Package(
             path: "Benchmarks/RPCBenchServer"
         ),
 
+        .executableTarget(
+            name: "query-microbench",
+            dependencies: ["DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC"],
+            path: "Benchmarks/QueryMicrobench"
+        ),
+
         // MARK: Test support and tests
         .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),

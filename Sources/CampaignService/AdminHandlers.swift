@@ -164,8 +164,7 @@ enum SyncHandlers {
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
             }
-            let counts = report.counts.map { CampaignStats(id: $0.id, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips) }
-            let taken = try await blocking { try database.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: counts) }
+            let taken = try await blocking { try database.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts) }
             return EdgeReportResult(accepted: taken)
         }
         table.register(SyncAPI.ack, inline: { ack, _ in

@@ -354,9 +354,9 @@ public final class CampaignDatabase: Sendable {
         try String.fetchOne(db, sql: "SELECT body FROM campaigns WHERE id = ?", arguments: [id]).map(decode)
     }
 
+    /// Whether a creative is stored, asked of the database one sha256 at a time (a campaign names a few).
     private static func creativeChecker(_ db: Database) throws -> (String) -> Bool {
-        let known = Set(try String.fetchAll(db, sql: "SELECT sha256 FROM creatives"))
-        return { known.contains($0) }
+        { sha256 in (try? Bool.fetchOne(db, sql: "SELECT 1 FROM creatives WHERE sha256 = ?", arguments: [sha256])) == true }
     }
 
     /// Stores the campaign, takes the next `seq`, appends the change, and trims the log.

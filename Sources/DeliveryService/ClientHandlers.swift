@@ -37,7 +37,11 @@ enum ClientHandlers {
                 throw JSONRPCError.invalidParams(field: "events", "must list 1 to 100 events")
             }
             let now = context.clock()
+            let campaigns = context.cell.state.campaigns
             for (index, event) in params.events.enumerated() {
+                guard campaigns[event.campaignId] != nil else {
+                    throw JSONRPCError.invalidParams(field: "events[\(index)].campaignId", "is not a campaign this edge knows")
+                }
                 guard !event.eventId.isEmpty, event.eventId.utf8.count <= 64 else {
                     throw JSONRPCError.invalidParams(field: "events[\(index)].eventId", "must be 1 to 64 bytes")
                 }

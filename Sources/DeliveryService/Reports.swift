@@ -1,3 +1,4 @@
+import CampaignStore
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -82,7 +83,7 @@ final class DeviceHistory: Sendable {
 /// Event ids already counted (bounded), and the counts not yet shipped to campaignd.
 final class EventLedger: Sendable {
     private let seen: Mutex<BoundedMap<String, Void>>
-    private let counts = Mutex<[Int64: EdgeReport.Counts]>([:])
+    private let counts = Mutex<[Int64: CampaignStats]>([:])
 
     init(capacity: Int) {
         seen = Mutex(BoundedMap(capacity: capacity))
@@ -97,7 +98,7 @@ final class EventLedger: Sendable {
         }
         guard new else { return false }
         counts.withLock { counts in
-            var entry = counts[event.campaignId] ?? EdgeReport.Counts(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)
+            var entry = counts[event.campaignId] ?? CampaignStats(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)
             switch event.type {
             case .impression: entry.impressions += 1
             case .click: entry.clicks += 1
@@ -109,7 +110,7 @@ final class EventLedger: Sendable {
     }
 
     /// Takes the counts gathered so far.
-    func drain() -> [EdgeReport.Counts] {
+    func drain() -> [CampaignStats] {
         counts.withLock { counts in
             defer { counts.removeAll() }
             return counts.values.sorted { $0.id < $1.id }
@@ -117,10 +118,10 @@ final class EventLedger: Sendable {
     }
 
     /// Puts back counts that could not be shipped.
-    func restore(_ unsent: [EdgeReport.Counts]) {
+    func restore(_ unsent: [CampaignStats]) {
         counts.withLock { counts in
             for item in unsent {
-                var entry = counts[item.id] ?? EdgeReport.Counts(id: item.id, impressions: 0, clicks: 0, skips: 0)
+                var entry = counts[item.id] ?? CampaignStats(id: item.id, impressions: 0, clicks: 0, skips: 0)
                 entry.impressions += item.impressions
                 entry.clicks += item.clicks
                 entry.skips += item.skips

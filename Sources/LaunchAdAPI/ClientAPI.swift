@@ -1,3 +1,4 @@
+import CampaignStore
 import JSONRPC
 import LaunchAdDomain
 
@@ -68,7 +69,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         guard !app.isEmpty, app.utf8.count <= 64, app.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 95 || $0 == 45 }) else {
             throw bad("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
         }
-        guard CampaignRules.platforms.contains(platform) else {
+        guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
             throw bad("platform", "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
         }
         guard let version = AppVersion(appVersion) else { throw bad("appVersion", "must be a dotted numeric version such as 5.2.0") }
@@ -122,29 +123,39 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     public var epoch: String
     public var seq: Int64
     public var revoked: [Int64]
+    /// `expiresAt` already as text, when the answer was made from a decision (saves formatting it per query).
+    private var expiresAtText: String?
+
+    enum CodingKeys: String, CodingKey {
+        case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
+             expiresAt, epoch, seq, revoked
+    }
 
     /// The answer for a decision.
     public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
         self.epoch = epoch
         self.seq = seq
         revoked = decision.revoked
-        guard let campaign = decision.campaign, let facts = decision.creative else {
+        guard let candidate = decision.candidate, let held = decision.held else {
             hasAd = false
             return
         }
+        let campaign = candidate.campaign
+        let facts = held.facts
         hasAd = true
         id = campaign.id
         version = campaign.version
-        imgUrl = "\(creativeBaseURL)/creatives/\(facts.sha256)"
+        imgUrl = creativeBaseURL + held.path
         creative = Creative(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height, size: facts.size)
         jumpType = campaign.jump.type.rawValue
         jumpValue = campaign.jump.value
-        showMoment = campaign.launchTypes.map(\.rawValue).joined(separator: ",")
+        showMoment = candidate.showMoment
         countdown = campaign.countdown
         skippable = campaign.skippable
         skipAfter = campaign.skipAfter
         forced = campaign.forced
         expiresAt = campaign.endsAt
+        expiresAtText = candidate.expiresAtText
     }
 
     public func write(json: inout JSONWriter) {
@@ -172,7 +183,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
                 object.field("skippable", ifPresent: skippable)
                 object.field("skipAfter", ifPresent: skipAfter)
                 object.field("forced", ifPresent: forced)
-                object.field("expiresAt", ifPresent: expiresAt?.rfc3339)
+                object.field("expiresAt", ifPresent: expiresAtText ?? expiresAt?.rfc3339)
             }
             object.field("epoch", epoch)
             object.field("seq", Int(seq))
@@ -352,25 +363,13 @@ extension ClientAPI {
 
 /// Counts an edge ships to campaignd.
 public struct EdgeReport: Codable, Sendable {
-    public struct Counts: Codable, Sendable, Hashable {
-        public var id: Int64
-        public var impressions: Int64
-        public var clicks: Int64
-        public var skips: Int64
-        public init(id: Int64, impressions: Int64, clicks: Int64, skips: Int64) {
-            self.id = id
-            self.impressions = impressions
-            self.clicks = clicks
-            self.skips = skips
-        }
-    }
-
     public var edgeId: String
     /// Increases by one per report, so a report sent twice is counted once.
     public var reportId: Int64
-    public var counts: [Counts]
+    /// Counts per campaign since the last report.
+    public var counts: [CampaignStats]
 
-    public init(edgeId: String, reportId: Int64, counts: [Counts]) {
+    public init(edgeId: String, reportId: Int64, counts: [CampaignStats]) {
         self.edgeId = edgeId
         self.reportId = reportId
         self.counts = counts

@@ -301,14 +301,27 @@ public enum CampaignRuleError: Error, Sendable, Hashable {
 public struct AppVersion: Sendable, Hashable, Comparable {
     public let parts: [Int]
 
+    /// Parses 1 to 4 dot-separated numbers of 1 to 9 digits each.
     public init?(_ text: String) {
-        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...4).contains(pieces.count) else { return nil }
         var parts: [Int] = []
-        for piece in pieces {
-            guard (1...9).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(piece) else { return nil }
-            parts.append(value)
+        parts.reserveCapacity(4)
+        var value = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, parts.count < 3 else { return nil }
+                parts.append(value)
+                value = 0
+                digits = 0
+            } else {
+                let digit = Int(byte) - 48
+                guard digit >= 0 && digit <= 9, digits < 9 else { return nil }
+                value = value * 10 + digit
+                digits += 1
+            }
         }
+        guard digits > 0 else { return nil }
+        parts.append(value)
         self.parts = parts
     }
 

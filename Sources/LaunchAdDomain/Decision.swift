@@ -73,15 +73,21 @@ public struct DeviceView: Sendable {
 
 /// The engine's answer: a campaign and one of its creatives, or none; and the ids the client must forget.
 public struct Decision: Sendable {
-    public var campaign: Campaign?
-    public var creative: CreativeFacts?
+    /// The chosen campaign, prepared (see ``Candidate``).
+    public var candidate: Candidate?
+    public var held: HeldCreative?
     public var revoked: [Int64]
+
+    public var campaign: Campaign? { candidate?.campaign }
+    public var creative: CreativeFacts? { held?.facts }
 }
 
 /// A creative of a campaign that the edge holds, with what the choice needs precomputed.
 public struct HeldCreative: Sendable {
     public let facts: CreativeFacts
     public let weight: Int
+    /// `/creatives/{sha256}`, the path of its bytes on the edge's HTTP server.
+    public let path: String
     /// log(width / height), so the nearest aspect ratio is a subtraction.
     let logAspect: Double
 }
@@ -94,15 +100,21 @@ public final class Candidate: Sendable {
     let maxVersion: AppVersion?
     let locales: [String]?
     public let held: [HeldCreative]
+    /// Parts of the answer that only change with the campaign, written once here rather than per query.
+    public let showMoment: String
+    public let expiresAtText: String
 
     init(_ campaign: Campaign, creatives: [String: CreativeFacts]) {
         self.campaign = campaign
+        showMoment = campaign.launchTypes.map(\.rawValue).joined(separator: ",")
+        expiresAtText = campaign.endsAt.rfc3339
         minVersion = campaign.targeting.appVersions?.min.flatMap(AppVersion.init)
         maxVersion = campaign.targeting.appVersions?.max.flatMap(AppVersion.init)
         locales = campaign.targeting.locales?.map { $0.lowercased() }
         held = campaign.creatives.compactMap { ref in
             creatives[ref.sha256].map { facts in
-                HeldCreative(facts: facts, weight: ref.weight, logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))))
+                HeldCreative(facts: facts, weight: ref.weight, path: "/creatives/" + facts.sha256,
+                             logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))))
             }
         }
     }
@@ -151,7 +163,7 @@ public enum DecisionEngine {
     ///   - serviceNow: the edge's estimate of campaignd's clock; a campaign is over once either clock passed its end.
     public static func decide(_ request: LaunchRequest, index: AppIndex?, device: DeviceView, now: Timestamp,
                               serviceNow: Timestamp? = nil) -> Decision {
-        guard let index else { return Decision(campaign: nil, creative: nil, revoked: []) }
+        guard let index else { return Decision(candidate: nil, held: nil, revoked: []) }
         let endClock = max(now, serviceNow ?? now)
         var revoked = index.revoked
         let candidates = index.candidates
@@ -165,7 +177,7 @@ public enum DecisionEngine {
         }
         // Candidates are sorted: the first eligible one leads the best group (same forced flag and priority).
         guard let first = candidates.firstIndex(where: eligible) else {
-            return Decision(campaign: nil, creative: nil, revoked: revoked)
+            return Decision(candidate: nil, held: nil, revoked: revoked)
         }
         let lead = candidates[first].campaign
         var end = first + 1
@@ -196,7 +208,7 @@ public enum DecisionEngine {
         }
         let candidate = candidates[chosen]
         let creative = chooseCreative(candidate, request: request, device: device, seed: seed)
-        return Decision(campaign: candidate.campaign, creative: creative, revoked: revoked)
+        return Decision(candidate: candidate, held: creative, revoked: revoked)
     }
 
     /// Whether the campaign targets this request (platform, version range, region, locale, launch type).
@@ -228,10 +240,10 @@ public enum DecisionEngine {
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
     /// variants not yet seen, by weight.
-    static func chooseCreative(_ candidate: Candidate, request: LaunchRequest, device: DeviceView, seed: UInt64) -> CreativeFacts? {
+    static func chooseCreative(_ candidate: Candidate, request: LaunchRequest, device: DeviceView, seed: UInt64) -> HeldCreative? {
         let held = candidate.held
         guard !held.isEmpty else { return nil }
-        if held.count == 1 { return held[0].facts }
+        if held.count == 1 { return held[0] }
         var target: Double?
         if let screen = request.screen, screen.width > 0, screen.height > 0 {
             target = log(Double(screen.width) / Double(screen.height))
@@ -248,9 +260,9 @@ public enum DecisionEngine {
         var point = Int(mix(seed ^ 0x9E37_79B9_7F4A_7C15) % UInt64(max(1, total)))
         for creative in held where chosen(creative) {
             point -= max(1, creative.weight)
-            if point < 0 { return creative.facts }
+            if point < 0 { return creative }
         }
-        return held.first(where: chosen)?.facts ?? held[0].facts
+        return held.first(where: chosen) ?? held[0]
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

@@ -1,0 +1,89 @@
+// In-process cost of the launch query's parts, without ZeroMQ: the whole dispatch of a DESIGN launch query, and
+// its pieces (parsing and reading params, deciding, writing the answer). Prints nanoseconds per operation.
+//
+//   query-microbench [iterations]
+import DeliveryService
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+
+let iterations = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 200_000
+let now = Timestamp(seconds: Date().timeIntervalSince1970)
+let shapes = [(1179, 2556), (1080, 1920), (1242, 2208)]
+let facts = shapes.enumerated().map { index, shape in
+    CreativeFacts(sha256: String(repeating: String(index), count: 64), contentType: "image/png", width: shape.0, height: shape.1, size: 20_000)
+}
+var campaigns: [Int64: Campaign] = [:]
+for i in 0..<100 {
+    let targeting: Targeting
+    switch i % 4 {
+    case 1: targeting = Targeting(platforms: ["ios"], appVersions: VersionRange(min: "5.0"))
+    case 2: targeting = Targeting(platforms: ["android"])
+    case 3: targeting = Targeting(regions: ["cn-east", "cn-north"], locales: ["zh-CN"])
+    default: targeting = .everyone
+    }
+    let id = Int64(i + 1)
+    campaigns[id] = Campaign(id: id, name: "bench \(i)", app: i % 10 == 0 ? "shop" : "app\(i % 10)", startsAt: now.adding(seconds: -60),
+                             endsAt: now.adding(seconds: 86_400), priority: (i * 7) % 3 * 10 + 50, weight: (i * 13) % 200 + 1,
+                             forced: false, countdown: 3, skippable: true, skipAfter: nil, launchTypes: [.cold], minBackgroundSeconds: nil,
+                             jump: .none, creatives: facts.map { CreativeRef(sha256: $0.sha256) }, targeting: targeting,
+                             frequencyCap: nil, state: .live, version: 1, createdAt: now, updatedAt: now)
+}
+let state = EdgeState(epoch: "bench", seq: 100, campaigns: campaigns, creatives: Dictionary(uniqueKeysWithValues: facts.map { ($0.sha256, $0) }))
+
+func request(_ device: Int) -> [UInt8] {
+    Array(#"{"jsonrpc":"2.0","id":\#(device),"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-\#(device % 10_000)","screen":{"width":1179,"height":2556}}}"#.utf8)
+}
+let requests = (0..<1000).map(request)
+
+func measure(_ name: String, _ body: (Int) -> Void) {
+    for i in 0..<min(iterations / 10, 10_000) { body(i) }  // warm up
+    let start = ContinuousClock.now
+    for i in 0..<iterations { body(i) }
+    let elapsed = ContinuousClock.now - start
+    let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+    print("\(name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(String(format: "%8.0f", nanoseconds / Double(iterations))) ns/op")
+}
+
+var full = MethodTable()
+full.register(ClientAPI.launchQuery, inline: { params, _ in
+    let request = try params.validated()
+    let decision = DecisionEngine.decide(request, index: state.index[request.app], device: .unknown, now: now, serviceNow: now)
+    return LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200")
+})
+let fullDispatcher = JSONRPCDispatcher(methods: full, info: OpenRPCInfo(title: "bench", version: "1"))
+var readOnly = MethodTable()
+readOnly.register(RPCMethod<LaunchQueryParams, Bool>("launch.query", summary: ""), inline: { params, _ in
+    _ = try params.validated()
+    return true
+})
+let readDispatcher = JSONRPCDispatcher(methods: readOnly, info: OpenRPCInfo(title: "bench", version: "1"))
+let scratch = JSONRPCDispatcher.Scratch()
+var sink = 0
+
+measure("dispatch launch.query (all of it)") { i in
+    requests[i % 1000].withUnsafeBytes { bytes in
+        if case .reply(let writer) = fullDispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) { sink &+= writer.count }
+    }
+}
+measure("dispatch, params read and validated") { i in
+    requests[i % 1000].withUnsafeBytes { bytes in
+        if case .reply(let writer) = readDispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) { sink &+= writer.count }
+    }
+}
+let validated = try LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", region: "cn-east", locale: "zh-CN",
+                                      deviceId: "d-1", screen: .init(width: 1179, height: 2556)).validated()
+measure("decide") { i in
+    var request = validated
+    request.deviceId = "d-\(i % 10_000)"
+    let decision = DecisionEngine.decide(request, index: state.index["shop"], device: .unknown, now: now, serviceNow: now)
+    sink &+= decision.campaign == nil ? 0 : 1
+}
+let decision = DecisionEngine.decide(validated, index: state.index["shop"], device: .unknown, now: now, serviceNow: now)
+measure("answer built and written") { _ in
+    var writer = JSONWriter(reservingCapacity: 512)
+    LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200").write(json: &writer)
+    sink &+= writer.count
+}
+print("(checksum \(sink))")
