@@ -164,8 +164,8 @@ enum SyncHandlers {
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
             }
-            let taken = try await blocking { try database.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts) }
-            return EdgeReportResult(accepted: taken)
+            let (taken, last) = try await blocking { try database.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts) }
+            return EdgeReportResult(accepted: taken, lastReportId: last)
         }
         table.register(SyncAPI.ack, inline: { ack, _ in
             guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }

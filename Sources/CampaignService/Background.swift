@@ -8,17 +8,37 @@ import ServiceLifecycle
 import Synchronization
 import ZMQRPC
 
-/// Publishes each committed change on the update stream, in `seq` order.
-struct ChangePublisher: Sendable {
+/// Publishes each committed change on the update stream, in `seq` order, and the heartbeats: both under one lock,
+/// so a heartbeat never carries a `seq` behind a change already sent, nor ahead of one not yet sent.
+final class ChangePublisher: Sendable {
     let publisher: Publisher
     let epoch: String
+    /// The `seq` of the last change handed to the publisher.
+    private let published: Mutex<Int64>
+
+    init(publisher: Publisher, epoch: String, seq: Int64) {
+        self.publisher = publisher
+        self.epoch = epoch
+        published = Mutex(seq)
+    }
 
     func publish(_ changes: [Change]) {
-        for change in changes {
-            guard let campaign = try? JSONValueEncoder().encode(change.campaign) else { continue }
-            publisher.publish(topic: UpdateStream.campaignTopic, method: UpdateStream.changed, params: [
-                "epoch": .string(epoch), "seq": .number(JSONNumber(change.seq)), "op": .string(change.op.rawValue),
-                "id": .number(JSONNumber(change.id)), "campaign": campaign,
+        published.withLock { published in
+            for change in changes {
+                guard let campaign = try? JSONValueEncoder().encode(change.campaign) else { continue }
+                publisher.publish(topic: UpdateStream.campaignTopic, method: UpdateStream.changed, params: [
+                    "epoch": .string(epoch), "seq": .number(JSONNumber(change.seq)), "op": .string(change.op.rawValue),
+                    "id": .number(JSONNumber(change.id)), "campaign": campaign,
+                ])
+                published = max(published, change.seq)
+            }
+        }
+    }
+
+    func heartbeat(time: Timestamp) {
+        published.withLock { published in
+            publisher.publish(topic: UpdateStream.heartbeatTopic, method: UpdateStream.heartbeat, params: [
+                "epoch": .string(epoch), "seq": .number(JSONNumber(published)), "time": .string(time.rfc3339),
             ])
         }
     }
@@ -26,19 +46,14 @@ struct ChangePublisher: Sendable {
 
 /// A heartbeat each second on the update stream: `{epoch, seq, time}`, so edges notice gaps and clock skew.
 struct HeartbeatService: Service {
-    let publisher: Publisher
-    let database: CampaignDatabase
+    let publisher: ChangePublisher
     let clock: Clock
     let interval: Duration
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                if let seq = try? database.currentSeq() {
-                    publisher.publish(topic: UpdateStream.heartbeatTopic, method: UpdateStream.heartbeat, params: [
-                        "epoch": .string(database.epoch), "seq": .number(JSONNumber(seq)), "time": .string(clock().rfc3339),
-                    ])
-                }
+                publisher.heartbeat(time: clock())
                 try await Task.sleep(for: interval)
             }
         }
@@ -95,8 +110,10 @@ final class ExpiryScheduler: Service {
                 } catch is CancellationError {
                     return
                 } catch {
+                    // Scan again on the next pass: nothing due may be forgotten because one pass failed.
+                    self.due.min(0, ordering: .relaxed)
                     self.logger.error("scheduler failed; retrying", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await Task.sleep(for: .milliseconds(100))
                 }
             }
         }

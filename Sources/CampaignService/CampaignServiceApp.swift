@@ -88,12 +88,12 @@ public final class CampaignServiceApp: Sendable {
         self.updates = updates
         let scheduler = ExpiryScheduler(database: database, clock: clock, logger: logger)
         self.scheduler = scheduler
-        let publisher = ChangePublisher(publisher: updates, epoch: database.epoch)
+        let publisher = ChangePublisher(publisher: updates, epoch: database.epoch, seq: try database.currentSeq())
         hooks.set { changes in
             publisher.publish(changes)
             scheduler.noteCommitted(changes)
         }
-        heartbeat = HeartbeatService(publisher: updates, database: database, clock: clock, interval: configuration.heartbeatInterval)
+        heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval)
 
         let edges = EdgeRegistry()
         let metrics = CampaignMetrics()

@@ -295,12 +295,13 @@ public final class CampaignDatabase: Sendable {
     }
 
     /// Adds an edge's report to the counters, once: a report whose id is not above the last one taken from that
-    /// edge is ignored (it was sent again after a lost answer). Returns whether it was taken.
+    /// edge is not added (it was sent again after a lost answer, or its id is stale). Returns whether it was taken,
+    /// and the last id taken from the edge.
     @discardableResult
-    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) throws -> Bool {
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) throws -> (taken: Bool, last: Int64) {
         try pool.write { db in
             let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
-            if let last, reportId <= last { return false }
+            if let last, reportId <= last { return (false, last) }
             try db.execute(sql: "INSERT INTO edge_reports (edge_id, last_report_id) VALUES (?, ?) ON CONFLICT(edge_id) DO UPDATE SET last_report_id = excluded.last_report_id",
                            arguments: [edgeId, reportId])
             for item in counts {
@@ -310,7 +311,7 @@ public final class CampaignDatabase: Sendable {
                         clicks = clicks + excluded.clicks, skips = skips + excluded.skips
                     """, arguments: [item.id, item.impressions, item.clicks, item.skips])
             }
-            return true
+            return (true, reportId)
         }
     }
 

@@ -166,8 +166,13 @@ struct ReportShipper: Service {
                 }
                 guard let report = pending else { continue }
                 do {
-                    _ = try await client.call(SyncAPI.report, report, timeout: .seconds(3))
+                    let answer = try await client.call(SyncAPI.report, report, timeout: .seconds(3))
                     pending = nil
+                    if !answer.accepted && answer.lastReportId > report.reportId {
+                        // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
+                        lastId = answer.lastReportId
+                        ledger.restore(report.counts)
+                    }
                 } catch {
                     logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
                 }

@@ -95,23 +95,19 @@ final class SyncEngine: Service {
 
     /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost.
     private func session() async throws {
+        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+        clientConfiguration.curve = curve
+        clientConfiguration.timeout = .seconds(3)
+        clientConfiguration.name = "sync"
+        let client = try RPCClient(context: context, configuration: clientConfiguration)
+        defer { Task { await client.close() } }
         var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
                                                                topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
         subscriberConfiguration.curve = curve
         subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
         subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
         let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration)
-        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
-        clientConfiguration.curve = curve
-        clientConfiguration.timeout = .seconds(3)
-        clientConfiguration.name = "sync"
-        let client = try RPCClient(context: context, configuration: clientConfiguration)
-        defer {
-            Task {
-                await subscriber.stop()
-                await client.close()
-            }
-        }
+        defer { Task { await subscriber.stop() } }
         // One stream of events: messages, and a tick twice a second to notice silence.
         // The buffer is as small as the high-water mark: what does not fit is dropped, and noticed as a gap.
         let (events, continuation) = AsyncStream.makeStream(of: Event.self,
@@ -143,8 +139,9 @@ final class SyncEngine: Service {
                     return
                 }
             case .message(let message):
-                lastHeard = .now
                 try await handle(message, client)
+                // After handling: a long catch-up is not silence.
+                lastHeard = .now
             }
         }
     }
@@ -159,6 +156,7 @@ final class SyncEngine: Service {
                 skew = clock().seconds(until: time)
             }
             status.heard(skew: skew, heartbeatSeq: seq)
+            fetchMissing(cell.state)
             if epoch != state.epoch || seq < state.seq {
                 // Another database, or this one rolled back behind what we applied: start over from a snapshot.
                 try await resync(client, preferChanges: false)
@@ -235,7 +233,13 @@ final class SyncEngine: Service {
     private func install(_ state: EdgeState) {
         let installed = cell.update { current in state.with(creatives: current.creatives) }
         save(installed)
-        for sha256 in installed.wantedCreatives where installed.creatives[sha256] == nil { fetch(sha256) }
+        fetchMissing(installed)
+    }
+
+    /// Fetches every creative the campaigns need and the edge does not hold (again, after a failure; also after a
+    /// restart that discarded some). Downloads already under way are not started twice.
+    private func fetchMissing(_ state: EdgeState) {
+        for sha256 in state.wantedCreatives where state.creatives[sha256] == nil { fetch(sha256) }
     }
 
     /// Saves the newest state (whichever write comes last writes the newest).

@@ -377,8 +377,15 @@ public struct EdgeReport: Codable, Sendable {
 }
 
 public struct EdgeReportResult: Codable, Sendable {
+    /// Whether the counts were added now.
     public var accepted: Bool
-    public init(accepted: Bool) { self.accepted = accepted }
+    /// The last report id taken from this edge: equal to the report's when it had been taken before (a resend);
+    /// greater when the report's id was too low (the edge's clock went back) and its counts were not taken.
+    public var lastReportId: Int64
+    public init(accepted: Bool, lastReportId: Int64) {
+        self.accepted = accepted
+        self.lastReportId = lastReportId
+    }
 }
 
 extension SyncAPI {

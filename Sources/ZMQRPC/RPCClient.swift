@@ -60,7 +60,8 @@ public final class RPCClient: Sendable {
     private let mailbox: Mailbox<Command>
     private let nextId = Atomic<Int>(1)
     private let thread = Mutex<OwnerThread?>(nil)
-    private let closed = Atomic<Bool>(false)
+    /// Whether calls are still taken; posts happen under this lock, so none lands after the loop's last look.
+    private let accepting = Mutex<Bool>(true)
     /// How many times the socket was remade after an unanswered call.
     public let reconnects = Atomic<Int>(0)
 
@@ -115,7 +116,6 @@ public final class RPCClient: Sendable {
     /// Calls a method by name with untyped params; a JSON-RPC error answer is thrown as ``JSONRPCError``.
     public func call(_ method: String, params: JSONValue?, idempotent: Bool = false,
                      timeout: Duration? = nil) async throws -> JSONValue {
-        guard !closed.load(ordering: .acquiring) else { throw RPCClientError.closed }
         let id = nextId.add(1, ordering: .relaxed).oldValue
         var object: JSONObject = ["jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method)]
         if let params { object["params"] = params }
@@ -123,8 +123,12 @@ public final class RPCClient: Sendable {
         let timeout = timeout ?? configuration.timeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                mailbox.post(.call(Call(id: id, method: method, request: request, idempotent: idempotent,
-                                        timeout: timeout, continuation: continuation)))
+                let call = Call(id: id, method: method, request: request, idempotent: idempotent, timeout: timeout, continuation: continuation)
+                let posted = accepting.withLock { accepting in
+                    if accepting { mailbox.post(.call(call)) }
+                    return accepting
+                }
+                if !posted { continuation.resume(throwing: RPCClientError.closed) }
             }
         } onCancel: {
             mailbox.post(.cancel(id))
@@ -133,15 +137,21 @@ public final class RPCClient: Sendable {
 
     /// Sends a notification (no answer is expected).
     public func notify<Params>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) throws {
-        guard !closed.load(ordering: .acquiring) else { throw RPCClientError.closed }
         let object: JSONObject = ["jsonrpc": "2.0", "method": .string(method.name), "params": try JSONValueEncoder().encode(params)]
-        mailbox.post(.notify(JSONValue.object(object).jsonBytes))
+        let bytes = JSONValue.object(object).jsonBytes
+        let posted = accepting.withLock { accepting in
+            if accepting { mailbox.post(.notify(bytes)) }
+            return accepting
+        }
+        guard posted else { throw RPCClientError.closed }
     }
 
     /// Closes the socket; calls in flight fail with ``RPCClientError/closed``.
     public func close() async {
-        closed.store(true, ordering: .releasing)
-        mailbox.post(.stop)
+        accepting.withLock { accepting in
+            if accepting { mailbox.post(.stop) }
+            accepting = false
+        }
         let running = thread.withLock { current in
             defer { current = nil }
             return current
@@ -199,6 +209,7 @@ public final class RPCClient: Sendable {
             if pending.values.contains(where: \.unsent) { timeout = timeout < 0 ? 10 : min(timeout, 10) }
             _ = try? poller.poll(timeoutMilliseconds: timeout)
 
+            var stopRequested = false
             for command in mailbox.takeAll() {
                 switch command {
                 case .call(let call):
@@ -211,9 +222,10 @@ public final class RPCClient: Sendable {
                 case .cancel(let id):
                     fail(id, CancellationError())
                 case .stop:
-                    break loop
+                    stopRequested = true
                 }
             }
+            if stopRequested { break loop }
 
             if poller.ready(socketIndex).contains(.readable) {
                 while let parts = try? socket.receiveParts(dontWait: true) {
@@ -252,9 +264,9 @@ public final class RPCClient: Sendable {
                     socket = try makeSocket()
                 } catch {
                     for id in Array(pending.keys) { fail(id, error) }
-                    // Try again on the next round; without a socket there is nothing to poll.
-                    if let replacement = try? makeSocket() { socket = replacement } else { break loop }
-                    continue
+                    // Without a socket there is nothing to poll: stop taking calls; the ones posted meanwhile fail below.
+                    accepting.withLock { $0 = false }
+                    break loop
                 }
                 for (id, entry) in pending {
                     if entry.call.idempotent {

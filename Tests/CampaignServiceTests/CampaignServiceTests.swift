@@ -242,6 +242,27 @@ struct CampaignServiceTests {
 
 @Suite("campaignd operations", .timeLimit(.minutes(2)))
 struct CampaignOperationsTests {
+    @Test("edge reports are counted once: a resend is not added, a stale id is refused with the last id taken")
+    func reportsOnce() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let creative = try await fixture.uploadPNG(admin)
+        let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative)).campaign.id
+        let counts = [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]
+        let first = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 100, counts: counts))
+        #expect(first.accepted && first.lastReportId == 100)
+        let resend = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 100, counts: counts))
+        #expect(!resend.accepted && resend.lastReportId == 100)
+        let stale = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 50, counts: counts))
+        #expect(!stale.accepted && stale.lastReportId == 100)
+        let stats = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats
+        #expect(stats == [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)])
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+
     @Test("creatives over the size limit are refused, the limit is a flag")
     func creativeLimit() async throws {
         let fixture = try await CampaignFixture(arguments: ["--max-creative-bytes", "100"])

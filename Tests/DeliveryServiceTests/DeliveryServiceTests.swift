@@ -331,6 +331,10 @@ struct EdgeTrustTests {
         #expect(try await third.status().creatives == 0)
         #expect(try await third.query().hasAd == false)
         #expect(third.process.log.contains("discarded a creative"))
+        // campaignd back, at the same seq: the edge fetches the creative again by itself.
+        try await fixture.restart(sameEndpoints: true)
+        #expect(await eventually(timeout: .seconds(15)) { (try? await third.status().creatives) == 1 })
+        #expect(try await third.query().hasAd)
         await third.stop()
         await admin.close()
         await fixture.stop()
