@@ -23,10 +23,15 @@ public final class CampaignFixture: @unchecked Sendable {
 
     static func launch(directory: URL, data: String, arguments: [String], endpoints: [String: String]? = nil) async throws -> (ChildProcess, [String: String]) {
         let ready = directory.appendingPathComponent("ready-\(UUID().uuidString.prefix(6)).json")
+        // IPC endpoints in the fixture's own folder: no other test can take them, even while campaignd is down
+        // between a kill and a restart on the same endpoints.
+        func ipc(_ name: String) -> String {
+            "ipc://\(directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6)).sock").path)"
+        }
         let process = try ChildProcess("campaignd", [
             "--data-dir", directory.appendingPathComponent(data).path,
-            "--admin-endpoint", endpoints?["admin"] ?? "tcp://127.0.0.1:0", "--sync-endpoint", endpoints?["sync"] ?? "tcp://127.0.0.1:0",
-            "--updates-endpoint", endpoints?["updates"] ?? "tcp://127.0.0.1:0", "--http-address", "127.0.0.1:0",
+            "--admin-endpoint", endpoints?["admin"] ?? ipc("admin"), "--sync-endpoint", endpoints?["sync"] ?? ipc("sync"),
+            "--updates-endpoint", endpoints?["updates"] ?? ipc("updates"), "--http-address", "127.0.0.1:0",
             "--ready-file", ready.path,
         ] + arguments, directory: directory)
         return (process, try await ChildProcess.waitForReadyFile(ready))

@@ -138,3 +138,45 @@ struct RuntimeTests {
         #expect(throws: Never.self) { try BindPolicy.check([("admin", "tcp://*:7100")], curve: false, insecure: true) }
     }
 }
+
+@Suite("proto-docs match the code", .timeLimit(.minutes(2)))
+struct ProtoDocsTests {
+    /// The repository's root, from this file's place in it.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func document(_ name: String) throws -> JSONValue {
+        let url = root.appendingPathComponent("proto-docs/openrpc/\(name).json")
+        return try JSONParser.parse([UInt8](try Data(contentsOf: url)))
+    }
+
+    @Test("each socket's rpc.discover equals its document in proto-docs/openrpc (run proto-docs/generate.sh after changing a method)")
+    func documents() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let campaignReady = directory.appendingPathComponent("c.json")
+        let edgeReady = directory.appendingPathComponent("e.json")
+        let campaignd = try ChildProcess("campaignd", ProcessTests.ephemeral + ["--data-dir", directory.appendingPathComponent("c").path,
+                                                                                "--ready-file", campaignReady.path], directory: directory)
+        let deliveryd = try ChildProcess("deliveryd", ["--cache-dir", directory.appendingPathComponent("e").path, "--client-endpoint", "tcp://127.0.0.1:0",
+                                                       "--http-address", "127.0.0.1:0", "--ready-file", edgeReady.path], directory: directory)
+        let campaignEndpoints = try await ChildProcess.waitForReadyFile(campaignReady)
+        let edgeEndpoints = try await ChildProcess.waitForReadyFile(edgeReady)
+        let context = try ZMQContext()
+        for (name, endpoint) in [("campaignd-admin", campaignEndpoints["admin"]!), ("campaignd-sync", campaignEndpoints["sync"]!),
+                                 ("deliveryd-client", edgeEndpoints["client"]!)] {
+            let client = try RPCClient(context: context, configuration: RPCClientConfiguration(endpoint: endpoint))
+            let served = try await client.call("rpc.discover", params: nil)
+            await client.close()
+            let documented = try Self.document(name)
+            let servedMethods = served["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            let documentedMethods = documented["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            #expect(servedMethods == documentedMethods, "\(name): methods in code and in proto-docs differ")
+            #expect(served == documented, "\(name): run proto-docs/generate.sh")
+            #expect(documented["openrpc"] == "1.3.2" && documented["info"]?["title"] != nil)
+        }
+        campaignd.signal(SIGTERM)
+        deliveryd.signal(SIGTERM)
+        #expect(await campaignd.exitStatus() == 0)
+        #expect(await deliveryd.exitStatus() == 0)
+    }
+}

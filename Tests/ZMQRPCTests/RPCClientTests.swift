@@ -70,10 +70,10 @@ struct RPCClientTests {
 
     @Test("an idempotent call survives a server that starts late (Lazy Pirate: reconnect and resend)")
     func lazyPirate() async throws {
-        // Find a free port, then leave it unbound for a while.
-        let probe = try RunningServer()
-        let endpoint = probe.endpoint
-        await probe.stop()
+        // An endpoint nobody serves yet (IPC, so no other test can take it meanwhile, as could happen to a port).
+        let directory = try makeTemporaryDirectory("lazy-pirate")
+        defer { removeTemporaryDirectory(directory) }
+        let endpoint = "ipc://\(directory.appendingPathComponent("server.sock").path)"
 
         let context = try ZMQContext()
         var configuration = RPCClientConfiguration(endpoint: endpoint)
