@@ -232,7 +232,7 @@ final class SyncEngine: Service {
     /// creative it needs.
     private func install(_ state: EdgeState) {
         let installed = cell.update { current in state.with(creatives: current.creatives) }
-        save(installed)
+        save()
         fetchMissing(installed)
     }
 
@@ -243,7 +243,7 @@ final class SyncEngine: Service {
     }
 
     /// Saves the newest state (whichever write comes last writes the newest).
-    private func save(_: EdgeState) {
+    private func save() {
         saving.withLock { _ in
             do { try stateFile.save(cell.state) } catch { logger.error("cannot save the state", metadata: ["error": "\(error)"]) }
         }
@@ -277,7 +277,8 @@ final class SyncEngine: Service {
                 } while bytes.count < (facts?.size ?? 0)
                 guard let facts, bytes.count == facts.size, SHA256.hash(data: bytes).hex == sha256 else { throw DownloadError.corrupt }
                 try creativeFiles.store(bytes, sha256: sha256)
-                save(cell.update { $0.adding(facts) })
+                cell.update { $0.adding(facts) }
+                save()
                 logger.info("fetched a creative", metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)"])
             } catch {
                 logger.warning("could not fetch a creative; will retry", metadata: ["sha256": "\(sha256)", "error": "\(error)"])

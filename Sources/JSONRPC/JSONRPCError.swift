@@ -47,9 +47,6 @@ public struct JSONRPCError: Error, Sendable, Hashable, CustomStringConvertible {
     /// -32603: something failed inside the server; no internals are given away.
     public static let internalError = JSONRPCError(code: internalErrorCode, message: "Internal error")
 
-    /// Whether the code is in the range reserved for implementation-defined server errors (-32099...-32000).
-    public var isServerError: Bool { (-32099)...(-32000) ~= code }
-
     /// The error as a JSON object.
     public var json: JSONValue {
         var object: JSONObject = ["code": .number(JSONNumber(code)), "message": .string(message)]
@@ -86,16 +83,6 @@ public enum JSONRPCID: Sendable, Hashable, CustomStringConvertible {
         case .string(let string): .string(string)
         case .number(let number): .number(number)
         case .null: .null
-        }
-    }
-
-    /// The id of a JSON value, or `nil` when the value may not be an id (booleans, arrays, objects).
-    public init?(json: JSONValue) {
-        switch json {
-        case .string(let string): self = .string(string)
-        case .number(let number): self = .number(number)
-        case .null: self = .null
-        default: return nil
         }
     }
 

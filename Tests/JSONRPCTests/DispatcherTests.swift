@@ -79,13 +79,7 @@ struct DispatcherTests {
 
     enum Failure: Error, JSONRPCErrorConvertible {
         case domain
-        case secret
-        var jsonRPCError: JSONRPCError {
-            switch self {
-            case .domain: JSONRPCError(code: -32010, message: "campaign not found")
-            case .secret: fatalError("not convertible in this test")
-            }
-        }
+        var jsonRPCError: JSONRPCError { JSONRPCError(code: -32010, message: "campaign not found") }
     }
 
     struct Internal: Error { let detail = "password=hunter2" }
