@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // MARK: ZeroMQ
@@ -97,6 +98,15 @@ let package = Package(
             ]
         ),
 
+        // MARK: Load generation: the engine of adload (closed and open loops, propagation), kept out of the executable
+        .target(
+            name: "LaunchAdLoad",
+            dependencies: [
+                "ZeroMQ", "JSONRPC",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "campaignd",
@@ -124,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "adload",
             dependencies: [
-                "ZMQRPC", "JSONRPC",
+                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ", "JSONRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -150,6 +160,7 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "JSONRPC"]),
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
+        .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
     ]
 )

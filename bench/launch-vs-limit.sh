@@ -4,6 +4,9 @@
 # server and deliveryd alternately in the throughput shape (-s 4 -w 256) and the latency shape (-s 1 -w 1).
 # The client's requests are DESIGN launch queries over 10,000 device ids (app "shop", iOS 5.2.0, cn-east, zh-CN).
 # Also records deliveryd's resident memory before and after a long run (MEMORY_SECONDS, default 60).
+# CLIENT=adload drives both servers with adload instead (same shapes: 4 connections x 64, 1 x 1), whose population
+# spreads over the 10 apps, both platforms, several versions, screens, regions and locales, with a mix of
+# 90% queries (20% of them hot starts), 4% prefetches and 6% impression reports.
 #
 #   bench/launch-vs-limit.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per run)
 set -euo pipefail
@@ -11,12 +14,13 @@ cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 SECS=${2:-5}
 MEMORY_SECONDS=${MEMORY_SECONDS:-60}
+CLIENT=${CLIENT:-c}
 LIMIT_SRC=${LIMIT_SRC:-../shared/bench/zmq-limit}
 OUT=.build-bench
 mkdir -p "$OUT"
 cp "$LIMIT_SRC"/*.c "$LIMIT_SRC"/*.h "$LIMIT_SRC"/Makefile "$OUT"/
 make -s -C "$OUT" >/dev/null
-for product in campaignd deliveryd adctl; do swift build -c release --product "$product" >/dev/null; done
+for product in campaignd deliveryd adctl adload; do swift build -c release --product "$product" >/dev/null; done
 BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d "$OUT/launch-XXXX")
 pids=()
@@ -77,43 +81,30 @@ pids+=($!)
 sleep 0.3
 LOG="$OUT/launch-vs-limit.log"
 : >"$LOG"
+# drive ENDPOINT SOCKETS TOTAL_WINDOW SECONDS LABEL: one run of the chosen client, one RESULT line.
+drive() {
+  if [ "$CLIENT" = adload ]; then
+    "$BIN/adload" --endpoint "$1" --connections "$2" --window $(( $3 / $2 )) --duration "$4" --quiet --json \
+      --apps shop,app1,app2,app3,app4,app5,app6,app7,app8,app9 --mix query=90,prefetch=4,report=6 \
+      | bench/adload-result.py "$5" || true
+  else
+    "$OUT"/zmq_load -e "$1" -s "$2" -w "$3" -d "$4" -l "$5" || true
+  fi
+}
 for round in $(seq "$ROUNDS"); do
   for shape in "4 256 thr" "1 1 lat"; do
     set -- $shape
-    "$OUT"/zmq_load -e "tcp://127.0.0.1:$PORT" -s "$1" -w "$2" -d "$SECS" -l "limit-$3-$round" | tee -a "$LOG" | cut -c1-140
-    "$OUT"/zmq_load -e "$EDGE" -s "$1" -w "$2" -d "$SECS" -l "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
+    drive "tcp://127.0.0.1:$PORT" "$1" "$2" "$SECS" "limit-$3-$round" | tee -a "$LOG" | cut -c1-140
+    drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
   done
 done
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$EDGE_PID/status"; }
 BEFORE=$(rss)
 if [ "$MEMORY_SECONDS" -gt 0 ]; then
-  "$OUT"/zmq_load -e "$EDGE" -s 4 -w 256 -d "$MEMORY_SECONDS" -l "deliveryd-memory" | tee -a "$LOG" | cut -c1-140
+  drive "$EDGE" 4 256 "$MEMORY_SECONDS" "deliveryd-memory" | tee -a "$LOG" | cut -c1-140
 fi
 AFTER=$(rss)
 echo "deliveryd resident memory: ${BEFORE} KiB before, ${AFTER} KiB after a ${MEMORY_SECONDS} s run"
 
-python3 - "$LOG" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    if not line.startswith("RESULT"):
-        continue
-    f = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
-    parts = f["label"].split("-")
-    if len(parts) != 3:
-        continue
-    runs[tuple(parts)] = {k: float(f[k]) for k in ("rps", "p50_us", "p99_us", "errors")}
-med = statistics.median
-print()
-print("| server | shape | median rps | median p50 µs | median p99 µs | rps ratio | p50 ratio | p99 ratio | errors |")
-print("|---|---|---|---|---|---|---|---|---|")
-for shape, name in (("thr", "-s 4 -w 256"), ("lat", "-s 1 -w 1")):
-    rounds = sorted({int(r) for (_, s, r) in runs if s == shape})
-    for who in ("limit", "deliveryd"):
-        pairs = [(runs[(who, shape, str(r))], runs[("limit", shape, str(r))]) for r in rounds if (who, shape, str(r)) in runs]
-        print(f"| {who} | {name} | {med([a['rps'] for a, _ in pairs]):,.0f} | {med([a['p50_us'] for a, _ in pairs]):.1f} | "
-              f"{med([a['p99_us'] for a, _ in pairs]):.1f} | {med([a['rps'] / b['rps'] for a, b in pairs]):.2f} | "
-              f"{med([a['p50_us'] / b['p50_us'] for a, b in pairs]):.2f} | {med([a['p99_us'] / b['p99_us'] for a, b in pairs]):.2f} | "
-              f"{int(sum(a['errors'] for a, _ in pairs))} |")
-PY
+bench/ratios.py "$LOG" limit deliveryd

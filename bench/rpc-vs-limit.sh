@@ -47,29 +47,4 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 
-python3 - "$LOG" <<'PY'
-import re, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    if not line.startswith("RESULT"):
-        continue
-    fields = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
-    who, shape, rnd = fields["label"].split("-")
-    runs[(who, shape, int(rnd))] = {k: float(fields[k]) for k in ("rps", "p50_us", "p99_us", "errors")}
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
-print()
-print("| server | shape | median rps | median p50 µs | median p99 µs | rps ratio | p50 ratio | p99 ratio | errors |")
-print("|---|---|---|---|---|---|---|---|---|")
-for shape in ("thr", "lat"):
-    rounds = sorted({r for (_, s, r) in runs if s == shape})
-    for who in ("limit", "fast", "codable"):
-        pairs = [(runs[(who, shape, r)], runs[("limit", shape, r)]) for r in rounds if (who, shape, r) in runs]
-        rps = med([a["rps"] for a, _ in pairs]); p50 = med([a["p50_us"] for a, _ in pairs]); p99 = med([a["p99_us"] for a, _ in pairs])
-        r_rps = med([a["rps"] / b["rps"] for a, b in pairs if b["rps"]])
-        r_p50 = med([a["p50_us"] / b["p50_us"] for a, b in pairs if b["p50_us"]])
-        r_p99 = med([a["p99_us"] / b["p99_us"] for a, b in pairs if b["p99_us"]])
-        errors = int(sum(a["errors"] for a, _ in pairs))
-        name = {"thr": "-s 4 -w 256", "lat": "-s 1 -w 1"}[shape]
-        print(f"| {who} | {name} | {rps:,.0f} | {p50:.1f} | {p99:.1f} | {r_rps:.2f} | {r_p50:.2f} | {r_p99:.2f} | {errors} |")
-PY
+bench/ratios.py "$LOG" limit fast codable

@@ -1,0 +1,330 @@
+import Foundation
+import JSONRPC
+import ZeroMQ
+
+/// What `adload propagation` does: against a campaignd admin socket and the client sockets of its edges, it forces a
+/// campaign and then expires it, again and again, and measures from the admin answer to the moment each edge's
+/// launch answer shows the change.
+public struct PropagationConfiguration: Sendable {
+    public var adminEndpoint: String
+    /// CURVE for the admin socket: campaignd's public key and this client's key pair.
+    public var adminCurve: (serverKey: String, keyPair: CurveKeyPair)?
+    /// The edges' client endpoints.
+    public var edges: [String]
+    public var repeats = 10
+    /// The app the measuring campaigns are made for; by default a fresh name, so nothing else is touched.
+    public var app: String
+    /// Seconds an edge may take before the step fails.
+    public var timeout = 10.0
+
+    public init(adminEndpoint: String, edges: [String], app: String = "adload-propagation-\(UInt32.random(in: 0...UInt32.max))") {
+        self.adminEndpoint = adminEndpoint
+        self.edges = edges
+        self.app = app
+    }
+
+    public func validate() throws(LoadConfigurationError) {
+        for endpoint in [adminEndpoint] + edges where !(endpoint.hasPrefix("tcp://") || endpoint.hasPrefix("ipc://")) {
+            throw .invalid("--admin/--edge", "expected tcp://HOST:PORT or ipc://PATH, got \"\(endpoint)\"")
+        }
+        guard !edges.isEmpty else { throw .invalid("--edge", "name at least one edge client endpoint") }
+        guard Set(edges).count == edges.count else { throw .invalid("--edge", "an edge is named twice") }
+        guard edges.count <= 1000 else { throw .invalid("--edge", "at most 1000 edges") }
+        guard (1...10_000).contains(repeats) else { throw .invalid("--repeats", "must be 1...10000") }
+        guard timeout > 0, timeout <= 600 else { throw .invalid("--timeout", "must be above 0 and at most 600 seconds") }
+        guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
+    }
+}
+
+/// Percentiles of a set of delays, in milliseconds.
+public struct DelayStatistics: Codable, Sendable, Equatable {
+    public var samples: Int
+    public var p50Milliseconds: Double
+    public var p90Milliseconds: Double
+    public var p99Milliseconds: Double
+    public var maxMilliseconds: Double
+    public var meanMilliseconds: Double
+
+    /// Nearest-rank percentiles of `delays` (seconds).
+    public init(_ delays: [Double]) {
+        let sorted = delays.sorted()
+        samples = sorted.count
+        func rank(_ percent: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let index = min(sorted.count, max(1, Int((percent / 100 * Double(sorted.count)).rounded(.up)))) - 1
+            return round3(sorted[index] * 1000)
+        }
+        p50Milliseconds = rank(50)
+        p90Milliseconds = rank(90)
+        p99Milliseconds = rank(99)
+        maxMilliseconds = round3((sorted.last ?? 0) * 1000)
+        meanMilliseconds = sorted.isEmpty ? 0 : round3(sorted.reduce(0, +) / Double(sorted.count) * 1000)
+    }
+}
+
+private func round3(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+public struct PropagationResult: Codable, Sendable {
+    public var edges: Int
+    public var repeats: Int
+    public var app: String
+    /// From the admin answer to the edge's first launch answer showing the forced campaign.
+    public var force: DelayStatistics
+    /// From the admin answer to the edge's first launch answer no longer showing the expired campaign.
+    public var expire: DelayStatistics
+    /// Both together.
+    public var all: DelayStatistics
+    /// How long campaignd took to answer the admin call (durable commit included).
+    public var admin: DelayStatistics
+    /// Edge answers that showed the change before the admin answer reached adload (counted as 0 ms).
+    public var beforeAdminAnswer: Int
+    /// The slowest edge's worst delay, by edge endpoint, in milliseconds.
+    public var worstByEdge: [String: Double]
+}
+
+public enum PropagationError: Error, CustomStringConvertible {
+    case admin(String)
+    case edge(String, String)
+    case timedOut(String, [String])
+
+    public var description: String {
+        switch self {
+        case let .admin(reason): "campaignd: \(reason)"
+        case let .edge(endpoint, reason): "edge \(endpoint): \(reason)"
+        case let .timedOut(step, edges): "\(step): no change seen within the timeout on \(edges.joined(separator: ", "))"
+        }
+    }
+}
+
+/// A DEALER socket with one JSON-RPC call in flight at a time; all on the calling thread.
+private final class Line {
+    let endpoint: String
+    let socket: Socket
+    private var nextId: UInt64 = 1
+    private(set) var pending: UInt64?
+    private let message = Message()
+
+    init(_ context: ZMQContext, endpoint: String, curve: (serverKey: String, keyPair: CurveKeyPair)?) throws {
+        self.endpoint = endpoint
+        socket = try Socket(context, type: .dealer)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setMaxMessageSize(64 * 1024 * 1024)
+        if let curve { try socket.makeCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
+        try socket.connect(endpoint)
+    }
+
+    deinit { socket.close() }
+
+    func send(_ method: String, _ params: JSONValue) throws {
+        let id = nextId
+        nextId += 1
+        var writer = JSONWriter()
+        writer.writeObject { object in
+            object.field("jsonrpc", "2.0")
+            object.field("id", Int(id))
+            object.field("method", method)
+            object.field("params", params)
+        }
+        guard try socket.send(writer.bytes, dontWait: true) else { throw PropagationError.edge(endpoint, "cannot send (queue full)") }
+        pending = id
+    }
+
+    /// The result of the pending call if its reply has come; throws its error.
+    func receive() throws -> JSONValue? {
+        while try socket.receive(into: message, dontWait: true) {
+            guard let value = try? message.withUnsafeBytes({ try JSONParser.parse($0) }), let object = value.objectValue,
+                  case let .number(number)? = object["id"], UInt64(number.text) == pending else { continue }
+            pending = nil
+            if let error = object["error"]?.objectValue {
+                throw PropagationError.edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))")
+            }
+            return object["result"] ?? .null
+        }
+        return nil
+    }
+
+    /// One call, waiting at most `timeout` seconds.
+    func call(_ method: String, _ params: JSONValue, timeout: Double) throws -> JSONValue {
+        try send(method, params)
+        let deadline = Date().addingTimeInterval(timeout)
+        var poller = Poller()
+        poller.add(socket)
+        while Date() < deadline {
+            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
+        }
+        throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
+    }
+}
+
+public enum PropagationRunner {
+    /// Runs the measurement; `log` gets one line per step for people watching.
+    public static func run(_ configuration: PropagationConfiguration, log: (String) -> Void = { _ in }) throws -> PropagationResult {
+        try configuration.validate()
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let admin = try Line(context, endpoint: configuration.adminEndpoint, curve: configuration.adminCurve)
+        let edges = try configuration.edges.map { try Line(context, endpoint: $0, curve: nil) }
+        let timeout = configuration.timeout
+
+        func adminCall(_ method: String, _ params: JSONValue) throws -> JSONObject {
+            do {
+                guard let object = try admin.call(method, params, timeout: timeout).objectValue else {
+                    throw PropagationError.admin("\(method) answered something other than an object")
+                }
+                return object
+            } catch let PropagationError.edge(_, reason) {
+                throw PropagationError.admin("\(method): \(reason)")
+            }
+        }
+        func campaignId(_ answer: JSONObject) throws -> Int64 {
+            guard let id = answer["campaign"]?.objectValue?["id"]?.intValue else { throw PropagationError.admin("no campaign id in the answer") }
+            return Int64(id)
+        }
+
+        // One creative for every campaign of the run, so edges already hold it when a campaign is forced.
+        let upload = try adminCall("creative.upload", [
+            "contentType": "image/png", "data": .string(Data(probePNG(width: 1080, height: 1920)).base64EncodedString()),
+        ])
+        guard let sha256 = upload["sha256"]?.stringValue else { throw PropagationError.admin("creative.upload gave no sha256") }
+        let formatter = ISO8601DateFormatter()
+        let startsAt = formatter.string(from: Date().addingTimeInterval(-60))
+        let endsAt = formatter.string(from: Date().addingTimeInterval(6 * 3600))
+        func fields(_ name: String, priority: Int) -> JSONValue {
+            [
+                "name": .string(name), "app": .string(configuration.app), "startsAt": .string(startsAt), "endsAt": .string(endsAt),
+                "priority": .number(JSONNumber(priority)), "creatives": [["sha256": .string(sha256)]],
+            ]
+        }
+        func idParams(_ id: Int64) -> JSONValue { ["id": .number(JSONNumber(id))] }
+
+        // The baseline: a live campaign every edge answers before anything is measured.
+        let baseline = try campaignId(try adminCall("campaign.create", fields("adload baseline", priority: 90)))
+        defer { _ = try? adminCall("campaign.expire", idParams(baseline)) }
+        try awaitAnswers(edges, timeout: timeout, step: "edges answering the baseline campaign \(baseline)", app: configuration.app) { $0 == baseline }
+        log("every edge answers the baseline campaign \(baseline) of app \(configuration.app)")
+
+        var forceDelays: [Double] = [], expireDelays: [Double] = [], adminDelays: [Double] = []
+        var early = 0
+        var worst: [String: Double] = [:]
+        for round in 1...configuration.repeats {
+            // A low-priority campaign that no edge shows until it is forced; edges must have it first.
+            let created = try adminCall("campaign.create", fields("adload probe \(round)", priority: 0))
+            let probe = try campaignId(created)
+            guard let createdSeq = created["seq"]?.intValue else { throw PropagationError.admin("campaign.create gave no seq") }
+            try awaitSeq(edges, Int64(createdSeq), timeout: timeout)
+
+            for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
+                let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: edges, timeout: timeout,
+                                           app: configuration.app) { shown in shows ? shown == probe : shown != probe }
+                adminDelays.append(measured.admin)
+                early += measured.early
+                for (index, delay) in measured.delays.enumerated() {
+                    worst[configuration.edges[index]] = max(worst[configuration.edges[index]] ?? 0, round3(delay * 1000))
+                }
+                if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
+                let sorted = measured.delays.sorted()
+                log(String(format: "round %d %@ %lld: admin %.2f ms, edges p50 %.2f ms, max %.2f ms", round, op, probe,
+                           measured.admin * 1000, sorted[sorted.count / 2] * 1000, sorted.last! * 1000))
+            }
+        }
+        return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
+                                 force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
+                                 all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
+                                 beforeAdminAnswer: early, worstByEdge: worst)
+    }
+
+    /// The launch query each edge is probed with.
+    private static func probeQuery(app: String, edge: Int) -> JSONValue {
+        [
+            "app": .string(app), "platform": "ios", "appVersion": "1.0.0", "deviceId": .string("adload-probe-\(edge)"),
+            "screen": ["width": 1080, "height": 1920],
+        ]
+    }
+
+    /// The campaign a launch answer shows (nil for none).
+    private static func shown(_ result: JSONValue, _ endpoint: String) throws -> Int64? {
+        guard let answer = result.objectValue, let hasAd = answer["hasAd"]?.boolValue else {
+            throw PropagationError.edge(endpoint, "launch.query answered something that is not a launch answer")
+        }
+        return hasAd ? answer["id"]?.intValue.map(Int64.init) : nil
+    }
+
+    /// Sends an admin call and probes every edge continuously until each shows what `satisfied` wants.
+    private static func measure(admin: Line, method: String, params: JSONValue, edges: [Line], timeout: Double, app: String,
+                                satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
+        var poller = Poller()
+        poller.add(admin.socket)
+        for edge in edges { poller.add(edge.socket) }
+        let sent = monotonicNanoseconds()
+        try admin.send(method, params)
+        for (index, edge) in edges.enumerated() { try edge.send("launch.query", probeQuery(app: app, edge: index)) }
+        var answeredAt: UInt64?
+        var seenAt = [UInt64?](repeating: nil, count: edges.count)
+        var remaining = edges.count
+        let deadline = sent + UInt64(timeout * 1e9)
+        while answeredAt == nil || remaining > 0 {
+            guard monotonicNanoseconds() < deadline else {
+                let late = edges.indices.filter { seenAt[$0] == nil }.map { edges[$0].endpoint }
+                throw PropagationError.timedOut(answeredAt == nil ? "\(method) (no admin answer)" : method, late)
+            }
+            guard try poller.poll(timeoutMilliseconds: 10) > 0 else { continue }
+            if poller.ready(0).contains(.readable) {
+                do {
+                    if try admin.receive() != nil { answeredAt = monotonicNanoseconds() }
+                } catch let PropagationError.edge(_, reason) {
+                    throw PropagationError.admin("\(method): \(reason)")
+                }
+            }
+            for (index, edge) in edges.enumerated() where poller.ready(index + 1).contains(.readable) {
+                guard let result = try edge.receive() else { continue }
+                let now = monotonicNanoseconds()
+                if seenAt[index] == nil, satisfied(try shown(result, edge.endpoint)) {
+                    seenAt[index] = now
+                    remaining -= 1
+                } else if seenAt[index] == nil {
+                    try edge.send("launch.query", probeQuery(app: app, edge: index))
+                }
+            }
+        }
+        let answer = answeredAt!
+        var early = 0
+        let delays = seenAt.map { seen -> Double in
+            let seen = seen!
+            if seen < answer { early += 1; return 0 }
+            return Double(seen - answer) / 1e9
+        }
+        return (Double(answer - sent) / 1e9, delays, early)
+    }
+
+    /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).
+    private static func awaitAnswers(_ edges: [Line], timeout: Double, step: String, app: String, wanted: (Int64?) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        for (index, edge) in edges.enumerated() {
+            while true {
+                if try wanted(shown(edge.call("launch.query", probeQuery(app: app, edge: index), timeout: timeout), edge.endpoint)) { break }
+                guard Date() < deadline else { throw PropagationError.timedOut(step, [edge.endpoint]) }
+                usleep(5_000)
+            }
+        }
+    }
+
+    /// Waits until every edge has applied `seq` (edge.status).
+    private static func awaitSeq(_ edges: [Line], _ seq: Int64, timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        for edge in edges {
+            while true {
+                let status = try edge.call("edge.status", [:], timeout: timeout)
+                if let applied = status.objectValue?["seq"]?.intValue, applied >= seq { break }
+                guard Date() < deadline else { throw PropagationError.timedOut("edges applying seq \(seq)", [edge.endpoint]) }
+                usleep(2_000)
+            }
+        }
+    }
+
+    /// A PNG header of the given pixel size: enough for campaignd to read its type and size.
+    static func probePNG(width: Int, height: Int) -> [UInt8] {
+        func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(width) + be32(height)
+            + [8, 6, 0, 0, 0] + [0, 0, 0, 0] + Array("adload propagation probe".utf8)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+@testable import LaunchAdLoad
+import Testing
+
+@Suite("adload's population, requests and reply reading", .timeLimit(.minutes(1)))
+struct LoadTests {
+    @Test("the same seed gives the same population; another seed another one; the mix follows its weights")
+    func population() {
+        let one = Population(devices: 10_000, apps: ["shop", "news"], seed: 7)
+        let again = Population(devices: 10_000, apps: ["shop", "news"], seed: 7)
+        let other = Population(devices: 10_000, apps: ["shop", "news"], seed: 8)
+        #expect(one.devices == again.devices)
+        #expect(one.devices != other.devices)
+        #expect(one.devices.map(\.deviceId).prefix(3) == ["d-0", "d-1", "d-2"])
+        let ios = one.devices.filter { $0.platform == "ios" }.count
+        #expect((4_200...4_800).contains(ios), "45% iOS expected, got \(ios) of 10000")
+        let shop = one.devices.filter { $0.app == "shop" }.count
+        #expect((4_700...5_300).contains(shop))
+        #expect(one.devices.allSatisfy { $0.platform == "ios" ? ["5.2.0", "5.1.3", "5.0.1", "4.9.8"].contains($0.appVersion) : $0.appVersion.hasPrefix("5.") || $0.appVersion.hasPrefix("4.") })
+    }
+
+    @Test("every request template is a valid JSON-RPC call whose params the edge's own types accept")
+    func templates() throws {
+        let population = Population(devices: 300, apps: ["shop", "app-1"], seed: 3)
+        let templates = RequestTemplates(population: population)
+        for (index, device) in population.devices.enumerated() {
+            for (tail, method) in [(templates.coldQuery[index], "launch.query"), (templates.hotQuery[index], "launch.query"),
+                                   (templates.prefetch[index], "launch.prefetch")] {
+                let request = try JSONParser.parse(RequestTemplates.head + Array("\(index + 1)".utf8) + tail)
+                #expect(request["jsonrpc"] == "2.0" && request["id"] == .number(JSONNumber(index + 1)) && request["method"] == .string(method))
+                let params = try #require(request["params"])
+                if method == "launch.query" {
+                    let query = try JSONValueDecoder().decode(LaunchQueryParams.self, from: params)
+                    _ = try query.validated()
+                    #expect(query.deviceId == device.deviceId && query.app == device.app && query.screen?.width == device.width)
+                } else {
+                    let prefetch = try JSONValueDecoder().decode(LaunchPrefetchParams.self, from: params)
+                    #expect(prefetch.app == device.app && prefetch.platform == device.platform)
+                }
+            }
+            #expect(try JSONParser.parse(RequestTemplates.head + [UInt8(ascii: "1")] + templates.hotQuery[index])["params"]?["launchType"] == "hot")
+        }
+    }
+
+    @Test("--mix is parsed strictly")
+    func mix() throws {
+        #expect(try RequestMix(parsing: "query=90,prefetch=5,report=5") == RequestMix(query: 90, prefetch: 5, report: 5))
+        #expect(try RequestMix(parsing: "query=100") == RequestMix())
+        #expect(throws: LoadConfigurationError.invalid("--mix", "shares add up to 95, not 100")) { try RequestMix(parsing: "query=90,report=5") }
+        #expect(throws: LoadConfigurationError.self) { try RequestMix(parsing: "query=90,bogus=10") }
+        #expect(throws: LoadConfigurationError.self) { try RequestMix(parsing: "query=50,query=50") }
+        #expect(throws: LoadConfigurationError.self) { try RequestMix(parsing: "query") }
+        #expect(throws: LoadConfigurationError.self) { try RequestMix(parsing: "report=100") }
+    }
+
+    @Test("configurations out of range are refused with the flag at fault")
+    func validation() {
+        var configuration = LoadConfiguration(endpoint: "tcp://127.0.0.1:7200")
+        #expect(throws: Never.self) { try configuration.validate() }
+        configuration.window = 0
+        #expect(throws: LoadConfigurationError.invalid("--window", "must be 1...65536")) { try configuration.validate() }
+        configuration = LoadConfiguration(endpoint: "127.0.0.1:7200")
+        #expect(throws: LoadConfigurationError.self) { try configuration.validate() }
+        configuration = LoadConfiguration(endpoint: "tcp://127.0.0.1:7200")
+        configuration.threads = 8
+        configuration.connections = 4
+        #expect(throws: LoadConfigurationError.self) { try configuration.validate() }
+        configuration = LoadConfiguration(endpoint: "tcp://127.0.0.1:7200")
+        configuration.rate = -5
+        #expect(throws: LoadConfigurationError.self) { try configuration.validate() }
+        configuration.rate = nil
+        configuration.apps = ["shop", ""]
+        #expect(throws: LoadConfigurationError.self) { try configuration.validate() }
+    }
+
+    @Test("replies are read by their id and outcome, fast for our shape and strictly for any other")
+    func replies() {
+        func scan(_ text: String) -> ReplyScan { Array(text.utf8).withUnsafeBytes { ReplyScan.scan($0) } }
+        #expect(scan(#"{"jsonrpc":"2.0","id":42,"result":{"hasAd":true,"id":7,"version":3}}"#) == ReplyScan(id: 42, outcome: .result(campaignId: 7)))
+        #expect(scan(#"{"jsonrpc":"2.0","id":43,"result":{"hasAd":false,"epoch":"e","seq":1,"revoked":[]}}"#) == ReplyScan(id: 43, outcome: .result(campaignId: nil)))
+        #expect(scan(#"{"jsonrpc":"2.0","id":44,"error":{"code":-32602,"message":"app: bad"}}"#) == ReplyScan(id: 44, outcome: .error(code: -32602)))
+        // Another member order, spaces: the strict parser reads it.
+        #expect(scan(#"{ "result": {"hasAd": true, "id": 9}, "id": 45, "jsonrpc": "2.0" }"#) == ReplyScan(id: 45, outcome: .result(campaignId: 9)))
+        #expect(scan(#"{"jsonrpc":"2.0","id":"x","result":1}"#) == ReplyScan(id: nil, outcome: .result(campaignId: nil)))
+        #expect(scan("not json").outcome == .invalid)
+        #expect(scan(#"{"jsonrpc":"2.0","id":46}"#) == ReplyScan(id: 46, outcome: .invalid))
+        #expect(scan(#"{"jsonrpc":"2.0","id":47,"result":1,"error":{"code":1,"message":"m"}}"#).outcome == .invalid)
+        #expect(scan("").outcome == .invalid)
+    }
+
+    @Test("ids are written in decimal")
+    func decimal() {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 24)
+        defer { buffer.deallocate() }
+        for value: UInt64 in [0, 7, 10, 99, 12_345, UInt64.max] {
+            let count = writeDecimal(value, to: buffer)
+            #expect(String(decoding: UnsafeBufferPointer(start: buffer, count: count), as: UTF8.self) == String(value))
+        }
+    }
+
+    @Test("propagation percentiles are nearest-rank, in milliseconds")
+    func percentiles() {
+        let stats = DelayStatistics((1...100).map { Double($0) / 1000 })
+        #expect(stats.samples == 100 && stats.p50Milliseconds == 50 && stats.p90Milliseconds == 90 && stats.p99Milliseconds == 99)
+        #expect(stats.maxMilliseconds == 100 && stats.meanMilliseconds == 50.5)
+        #expect(DelayStatistics([]).samples == 0)
+        #expect(DelayStatistics([0.004]).p99Milliseconds == 4)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdTesting
+import Testing
+
+/// adload as operators run it: a child process against a real campaignd and real edges (also CI's smoke of the tool).
+@Suite("adload against real edges", .timeLimit(.minutes(3)))
+struct AdloadTests {
+    /// Runs adload; its exit status, and the JSON it printed (the text up to the last closing brace).
+    static func adload(_ arguments: [String], in directory: URL) async throws -> (status: Int32, json: JSONValue?, output: String) {
+        let process = try ChildProcess("adload", arguments, directory: directory)
+        let status = await process.exitStatus(timeout: .seconds(90)) ?? -1
+        let output = process.log
+        var json: JSONValue?
+        if let first = output.firstIndex(of: "{"), let last = output.lastIndex(of: "}") {
+            json = try? JSONParser.parse(String(output[first...last]))
+        }
+        return (status, json, output)
+    }
+
+    /// campaignd with one live campaign for app "shop" (cold starts only, no cap) and an edge that has it.
+    static func system() async throws -> (CampaignFixture, EdgeProcess) {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sha = try await fixture.uploadPNG(admin, width: 1179, height: 2556)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "load", app: "shop", creative: sha))
+        let edge = try await fixture.startEdge("edge-load")
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        await admin.close()
+        return (fixture, edge)
+    }
+
+    @Test("a closed loop counts replies, ads and errors by JSON-RPC code; errors make the exit status 3")
+    func closedLoop() async throws {
+        let (fixture, edge) = try await Self.system()
+        let client = edge.endpoints["client"]!
+        let common = ["--endpoint", client, "--duration", "1", "--warmup", "0.3", "--connections", "2", "--window", "4",
+                      "--devices", "500", "--json", "--quiet"]
+
+        // Cold starts of "shop" devices: every answer carries the campaign's ad.
+        var run = try await Self.adload(common + ["--hot-share", "0"], in: fixture.directory)
+        #expect(run.status == 0, "\(run.output)")
+        var result = try #require(run.json)
+        let completed = try #require(result["completed"]?.intValue)
+        #expect(completed > 50)
+        #expect(result["ok"]?.intValue == completed && result["withAd"]?.intValue == completed)
+        #expect(result["errors"]?["timeouts"] == 0 && result["errors"]?["byCode"] == [:])
+        #expect((result["latency"]?["samples"]?.intValue ?? 0) > 0 && (result["latency"]?["p50Microseconds"]?.doubleValue ?? 0) > 0)
+        #expect(result["mode"] == "closed" && result["connections"] == 2 && result["window"] == 4)
+
+        // Hot starts only: the campaign shows at cold start only, so no answer has an ad.
+        run = try await Self.adload(common + ["--hot-share", "1"], in: fixture.directory)
+        result = try #require(run.json)
+        #expect(run.status == 0 && (result["ok"]?.intValue ?? 0) > 50 && result["withAd"] == 0, "\(run.output)")
+
+        // Half the devices run an app name the edge refuses: those replies are -32602 errors, counted by code.
+        run = try await Self.adload(common + ["--apps", "shop,Bad-App"], in: fixture.directory)
+        #expect(run.status == 3, "\(run.output)")
+        result = try #require(run.json)
+        let refused = try #require(result["errors"]?["byCode"]?["-32602"]?.intValue)
+        let ok = try #require(result["ok"]?.intValue)
+        #expect(refused > 10 && ok > 10 && refused + ok == result["completed"]?.intValue)
+
+        // A realistic mix: reports name campaigns that earlier answers showed, so the edge accepts them all.
+        run = try await Self.adload(common + ["--mix", "query=70,prefetch=10,report=20", "--hot-share", "0"], in: fixture.directory)
+        #expect(run.status == 0, "\(run.output)")
+        let status = try await edge.status()
+        #expect(status.loaded)
+        await edge.stop()
+        await fixture.stop()
+    }
+
+    @Test("an open loop sends at the rate asked for; the table output reads for people")
+    func openLoop() async throws {
+        let (fixture, edge) = try await Self.system()
+        let run = try await Self.adload(["--endpoint", edge.endpoints["client"]!, "--rate", "400", "--duration", "1.5",
+                                         "--warmup", "0.3", "--quiet", "--json"], in: fixture.directory)
+        #expect(run.status == 0, "\(run.output)")
+        let result = try #require(run.json)
+        let completed = try #require(result["completed"]?.intValue)
+        #expect((480...720).contains(completed), "400 req/s for 1.5 s should complete about 600, got \(completed)")
+        #expect(result["mode"] == "open" && result["targetRate"] == 400)
+
+        let table = try await Self.adload(["--endpoint", edge.endpoints["client"]!, "--duration", "0.5", "--warmup", "0",
+                                           "--connections", "1", "--window", "1"], in: fixture.directory)
+        #expect(table.status == 0)
+        #expect(table.output.contains("closed loop") && table.output.contains("req/s") && table.output.contains("p99.9") && table.output.contains("errors      none"),
+                "\(table.output)")
+        await edge.stop()
+        await fixture.stop()
+    }
+
+    @Test("an endpoint that never answers gives timeouts, exit status 3, and bad flags a one-line reason")
+    func failures() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let silent = "ipc://\(directory.path)/nobody.sock"
+        var run = try await Self.adload(["--endpoint", silent, "--duration", "0.6", "--warmup", "0", "--timeout", "0.2",
+                                         "--connections", "1", "--window", "2", "--json", "--quiet"], in: directory)
+        #expect(run.status == 3)
+        #expect((run.json?["errors"]?["timeouts"]?.intValue ?? 0) >= 2, "\(run.output)")
+        #expect(run.output.contains("adload: no replies from \(silent)"))
+
+        run = try await Self.adload(["--endpoint", silent, "--mix", "query=50"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--mix: shares add up to 50, not 100"), "\(run.output)")
+        run = try await Self.adload(["--endpoint", "localhost:7200"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--endpoint: expected tcp://HOST:PORT"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent], in: directory)
+        #expect(run.status != 0 && run.output.contains("--edge: name at least one edge"), "\(run.output)")
+    }
+
+    @Test("propagation: force and expire measured on every edge, every round")
+    func propagation() async throws {
+        let fixture = try await CampaignFixture()
+        let first = try await fixture.startEdge("edge-p1")
+        let second = try await fixture.startEdge("edge-p2")
+        let run = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
+                                         "--edge", second.endpoints["client"]!, "--repeats", "3", "--app", "promo", "--json"],
+                                        in: fixture.directory)
+        #expect(run.status == 0, "\(run.output)")
+        let result = try #require(run.json)
+        #expect(result["edges"] == 2 && result["repeats"] == 3 && result["app"] == "promo")
+        #expect(result["force"]?["samples"] == 6 && result["expire"]?["samples"] == 6 && result["admin"]?["samples"] == 6)
+        let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
+        #expect(p99 >= 0 && p99 < 5_000)
+        #expect(result["worstByEdge"]?.objectValue?.count == 2)
+
+        // Every probe campaign was expired, and the baseline too once the run ended: nothing is left showing.
+        for edge in [first, second] {
+            #expect(await eventually(timeout: .seconds(10)) {
+                (try? await edge.query(LaunchQueryParams(app: "promo", platform: "ios", appVersion: "1.0.0", deviceId: "x")))?.hasAd == false
+            })
+        }
+        let admin = try fixture.admin()
+        let campaigns = try await admin.call(AdminAPI.campaignList, CampaignListParams(app: "promo"))
+        #expect(campaigns.campaigns.count == 4 && campaigns.campaigns.allSatisfy { $0.state == .expired })
+        await admin.close()
+        await first.stop()
+        await second.stop()
+        await fixture.stop()
+    }
+}
