@@ -330,7 +330,7 @@ struct EdgeTrustTests {
         let third = try await fixture.startEdge("edge-x")
         #expect(try await third.status().creatives == 0)
         #expect(try await third.query().hasAd == false)
-        #expect(third.process.log.contains("discarded a creative"))
+        #expect(await eventually { third.process.log.contains("discarded a creative") }, "\(third.process.log)")
         // campaignd back, at the same seq: the edge fetches the creative again by itself.
         try await fixture.restart(sameEndpoints: true)
         #expect(await eventually(timeout: .seconds(15)) { (try? await third.status().creatives) == 1 })
