@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        // Tests only: the deploy tests parse the YAML files under deploy/.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // MARK: ZeroMQ
@@ -151,5 +153,10 @@ let package = Package(
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(
+            name: "DeployTests",
+            dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",
+                           .product(name: "Yams", package: "Yams")]
+        ),
     ]
 )
