@@ -7,8 +7,8 @@ import ZMQRPC
 import ZeroMQ
 
 /// The metrics and logs of a running campaignd and edge, as an operator's Prometheus, Grafana and log search see
-/// them.
-@Suite("Observability", .timeLimit(.minutes(3)))
+/// them. One test at a time: each starts its own campaignd and edge.
+@Suite("Observability", .serialized, .timeLimit(.minutes(3)))
 struct ObservabilityTests {
     /// campaignd and one edge that has applied a live campaign and answered queries (one of them refused), so every
     /// series the services can show exists; their /metrics pages, by service.
