@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        // Tests only: the deploy tests parse the YAML files under deploy/.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // MARK: ZeroMQ
@@ -162,5 +164,10 @@ let package = Package(
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(
+            name: "DeployTests",
+            dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",
+                           .product(name: "Yams", package: "Yams")]
+        ),
     ]
 )

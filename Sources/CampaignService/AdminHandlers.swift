@@ -5,6 +5,8 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
+import Logging
 import Synchronization
 import ZMQRPC
 
@@ -43,11 +45,29 @@ final class EdgeRegistry: Sendable {
     private let edges = Mutex<[String: EdgeInfo]>([:])
     /// An edge not heard from for this long is stale.
     let staleAfter: Double = 5
+    let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
 
     func acknowledge(_ ack: EdgeAck, now: Timestamp) {
-        edges.withLock { edges in
+        let previous = edges.withLock { edges in
+            let previous = edges[ack.edgeId]
             edges[ack.edgeId] = EdgeInfo(edgeId: ack.edgeId, region: ack.region, epoch: ack.epoch,
                                          appliedSeq: ack.appliedSeq, lastSeen: now, stale: false)
+            return previous
+        }
+        // One line when an edge appears, comes back, or moves to another epoch; not one per acknowledgement.
+        let event: String? = switch previous {
+        case nil: "edge joined"
+        case let edge? where edge.lastSeen.seconds(until: now) > staleAfter: "edge back after silence"
+        case let edge? where edge.epoch != ack.epoch: "edge moved to another epoch"
+        default: nil
+        }
+        if let event {
+            logger.info("\(event)", metadata: [LogField.edgeId: "\(ack.edgeId)", "region": "\(ack.region)",
+                                               "epoch": "\(ack.epoch)", "applied_seq": "\(ack.appliedSeq)"])
         }
     }
 
@@ -69,9 +89,18 @@ public let systemClock: Clock = { Timestamp(seconds: Date().timeIntervalSince197
 
 enum AdminHandlers {
     static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, maxCreativeBytes: Int,
-                      clock: @escaping Clock) -> MethodTable {
+                      clock: @escaping Clock, logger: Logger) -> MethodTable {
         var table = MethodTable()
         @Sendable func actor(_ context: RPCContext) -> String { context.peerKey ?? "local" }
+        /// Every committed change is one log line, with the request, the campaign and who asked.
+        @Sendable func committed(_ change: Change, _ context: RPCContext) -> CampaignChangeResult {
+            logger.info("campaign changed", metadata: [
+                LogField.requestId: LogField.requestId(context.id), LogField.campaignId: "\(change.id)",
+                "op": "\(change.op.rawValue)", "seq": "\(change.seq)", "version": "\(change.campaign.version)",
+                "actor": "\(change.actor)",
+            ])
+            return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+        }
 
         table.register(AdminAPI.creativeUpload) { params, context in
             let bytes = try decodeBase64(params.data, limit: maxCreativeBytes)
@@ -82,20 +111,23 @@ enum AdminHandlers {
                 try files.store(bytes, sha256: sha256)
                 try database.addCreative(info, actor: actor(context), now: clock())
             }
+            logger.info("creative stored", metadata: [LogField.requestId: LogField.requestId(context.id), "sha256": "\(sha256)",
+                                                      "bytes": "\(bytes.count)", "content_type": "\(facts.contentType)",
+                                                      "actor": "\(actor(context))"])
             return info
         }
         table.register(AdminAPI.campaignCreate) { fields, context in
             let change = try await blocking { try database.create(fields, actor: actor(context), now: clock()) }
-            return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+            return committed(change, context)
         }
         table.register(AdminAPI.campaignUpdate) { params, context in
             let change = try await blocking { try database.update(id: params.id, fields: params.fields, actor: actor(context), now: clock()) }
-            return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+            return committed(change, context)
         }
         for (method, operation) in AdminAPI.operations {
             table.register(method) { params, context in
                 let change = try await blocking { try database.apply(operation, id: params.id, actor: actor(context), now: clock()) }
-                return CampaignChangeResult(campaign: change.campaign, seq: change.seq)
+                return committed(change, context)
             }
         }
         table.register(AdminAPI.campaignGet) { params, _ in

@@ -3,6 +3,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -98,7 +99,7 @@ final class ExpiryScheduler: Service {
                         self.due.store(.max, ordering: .relaxed)
                         let changes = try await blocking { try self.database.applyTimeTransitions(now: now) }
                         for change in changes {
-                            self.logger.info("time changed a campaign", metadata: ["campaign": "\(change.id)", "op": "\(change.op.rawValue)", "seq": "\(change.seq)"])
+                            self.logger.info("time changed a campaign", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)", "seq": "\(change.seq)"])
                         }
                         if let next = try await blocking({ try self.database.nextTransitionTime() }) {
                             self.due.min(next.milliseconds, ordering: .relaxed)

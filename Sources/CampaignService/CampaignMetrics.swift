@@ -2,6 +2,7 @@ import CampaignStore
 import Foundation
 import JSONRPC
 import LaunchAdDomain
+import LaunchAdRuntime
 import Prometheus
 import Synchronization
 import ZMQRPC
@@ -9,20 +10,18 @@ import ZMQRPC
 /// campaignd's Prometheus metrics, named `launchad_campaignd_*`: requests by socket, method and code, their
 /// latency, the sequence number, campaigns by state, edges live and stale, changes published.
 final class CampaignMetrics: Sendable {
+    static let name = MetricNames(subsystem: "campaignd")
     let registry = PrometheusCollectorRegistry()
     private let seq: Gauge
-    private let published: Gauge
+    private let published: MirroredCounter
     private let edgesLive: Gauge
     private let edgesStale: Gauge
     private let stateGauges: [CampaignState: Gauge]
 
-    static func name(_ metric: String, unit: String = "", help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "launchad", subsystem: "campaignd", metricName: metric, unitName: unit, helpText: help)
-    }
-
     init() {
         seq = registry.makeGauge(descriptor: Self.name("seq", help: "Sequence number of the last committed change."))
-        published = registry.makeGauge(descriptor: Self.name("updates_published", unit: "total", help: "Messages handed to the update stream."))
+        published = MirroredCounter(registry.makeCounter(descriptor: Self.name(
+            "updates_published", unit: "total", help: "Messages handed to the update stream (changes and heartbeats).")))
         let edges = Self.name("edges", help: "Edges by whether they were heard from lately.")
         edgesLive = registry.makeGauge(descriptor: edges, labels: [("state", "live")])
         edgesStale = registry.makeGauge(descriptor: edges, labels: [("state", "stale")])
@@ -55,7 +54,7 @@ final class CampaignMetrics: Sendable {
         }
         edgesLive.set(Double(edges.filter { !$0.stale }.count))
         edgesStale.set(Double(edges.filter(\.stale).count))
-        published.set(Double(count))
+        published.update(to: count)
     }
 }
 

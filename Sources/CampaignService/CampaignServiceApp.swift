@@ -95,7 +95,7 @@ public final class CampaignServiceApp: Sendable {
         }
         heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval)
 
-        let edges = EdgeRegistry()
+        let edges = EdgeRegistry(logger: logger)
         let metrics = CampaignMetrics()
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
@@ -109,7 +109,7 @@ public final class CampaignServiceApp: Sendable {
             context: context,
             dispatcher: JSONRPCDispatcher(
                 methods: AdminHandlers.table(database: database, files: files, edges: edges,
-                                             maxCreativeBytes: configuration.maxCreativeBytes, clock: clock),
+                                             maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
                 info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin")),
             configuration: adminConfiguration, logger: logger)
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")

@@ -29,6 +29,9 @@ public final class DeliveryServiceApp: Sendable {
                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(seconds: Date().timeIntervalSince1970) },
                 onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
         self.configuration = configuration
+        // Every line this edge logs names it, so the logs of many edges can be searched together.
+        var logger = logger
+        logger[metadataKey: LogField.edgeId] = .string(configuration.edgeId)
         try BindPolicy.check([("campaign sync", configuration.campaignSync), ("campaign updates", configuration.campaignUpdates)],
                              curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
         context = try ZMQContext()

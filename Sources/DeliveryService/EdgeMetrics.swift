@@ -1,74 +1,108 @@
 import Foundation
 import JSONRPC
+import LaunchAdRuntime
 import Prometheus
 import Synchronization
 
-/// deliveryd's Prometheus metrics, `launchad_deliveryd_*`. Counters on the query path are plain atomics; the
-/// registry's gauges are brought up to date at each scrape.
+/// deliveryd's Prometheus metrics, `launchad_deliveryd_*`. Counters on the query path are Prometheus counters
+/// (one relaxed atomic add each); the rest are read from the state and the sync status at each scrape.
 final class EdgeMetrics: Sendable {
-    let registry = PrometheusCollectorRegistry()
-    private let ads = Atomic<Int>(0)
-    private let noAds = Atomic<Int>(0)
-    private let gauges: [String: Gauge]
-    private let cache: CreativeCache
+    static let name = MetricNames(subsystem: "deliveryd")
+    /// The methods of the client socket: the only `method` label values (unknown methods never reach a handler).
+    static let methods = ["launch.query", "launch.prefetch", "launch.report", "creative.get", "edge.status", "rpc.discover"]
 
-    static func name(_ metric: String, unit: String = "", help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "launchad", subsystem: "deliveryd", metricName: metric, unitName: unit, helpText: help)
-    }
+    let registry = PrometheusCollectorRegistry()
+    private let ads: Counter
+    private let noAds: Counter
+    private let gauges: [String: Gauge]
+    private let resyncs: MirroredCounter
+    private let gaps: MirroredCounter
+    private let cacheHits: MirroredCounter
+    private let cacheMisses: MirroredCounter
+    private let cache: CreativeCache
 
     init(cache: CreativeCache) {
         self.cache = cache
-        let queries = Self.name("queries", unit: "total", help: "Launch queries answered, by result.")
+        let name = Self.name
+        let queries = name("queries", unit: "total", help: "Launch queries answered, by result (ad or no_ad).")
+        ads = registry.makeCounter(descriptor: queries, labels: [("result", "ad")])
+        noAds = registry.makeCounter(descriptor: queries, labels: [("result", "no_ad")])
+        resyncs = MirroredCounter(registry.makeCounter(descriptor: name("resyncs", unit: "total", help: "Snapshots taken from campaignd.")))
+        gaps = MirroredCounter(registry.makeCounter(descriptor: name(
+            "gaps", unit: "total", help: "Times the edge found itself behind (a gap in the stream, a heartbeat ahead) and caught up.")))
+        cacheHits = MirroredCounter(registry.makeCounter(descriptor: name(
+            "creative_cache_hits", unit: "total", help: "Creative reads served from memory.")))
+        cacheMisses = MirroredCounter(registry.makeCounter(descriptor: name(
+            "creative_cache_misses", unit: "total", help: "Creative reads that went to disk.")))
         gauges = [
-            "ad": registry.makeGauge(descriptor: queries, labels: [("result", "ad")]),
-            "noAd": registry.makeGauge(descriptor: queries, labels: [("result", "no_ad")]),
-            "seq": registry.makeGauge(descriptor: Self.name("applied_seq", help: "Sequence number of the state answered from.")),
-            "lag": registry.makeGauge(descriptor: Self.name("lag", unit: "changes", help: "How far the applied seq is behind the last heartbeat.")),
-            "stale": registry.makeGauge(descriptor: Self.name("stale", help: "1 when campaignd has not been heard from for three heartbeats.")),
-            "skew": registry.makeGauge(descriptor: Self.name("clock_skew", unit: "seconds", help: "campaignd's clock minus this edge's.")),
-            "resyncs": registry.makeGauge(descriptor: Self.name("resyncs", unit: "total", help: "Snapshots taken.")),
-            "gaps": registry.makeGauge(descriptor: Self.name("gaps", unit: "total", help: "Times the edge found itself behind and caught up.")),
-            "campaigns": registry.makeGauge(descriptor: Self.name("campaigns", help: "Campaigns in the state.")),
-            "creatives": registry.makeGauge(descriptor: Self.name("creatives", help: "Creatives held, verified.")),
-            "cacheBytes": registry.makeGauge(descriptor: Self.name("creative_cache", unit: "bytes", help: "Bytes of creatives held.")),
-            "devices": registry.makeGauge(descriptor: Self.name("devices", help: "Devices remembered for caps and rotation.")),
-            "memory": registry.makeGauge(descriptor: Self.name("creative_memory", unit: "bytes", help: "Bytes of hot creatives held in memory.")),
-            "hitRatio": registry.makeGauge(descriptor: Self.name("creative_cache_hit_ratio", help: "Share of creative reads served from memory.")),
+            "seq": registry.makeGauge(descriptor: name("applied_seq", help: "Sequence number of the state answered from.")),
+            "heartbeatSeq": registry.makeGauge(descriptor: name("heartbeat_seq", help: "Sequence number in campaignd's last heartbeat.")),
+            "lag": registry.makeGauge(descriptor: name("lag", unit: "changes", help: "How far the applied seq is behind the last heartbeat.")),
+            "stale": registry.makeGauge(descriptor: name("stale", help: "1 when campaignd has not been heard from for three heartbeats.")),
+            "skew": registry.makeGauge(descriptor: name("clock_skew", unit: "seconds", help: "campaignd's clock minus this edge's.")),
+            "campaigns": registry.makeGauge(descriptor: name("campaigns", help: "Campaigns in the state.")),
+            "creatives": registry.makeGauge(descriptor: name("creatives", help: "Creatives held, verified.")),
+            "cacheBytes": registry.makeGauge(descriptor: name("creative_cache", unit: "bytes", help: "Bytes of creatives held on disk.")),
+            "devices": registry.makeGauge(descriptor: name("devices", help: "Devices remembered for caps and rotation.")),
+            "memory": registry.makeGauge(descriptor: name("creative_memory", unit: "bytes", help: "Bytes of hot creatives held in memory.")),
+            "hitRatio": registry.makeGauge(descriptor: name("creative_cache_hit_ratio", help: "Share of creative reads served from memory, since start.")),
         ]
     }
 
-    /// Times every call on the client socket, by method.
+    /// Counts and times every call on the client socket, by method (and by code for the count).
     func callObserver() -> JSONRPCDispatcher.CallObserver {
-        var histograms: [String: DurationHistogram] = [:]
-        for method in ["launch.query", "launch.prefetch", "launch.report", "creative.get", "edge.status", "rpc.discover"] {
-            histograms[method] = registry.makeDurationHistogram(
-                descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer a request on the client socket."),
-                labels: [("method", method)],
-                buckets: [.microseconds(10), .microseconds(50), .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(10), .milliseconds(100)])
+        struct PerMethod {
+            var duration: DurationHistogram
+            var succeeded: Counter
         }
-        let known = histograms
-        return { method, _, duration in known[method]?.record(duration) }
+        // A descriptor is not Sendable: the closure makes its own.
+        @Sendable func requests() -> MetricNameDescriptor {
+            Self.name("requests", unit: "total", help: "Requests answered on the client socket, by method and JSON-RPC code (0 for success).")
+        }
+        var known: [String: PerMethod] = [:]
+        for method in Self.methods {
+            known[method] = PerMethod(
+                duration: registry.makeDurationHistogram(
+                    descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer a request on the client socket."),
+                    labels: [("method", method)],
+                    buckets: [.microseconds(10), .microseconds(50), .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(10), .milliseconds(100)]),
+                succeeded: registry.makeCounter(descriptor: requests(), labels: [("method", method), ("code", "0")]))
+        }
+        let table = known
+        let registry = self.registry
+        return { method, code, duration in
+            guard let entry = table[method] else { return }
+            entry.duration.record(duration)
+            if code == 0 {
+                entry.succeeded.increment()
+            } else {
+                // Errors are rare and their codes few: the registry finds (or makes) their counter.
+                registry.makeCounter(descriptor: requests(), labels: [("method", method), ("code", String(code))]).increment()
+            }
+        }
     }
 
     func answered(hasAd: Bool) {
-        if hasAd { ads.add(1, ordering: .relaxed) } else { noAds.add(1, ordering: .relaxed) }
+        (hasAd ? ads : noAds).increment()
     }
 
     func refresh(state: EdgeState, status: SyncStatus, devices: Int) {
-        gauges["ad"]?.set(Double(ads.load(ordering: .relaxed)))
-        gauges["noAd"]?.set(Double(noAds.load(ordering: .relaxed)))
+        let heartbeatSeq = status.lastHeartbeatSeq
         gauges["seq"]?.set(Double(state.seq))
-        gauges["lag"]?.set(Double(max(0, status.lastHeartbeatSeq - state.seq)))
+        gauges["heartbeatSeq"]?.set(Double(heartbeatSeq))
+        gauges["lag"]?.set(Double(max(0, heartbeatSeq - state.seq)))
         gauges["stale"]?.set(Double(status.connected ? 0 : 1))
         gauges["skew"]?.set(status.skew)
-        gauges["resyncs"]?.set(Double(status.resyncs))
-        gauges["gaps"]?.set(Double(status.gaps))
+        resyncs.update(to: status.resyncs)
+        gaps.update(to: status.gaps)
         gauges["campaigns"]?.set(Double(state.campaigns.count))
         gauges["creatives"]?.set(Double(state.creatives.count))
         gauges["cacheBytes"]?.set(Double(state.creatives.values.reduce(0) { $0 + $1.size }))
         gauges["devices"]?.set(Double(devices))
         gauges["memory"]?.set(Double(cache.bytesHeld))
         let hits = cache.hits.load(ordering: .relaxed), misses = cache.misses.load(ordering: .relaxed)
+        cacheHits.update(to: hits)
+        cacheMisses.update(to: misses)
         gauges["hitRatio"]?.set(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
     }
 }

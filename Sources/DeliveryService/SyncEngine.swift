@@ -4,6 +4,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -186,6 +187,8 @@ final class SyncEngine: Service {
             return
         }
         install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
+        logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
+                                                   "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
         await acknowledge(client, cell.state)
     }
 
@@ -215,7 +218,11 @@ final class SyncEngine: Service {
                 if page.changes.isEmpty || current.seq >= page.seq { break }
             }
             if complete {
-                if current.seq != state.seq { install(current) }
+                if current.seq != state.seq {
+                    install(current)
+                    logger.info("caught up from the change log", metadata: ["epoch": "\(current.epoch)", "from_seq": "\(state.seq)",
+                                                                            "seq": "\(current.seq)"])
+                }
                 await acknowledge(client, cell.state)
                 return
             }

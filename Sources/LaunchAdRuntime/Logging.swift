@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPC
 import Logging
 
 /// How a process writes its logs: one line per event, as text or as JSON.
@@ -59,6 +60,24 @@ public struct JSONLogHandler: LogHandler {
         case .stringConvertible(let convertible): convertible.description
         case .array(let values): values.map(plain)
         case .dictionary(let values): values.mapValues(plain)
+        }
+    }
+}
+
+/// The structured fields the services' logs carry, named the same everywhere, so a log search for one campaign,
+/// one edge or one request finds every line about it.
+public enum LogField {
+    /// The JSON-RPC id of the request that caused the event.
+    public static let requestId = "request_id"
+    public static let campaignId = "campaign_id"
+    public static let edgeId = "edge_id"
+
+    /// A JSON-RPC id as a log field: a string id as it is, a number as its digits, none as `none`.
+    public static func requestId(_ id: JSONRPCID?) -> Logger.Metadata.Value {
+        switch id {
+        case .string(let string): .string(string)
+        case .some(let other): .string(other.description)
+        case nil: .string("none")
         }
     }
 }

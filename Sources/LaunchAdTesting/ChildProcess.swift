@@ -20,10 +20,16 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `name` with `arguments`; its standard output and error go to a file in `directory`.
-    public init(_ name: String, _ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
-        self.name = name
+    public convenience init(_ name: String, _ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+        try self.init(executable: Self.productsDirectory.appendingPathComponent(name), arguments, directory: directory,
+                      environment: environment)
+    }
+
+    /// Starts any program (a tool of the system, a script) the same way.
+    public init(executable: URL, _ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+        self.name = executable.lastPathComponent
         process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent(name)
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }

@@ -53,7 +53,11 @@ struct DeliveryDaemon: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
-        let logger = Logger(label: "deliveryd")
+        let logger = {
+            var logger = Logger(label: "deliveryd")
+            logger[metadataKey: LogField.edgeId] = .string(edgeId)
+            return logger
+        }()
         var configuration = DeliveryServiceConfiguration()
         configuration.cacheDirectory = cacheDir
         configuration.campaignSync = campaignSync

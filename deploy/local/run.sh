@@ -2,17 +2,35 @@
 # Starts the whole system on this machine with its embedded defaults (SQLite, loopback endpoints): one campaignd
 # and EDGES deliveryd edges, each with its own data folder under RUN_DIR, and shows it working.
 #
-#   deploy/local/run.sh            # start, show, keep running until Ctrl-C
-#   deploy/local/run.sh --once     # start, show, stop
+#   deploy/local/run.sh                # start, show, keep running until Ctrl-C
+#   deploy/local/run.sh --once         # start, show, stop
+#   deploy/local/run.sh --edges 5      # five edges (edge-i: client port 7200+10(i-1), HTTP 8200+10(i-1))
 #
-# Environment: EDGES (default 2), RUN_DIR (default .build-local), CONFIG (debug or release, default debug).
+# Environment: EDGES (default 2; --edges wins), RUN_DIR (default .build-local), CONFIG (debug or release,
+# default debug).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+usage() { echo "usage: deploy/local/run.sh [--once] [--edges N]" >&2; exit 2; }
 ONCE=0
-[ "${1:-}" = "--once" ] && ONCE=1
 EDGES=${EDGES:-2}
+while (($#)); do
+  case "$1" in
+    --once) ONCE=1 ;;
+    --edges) (($# >= 2)) || usage; EDGES=$2; shift ;;
+    --edges=*) EDGES=${1#--edges=} ;;
+    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown argument $1" >&2; usage ;;
+  esac
+  shift
+done
+# Ports are 7200 + 10 (i - 1) and 8200 + 10 (i - 1): up to 50 edges stay clear of each other and of campaignd.
+if ! [[ "$EDGES" =~ ^[0-9]+$ ]] || ((EDGES < 1 || EDGES > 50)); then
+  echo "run.sh: the number of edges must be a whole number from 1 to 50, not '$EDGES'" >&2
+  exit 2
+fi
 RUN_DIR=${RUN_DIR:-.build-local}
 CONFIG=${CONFIG:-debug}
+case "$CONFIG" in debug | release) ;; *) echo "run.sh: CONFIG must be debug or release, not '$CONFIG'" >&2; exit 2 ;; esac
 
 deploy/local/ensure-deps.sh
 echo "== building ($CONFIG)"
