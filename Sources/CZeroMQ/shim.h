@@ -1,4 +1,4 @@
-// The C surface the ZeroMQ wrapper needs: libzmq itself and eventfd for waking poll loops.
+// The C surface the ZeroMQ wrapper needs: libzmq itself and eventfd for waking poll loops (and memmem).
 #ifndef LAUNCHAD_CZEROMQ_SHIM_H
 #define LAUNCHAD_CZEROMQ_SHIM_H
 #include <zmq.h>
@@ -6,4 +6,8 @@
 #include <errno.h>
 #include <unistd.h>
 #include <poll.h>
+#include <stddef.h>
+
+// glibc's memmem (a GNU extension the Swift Glibc module does not show): adload scans replies with it.
+void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
 #endif
