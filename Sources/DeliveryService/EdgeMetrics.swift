@@ -11,13 +11,15 @@ final class EdgeMetrics: Sendable {
     private let noAds = Atomic<Int>(0)
     private let gauges: [String: Gauge]
     private let cache: CreativeCache
+    private let cacheHealth: CacheHealth
 
     static func name(_ metric: String, unit: String = "", help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "launchad", subsystem: "deliveryd", metricName: metric, unitName: unit, helpText: help)
     }
 
-    init(cache: CreativeCache) {
+    init(cache: CreativeCache, cacheHealth: CacheHealth) {
         self.cache = cache
+        self.cacheHealth = cacheHealth
         let queries = Self.name("queries", unit: "total", help: "Launch queries answered, by result.")
         gauges = [
             "ad": registry.makeGauge(descriptor: queries, labels: [("result", "ad")]),
@@ -34,6 +36,8 @@ final class EdgeMetrics: Sendable {
             "devices": registry.makeGauge(descriptor: Self.name("devices", help: "Devices remembered for caps and rotation.")),
             "memory": registry.makeGauge(descriptor: Self.name("creative_memory", unit: "bytes", help: "Bytes of hot creatives held in memory.")),
             "hitRatio": registry.makeGauge(descriptor: Self.name("creative_cache_hit_ratio", help: "Share of creative reads served from memory.")),
+            "writable": registry.makeGauge(descriptor: Self.name("cache_writable", help: "0 while the cache folder refuses writes (answering from memory).")),
+            "writeFailures": registry.makeGauge(descriptor: Self.name("cache_write_failures", unit: "total", help: "Writes to the cache folder that failed.")),
         ]
     }
 
@@ -69,6 +73,8 @@ final class EdgeMetrics: Sendable {
         gauges["devices"]?.set(Double(devices))
         gauges["memory"]?.set(Double(cache.bytesHeld))
         let hits = cache.hits.load(ordering: .relaxed), misses = cache.misses.load(ordering: .relaxed)
+        gauges["writable"]?.set(Double(cacheHealth.writable ? 1 : 0))
+        gauges["writeFailures"]?.set(Double(cacheHealth.failures))
         gauges["hitRatio"]?.set(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
     }
 }

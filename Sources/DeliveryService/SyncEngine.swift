@@ -12,15 +12,20 @@ import ZeroMQ
 
 /// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
 public final class SyncStatus: Sendable {
-    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skew: Double, resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, 0, 0, 0, 0))
+    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skews: [Double], resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, [], 0, 0, 0))
+    /// Heartbeats whose clock readings are kept for the estimate of campaignd's clock.
+    static let skewSamples = 8
+    /// Added to the estimate of campaignd's clock when judging expiry, for the heartbeat's time in transit.
+    public static let transitAllowance = 0.1
 
     /// Heard from campaignd within the last three heartbeats.
     public var connected: Bool {
         state.withLock { $0.lastHeard.map { ContinuousClock.now - $0 < .seconds(3) } ?? false }
     }
 
-    /// campaignd's clock minus ours, in seconds, from the last heartbeat.
-    public var skew: Double { state.withLock { $0.skew } }
+    /// campaignd's clock minus ours, in seconds, from the recent heartbeats. Each reading falls short by the
+    /// heartbeat's time in transit, so the largest of the last few (the one that travelled fastest) is the best.
+    public var skew: Double { state.withLock { $0.skews.max() ?? 0 } }
     public var resyncs: Int { state.withLock { $0.resyncs } }
     /// Times the edge found itself behind (a gap in the stream, or a heartbeat ahead) and caught up.
     public var gaps: Int { state.withLock { $0.gaps } }
@@ -31,21 +36,31 @@ public final class SyncStatus: Sendable {
     func heard(skew: Double? = nil, heartbeatSeq: Int64? = nil) {
         state.withLock { state in
             state.lastHeard = .now
-            if let skew { state.skew = skew }
+            if let skew {
+                state.skews.append(skew)
+                if state.skews.count > Self.skewSamples { state.skews.removeFirst() }
+            }
             if let heartbeatSeq { state.lastHeartbeatSeq = heartbeatSeq }
         }
     }
 
     func resynced() { state.withLock { $0.resyncs += 1 } }
 
-    /// The edge's estimate of campaignd's clock now.
-    public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew) }
+    /// The edge's estimate of campaignd's clock now, for expiry: erring early by ``transitAllowance``, because a
+    /// campaign expired a moment early is harmless and one served a moment late is not.
+    public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew + Self.transitAllowance) }
 }
 
 /// Keeps the edge's state in step with campaignd, the ZeroMQ guide's Clone pattern made strict: subscribe first,
 /// then take a snapshot, drop updates at or below its `seq`, apply the rest in order; on a gap, a new epoch or a
-/// heartbeat ahead, fetch the missing changes (or a fresh snapshot); acknowledge `appliedSeq` after applying;
-/// after three silent heartbeats, count the contact as lost and reconnect.
+/// heartbeat ahead, fetch the missing changes (or a fresh snapshot); acknowledge `appliedSeq` once the state that
+/// holds it is saved; after three silent heartbeats, count the contact as lost and reconnect.
+///
+/// Saves are coalesced: the first change after a quiet spell is saved at once, and while changes keep coming the
+/// state is saved at most once per `stateSaveInterval` (a burst of 10,000 changes is a few dozen writes, not
+/// 10,000 whole-file writes each with an fsync). An acknowledgement never runs ahead of the disk, so a `seq`
+/// that campaignd counts as applied survives a `kill -9` of the edge. If the cache folder cannot be written, the
+/// edge acknowledges what it applied in memory and reports the disk in `/healthz`.
 final class SyncEngine: Service {
     let configuration: DeliveryServiceConfiguration
     let context: ZMQContext
@@ -56,12 +71,21 @@ final class SyncEngine: Service {
     let curve: CurveClientOptions?
     let logger: Logger
     let clock: @Sendable () -> Timestamp
+    let cache: CreativeCache
+    let cacheHealth: CacheHealth
     private let downloading = Mutex<Set<String>>([])
     private let saving = Mutex<Void>(())
+    /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
+    private let persisted: Mutex<(epoch: String, seq: Int64)>
+    /// Signals that the state changed since the last save (the newest signal is enough).
+    private let dirty: AsyncStream<Void>.Continuation
+    private let dirtySignals: AsyncStream<Void>
+    /// The current session's events, to tell it a save completed (so it acknowledges).
+    private let sessionEvents = Mutex<AsyncStream<Event>.Continuation?>(nil)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
-         creativeFiles: CreativeFiles, stateFile: StateFile, curve: CurveClientOptions?, logger: Logger,
-         clock: @escaping @Sendable () -> Timestamp) {
+         creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
+         curve: CurveClientOptions?, logger: Logger, clock: @escaping @Sendable () -> Timestamp) {
         self.configuration = configuration
         self.context = context
         self.cell = cell
@@ -71,14 +95,27 @@ final class SyncEngine: Service {
         self.curve = curve
         self.logger = logger
         self.clock = clock
+        self.cache = cache
+        self.cacheHealth = cacheHealth
+        let loaded = cell.state
+        persisted = Mutex((loaded.epoch, loaded.seq))
+        (dirtySignals, dirty) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     enum Event: Sendable {
         case message(PublishedMessage)
         case tick
+        /// A save completed: acknowledge what it holds.
+        case saved
     }
 
     func run() async throws {
+        let persister = Task { await self.persist() }
+        defer {
+            // The last word on shutdown: whatever was applied reaches the disk before the process exits.
+            persister.cancel()
+            saveNow()
+        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
@@ -122,7 +159,9 @@ final class SyncEngine: Service {
                 continuation.yield(.tick)
             }
         }
+        sessionEvents.withLock { $0 = continuation }
         defer {
+            sessionEvents.withLock { $0 = nil }
             forward.cancel()
             ticker.cancel()
             continuation.finish()
@@ -142,6 +181,8 @@ final class SyncEngine: Service {
                 try await handle(message, client)
                 // After handling: a long catch-up is not silence.
                 lastHeard = .now
+            case .saved:
+                await acknowledge(client)
             }
         }
     }
@@ -164,7 +205,7 @@ final class SyncEngine: Service {
                 status.gapNoticed()
                 try await resync(client, preferChanges: true)
             } else {
-                await acknowledge(client, state)
+                await acknowledge(client)
             }
             return
         }
@@ -186,7 +227,6 @@ final class SyncEngine: Service {
             return
         }
         install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
-        await acknowledge(client, cell.state)
     }
 
     struct ChangeMessage: Decodable {
@@ -215,8 +255,7 @@ final class SyncEngine: Service {
                 if page.changes.isEmpty || current.seq >= page.seq { break }
             }
             if complete {
-                if current.seq != state.seq { install(current) }
-                await acknowledge(client, cell.state)
+                if current.seq != state.seq { install(current) } else { await acknowledge(client) }
                 return
             }
         }
@@ -225,11 +264,10 @@ final class SyncEngine: Service {
         // Creatives already verified stay known across snapshots.
         install(EdgeState(snapshot: snapshot, creatives: cell.state.creatives))
         logger.info("took a snapshot", metadata: ["epoch": "\(snapshot.epoch)", "seq": "\(snapshot.seq)", "campaigns": "\(snapshot.campaigns.count)"])
-        await acknowledge(client, cell.state)
     }
 
-    /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), saves it, and fetches any
-    /// creative it needs.
+    /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), has it saved (and then
+    /// acknowledged), and fetches any creative it needs.
     private func install(_ state: EdgeState) {
         let installed = cell.update { current in state.with(creatives: current.creatives) }
         save()
@@ -242,16 +280,61 @@ final class SyncEngine: Service {
         for sha256 in state.wantedCreatives where state.creatives[sha256] == nil { fetch(sha256) }
     }
 
-    /// Saves the newest state (whichever write comes last writes the newest).
+    /// Asks for the state to be saved soon (see ``persist()``).
     private func save() {
-        saving.withLock { _ in
-            do { try stateFile.save(cell.state) } catch { logger.error("cannot save the state", metadata: ["error": "\(error)"]) }
+        dirty.yield()
+    }
+
+    /// Saves on demand, at most once per interval: the first change after a quiet spell at once, the changes that
+    /// come meanwhile together in the next save. While the cache folder refuses writes, it tries again every
+    /// second, so the edge notices by itself when the disk has room again.
+    private func persist() async {
+        var signals = dirtySignals.makeAsyncIterator()
+        while !Task.isCancelled {
+            if cacheHealth.writable {
+                guard await signals.next() != nil else { return }
+            } else {
+                try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { return }
+            }
+            saveNow()
+            _ = sessionEvents.withLock { $0 }?.yield(.saved)
+            try? await Task.sleep(for: configuration.stateSaveInterval)
         }
     }
 
-    private func acknowledge(_ client: RPCClient, _ state: EdgeState) async {
+    /// Saves the newest state (whichever write comes last writes the newest), and the creatives that are waiting
+    /// in memory for the disk.
+    private func saveNow() {
+        saving.withLock { _ in
+            let state = cell.state
+            var failure: (any Error)?
+            for (sha256, bytes) in cache.pinned {
+                do {
+                    try creativeFiles.store(bytes, sha256: sha256)
+                    cache.unpin(sha256)
+                } catch {
+                    failure = error
+                }
+            }
+            do { try stateFile.save(state) } catch { failure = error }
+            if cacheHealth.record(failure) {
+                if let failure {
+                    logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(failure)"])
+                } else {
+                    logger.info("the cache folder takes writes again")
+                }
+            }
+            persisted.withLock { $0 = (state.epoch, state.seq) }
+        }
+    }
+
+    /// Tells campaignd the seq this edge has applied and saved.
+    private func acknowledge(_ client: RPCClient) async {
+        let (epoch, seq) = persisted.withLock { $0 }
+        guard !epoch.isEmpty else { return }
         _ = try? await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
-                                                       epoch: state.epoch, appliedSeq: state.seq), timeout: .seconds(2))
+                                                       epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
     }
 
     /// Downloads a creative in chunks, verifies its sha256, stores it, and makes it known.
@@ -276,7 +359,15 @@ final class SyncEngine: Service {
                     if data.isEmpty { break }
                 } while bytes.count < (facts?.size ?? 0)
                 guard let facts, bytes.count == facts.size, SHA256.hash(data: bytes).hex == sha256 else { throw DownloadError.corrupt }
-                try creativeFiles.store(bytes, sha256: sha256)
+                do {
+                    try creativeFiles.store(bytes, sha256: sha256)
+                } catch {
+                    // Verified, but the disk refuses it: serve it from memory until a later save stores it.
+                    cache.pin(bytes, sha256: sha256)
+                    if cacheHealth.record(error) {
+                        logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(error)"])
+                    }
+                }
                 cell.update { $0.adding(facts) }
                 save()
                 logger.info("fetched a creative", metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)"])
