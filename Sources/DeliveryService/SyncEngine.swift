@@ -81,7 +81,7 @@ final class SyncEngine: Service {
     private let dirty: AsyncStream<Void>.Continuation
     private let dirtySignals: AsyncStream<Void>
     /// The current session's events, to tell it a save completed (so it acknowledges).
-    private let sessionEvents = Mutex<AsyncStream<Event>.Continuation?>(nil)
+    private let sessionEvents = Mutex<EventQueue?>(nil)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
@@ -145,46 +145,88 @@ final class SyncEngine: Service {
         subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
         let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration)
         defer { Task { await subscriber.stop() } }
-        // One stream of events: messages, and a tick twice a second to notice silence.
-        // The buffer is as small as the high-water mark: what does not fit is dropped, and noticed as a gap.
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self,
-                                                            bufferingPolicy: .bufferingOldest(max(2, Int(configuration.updatesHighWaterMark))))
+        // One queue of events: messages, a tick twice a second to notice silence, and completed saves.
+        // It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as a gap.
+        let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
         let forward = Task {
-            for await message in subscriber.messages { continuation.yield(.message(message)) }
-            continuation.finish()
+            for await message in subscriber.messages { events.post(.message(message)) }
+            events.finish()
         }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
-                continuation.yield(.tick)
+                events.post(.tick)
             }
         }
-        sessionEvents.withLock { $0 = continuation }
+        sessionEvents.withLock { $0 = events }
         defer {
             sessionEvents.withLock { $0 = nil }
             forward.cancel()
             ticker.cancel()
-            continuation.finish()
+            events.finish()
         }
 
         // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
         try await resync(client, preferChanges: true)
         var lastHeard = ContinuousClock.now
-        for await event in events {
-            switch event {
-            case .tick:
-                if ContinuousClock.now - lastHeard > .seconds(3) {
-                    logger.warning("no word from campaignd for three heartbeats; reconnecting")
-                    return
+        for await _ in events.signals {
+            // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
+            let batch = events.drain()
+            var index = 0
+            while index < batch.count {
+                switch batch[index] {
+                case .tick:
+                    if ContinuousClock.now - lastHeard > .seconds(3) {
+                        logger.warning("no word from campaignd for three heartbeats; reconnecting")
+                        return
+                    }
+                case .message(let message):
+                    var run = [message]
+                    while index + 1 < batch.count, case .message(let next) = batch[index + 1],
+                          next.method == UpdateStream.changed, message.method == UpdateStream.changed {
+                        run.append(next)
+                        index += 1
+                    }
+                    if run.count == 1 { try await handle(message, client) } else { try await handle(changes: run, client) }
+                    // After handling: a long catch-up is not silence.
+                    lastHeard = .now
+                case .saved:
+                    await acknowledge(client)
                 }
-            case .message(let message):
-                try await handle(message, client)
-                // After handling: a long catch-up is not silence.
-                lastHeard = .now
-            case .saved:
-                await acknowledge(client)
+                index += 1
             }
         }
+    }
+
+    /// Several changes that arrived together: applied as one new state when they follow on from ours in our
+    /// epoch (the usual case in a burst), else one by one, which notices the gap or the new epoch.
+    private func handle(changes messages: [PublishedMessage], _ client: RPCClient) async throws {
+        let state = cell.state
+        var changes: [Change] = []
+        changes.reserveCapacity(messages.count)
+        let decoder = JSONValueDecoder(rejectUnknownKeys: false)
+        var next = state.seq + 1
+        var regular = state.isLoaded
+        for message in messages where regular {
+            guard let params = message.params.objectValue,
+                  let change = try? decoder.decode(ChangeMessage.self, from: .object(params)), change.epoch == state.epoch else {
+                regular = false
+                break
+            }
+            if change.seq < next { continue }
+            guard change.seq == next else {
+                regular = false
+                break
+            }
+            changes.append(Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: ""))
+            next += 1
+        }
+        guard regular else {
+            for message in messages { try await handle(message, client) }
+            return
+        }
+        status.heard()
+        if !changes.isEmpty { install(state.applying(changes)) }
     }
 
     private func handle(_ message: PublishedMessage, _ client: RPCClient) async throws {
@@ -298,7 +340,7 @@ final class SyncEngine: Service {
                 if Task.isCancelled { return }
             }
             saveNow()
-            _ = sessionEvents.withLock { $0 }?.yield(.saved)
+            sessionEvents.withLock { $0 }?.post(.saved)
             try? await Task.sleep(for: configuration.stateSaveInterval)
         }
     }
@@ -378,4 +420,39 @@ final class SyncEngine: Service {
     }
 
     enum DownloadError: Error { case corrupt }
+}
+
+/// A session's events, taken in batches: whatever arrived while the last batch was handled comes out at once.
+/// Messages beyond the limit are dropped (the edge notices the gap and catches up); ticks and saves never are.
+final class EventQueue: Sendable {
+    private let items = Mutex<(events: [SyncEngine.Event], messages: Int)>(([], 0))
+    private let messageLimit: Int
+    let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+
+    init(messageLimit: Int) {
+        self.messageLimit = messageLimit
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func post(_ event: SyncEngine.Event) {
+        let taken = items.withLock { items -> Bool in
+            if case .message = event {
+                guard items.messages < messageLimit else { return false }
+                items.messages += 1
+            }
+            items.events.append(event)
+            return true
+        }
+        if taken { signal.yield() }
+    }
+
+    func drain() -> [SyncEngine.Event] {
+        items.withLock { items in
+            defer { items = ([], 0) }
+            return items.events
+        }
+    }
+
+    func finish() { signal.finish() }
 }
