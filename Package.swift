@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "deliveryd",
             dependencies: [
-                "DeliveryService", "LaunchAdRuntime", "ZeroMQ",
+                "DeliveryService", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -163,6 +163,8 @@ let package = Package(
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
+        // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
+        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",

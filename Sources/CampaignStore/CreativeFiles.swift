@@ -17,11 +17,28 @@ public struct CreativeFiles: Sendable {
         return root.appendingPathComponent(String(sha256.prefix(2))).appendingPathComponent(sha256)
     }
 
-    /// Stores `bytes` under `sha256` (which the caller computed from them) unless already there.
+    /// Stores `bytes` under `sha256` (which the caller computed from them) unless the same bytes are already there.
+    /// A file already under that name with other bytes (torn or rotted on disk) is replaced, never kept.
     public func store(_ bytes: [UInt8], sha256: String) throws {
         guard let final = path(sha256) else { throw CocoaError(.fileWriteInvalidFileName) }
-        if FileManager.default.fileExists(atPath: final.path) { return }
+        if let existing = FileManager.default.contents(atPath: final.path), existing.count == bytes.count,
+           existing.elementsEqual(bytes) {
+            return
+        }
         try AtomicFile.write(bytes, to: final)
+    }
+
+    /// Removes what a crash in the middle of ``AtomicFile/write(_:to:)`` left behind: temporary files, never named
+    /// as a creative, so never served, but taking room.
+    public func removeLeftovers() {
+        let manager = FileManager.default
+        guard let folders = try? manager.contentsOfDirectory(atPath: root.path) else { return }
+        for folder in folders {
+            let url = root.appendingPathComponent(folder)
+            for name in (try? manager.contentsOfDirectory(atPath: url.path)) ?? [] where AtomicFile.isTemporary(name) {
+                try? manager.removeItem(at: url.appendingPathComponent(name))
+            }
+        }
     }
 
     /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end), or `nil` if there is none.
@@ -41,10 +58,17 @@ public struct CreativeFiles: Sendable {
 /// Writes a file atomically: a temporary file beside it, flushed, renamed over the old one, the folder flushed.
 /// A crash leaves either the old file or the new one, never a part.
 public enum AtomicFile {
+    static let temporarySuffix = ".tmp"
+
+    /// Whether `name` is one of the temporary files a write makes before its rename.
+    public static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(temporarySuffix)
+    }
+
     public static func write(_ bytes: [UInt8], to url: URL) throws {
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(temporarySuffix)")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var written = 0

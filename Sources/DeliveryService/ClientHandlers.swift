@@ -12,6 +12,7 @@ enum ClientHandlers {
         let configuration: DeliveryServiceConfiguration
         let cell: StateCell
         let status: SyncStatus
+        let cacheHealth: CacheHealth
         let devices: DeviceHistory
         let ledger: EventLedger
         let cache: CreativeCache
@@ -109,7 +110,8 @@ enum ClientHandlers {
             return EdgeStatus(edgeId: context.configuration.edgeId, region: context.configuration.region, epoch: state.epoch,
                               seq: state.seq, loaded: state.isLoaded, stale: !context.status.connected,
                               skewSeconds: context.status.skew, campaigns: state.campaigns.count,
-                              creatives: state.creatives.count, resyncs: context.status.resyncs, gaps: context.status.gaps)
+                              creatives: state.creatives.count, resyncs: context.status.resyncs, gaps: context.status.gaps,
+                              cacheWritable: context.cacheHealth.writable)
         })
         return methods
     }

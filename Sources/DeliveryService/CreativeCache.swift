@@ -2,7 +2,8 @@ import CampaignStore
 import Synchronization
 
 /// The hot creatives' bytes in memory, within a byte budget, least recently used first out; the rest is read from
-/// disk. Bytes come from files that were verified by sha256 when stored.
+/// disk. Bytes come from files that were verified by sha256 when stored, or, while the cache folder cannot be
+/// written, from verified downloads pinned here until they reach the disk.
 final class CreativeCache: Sendable {
     private struct Entry {
         var bytes: [UInt8]
@@ -11,6 +12,8 @@ final class CreativeCache: Sendable {
 
     private struct Storage {
         var entries: [String: Entry] = [:]
+        /// Verified creatives that could not be written to disk: kept whole, outside the budget, until stored.
+        var pinned: [String: [UInt8]] = [:]
         var bytes = 0
         var clock: UInt64 = 0
     }
@@ -29,6 +32,7 @@ final class CreativeCache: Sendable {
     /// Bytes `offset ..< offset + length` of a creative of `size` bytes, or `nil` when it is not stored.
     func read(sha256: String, size: Int, offset: Int, length: Int) throws -> [UInt8]? {
         let cached = storage.withLock { storage -> [UInt8]? in
+            if let pinned = storage.pinned[sha256] { return pinned }
             guard var entry = storage.entries[sha256] else { return nil }
             storage.clock += 1
             entry.lastUse = storage.clock
@@ -56,8 +60,23 @@ final class CreativeCache: Sendable {
         return Self.slice(whole, offset: offset, length: length)
     }
 
+    /// Keeps a verified creative's bytes in memory because the disk refused them.
+    func pin(_ bytes: [UInt8], sha256: String) {
+        storage.withLock { $0.pinned[sha256] = bytes }
+    }
+
+    /// The creatives waiting for the disk.
+    var pinned: [(sha256: String, bytes: [UInt8])] {
+        storage.withLock { $0.pinned.map { ($0.key, $0.value) } }
+    }
+
+    /// A pinned creative reached the disk: it is read from there (and cached within the budget) from now on.
+    func unpin(_ sha256: String) {
+        _ = storage.withLock { $0.pinned.removeValue(forKey: sha256) }
+    }
+
     /// Bytes held in memory now.
-    var bytesHeld: Int { storage.withLock { $0.bytes } }
+    var bytesHeld: Int { storage.withLock { $0.bytes + $0.pinned.values.reduce(0) { $0 + $1.count } } }
 
     static func slice(_ bytes: [UInt8], offset: Int, length: Int) -> [UInt8] {
         guard offset < bytes.count else { return [] }

@@ -24,6 +24,7 @@ public final class DeliveryServiceApp: Sendable {
     /// The state answered from.
     public let cell: StateCell
     public let status: SyncStatus
+    public let cacheHealth: CacheHealth
 
     public init(configuration: DeliveryServiceConfiguration, logger: Logger = Logger(label: "deliveryd"),
                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(seconds: Date().timeIntervalSince1970) },
@@ -46,6 +47,11 @@ public final class DeliveryServiceApp: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let files = try CreativeFiles(directory: configuration.cacheDirectory)
         let stateFile = StateFile(directory: directory)
+        // What a kill in the middle of a write left: temporary files, never trusted, removed.
+        files.removeLeftovers()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where AtomicFile.isTemporary(name) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
         let cell = StateCell()
         self.cell = cell
         let (saved, discarded) = stateFile.load()
@@ -65,18 +71,21 @@ public final class DeliveryServiceApp: Sendable {
 
         let status = SyncStatus()
         self.status = status
+        let cacheHealth = CacheHealth()
+        self.cacheHealth = cacheHealth
+        let cache = CreativeCache(files: files, budget: configuration.creativeCacheBytes)
         sync = SyncEngine(configuration: configuration, context: context, cell: cell, status: status, creativeFiles: files,
-                          stateFile: stateFile, curve: curve, logger: logger, clock: clock)
+                          stateFile: stateFile, cache: cache, cacheHealth: cacheHealth, curve: curve, logger: logger, clock: clock)
 
         // The client socket: public, small messages, strict params.
         let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
         let devices = DeviceHistory(capacity: configuration.maxDevices)
         let ledger = EventLedger(capacity: configuration.maxDevices * 4)
-        let cache = CreativeCache(files: files, budget: configuration.creativeCacheBytes)
-        let metrics = EdgeMetrics(cache: cache)
-        let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, devices: devices, ledger: ledger,
-                                              cache: cache, metrics: metrics, publicBase: publicBase, clock: clock)
+        let metrics = EdgeMetrics(cache: cache, cacheHealth: cacheHealth)
+        let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, cacheHealth: cacheHealth,
+                                              devices: devices, ledger: ledger, cache: cache, metrics: metrics,
+                                              publicBase: publicBase, clock: clock)
         let methods = ClientHandlers.table(handlers)
         shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, curve: curve, logger: logger,
                                 interval: configuration.reportInterval)
@@ -93,11 +102,16 @@ public final class DeliveryServiceApp: Sendable {
             let state = cell.state
             let stale = !status.connected
             let skewed = abs(status.skew) > 2
-            let body: JSONValue = [
-                "status": .string(!state.isLoaded ? "loading" : stale ? "stale" : "ok"),
+            let writable = cacheHealth.writable
+            var members: JSONObject = [
+                "status": .string(!state.isLoaded ? "loading" : stale ? "stale" : !writable ? "degraded" : "ok"),
                 "epoch": .string(state.epoch), "seq": .number(JSONNumber(state.seq)), "stale": .bool(stale),
                 "skewSeconds": .number(JSONNumber(status.skew) ?? JSONNumber(0)), "clockSkewed": .bool(skewed),
+                // A full or read-only cache folder: answering from memory, and a restart would lose what is not saved.
+                "cacheWritable": .bool(writable),
             ]
+            if let error = cacheHealth.lastError { members["cacheError"] = .string(error) }
+            let body = JSONValue.object(members)
             return Response(status: state.isLoaded ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
         }

@@ -26,6 +26,9 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var reportInterval: Duration = .seconds(2)
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).
     public var updatesHighWaterMark: Int32 = 100_000
+    /// The shortest time between two saves of the state file while changes keep coming (the first change after a
+    /// quiet spell is saved at once; acknowledgements wait for the save).
+    public var stateSaveInterval: Duration = .milliseconds(250)
 
     public init() {}
 }

@@ -19,10 +19,13 @@ final class EdgeMetrics: Sendable {
     private let gaps: MirroredCounter
     private let cacheHits: MirroredCounter
     private let cacheMisses: MirroredCounter
+    private let cacheWriteFailures: MirroredCounter
     private let cache: CreativeCache
+    private let cacheHealth: CacheHealth
 
-    init(cache: CreativeCache) {
+    init(cache: CreativeCache, cacheHealth: CacheHealth) {
         self.cache = cache
+        self.cacheHealth = cacheHealth
         let name = Self.name
         let queries = name("queries", unit: "total", help: "Launch queries answered, by result (ad or no_ad).")
         ads = registry.makeCounter(descriptor: queries, labels: [("result", "ad")])
@@ -34,6 +37,8 @@ final class EdgeMetrics: Sendable {
             "creative_cache_hits", unit: "total", help: "Creative reads served from memory.")))
         cacheMisses = MirroredCounter(registry.makeCounter(descriptor: name(
             "creative_cache_misses", unit: "total", help: "Creative reads that went to disk.")))
+        cacheWriteFailures = MirroredCounter(registry.makeCounter(descriptor: name(
+            "cache_write_failures", unit: "total", help: "Writes to the cache folder that failed.")))
         gauges = [
             "seq": registry.makeGauge(descriptor: name("applied_seq", help: "Sequence number of the state answered from.")),
             "heartbeatSeq": registry.makeGauge(descriptor: name("heartbeat_seq", help: "Sequence number in campaignd's last heartbeat.")),
@@ -46,6 +51,7 @@ final class EdgeMetrics: Sendable {
             "devices": registry.makeGauge(descriptor: name("devices", help: "Devices remembered for caps and rotation.")),
             "memory": registry.makeGauge(descriptor: name("creative_memory", unit: "bytes", help: "Bytes of hot creatives held in memory.")),
             "hitRatio": registry.makeGauge(descriptor: name("creative_cache_hit_ratio", help: "Share of creative reads served from memory, since start.")),
+            "writable": registry.makeGauge(descriptor: name("cache_writable", help: "0 while the cache folder refuses writes (answering from memory).")),
         ]
     }
 
@@ -104,5 +110,7 @@ final class EdgeMetrics: Sendable {
         cacheHits.update(to: hits)
         cacheMisses.update(to: misses)
         gauges["hitRatio"]?.set(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
+        gauges["writable"]?.set(cacheHealth.writable ? 1 : 0)
+        cacheWriteFailures.update(to: cacheHealth.failures)
     }
 }

@@ -13,15 +13,20 @@ import ZeroMQ
 
 /// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
 public final class SyncStatus: Sendable {
-    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skew: Double, resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, 0, 0, 0, 0))
+    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skews: [Double], resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, [], 0, 0, 0))
+    /// Heartbeats whose clock readings are kept for the estimate of campaignd's clock.
+    static let skewSamples = 8
+    /// Added to the estimate of campaignd's clock when judging expiry, for the heartbeat's time in transit.
+    public static let transitAllowance = 0.1
 
     /// Heard from campaignd within the last three heartbeats.
     public var connected: Bool {
         state.withLock { $0.lastHeard.map { ContinuousClock.now - $0 < .seconds(3) } ?? false }
     }
 
-    /// campaignd's clock minus ours, in seconds, from the last heartbeat.
-    public var skew: Double { state.withLock { $0.skew } }
+    /// campaignd's clock minus ours, in seconds, from the recent heartbeats. Each reading falls short by the
+    /// heartbeat's time in transit, so the largest of the last few (the one that travelled fastest) is the best.
+    public var skew: Double { state.withLock { $0.skews.max() ?? 0 } }
     public var resyncs: Int { state.withLock { $0.resyncs } }
     /// Times the edge found itself behind (a gap in the stream, or a heartbeat ahead) and caught up.
     public var gaps: Int { state.withLock { $0.gaps } }
@@ -32,21 +37,31 @@ public final class SyncStatus: Sendable {
     func heard(skew: Double? = nil, heartbeatSeq: Int64? = nil) {
         state.withLock { state in
             state.lastHeard = .now
-            if let skew { state.skew = skew }
+            if let skew {
+                state.skews.append(skew)
+                if state.skews.count > Self.skewSamples { state.skews.removeFirst() }
+            }
             if let heartbeatSeq { state.lastHeartbeatSeq = heartbeatSeq }
         }
     }
 
     func resynced() { state.withLock { $0.resyncs += 1 } }
 
-    /// The edge's estimate of campaignd's clock now.
-    public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew) }
+    /// The edge's estimate of campaignd's clock now, for expiry: erring early by ``transitAllowance``, because a
+    /// campaign expired a moment early is harmless and one served a moment late is not.
+    public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew + Self.transitAllowance) }
 }
 
 /// Keeps the edge's state in step with campaignd, the ZeroMQ guide's Clone pattern made strict: subscribe first,
 /// then take a snapshot, drop updates at or below its `seq`, apply the rest in order; on a gap, a new epoch or a
-/// heartbeat ahead, fetch the missing changes (or a fresh snapshot); acknowledge `appliedSeq` after applying;
-/// after three silent heartbeats, count the contact as lost and reconnect.
+/// heartbeat ahead, fetch the missing changes (or a fresh snapshot); acknowledge `appliedSeq` once the state that
+/// holds it is saved; after three silent heartbeats, count the contact as lost and reconnect.
+///
+/// Saves are coalesced: the first change after a quiet spell is saved at once, and while changes keep coming the
+/// state is saved at most once per `stateSaveInterval` (a burst of 10,000 changes is a few dozen writes, not
+/// 10,000 whole-file writes each with an fsync). An acknowledgement never runs ahead of the disk, so a `seq`
+/// that campaignd counts as applied survives a `kill -9` of the edge. If the cache folder cannot be written, the
+/// edge acknowledges what it applied in memory and reports the disk in `/healthz`.
 final class SyncEngine: Service {
     let configuration: DeliveryServiceConfiguration
     let context: ZMQContext
@@ -57,12 +72,21 @@ final class SyncEngine: Service {
     let curve: CurveClientOptions?
     let logger: Logger
     let clock: @Sendable () -> Timestamp
+    let cache: CreativeCache
+    let cacheHealth: CacheHealth
     private let downloading = Mutex<Set<String>>([])
     private let saving = Mutex<Void>(())
+    /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
+    private let persisted: Mutex<(epoch: String, seq: Int64)>
+    /// Signals that the state changed since the last save (the newest signal is enough).
+    private let dirty: AsyncStream<Void>.Continuation
+    private let dirtySignals: AsyncStream<Void>
+    /// The current session's events, to tell it a save completed (so it acknowledges).
+    private let sessionEvents = Mutex<EventQueue?>(nil)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
-         creativeFiles: CreativeFiles, stateFile: StateFile, curve: CurveClientOptions?, logger: Logger,
-         clock: @escaping @Sendable () -> Timestamp) {
+         creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
+         curve: CurveClientOptions?, logger: Logger, clock: @escaping @Sendable () -> Timestamp) {
         self.configuration = configuration
         self.context = context
         self.cell = cell
@@ -72,14 +96,27 @@ final class SyncEngine: Service {
         self.curve = curve
         self.logger = logger
         self.clock = clock
+        self.cache = cache
+        self.cacheHealth = cacheHealth
+        let loaded = cell.state
+        persisted = Mutex((loaded.epoch, loaded.seq))
+        (dirtySignals, dirty) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     enum Event: Sendable {
         case message(PublishedMessage)
         case tick
+        /// A save completed: acknowledge what it holds.
+        case saved
     }
 
     func run() async throws {
+        let persister = Task { await self.persist() }
+        defer {
+            // The last word on shutdown: whatever was applied reaches the disk before the process exits.
+            persister.cancel()
+            saveNow()
+        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
@@ -109,41 +146,91 @@ final class SyncEngine: Service {
         subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
         let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration)
         defer { Task { await subscriber.stop() } }
-        // One stream of events: messages, and a tick twice a second to notice silence.
-        // The buffer is as small as the high-water mark: what does not fit is dropped, and noticed as a gap.
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self,
-                                                            bufferingPolicy: .bufferingOldest(max(2, Int(configuration.updatesHighWaterMark))))
+        // One queue of events: messages, a tick twice a second to notice silence, and completed saves.
+        // It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as a gap.
+        let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
         let forward = Task {
-            for await message in subscriber.messages { continuation.yield(.message(message)) }
-            continuation.finish()
+            for await message in subscriber.messages { events.post(.message(message)) }
+            events.finish()
         }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
-                continuation.yield(.tick)
+                events.post(.tick)
             }
         }
+        sessionEvents.withLock { $0 = events }
         defer {
+            sessionEvents.withLock { $0 = nil }
             forward.cancel()
             ticker.cancel()
-            continuation.finish()
+            events.finish()
         }
 
         // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
         try await resync(client, preferChanges: true)
         var lastHeard = ContinuousClock.now
-        for await event in events {
-            switch event {
-            case .tick:
-                if ContinuousClock.now - lastHeard > .seconds(3) {
-                    logger.warning("no word from campaignd for three heartbeats; reconnecting")
-                    return
+        for await _ in events.signals {
+            // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
+            let batch = events.drain()
+            var index = 0
+            while index < batch.count {
+                switch batch[index] {
+                case .tick:
+                    if ContinuousClock.now - lastHeard > .seconds(3) {
+                        logger.warning("no word from campaignd for three heartbeats; reconnecting")
+                        return
+                    }
+                case .message(let message):
+                    var run = [message]
+                    while index + 1 < batch.count, case .message(let next) = batch[index + 1],
+                          next.method == UpdateStream.changed, message.method == UpdateStream.changed {
+                        run.append(next)
+                        index += 1
+                    }
+                    if run.count == 1 { try await handle(message, client) } else { try await handle(changes: run, client) }
+                    // After handling: a long catch-up is not silence.
+                    lastHeard = .now
+                case .saved:
+                    await acknowledge(client)
                 }
-            case .message(let message):
-                try await handle(message, client)
-                // After handling: a long catch-up is not silence.
-                lastHeard = .now
+                index += 1
             }
+        }
+    }
+
+    /// Several changes that arrived together: applied as one new state when they follow on from ours in our
+    /// epoch (the usual case in a burst), else one by one, which notices the gap or the new epoch.
+    private func handle(changes messages: [PublishedMessage], _ client: RPCClient) async throws {
+        let state = cell.state
+        var changes: [Change] = []
+        changes.reserveCapacity(messages.count)
+        let decoder = JSONValueDecoder(rejectUnknownKeys: false)
+        var next = state.seq + 1
+        var regular = state.isLoaded
+        for message in messages where regular {
+            guard let params = message.params.objectValue,
+                  let change = try? decoder.decode(ChangeMessage.self, from: .object(params)), change.epoch == state.epoch else {
+                regular = false
+                break
+            }
+            if change.seq < next { continue }
+            guard change.seq == next else {
+                regular = false
+                break
+            }
+            changes.append(Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: ""))
+            next += 1
+        }
+        guard regular else {
+            for message in messages { try await handle(message, client) }
+            return
+        }
+        status.heard()
+        if !changes.isEmpty {
+            install(state.applying(changes))
+            logger.info("applied changes", metadata: ["from_seq": "\(changes[0].seq)", "seq": "\(changes[changes.count - 1].seq)",
+                                                     "count": "\(changes.count)"])
         }
     }
 
@@ -165,7 +252,7 @@ final class SyncEngine: Service {
                 status.gapNoticed()
                 try await resync(client, preferChanges: true)
             } else {
-                await acknowledge(client, state)
+                await acknowledge(client)
             }
             return
         }
@@ -189,7 +276,6 @@ final class SyncEngine: Service {
         install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
         logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
-        await acknowledge(client, cell.state)
     }
 
     struct ChangeMessage: Decodable {
@@ -222,8 +308,9 @@ final class SyncEngine: Service {
                     install(current)
                     logger.info("caught up from the change log", metadata: ["epoch": "\(current.epoch)", "from_seq": "\(state.seq)",
                                                                             "seq": "\(current.seq)"])
+                } else {
+                    await acknowledge(client)
                 }
-                await acknowledge(client, cell.state)
                 return
             }
         }
@@ -232,11 +319,10 @@ final class SyncEngine: Service {
         // Creatives already verified stay known across snapshots.
         install(EdgeState(snapshot: snapshot, creatives: cell.state.creatives))
         logger.info("took a snapshot", metadata: ["epoch": "\(snapshot.epoch)", "seq": "\(snapshot.seq)", "campaigns": "\(snapshot.campaigns.count)"])
-        await acknowledge(client, cell.state)
     }
 
-    /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), saves it, and fetches any
-    /// creative it needs.
+    /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), has it saved (and then
+    /// acknowledged), and fetches any creative it needs.
     private func install(_ state: EdgeState) {
         let installed = cell.update { current in state.with(creatives: current.creatives) }
         save()
@@ -249,16 +335,61 @@ final class SyncEngine: Service {
         for sha256 in state.wantedCreatives where state.creatives[sha256] == nil { fetch(sha256) }
     }
 
-    /// Saves the newest state (whichever write comes last writes the newest).
+    /// Asks for the state to be saved soon (see ``persist()``).
     private func save() {
-        saving.withLock { _ in
-            do { try stateFile.save(cell.state) } catch { logger.error("cannot save the state", metadata: ["error": "\(error)"]) }
+        dirty.yield()
+    }
+
+    /// Saves on demand, at most once per interval: the first change after a quiet spell at once, the changes that
+    /// come meanwhile together in the next save. While the cache folder refuses writes, it tries again every
+    /// second, so the edge notices by itself when the disk has room again.
+    private func persist() async {
+        var signals = dirtySignals.makeAsyncIterator()
+        while !Task.isCancelled {
+            if cacheHealth.writable {
+                guard await signals.next() != nil else { return }
+            } else {
+                try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { return }
+            }
+            saveNow()
+            sessionEvents.withLock { $0 }?.post(.saved)
+            try? await Task.sleep(for: configuration.stateSaveInterval)
         }
     }
 
-    private func acknowledge(_ client: RPCClient, _ state: EdgeState) async {
+    /// Saves the newest state (whichever write comes last writes the newest), and the creatives that are waiting
+    /// in memory for the disk.
+    private func saveNow() {
+        saving.withLock { _ in
+            let state = cell.state
+            var failure: (any Error)?
+            for (sha256, bytes) in cache.pinned {
+                do {
+                    try creativeFiles.store(bytes, sha256: sha256)
+                    cache.unpin(sha256)
+                } catch {
+                    failure = error
+                }
+            }
+            do { try stateFile.save(state) } catch { failure = error }
+            if cacheHealth.record(failure) {
+                if let failure {
+                    logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(failure)"])
+                } else {
+                    logger.info("the cache folder takes writes again")
+                }
+            }
+            persisted.withLock { $0 = (state.epoch, state.seq) }
+        }
+    }
+
+    /// Tells campaignd the seq this edge has applied and saved.
+    private func acknowledge(_ client: RPCClient) async {
+        let (epoch, seq) = persisted.withLock { $0 }
+        guard !epoch.isEmpty else { return }
         _ = try? await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
-                                                       epoch: state.epoch, appliedSeq: state.seq), timeout: .seconds(2))
+                                                       epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
     }
 
     /// Downloads a creative in chunks, verifies its sha256, stores it, and makes it known.
@@ -283,7 +414,15 @@ final class SyncEngine: Service {
                     if data.isEmpty { break }
                 } while bytes.count < (facts?.size ?? 0)
                 guard let facts, bytes.count == facts.size, SHA256.hash(data: bytes).hex == sha256 else { throw DownloadError.corrupt }
-                try creativeFiles.store(bytes, sha256: sha256)
+                do {
+                    try creativeFiles.store(bytes, sha256: sha256)
+                } catch {
+                    // Verified, but the disk refuses it: serve it from memory until a later save stores it.
+                    cache.pin(bytes, sha256: sha256)
+                    if cacheHealth.record(error) {
+                        logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(error)"])
+                    }
+                }
                 cell.update { $0.adding(facts) }
                 save()
                 logger.info("fetched a creative", metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)"])
@@ -294,4 +433,39 @@ final class SyncEngine: Service {
     }
 
     enum DownloadError: Error { case corrupt }
+}
+
+/// A session's events, taken in batches: whatever arrived while the last batch was handled comes out at once.
+/// Messages beyond the limit are dropped (the edge notices the gap and catches up); ticks and saves never are.
+final class EventQueue: Sendable {
+    private let items = Mutex<(events: [SyncEngine.Event], messages: Int)>(([], 0))
+    private let messageLimit: Int
+    let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+
+    init(messageLimit: Int) {
+        self.messageLimit = messageLimit
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func post(_ event: SyncEngine.Event) {
+        let taken = items.withLock { items -> Bool in
+            if case .message = event {
+                guard items.messages < messageLimit else { return false }
+                items.messages += 1
+            }
+            items.events.append(event)
+            return true
+        }
+        if taken { signal.yield() }
+    }
+
+    func drain() -> [SyncEngine.Event] {
+        items.withLock { items in
+            defer { items = ([], 0) }
+            return items.events
+        }
+    }
+
+    func finish() { signal.finish() }
 }

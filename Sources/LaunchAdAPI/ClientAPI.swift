@@ -212,9 +212,11 @@ public struct EdgeStatus: Codable, Sendable {
     public var creatives: Int
     public var resyncs: Int
     public var gaps: Int
+    /// `false` while the edge cannot write its cache folder (a full or read-only disk): it answers from memory.
+    public var cacheWritable: Bool
 
     public init(edgeId: String, region: String, epoch: String, seq: Int64, loaded: Bool, stale: Bool, skewSeconds: Double,
-                campaigns: Int, creatives: Int, resyncs: Int, gaps: Int) {
+                campaigns: Int, creatives: Int, resyncs: Int, gaps: Int, cacheWritable: Bool = true) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
@@ -226,6 +228,7 @@ public struct EdgeStatus: Codable, Sendable {
         self.creatives = creatives
         self.resyncs = resyncs
         self.gaps = gaps
+        self.cacheWritable = cacheWritable
     }
 }
 

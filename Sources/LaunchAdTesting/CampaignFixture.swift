@@ -88,17 +88,24 @@ public final class CampaignFixture: @unchecked Sendable {
         removeTemporaryDirectory(directory)
     }
 
-    /// Starts a `deliveryd` connected to this campaignd; returns it and its endpoints.
+    /// Starts a `deliveryd` connected to this campaignd (or to `sync` and `updates`, such as a ``TCPProxy`` in
+    /// front of it); returns it and its endpoints. Its cache folder is `cacheDirectory(name)`.
     public func startEdge(_ name: String, arguments: [String] = [], client: String = "tcp://127.0.0.1:0",
+                          sync: String? = nil, updates: String? = nil, environment: [String: String] = [:],
                           waitForReady: Bool = true) async throws -> EdgeProcess {
         let ready = directory.appendingPathComponent("\(name)-ready-\(UUID().uuidString.prefix(6)).json")
         let process = try ChildProcess("deliveryd", [
-            "--cache-dir", directory.appendingPathComponent(name).path, "--edge-id", name, "--region", "test",
-            "--campaign-sync", endpoints["sync"]!, "--campaign-updates", endpoints["updates"]!,
+            "--cache-dir", cacheDirectory(name).path, "--edge-id", name, "--region", "test",
+            "--campaign-sync", sync ?? endpoints["sync"]!, "--campaign-updates", updates ?? endpoints["updates"]!,
             "--client-endpoint", client, "--http-address", "127.0.0.1:0", "--ready-file", ready.path,
-        ] + arguments, directory: directory)
+        ] + arguments, directory: directory, environment: environment)
         let endpoints = try await ChildProcess.waitForReadyFile(ready)
         return try EdgeProcess(name: name, process: process, endpoints: endpoints, context: context)
+    }
+
+    /// The cache folder of the edge called `name`.
+    public func cacheDirectory(_ name: String) -> URL {
+        directory.appendingPathComponent(name)
     }
 
     /// A PNG header of the given pixel size (the bytes after it are filler, distinct per `seed`).

@@ -1,5 +1,7 @@
 import ArgumentParser
 import DeliveryService
+import Foundation
+import LaunchAdDomain
 import LaunchAdRuntime
 import Logging
 import ZeroMQ
@@ -44,7 +46,18 @@ struct DeliveryDaemon: AsyncParsableCommand {
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
 
+    /// For fault tests only, not a flag: runs the edge's clock this many seconds off the system's, to show that
+    /// expiry holds under clock skew. [DELIVERYD_TEST_CLOCK_OFFSET]
+    static func testClockOffset() throws -> Double {
+        guard let text = Environment.value("DELIVERYD_TEST_CLOCK_OFFSET") else { return 0 }
+        guard let offset = Double(text), offset.isFinite, abs(offset) <= 3600 else {
+            throw ValidationError("DELIVERYD_TEST_CLOCK_OFFSET must be a number of seconds between -3600 and 3600")
+        }
+        return offset
+    }
+
     func validate() throws {
+        _ = try Self.testClockOffset()
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else { throw ValidationError("--edge-id must be 1 to 128 bytes") }
@@ -71,9 +84,12 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
         configuration.updatesHighWaterMark = updatesHwm
+        let offset = (try? Self.testClockOffset()) ?? 0
+        if offset != 0 { logger.warning("running with a test clock offset", metadata: ["seconds": "\(offset)"]) }
         do {
             let readyFile = configuration.readyFile
-            let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
+            let clock: @Sendable () -> Timestamp = { Timestamp(seconds: Date().timeIntervalSince1970 + offset) }
+            let app = try DeliveryServiceApp(configuration: configuration, logger: logger, clock: clock, onReady: { endpoints in
                 if let readyFile {
                     do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("deliveryd", "\(error)") }
                 }

@@ -1,4 +1,5 @@
 import JSONRPC
+import LaunchAdTesting
 import Testing
 
 /// Params read both ways: through Codable and through the JSONReadable fast path.
@@ -29,18 +30,6 @@ struct QueryParams: Codable, Equatable, Sendable, JSONReadable {
             self.screen = Screen(width: try fields.require("width").int(), height: try fields.require("height").int())
         }
         tags = try object.optional("tags")?.array().map { try $0.string() }
-    }
-}
-
-/// A deterministic generator, so failures can be reproduced.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
