@@ -110,7 +110,7 @@ final class EdgeMetrics: Sendable {
         cacheHits.update(to: hits)
         cacheMisses.update(to: misses)
         gauges["hitRatio"]?.set(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
-        gauges["writable"]?.set(cacheHealth.writable ? 1 : 0)
+        gauges["writable"]?.set(Double(cacheHealth.writable ? 1 : 0))
         cacheWriteFailures.update(to: cacheHealth.failures)
     }
 }

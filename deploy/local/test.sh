@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 deploy/local/ensure-deps.sh
 swift build --build-tests
-swift test --skip-build "$@"
+swift test --skip-build --no-parallel "$@"
