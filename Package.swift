@@ -150,6 +150,6 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "JSONRPC"]),
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
-        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
     ]
 )
