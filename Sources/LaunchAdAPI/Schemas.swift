@@ -26,7 +26,7 @@ extension CreativeUploadParams: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "contentType": .string("The declared type, checked against the bytes: one of \(CreativeInspector.contentTypes.sorted().joined(separator: ", ")) (image/jpg is taken as image/jpeg; case does not matter)."),
-            "data": .base64("The file's bytes, standard padded base64; at most the service's creative size limit (8 MiB by default).", minLength: 4),
+            "data": .base64("The file's bytes, standard padded base64; at most campaignd's creative size limit (5 MiB by default).", minLength: 4),
         ], required: ["contentType", "data"])
     }
 }
