@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
         // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
         .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
-        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",
             dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",

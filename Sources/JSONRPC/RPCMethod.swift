@@ -1,15 +1,14 @@
-/// A type that describes itself with a JSON Schema, for the OpenRPC document.
-public protocol JSONSchemaProviding {
-    static var jsonSchema: JSONValue { get }
-}
-
 /// An application error a method may return, documented in the OpenRPC document.
 public struct RPCErrorInfo: Sendable, Hashable {
     public var code: Int
     public var message: String
-    public init(code: Int, message: String) {
+    /// The error's name under `components/errors`, where its meaning is written once for every method that lists it.
+    public var name: String?
+
+    public init(code: Int, message: String, name: String? = nil) {
         self.code = code
         self.message = message
+        self.name = name
     }
 }
 
@@ -20,52 +19,122 @@ public struct RPCErrorInfo: Sendable, Hashable {
 public struct RPCMethod<Params: Codable & Sendable, Result: Codable & Sendable>: Sendable {
     public let name: String
     public let summary: String
+    /// A longer account of what the method does, when the summary is not enough.
+    public let description: String?
     /// Safe to send again when no answer came (the client retries such calls after a timeout).
     public let idempotent: Bool
     /// The param names in order, when the method also accepts params by position.
     public let positionalParams: [String]
     /// The application errors the method may return.
     public let errors: [RPCErrorInfo]
+    /// Calls and their results, for the document.
+    public let examples: [RPCExample<Params, Result>]
 
-    public init(_ name: String, summary: String, idempotent: Bool = false, positionalParams: [String] = [],
-                errors: [RPCErrorInfo] = []) {
+    public init(_ name: String, summary: String, description: String? = nil, idempotent: Bool = false,
+                positionalParams: [String] = [], errors: [RPCErrorInfo] = [], examples: [RPCExample<Params, Result>] = []) {
         self.name = name
         self.summary = summary
+        self.description = description
         self.idempotent = idempotent
         self.positionalParams = positionalParams
         self.errors = errors
+        self.examples = examples
     }
 
-    /// The params' JSON Schema (from ``JSONSchemaProviding`` when the type provides one).
-    public var paramsSchema: JSONValue {
-        (Params.self as? any JSONSchemaProviding.Type)?.jsonSchema ?? ["type": "object"]
+    /// The params' JSON Schema, inline (from ``JSONSchemaDescribable`` when the type describes itself).
+    public var paramsSchema: JSONSchema {
+        (Params.self as? any JSONSchemaDescribable.Type)?.jsonSchema ?? JSONSchema(["type": "object"])
     }
 
-    /// The result's JSON Schema (from ``JSONSchemaProviding`` when the type provides one).
-    public var resultSchema: JSONValue {
-        (Result.self as? any JSONSchemaProviding.Type)?.jsonSchema ?? [:]
+    /// The result's JSON Schema (a `$ref` when the type is a named component).
+    public var resultSchema: JSONSchema {
+        guard let type = Result.self as? any JSONSchemaDescribable.Type else { return .any }
+        return Self.schema(of: type)
     }
+
+    private static func schema<T: JSONSchemaDescribable>(of type: T.Type) -> JSONSchema { .of(type) }
 
     /// What the OpenRPC document needs of the method.
     public var info: MethodInfo {
-        MethodInfo(name: name, summary: summary, idempotent: idempotent, positionalParams: positionalParams,
-                   errors: errors, paramsSchema: paramsSchema, resultSchema: resultSchema)
+        let params = paramsSchema
+        let result = resultSchema
+        return MethodInfo(name: name, summary: summary, description: description, idempotent: idempotent,
+                          positionalParams: positionalParams, errors: errors, paramsSchema: params.json,
+                          resultSchema: result.json, components: params.components.merging(result.components) { first, _ in first },
+                          examples: examples.map(example))
     }
+
+    private func example(_ example: RPCExample<Params, Result>) -> MethodExample {
+        let params = (try? JSONValueEncoder().encode(example.params)) ?? .null
+        let result = (try? JSONParser.parse(encodeResult(example.result))) ?? .null
+        return MethodExample(name: example.name, summary: example.summary, params: params, result: result)
+    }
+
+    // MARK: The codec, as servers and clients use it
+
+    /// Decodes params from JSON text exactly as a server does: strictly, by name (or by position when the method
+    /// allows it), through the type's fast path when it has one. Throws a -32602 ``JSONRPCError`` naming the field.
+    public func decodeParams(fromJSON bytes: [UInt8]) throws -> Params {
+        let decode = ParamsDecoding.decoder(Params.self, positional: positionalParams)
+        do {
+            return try bytes.withUnsafeBytes { raw in
+                try JSONTape.parse(raw, maxDepth: JSONParser.defaultMaxDepth) { tape in
+                    try decode(ParamsSource(tape: tape, index: 0))
+                }
+            }
+        } catch let error as InvalidParams {
+            throw error.error
+        }
+    }
+
+    /// Encodes a result exactly as a server writes it.
+    public func encodeResult(_ result: Result) throws -> [UInt8] {
+        var writer = JSONWriter()
+        try ResultEncoding.encoder(Result.self)(result, &writer)
+        return writer.bytes
+    }
+}
+
+/// One call of a method and its result, shown in the OpenRPC document.
+public struct RPCExample<Params: Codable & Sendable, Result: Codable & Sendable>: Sendable {
+    public var name: String
+    public var summary: String?
+    public var params: Params
+    public var result: Result
+
+    public init(_ name: String, summary: String? = nil, params: Params, result: Result) {
+        self.name = name
+        self.summary = summary
+        self.params = params
+        self.result = result
+    }
+}
+
+/// An example as JSON: the params object and the result.
+public struct MethodExample: Sendable, Hashable {
+    public var name: String
+    public var summary: String?
+    public var params: JSONValue
+    public var result: JSONValue
 }
 
 /// A method's description without its types.
 public struct MethodInfo: Sendable, Hashable {
     public var name: String
     public var summary: String
+    public var description: String?
     public var idempotent: Bool
     public var positionalParams: [String]
     public var errors: [RPCErrorInfo]
     public var paramsSchema: JSONValue
     public var resultSchema: JSONValue
+    /// The named schemas the params and result refer to.
+    public var components: [String: JSONValue]
+    public var examples: [MethodExample]
 }
 
 /// Params of a method that takes none: accepts absent params, `{}` and `[]`.
-public struct NoParams: Codable, Sendable, Hashable, JSONSchemaProviding {
+public struct NoParams: Codable, Sendable, Hashable, JSONSchemaDescribable {
     public init() {}
     public init(from decoder: any Decoder) throws {
         if let container = try? decoder.unkeyedContainer() {
@@ -82,7 +151,7 @@ public struct NoParams: Codable, Sendable, Hashable, JSONSchemaProviding {
     public func encode(to encoder: any Encoder) throws {
         _ = encoder.container(keyedBy: PathKey.self)
     }
-    public static var jsonSchema: JSONValue { ["type": "object", "additionalProperties": false, "properties": [:]] }
+    public static var jsonSchema: JSONSchema { .object([:], description: "No params: absent, `{}` or `[]`.") }
 }
 
 /// Facts about the request a handler is answering.

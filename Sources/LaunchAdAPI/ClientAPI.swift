@@ -99,13 +99,8 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
 
 /// The launch answer, with the field names apps already parse.
 public struct LaunchAnswer: Codable, Sendable, JSONWritable {
-    public struct Creative: Codable, Sendable, Hashable {
-        public var sha256: String
-        public var contentType: String
-        public var width: Int
-        public var height: Int
-        public var size: Int
-    }
+    /// The creative shown: what the edge knows of its bytes.
+    public typealias Creative = CreativeFacts
 
     public var hasAd: Bool
     public var id: Int64?
@@ -131,6 +126,29 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
              expiresAt, epoch, seq, revoked
     }
 
+    /// An answer from its fields (examples and clients; the service makes its answers from decisions).
+    public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, imgUrl: String? = nil, creative: Creative? = nil,
+                jumpType: String? = nil, jumpValue: String? = nil, showMoment: String? = nil, countdown: Int? = nil,
+                skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, expiresAt: Timestamp? = nil,
+                epoch: String, seq: Int64, revoked: [Int64]) {
+        self.hasAd = hasAd
+        self.id = id
+        self.version = version
+        self.imgUrl = imgUrl
+        self.creative = creative
+        self.jumpType = jumpType
+        self.jumpValue = jumpValue
+        self.showMoment = showMoment
+        self.countdown = countdown
+        self.skippable = skippable
+        self.skipAfter = skipAfter
+        self.forced = forced
+        self.expiresAt = expiresAt
+        self.epoch = epoch
+        self.seq = seq
+        self.revoked = revoked
+    }
+
     /// The answer for a decision.
     public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
         self.epoch = epoch
@@ -146,7 +164,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         id = campaign.id
         version = campaign.version
         imgUrl = creativeBaseURL + held.path
-        creative = Creative(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height, size: facts.size)
+        creative = facts
         jumpType = campaign.jump.type.rawValue
         jumpValue = campaign.jump.value
         showMoment = candidate.showMoment
@@ -235,11 +253,30 @@ public struct EdgeStatus: Codable, Sendable {
 /// The client socket's methods: public, so strictly validated; no admin method is reachable here.
 public enum ClientAPI {
     public static let info = OpenRPCInfo(title: "deliveryd client", version: "1.0.0",
-                                         description: "The apps' API of an edge: which launch ad to show now.")
+                                         description: "The apps' API of an edge: which launch ad to show now. Public: every param is validated, and messages over 64 KiB are refused by the socket.")
+    typealias X = APIExamples
+
     public static let launchQuery = RPCMethod<LaunchQueryParams, LaunchAnswer>(
-        "launch.query", summary: "Which launch ad to show now, and which cached ads to delete.", idempotent: true)
+        "launch.query", summary: "Which launch ad to show now, and which cached ads to delete.",
+        description: "Among the live campaigns that target the request and are under their cap for the device: forced ones first, then the highest priority, ties by weight (stable for a device until it reports an impression); the creative whose aspect ratio is nearest the screen, preferring one the client holds.",
+        idempotent: true,
+        examples: [
+            RPCExample("an ad", params: LaunchQueryParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east",
+                                                          locale: "zh-CN", deviceId: "d41d8cd98f00b204", screen: X.screen,
+                                                          launchType: .hot, backgroundSeconds: 1800, cached: [X.creative.sha256]),
+                       result: LaunchAnswer(hasAd: true, id: 42, version: 2, imgUrl: "https://edge-sh-1.example.com/creatives/\(X.creative.sha256)",
+                                            creative: .init(sha256: X.creative.sha256, contentType: "image/png", width: 1080, height: 1920, size: 41),
+                                            jumpType: "url", jumpValue: "https://shop.example.com/double11", showMoment: "cold,hot",
+                                            countdown: 5, skippable: true, skipAfter: 2, forced: true, expiresAt: X.campaign.endsAt,
+                                            epoch: X.epoch, seq: 18, revoked: [7])),
+            RPCExample("no ad", params: LaunchQueryParams(app: "com.example.news", platform: "android", appVersion: "3.4"),
+                       result: LaunchAnswer(hasAd: false, epoch: X.epoch, seq: 18, revoked: [])),
+        ])
     public static let edgeStatus = RPCMethod<NoParams, EdgeStatus>(
-        "edge.status", summary: "The state the edge answers from and its contact with campaignd.", idempotent: true)
+        "edge.status", summary: "The state the edge answers from and its contact with campaignd.", idempotent: true,
+        examples: [RPCExample("in touch", params: NoParams(), result: EdgeStatus(
+            edgeId: "edge-sh-1", region: "cn-east", epoch: X.epoch, seq: 18, loaded: true, stale: false, skewSeconds: -0.012,
+            campaigns: 2, creatives: 2, resyncs: 1, gaps: 0))])
 }
 
 /// One event an app reports.
@@ -355,13 +392,32 @@ public struct LaunchPrefetchResult: Codable, Sendable {
 extension ClientAPI {
     public static let launchReport = RPCMethod<LaunchReportParams, LaunchReportResult>(
         "launch.report", summary: "Impressions, clicks and skips; idempotent by event id; they feed caps, rotation and stats.",
-        idempotent: true)
+        idempotent: true,
+        examples: [RPCExample("an impression and a click, the impression sent before", params: LaunchReportParams(events: [
+            LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-1", type: .impression, campaignId: 42, deviceId: "d41d8cd98f00b204",
+                        sha256: X.creative.sha256, at: Timestamp(rfc3339: "2026-11-10T16:00:05Z")!),
+            LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-2", type: .click, campaignId: 42, deviceId: "d41d8cd98f00b204"),
+        ]), result: LaunchReportResult(accepted: 1, duplicates: 1))])
     public static let launchPrefetch = RPCMethod<LaunchPrefetchParams, LaunchPrefetchResult>(
         "launch.prefetch", summary: "What to download now (campaigns live or starting within a horizon) and what to delete.",
-        idempotent: true)
+        idempotent: true,
+        examples: [RPCExample("the next two days", params: LaunchPrefetchParams(
+            app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east", locale: "zh-CN", screen: X.screen,
+            horizonHours: 48, cached: [X.otherSHA256]), result: LaunchPrefetchResult(download: [
+                PrefetchItem(campaignId: 42, sha256: X.creative.sha256, url: "https://edge-sh-1.example.com/creatives/\(X.creative.sha256)",
+                             contentType: "image/png", width: 1080, height: 1920, size: 41, startsAt: X.campaign.startsAt, endsAt: X.campaign.endsAt),
+            ], delete: [X.otherSHA256], revoked: [7], epoch: X.epoch, seq: 18))])
     public static let creativeGet = RPCMethod<CreativeChunkParams, CreativeChunk>(
         "creative.get", summary: "Bytes of a creative the edge holds, at most 1 MiB a call.", idempotent: true,
-        errors: [APIError.creativeNotFound])
+        errors: [APIError.creativeNotFound],
+        examples: [RPCExample("from an offset", params: CreativeChunkParams(sha256: X.creative.sha256, offset: 16, length: 1024),
+                              result: CreativeChunk(sha256: X.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
+                                                    size: 41, offset: 16, data: "AAAEOAAAB4AIBgAAAAAAAABmaWxsZXItMA=="))])
+
+    /// Every method of the client socket, as the OpenRPC document lists them.
+    public static let methods: [MethodInfo] = [
+        launchQuery.info, launchReport.info, launchPrefetch.info, creativeGet.info, edgeStatus.info,
+    ]
 }
 
 /// Counts an edge ships to campaignd.
@@ -393,5 +449,11 @@ public struct EdgeReportResult: Codable, Sendable {
 
 extension SyncAPI {
     public static let report = RPCMethod<EdgeReport, EdgeReportResult>(
-        "edge.report", summary: "An edge ships its impression, click and skip counts.", idempotent: true)
+        "edge.report", summary: "An edge ships its impression, click and skip counts.", idempotent: true,
+        examples: [RPCExample("counts since the last report", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254460, counts: [
+            CampaignStats(id: 42, impressions: 120, clicks: 4, skips: 31),
+        ]), result: EdgeReportResult(accepted: true, lastReportId: 1731254460))])
+
+    /// Every method of the sync socket, as the OpenRPC document lists them.
+    public static let methods: [MethodInfo] = [snapshot.info, changes.info, creative.info, ack.info, report.info]
 }

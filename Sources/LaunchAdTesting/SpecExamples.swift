@@ -2,16 +2,15 @@ import JSONRPC
 
 /// The methods of the JSON-RPC 2.0 specification's examples (section 7), and the examples themselves.
 public enum SpecExamples {
-    public struct SubtractParams: Codable, Sendable, JSONSchemaProviding {
+    public struct SubtractParams: Codable, Sendable, JSONSchemaDescribable {
         public var minuend: Int
         public var subtrahend: Int
         public init(minuend: Int, subtrahend: Int) {
             self.minuend = minuend
             self.subtrahend = subtrahend
         }
-        public static var jsonSchema: JSONValue {
-            ["type": "object", "required": ["minuend", "subtrahend"],
-             "properties": ["minuend": ["type": "integer"], "subtrahend": ["type": "integer"]]]
+        public static var jsonSchema: JSONSchema {
+            .object(["minuend": .integer(), "subtrahend": .integer()], required: ["minuend", "subtrahend"])
         }
     }
 

@@ -1,0 +1,331 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+// The JSON Schemas of every params and result type of the three sockets. The bounds are those the handlers
+// enforce; the golden examples in proto-docs/examples are validated against these and decoded by the types.
+
+private let epochSchema = JSONSchema.string("The campaign database's random id; a new database is a new epoch.")
+private let edgeIDSchema = JSONSchema.string("The edge's id.", minLength: 1, maxLength: 128)
+private let campaignIDSchema = JSONSchema.integer("A campaign's id.", minimum: 1)
+private let appVersionSchema = JSONSchema.string("A dotted numeric version such as 5.2.0 (1 to 4 numbers).", pattern: "^[0-9]{1,9}(\\.[0-9]{1,9}){0,3}$")
+private let platformSchema = JSONSchema.oneOf(CampaignRules.platforms.sorted())
+private let cachedSchema = JSONSchema.array(of: .sha256(), "The sha256 of the creatives the client holds.", maxItems: 64)
+
+/// What an edge acknowledges, and what campaignd lists of each edge.
+private let edgeAckProperties: [(String, JSONSchema)] = [
+    ("edgeId", edgeIDSchema),
+    ("region", .string("The edge's region.", maxLength: 64)),
+    ("epoch", epochSchema),
+    ("appliedSeq", .integer("The last sequence number the edge applied.", minimum: 0)),
+]
+
+// MARK: Admin
+
+extension CreativeUploadParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "contentType": .string("The declared type, checked against the bytes: one of \(CreativeInspector.contentTypes.sorted().joined(separator: ", ")) (image/jpg is taken as image/jpeg; case does not matter)."),
+            "data": .base64("The file's bytes, standard padded base64; at most campaignd's creative size limit (5 MiB by default).", minLength: 4),
+        ], required: ["contentType", "data"])
+    }
+}
+
+extension CampaignChangeResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "campaign": .of(Campaign.self).described("The campaign after the change."),
+            "seq": .integer("The change's sequence number; adctl --wait waits until every edge has acknowledged it.", minimum: 1),
+        ], required: ["campaign", "seq"])
+    }
+}
+
+extension CampaignUpdateParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(properties: [("id", campaignIDSchema)] + CampaignFields.fieldSchemas, required: ["id"],
+                description: "The campaign and the fields to change; fields left out keep their value.")
+    }
+}
+
+extension CampaignID: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema { .object(["id": campaignIDSchema], required: ["id"]) }
+}
+
+extension CampaignResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema { .object(["campaign": .of(Campaign.self)], required: ["campaign"]) }
+}
+
+extension CampaignListParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "app": .string("Only this app's campaigns.", minLength: 1),
+            "state": CampaignState.jsonSchema.described("Only campaigns in this state (default: every state but deleted)."),
+        ])
+    }
+}
+
+extension CampaignListResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["campaigns": .array(of: .of(Campaign.self), "By id.")], required: ["campaigns"])
+    }
+}
+
+extension EdgeInfo: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        let properties = edgeAckProperties + [
+            ("lastSeen", Timestamp.jsonSchema.described("When its last acknowledgement came.")),
+            ("stale", .boolean("Not heard from for more than 5 seconds.")),
+        ]
+        return .object(properties: properties, required: properties.map(\.0))
+    }
+}
+
+extension EdgeListResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "edges": .array(of: EdgeInfo.jsonSchema, "By edge id."),
+            "seq": .integer("campaignd's own sequence number, to compare with each edge's.", minimum: 0),
+        ], required: ["edges", "seq"])
+    }
+}
+
+extension CampaignStatsParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["id": campaignIDSchema.described("One campaign (default: every campaign not deleted).")])
+    }
+}
+
+extension CampaignStatsResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["stats": .array(of: CampaignStats.jsonSchema, "By campaign id.")], required: ["stats"])
+    }
+}
+
+// MARK: Sync
+
+extension ChangesParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "epoch": epochSchema.described("The epoch the edge holds; another epoch is answered with -32005."),
+            "since": .integer("The last sequence number the edge applied; the changes after it are returned.", minimum: 0),
+            "limit": .integer("The most changes to return (default 1000; taken as 1 to 10000)."),
+        ], required: ["epoch", "since"])
+    }
+}
+
+extension ChangesResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "epoch": epochSchema,
+            "seq": .integer("campaignd's sequence number now; the changes may stop short of it when limited.", minimum: 0),
+            "changes": .array(of: Change.jsonSchema, "In sequence order, without gaps."),
+        ], required: ["epoch", "seq", "changes"])
+    }
+}
+
+extension CreativeChunkParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "sha256": .sha256("The creative."),
+            "offset": .integer("Where to start, in bytes (default 0; at most the size).", minimum: 0),
+            "length": .integer("The most bytes to return (default and most: 1 MiB).", minimum: 1, maximum: Int64(SyncAPI.maxChunk)),
+        ], required: ["sha256"])
+    }
+}
+
+extension CreativeChunk: JSONSchemaDescribable {
+    public static var schemaName: String? { "CreativeChunk" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "sha256": .sha256(),
+            "contentType": .oneOf(CreativeInspector.contentTypes.sorted()),
+            "width": .integer("Pixels.", minimum: 1, maximum: 16_384),
+            "height": .integer("Pixels.", minimum: 1, maximum: 16_384),
+            "size": .integer("The whole creative's size in bytes.", minimum: 1),
+            "offset": .integer("Where these bytes start.", minimum: 0),
+            "data": .base64("The bytes from offset, at most 1 MiB; empty at the end."),
+        ], required: ["sha256", "contentType", "width", "height", "size", "offset", "data"],
+                description: "A piece of a creative's bytes.")
+    }
+}
+
+extension EdgeAck: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(properties: edgeAckProperties, required: edgeAckProperties.map(\.0))
+    }
+}
+
+extension EdgeAckResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["seq": .integer("The sequence number taken.", minimum: 0)], required: ["seq"])
+    }
+}
+
+extension EdgeReport: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "edgeId": edgeIDSchema,
+            "reportId": .integer("Grows with each report, so a report sent twice is counted once."),
+            "counts": .array(of: CampaignStats.jsonSchema, "Counts per campaign since the last report.", maxItems: 10_000),
+        ], required: ["edgeId", "reportId", "counts"])
+    }
+}
+
+extension EdgeReportResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "accepted": .boolean("Whether the counts were added now."),
+            "lastReportId": .integer("The last report id taken from this edge: the report's own when it was a resend; greater when the report's id was too low and its counts were not taken."),
+        ], required: ["accepted", "lastReportId"])
+    }
+}
+
+// MARK: Client
+
+/// Who asks, in launch.query and launch.prefetch (validated by the same rules).
+private let clientProperties: [(String, JSONSchema)] = [
+    ("app", .string("The app's id.", pattern: "^[a-z0-9._-]{1,64}$")),
+    ("platform", platformSchema),
+    ("appVersion", appVersionSchema),
+    ("region", .string(minLength: 1, maxLength: 32)),
+    ("locale", .string("A language tag such as zh-CN.", minLength: 1, maxLength: 35)),
+]
+
+/// A creative's facts, as the launch answer and the prefetch list give them.
+private let creativeProperties: [(String, JSONSchema)] = [
+    ("sha256", .sha256()),
+    ("contentType", .oneOf(CreativeInspector.contentTypes.sorted())),
+    ("width", .integer("Pixels.", minimum: 1, maximum: 16_384)),
+    ("height", .integer("Pixels.", minimum: 1, maximum: 16_384)),
+    ("size", .integer("Bytes.", minimum: 1)),
+]
+
+extension LaunchQueryParams.Screen: JSONSchemaDescribable {
+    public static var schemaName: String? { "Screen" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "width": .integer("Pixels.", minimum: 1, maximum: 16_384),
+            "height": .integer("Pixels.", minimum: 1, maximum: 16_384),
+        ], required: ["width", "height"], description: "The screen, to choose the creative whose aspect ratio is nearest.")
+    }
+}
+
+extension LaunchQueryParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(properties: clientProperties + [
+            ("deviceId", .string("Opaque (hashed by the client); keeps the answer stable for the device and feeds caps and rotation.", minLength: 1, maxLength: 128)),
+            ("screen", .of(Screen.self)),
+            ("launchType", LaunchType.jsonSchema.described("cold (default) or hot; hot needs backgroundSeconds.")),
+            ("backgroundSeconds", .integer("How long the app was in the background (hot launches).", minimum: 0, maximum: 31_536_000)),
+            ("cached", cachedSchema),
+        ], required: ["app", "platform", "appVersion"])
+    }
+}
+
+extension LaunchAnswer: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        let creative = JSONSchema.object(properties: creativeProperties, required: creativeProperties.map(\.0))
+        let adFields = ["id", "version", "imgUrl", "creative", "jumpType", "jumpValue", "showMoment", "countdown",
+                        "skippable", "forced", "expiresAt"]
+        return JSONSchema.object([
+            "hasAd": .boolean("Whether to show an ad now; the ad's fields come only when true."),
+            "id": campaignIDSchema.described("The campaign."),
+            "version": .integer("The campaign's version.", minimum: 1),
+            "imgUrl": .string("Where to download the creative: the edge's /creatives/{sha256}.", format: "uri"),
+            "creative": creative,
+            "jumpType": .cases(of: Jump.Kind.self),
+            "jumpValue": .string("The URL or deep link; empty for none."),
+            "showMoment": .oneOf(["cold", "hot", "cold,hot"], "The launch types the ad is for."),
+            "countdown": .integer("Seconds to show.", minimum: 1, maximum: 10),
+            "skippable": .boolean(),
+            "skipAfter": .integer("Seconds before the skip button shows, when set.", minimum: 0, maximum: 10),
+            "forced": .boolean(),
+            "expiresAt": Timestamp.jsonSchema.described("The campaign's end: never show the ad after it, whatever the cache says."),
+            "epoch": epochSchema.described("The state the edge answered from."),
+            "seq": .integer("The sequence number of the state the edge answered from.", minimum: 0),
+            "revoked": .array(of: campaignIDSchema, "Campaigns of the app the client must delete from its cache (expired or deleted).", maxItems: 100),
+        ], required: ["hasAd", "epoch", "seq", "revoked"], description: "The launch answer, with the field names apps already parse.")
+        .with("oneOf", [
+            ["properties": ["hasAd": ["const": false]]],
+            ["properties": ["hasAd": ["const": true]], "required": .array(adFields.map(JSONValue.string))],
+        ])
+    }
+}
+
+extension EdgeStatus: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "edgeId": edgeIDSchema,
+            "region": .string(),
+            "epoch": epochSchema.described("The epoch of the state the edge answers from (empty before any)."),
+            "seq": .integer("The sequence number the edge has applied.", minimum: 0),
+            "loaded": .boolean("Whether it holds a state at all (from disk or campaignd)."),
+            "stale": .boolean("Not in touch with campaignd."),
+            "skewSeconds": .number("campaignd's clock minus the edge's, estimated from heartbeats."),
+            "campaigns": .integer(minimum: 0),
+            "creatives": .integer(minimum: 0),
+            "resyncs": .integer("Snapshots taken since start.", minimum: 0),
+            "gaps": .integer("Gaps seen in the update stream since start.", minimum: 0),
+            "cacheWritable": .boolean("False while the edge cannot write its cache folder (full or read-only): it answers from memory."),
+        ], required: ["edgeId", "region", "epoch", "seq", "loaded", "stale", "skewSeconds", "campaigns", "creatives", "resyncs", "gaps",
+                      "cacheWritable"])
+    }
+}
+
+extension LaunchEvent: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "eventId": .string("Unique per event; a retry sends the same id and is counted once.", minLength: 1, maxLength: 64),
+            "type": .cases(of: Kind.self),
+            "campaignId": campaignIDSchema.described("A campaign the edge knows."),
+            "deviceId": .string(minLength: 1, maxLength: 128),
+            "sha256": .sha256("The variant shown, for the rotation."),
+            "at": Timestamp.jsonSchema.described("When it happened, within the last 7 days (default: when received)."),
+        ], required: ["eventId", "type", "campaignId", "deviceId"])
+    }
+}
+
+extension LaunchReportParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["events": .array(of: LaunchEvent.jsonSchema, minItems: 1, maxItems: 100)], required: ["events"])
+    }
+}
+
+extension LaunchReportResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "accepted": .integer("Events counted now.", minimum: 0),
+            "duplicates": .integer("Events counted before (same event id).", minimum: 0),
+        ], required: ["accepted", "duplicates"])
+    }
+}
+
+extension LaunchPrefetchParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(properties: clientProperties + [
+            ("screen", .of(LaunchQueryParams.Screen.self)),
+            ("horizonHours", .integer("How far ahead to look (default 24).", minimum: 1, maximum: 168)),
+            ("cached", cachedSchema),
+        ], required: ["app", "platform", "appVersion"])
+    }
+}
+
+extension PrefetchItem: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        let properties = [("campaignId", campaignIDSchema), ("url", .string("Where to download it.", format: "uri"))]
+            + creativeProperties + [("startsAt", Timestamp.jsonSchema), ("endsAt", Timestamp.jsonSchema)]
+        return .object(properties: properties, required: properties.map(\.0))
+    }
+}
+
+extension LaunchPrefetchResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "download": .array(of: PrefetchItem.jsonSchema, "What to download now and keep, with each campaign's window."),
+            "delete": .array(of: .sha256(), "Cached creatives no campaign ahead uses: delete them."),
+            "revoked": .array(of: campaignIDSchema, "Campaigns the client must delete."),
+            "epoch": epochSchema,
+            "seq": .integer(minimum: 0),
+        ], required: ["download", "delete", "revoked", "epoch", "seq"])
+    }
+}

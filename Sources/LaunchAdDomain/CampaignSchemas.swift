@@ -1,0 +1,123 @@
+import JSONRPC
+
+// The JSON Schemas of the campaign types, for the OpenRPC documents. Each bound here is one that `CampaignRules`
+// enforces; keep them together when a rule changes (the golden examples are validated against these schemas and
+// decoded by the types, so a schema that drifts from the codec fails the tests).
+
+extension Timestamp: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .dateTime("RFC 3339; written in UTC with milliseconds when there are any, such as 2026-12-12T00:00:00Z.")
+    }
+}
+
+extension CampaignState: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .cases(of: Self.self, "scheduled (not started), live (serving), paused (held by an operator), expired (over or taken down; never served again), deleted (a tombstone: clients drop it).")
+    }
+}
+
+extension LaunchType: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema { .cases(of: Self.self, "A cold start, or a hot start (back from the background).") }
+}
+
+extension CampaignOperation: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema { .cases(of: Self.self, "What a change did to the campaign.") }
+}
+
+extension Jump: JSONSchemaDescribable {
+    public static var schemaName: String? { "Jump" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "type": .cases(of: Kind.self, "none: a tap does nothing; url: opens an http(s) URL; deeplink: opens an app link with a scheme (not javascript, data, file, vbscript, http or https)."),
+            "value": .string("Empty for none; the URL or the deep link otherwise. No spaces or control characters.", maxLength: 2048),
+        ], required: ["type", "value"], description: "What a tap on the ad does.")
+    }
+}
+
+extension CreativeRef: JSONSchemaDescribable {
+    public static var schemaName: String? { "CreativeRef" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "sha256": .sha256("An uploaded creative (creative.upload's sha256)."),
+            "weight": .integer("Its share of the rotation among the campaign's variants (default 100).", minimum: 1, maximum: 1000),
+        ], required: ["sha256"], description: "One variant of the ad.")
+    }
+}
+
+extension VersionRange: JSONSchemaDescribable {
+    static let versionPattern = "^[0-9]{1,9}(\\.[0-9]{1,9}){0,3}$"
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "min": .string("Inclusive; a dotted numeric version such as 5.2.0.", pattern: versionPattern),
+            "max": .string("Exclusive; greater than min.", pattern: versionPattern),
+        ], description: "App versions from min (inclusive) to max (exclusive); either may be left out.")
+    }
+}
+
+extension Targeting: JSONSchemaDescribable {
+    public static var schemaName: String? { "Targeting" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "platforms": .array(of: .oneOf(CampaignRules.platforms.sorted()), minItems: 1, uniqueItems: true),
+            "appVersions": .of(VersionRange.self),
+            "regions": .array(of: .string(pattern: "^[a-z0-9][a-z0-9-]{0,31}$"), minItems: 1),
+            "locales": .array(of: .string("A language tag such as zh-CN or en.", pattern: "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"), minItems: 1),
+        ], description: "Who the campaign is for. Every part is optional; a part left out means everyone.")
+    }
+}
+
+extension FrequencyCap: JSONSchemaDescribable {
+    public static var schemaName: String? { "FrequencyCap" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "shows": .integer("Impressions allowed per device in the window.", minimum: 1, maximum: 1000),
+            "hours": .integer("The window, in hours.", minimum: 1, maximum: 720),
+        ], required: ["shows", "hours"], description: "At most `shows` impressions per device in any `hours` window.")
+    }
+}
+
+extension CampaignFields: JSONSchemaDescribable {
+    /// The fields an operator sets, shared by the campaign, `campaign.create` and `campaign.update`.
+    public static var fieldSchemas: [(String, JSONSchema)] {
+        [
+            ("name", .string("Not blank.", minLength: 1, maxLength: 200, pattern: "\\S")),
+            ("app", .string("The app's id: a-z, 0-9, '.', '_', '-', starting with a letter or digit.", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$")),
+            ("startsAt", Timestamp.jsonSchema.described("When it starts to show.")),
+            ("endsAt", Timestamp.jsonSchema.described("When it stops (exclusive); after startsAt, and in the future when set.")),
+            ("priority", .integer("Higher shows first (default 50).", minimum: 0, maximum: 100)),
+            ("weight", .integer("Share among campaigns of the same priority (default 100).", minimum: 1, maximum: 1000)),
+            ("forced", .boolean("Answers before every other campaign (default false).")),
+            ("countdown", .integer("Seconds the ad shows (default 3).", minimum: 1, maximum: 10)),
+            ("skippable", .boolean("Whether the user may skip it (default true).")),
+            ("skipAfter", .integer("Seconds before the skip button shows; skippable campaigns only, at most countdown.", minimum: 0, maximum: 10)),
+            ("launchTypes", .array(of: LaunchType.jsonSchema, "When it may show (default [\"cold\"]).", minItems: 1, uniqueItems: true)),
+            ("minBackgroundSeconds", .integer("Required with the hot launch type, refused without it: the time in the background a hot start needs.", minimum: 0, maximum: 86_400)),
+            ("jump", .of(Jump.self)),
+            ("creatives", .array(of: .of(CreativeRef.self), "The variants, each uploaded first; no repeats.", minItems: 1, maxItems: 20)),
+            ("targeting", .of(Targeting.self)),
+            ("frequencyCap", .of(FrequencyCap.self)),
+        ]
+    }
+
+    public static var jsonSchema: JSONSchema {
+        .object(properties: fieldSchemas, required: ["name", "app", "startsAt", "endsAt", "creatives"],
+                description: "A new campaign's fields; those left out take their defaults. A bad field is refused with -32602 naming it.")
+    }
+}
+
+extension Campaign: JSONSchemaDescribable {
+    public static var schemaName: String? { "Campaign" }
+    public static var jsonSchema: JSONSchema {
+        var properties: [(String, JSONSchema)] = [("id", .integer("Assigned by campaignd.", minimum: 1))]
+        properties += CampaignFields.fieldSchemas
+        properties += [
+            ("state", CampaignState.jsonSchema),
+            ("version", .integer("Grows by one with each change.", minimum: 1)),
+            ("createdAt", Timestamp.jsonSchema),
+            ("updatedAt", Timestamp.jsonSchema),
+        ]
+        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap"]
+        return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
+                       description: "A launch-ad campaign.")
+    }
+}
