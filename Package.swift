@@ -142,6 +142,11 @@ let package = Package(
             path: "Benchmarks/QueryMicrobench"
         ),
 
+        // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
+        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "CampaignStore"]),
+        // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
+        .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
+
         // MARK: Test support and tests
         .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
@@ -151,5 +156,6 @@ let package = Package(
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
     ]
 )
