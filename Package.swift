@@ -154,6 +154,11 @@ let package = Package(
             path: "Benchmarks/QueryMicrobench"
         ),
 
+        // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
+        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "CampaignStore"]),
+        // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
+        .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
+
         // MARK: Test support and tests
         .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
@@ -171,5 +176,6 @@ let package = Package(
             dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",
                            .product(name: "Yams", package: "Yams")]
         ),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
     ]
 )

@@ -183,9 +183,11 @@ enum SyncHandlers {
             guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
             guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
             let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256)")
-            let (info, bytes) = try await blocking { (try database.creative(sha256: params.sha256), try files.read(sha256: params.sha256, offset: offset, length: length)) }
-            guard let info, let bytes else { throw notFound }
+            // The offset is checked against the stored size before the file is touched: seeking far past the end
+            // fails, and that must be the caller's -32602, not an internal error.
+            guard let info = try await blocking({ try database.creative(sha256: params.sha256) }) else { throw notFound }
             guard offset <= info.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(info.size) bytes)") }
+            guard let bytes = try await blocking({ try files.read(sha256: params.sha256, offset: offset, length: length) }) else { throw notFound }
             return CreativeChunk(sha256: info.sha256, contentType: info.contentType, width: info.width, height: info.height,
                                  size: info.size, offset: offset,
                                  data: Data(bytes).base64EncodedString())

@@ -92,6 +92,10 @@ public final class DeliveryServiceApp: Sendable {
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024
         clientConfiguration.maxInFlight = 256
+        // What a peer that sends and never reads can make the edge hold is about this many replies (and as many
+        // requests) per connection: libzmq's default, a tenth of the internal sockets', so that a flood of such
+        // connections stays within tens of MiB instead of hundreds.
+        clientConfiguration.highWaterMark = 1_000
         client = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: methods, info: ClientAPI.info,
                                                                                onCall: metrics.callObserver()),
                                configuration: clientConfiguration, logger: logger)

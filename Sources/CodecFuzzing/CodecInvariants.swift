@@ -1,0 +1,151 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+
+/// One invariant of the codec that an input broke.
+public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
+    /// Which invariant (a short stable name).
+    public let invariant: String
+    /// What was seen.
+    public let detail: String
+
+    public init(_ invariant: String, _ detail: String) {
+        self.invariant = invariant
+        self.detail = detail
+    }
+
+    public var description: String { "\(invariant): \(detail)" }
+}
+
+/// The invariants of the JSON-RPC codec and of the params decoding of every public method, checked on any bytes.
+///
+/// Shared by the libFuzzer target (`Fuzz/CodecFuzz`) and the property tests, so both check the same things:
+/// - what the strict parser accepts writes back to a canonical text that parses to the same value, and that text
+///   is a fixed point;
+/// - no typed decoding accepts bytes that the strict parser refuses;
+/// - decoding a params type from the bytes and from the parsed value agree, and what decodes re-encodes to JSON
+///   that decodes to the same value again;
+/// - the fast `JSONReadable` path of `launch.query` accepts and refuses exactly what its `Codable` conformance
+///   does, naming the same field;
+/// - the domain's validation of decoded params (launch requests, campaign fields) never traps;
+/// - the dispatcher answers every input with well-formed JSON-RPC 2.0 responses (or nothing, only for
+///   notifications), echoes the request's id, and answers a known method with a result exactly when its params
+///   decode.
+public enum CodecInvariants {
+    /// Checks every invariant on one input; the violations found (none when all hold).
+    public static func check(_ bytes: [UInt8]) -> [InvariantViolation] {
+        var violations: [InvariantViolation] = []
+        let parsed: JSONValue?
+        do {
+            parsed = try JSONParser.parse(bytes)
+        } catch {
+            parsed = nil
+        }
+        if let parsed {
+            checkRoundTrip(parsed, &violations)
+        }
+        for type in ParamsTypes.all {
+            type.check(bytes, parsed, &violations)
+        }
+        checkFastPath(bytes, parsed: parsed, &violations)
+        EchoDispatcher.check(bytes, parsed: parsed, &violations)
+        return violations
+    }
+
+    // MARK: Parser and writer
+
+    static func checkRoundTrip(_ value: JSONValue, _ violations: inout [InvariantViolation]) {
+        let text = value.jsonBytes
+        let again: JSONValue
+        do {
+            again = try JSONParser.parse(text)
+        } catch {
+            violations.append(.init("canonical text parses", "\(error) in \(String(decoding: text, as: UTF8.self).prefix(200))"))
+            return
+        }
+        if again != value {
+            violations.append(.init("canonical text parses to the same value", String(decoding: text, as: UTF8.self).prefix(200).description))
+        }
+        if again.hashValue != value.hashValue {
+            violations.append(.init("equal values hash the same", String(decoding: text, as: UTF8.self).prefix(200).description))
+        }
+        let textAgain = again.jsonBytes
+        if textAgain != text {
+            violations.append(.init("canonical text is a fixed point",
+                                    "\(String(decoding: text, as: UTF8.self).prefix(120)) became \(String(decoding: textAgain, as: UTF8.self).prefix(120))"))
+        }
+    }
+
+    // MARK: The launch query's fast path
+
+    /// `LaunchQueryParams` through its synthesized `Decodable` conformance only (the decoder would otherwise pick
+    /// the `JSONReadable` fast path).
+    struct LaunchQueryViaCodable: Decodable {
+        let value: LaunchQueryParams
+        init(from decoder: any Decoder) throws { value = try LaunchQueryParams(from: decoder) }
+    }
+
+    static func checkFastPath(_ bytes: [UInt8], parsed: JSONValue?, _ violations: inout [InvariantViolation]) {
+        guard parsed != nil else { return }
+        let decoder = JSONValueDecoder()
+        let fast = Result<LaunchQueryParams, any Error>(catching: { try decoder.decode(LaunchQueryParams.self, fromJSON: bytes) })
+        let codable = Result<LaunchQueryParams, any Error>(catching: { try decoder.decode(LaunchQueryViaCodable.self, fromJSON: bytes).value })
+        switch (fast, codable) {
+        case (.success(let fastValue), .success(let codableValue)):
+            let left = try? JSONValueEncoder().encode(fastValue)
+            let right = try? JSONValueEncoder().encode(codableValue)
+            if left == nil || left != right {
+                violations.append(.init("launch.query fast path reads the same values as Codable",
+                                        "\(left?.jsonText ?? "unencodable") vs \(right?.jsonText ?? "unencodable")"))
+            }
+            checkLaunchValidation(fastValue, &violations)
+        case (.failure(let fastError), .failure(let codableError)):
+            let left = (fastError as? DecodingError)?.fieldPath
+            let right = (codableError as? DecodingError)?.fieldPath
+            if left != right {
+                violations.append(.init("launch.query fast path names the field Codable names",
+                                        "fast: \(fastError), Codable: \(codableError)"))
+            }
+        case (.success, .failure(let error)):
+            violations.append(.init("launch.query fast path refuses what Codable refuses", "Codable: \(error)"))
+        case (.failure(let error), .success):
+            violations.append(.init("launch.query fast path accepts what Codable accepts", "fast: \(error)"))
+        }
+    }
+
+    static func checkLaunchValidation(_ params: LaunchQueryParams, _ violations: inout [InvariantViolation]) {
+        do {
+            let request = try params.validated()
+            if request.app.isEmpty || !CampaignRules.platforms.contains(request.platform) {
+                violations.append(.init("a validated launch request names an app and a known platform", "\(request.app) \(request.platform)"))
+            }
+        } catch {
+            if error.code != JSONRPCError.invalidParamsCode {
+                violations.append(.init("launch.query validation refuses with -32602", "\(error)"))
+            }
+        }
+    }
+
+    // MARK: Campaign fields through the domain's rules
+
+    static let now = Timestamp(milliseconds: 1_800_000_000_000)
+
+    static func checkCampaignRules(_ fields: CampaignFields, _ violations: inout [InvariantViolation]) {
+        guard let campaign = try? CampaignRules.create(fields, id: 1, now: now, creativeExists: { _ in true }) else { return }
+        do {
+            try CampaignRules.validate(campaign, creativeExists: { _ in true })
+        } catch {
+            violations.append(.init("a created campaign validates", "\(error)"))
+        }
+        do {
+            let text = try JSONValueEncoder().encodeJSON(campaign)
+            let back = try JSONValueDecoder().decode(Campaign.self, fromJSON: text)
+            if back != campaign { violations.append(.init("a created campaign round-trips through JSON", String(decoding: text, as: UTF8.self))) }
+        } catch {
+            violations.append(.init("a created campaign round-trips through JSON", "\(error)"))
+        }
+        _ = try? CampaignRules.update(campaign, with: fields, now: now, creativeExists: { _ in true })
+        _ = CampaignRules.nextTransition(of: campaign)
+    }
+}

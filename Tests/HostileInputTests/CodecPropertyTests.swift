@@ -1,0 +1,97 @@
+@testable import CodecFuzzing
+import Foundation
+import JSONRPC
+import Testing
+
+/// The fuzz target's invariants (`CodecInvariants`) on the committed corpus and on seeded random hostile inputs,
+/// so every `swift test` exercises them for a few seconds. `fuzz/run.sh` runs the same checks under libFuzzer.
+@Suite("Codec properties", .timeLimit(.minutes(2)))
+struct CodecPropertyTests {
+    /// The committed corpus (seeds, and inputs the fuzzer found worth keeping).
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("fuzz/corpus")
+
+    @Test("each public method's sample request keeps every invariant")
+    func samples() {
+        for sample in HostileInputs.samples {
+            let broken = CodecInvariants.check(Array(sample.json.utf8))
+            #expect(broken.isEmpty, "\(sample.name): \(broken)")
+        }
+    }
+
+    @Test("every file of the committed corpus keeps every invariant")
+    func committedCorpus() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).sorted()
+        #expect(names.count >= HostileInputs.samples.count)
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: Self.corpus.appendingPathComponent(name)))
+            let broken = CodecInvariants.check(bytes)
+            #expect(broken.isEmpty, "\(name): \(broken)")
+        }
+    }
+
+    @Test("seeded random hostile inputs keep every invariant for about three seconds")
+    func randomInputs() {
+        // A new seed each run explores more; a failure names its seed, and CODEC_PROPERTY_SEED repeats it.
+        let seed = ProcessInfo.processInfo.environment["CODEC_PROPERTY_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededRandom(seed: seed)
+        let deadline = ContinuousClock.now + .seconds(3)
+        var checked = 0
+        var failures = 0
+        while ContinuousClock.now < deadline && failures < 5 {
+            let input = HostileInputs.next(&random)
+            let broken = CodecInvariants.check(input)
+            if !broken.isEmpty {
+                failures += 1
+                Issue.record("seed \(seed), input #\(checked) \(String(decoding: input.prefix(300), as: UTF8.self)): \(broken)")
+            }
+            checked += 1
+        }
+        #expect(checked > 50, "only \(checked) inputs in three seconds")
+        print("codec properties: \(checked) random inputs checked, seed \(seed)")
+    }
+
+    @Test("the generator reaches what it claims: every method, parse errors, deep nesting, invalid UTF-8")
+    func generatorCoverage() {
+        var random = SeededRandom(seed: 42)
+        var methods = Set<String>()
+        var unparsable = 0, tooDeep = 0, invalidUTF8 = 0, batches = 0
+        for _ in 0..<3_000 {
+            let input = HostileInputs.next(&random)
+            do {
+                let value = try JSONParser.parse(input)
+                if case .string(let method)? = value["method"] { methods.insert(method) }
+                if case .array = value { batches += 1 }
+            } catch {
+                unparsable += 1
+                if case .tooDeep = error.reason { tooDeep += 1 }
+                if String(validating: input, as: UTF8.self) == nil { invalidUTF8 += 1 }
+            }
+        }
+        #expect(Set(EchoDispatcher.methods.keys).subtracting(methods).isEmpty, "never called: \(Set(EchoDispatcher.methods.keys).subtracting(methods))")
+        #expect(unparsable > 100 && tooDeep > 0 && invalidUTF8 > 10 && batches > 50,
+                "unparsable \(unparsable), too deep \(tooDeep), invalid UTF-8 \(invalidUTF8), batches \(batches)")
+    }
+
+    @Test("the checks do catch broken answers: wrong ids, missing members, results for refused params")
+    func checksCanFail() {
+        let request: JSONValue = try! JSONParser.parse(#"{"jsonrpc":"2.0","id":5,"method":"campaign.get","params":{"id":"1"}}"#)
+        let broken: [String] = [
+            #"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"bad"}}"#,
+            #"{"jsonrpc":"2.0","id":5,"result":{"id":1}}"#,
+            #"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"bad"}}"#,
+            #"{"jsonrpc":"2.0","id":5}"#,
+            #"{"jsonrpc":"1.0","id":5,"error":{"code":-32602,"message":"bad"}}"#,
+            #"{"jsonrpc":"2.0","id":5,"error":{"code":"-32602","message":"bad"}}"#,
+        ]
+        for text in broken {
+            var violations: [InvariantViolation] = []
+            EchoDispatcher.checkResponse(try! JSONParser.parse(text), to: request, &violations)
+            #expect(!violations.isEmpty, "\(text) passed")
+        }
+        var violations: [InvariantViolation] = []
+        EchoDispatcher.checkResponse(try! JSONParser.parse(#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad","data":{"field":"id"}}}"#),
+                                     to: request, &violations)
+        #expect(violations.isEmpty, "\(violations)")
+    }
+}

@@ -1,0 +1,224 @@
+import CodecFuzzing
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import Synchronization
+import Testing
+import ZeroMQ
+
+/// Runs blocking work (raw sockets) on a thread of its own, so no thread of Swift's cooperative pool is held.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// A process's resident memory in bytes, from `VmRSS` in /proc/PID/status.
+func residentBytes(_ pid: Int32) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 2, let kilobytes = Int(fields[1]) else { return nil }
+        return kilobytes * 1024
+    }
+    return nil
+}
+
+@Suite("deliveryd under hostile clients", .timeLimit(.minutes(3)))
+struct HostileClientTests {
+    static let query = #"{"jsonrpc":"2.0","id":1,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","deviceId":"d-1"}}"#
+
+    @Test("garbage, huge and many-framed messages and connections that never read: good clients keep their answers, memory stays bounded")
+    func hostileClients() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sha = try await fixture.uploadPNG(admin)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
+        let edge = try await fixture.startEdge("edge-hostile")
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        let endpoint = try #require(edge.endpoints["client"])
+        let pid = edge.process.process.processIdentifier
+        let context = fixture.context
+
+        // Warm up, so the baseline holds what serving normally allocates.
+        for _ in 0..<300 { _ = try await edge.query() }
+        let before = try #require(residentBytes(pid))
+
+        let attackFor = Duration.seconds(Int64(ProcessInfo.processInfo.environment["HOSTILE_SECONDS"].flatMap(Int.init) ?? 6))
+        let deadline = ContinuousClock.now + attackFor
+
+        // Garbage: every kind of bad input from one connection, reading what comes back.
+        let garbage = Task {
+            try await onThread { try Self.sendGarbage(context: context, endpoint: endpoint, until: deadline) }
+        }
+        // Messages over MAXMSGSIZE (64 KiB) and messages of thousands of frames, each on a fresh connection.
+        let framing = Task {
+            try await onThread { try Self.sendBadFraming(context: context, endpoint: endpoint, until: deadline) }
+        }
+        // A flood of connections that send requests as fast as they can and never read a reply.
+        let flood = Task {
+            try await onThread { try Self.floodWithoutReading(context: context, endpoint: endpoint, connections: 48, until: deadline) }
+        }
+
+        // Meanwhile a good client asks every few milliseconds and must get the right answer, in time.
+        var latencies: [Duration] = []
+        var wrong = 0
+        var peak = before
+        while ContinuousClock.now < deadline {
+            let started = ContinuousClock.now
+            do {
+                let answer = try await edge.query()
+                latencies.append(ContinuousClock.now - started)
+                if !(answer.hasAd && answer.id == created.campaign.id) { wrong += 1 }
+            } catch {
+                wrong += 1
+            }
+            peak = max(peak, residentBytes(pid) ?? 0)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let garbageReport = try await garbage.value
+        let framingReport = try await framing.value
+        let floodReport = try await flood.value
+
+        // The edge is up and answers.
+        #expect(edge.process.process.isRunning)
+        let after = try await edge.query()
+        #expect(after.hasAd && after.id == created.campaign.id)
+        latencies.sort()
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        #expect(wrong == 0, "\(wrong) wrong or failed answers out of \(latencies.count + wrong)")
+        #expect(latencies.count > 100, "only \(latencies.count) good queries answered")
+        #expect(p99 < .milliseconds(250), "p99 \(p99), max \(latencies.last!)")
+
+        // The attack was real: garbage was answered with JSON-RPC errors, the flood was taken in.
+        #expect(garbageReport.sent > 500 && garbageReport.answered > 100 && garbageReport.badReplies == 0,
+                "garbage: \(garbageReport)")
+        #expect(framingReport.oversized > 5 && framingReport.manyFrames > 5 && framingReport.answered == 0, "framing: \(framingReport)")
+        #expect(floodReport.sent > 20_000, "flood: \(floodReport)")
+
+        // Memory: what a non-reading connection can pin is bounded by the socket's high-water mark, so 48 of them
+        // pushing as fast as they can stay well under this limit (with no bound they would take it all).
+        let end = try #require(residentBytes(pid))
+        let limit = 64 * 1024 * 1024
+        #expect(peak - before < limit, "RSS grew from \(before >> 20) MiB to a peak of \(peak >> 20) MiB")
+        print("hostile clients: good queries \(latencies.count), p50 \(latencies[latencies.count / 2]), p99 \(p99); garbage \(garbageReport); "
+              + "framing \(framingReport); flood \(floodReport); RSS \(before >> 20) -> peak \(peak >> 20) -> \(end >> 20) MiB")
+
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    struct GarbageReport: Sendable, CustomStringConvertible {
+        var sent = 0, answered = 0, badReplies = 0
+        var description: String { "sent \(sent), answered \(answered), bad replies \(badReplies)" }
+    }
+
+    /// Sends the generator's hostile inputs (malformed JSON, wrong types, huge numbers, deep nesting, invalid
+    /// UTF-8) and checks that whatever comes back is a JSON-RPC response.
+    static func sendGarbage(context: ZMQContext, endpoint: String, until deadline: ContinuousClock.Instant) throws -> GarbageReport {
+        let socket = try Socket(context, type: .dealer)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 0)
+        try socket.connect(endpoint)
+        var random = SeededRandom(seed: UInt64.random(in: 0...UInt64.max))
+        var report = GarbageReport()
+        func drain() throws {
+            while let reply = try socket.receiveParts(dontWait: true) {
+                report.answered += 1
+                // A message of notifications only is answered with one empty frame (DESIGN, for REQ peers).
+                if reply == [[], []] { continue }
+                guard let body = reply.last, let value = try? JSONParser.parse(body) else {
+                    report.badReplies += 1
+                    continue
+                }
+                let responses: [JSONValue] = if case .array(let items) = value { items } else { [value] }
+                for response in responses where response["jsonrpc"] != "2.0" || (response["result"] == nil && response["error"]?["code"]?.intValue == nil) {
+                    report.badReplies += 1
+                }
+            }
+        }
+        while ContinuousClock.now < deadline {
+            let input = HostileInputs.next(&random)
+            guard input.count < 60 * 1024 else { continue }
+            if try socket.send(parts: [[], input], dontWait: true) { report.sent += 1 }
+            if report.sent % 16 == 0 {
+                try drain()
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        try drain()
+        return report
+    }
+
+    struct FramingReport: Sendable, CustomStringConvertible {
+        var oversized = 0, manyFrames = 0, answered = 0
+        var description: String { "oversized \(oversized), many-framed \(manyFrames), answered \(answered)" }
+    }
+
+    /// Messages the server must drop unanswered: one frame over MAXMSGSIZE (libzmq cuts the sender off), and
+    /// thousands of frames in one message.
+    static func sendBadFraming(context: ZMQContext, endpoint: String, until deadline: ContinuousClock.Instant) throws -> FramingReport {
+        var report = FramingReport()
+        let oversized = Array(query.utf8.dropLast()) + Array(#","pad":""#.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 256 * 1024) + Array(#""}"#.utf8)
+        let frame = Array(query.utf8)
+        var sockets: [Socket] = []
+        defer { for socket in sockets { socket.close() } }
+        while ContinuousClock.now < deadline {
+            let socket = try Socket(context, type: .dealer)
+            try socket.setLinger(milliseconds: 0)
+            try socket.connect(endpoint)
+            sockets.append(socket)
+            if report.oversized <= report.manyFrames {
+                if try socket.send(parts: [[], oversized], dontWait: true) { report.oversized += 1 }
+            } else {
+                if try socket.send(parts: [[]] + Array(repeating: frame, count: 3_000), dontWait: true) { report.manyFrames += 1 }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+            for socket in sockets {
+                while try socket.receiveParts(dontWait: true) != nil { report.answered += 1 }
+            }
+            if sockets.count > 40 {
+                sockets.removeFirst().close()
+            }
+        }
+        return report
+    }
+
+    struct FloodReport: Sendable, CustomStringConvertible {
+        var connections = 0, sent = 0
+        var description: String { "\(connections) connections sent \(sent) requests without reading" }
+    }
+
+    /// Many DEALER connections sending launch queries as fast as they can, never reading a reply.
+    static func floodWithoutReading(context: ZMQContext, endpoint: String, connections: Int,
+                                    until deadline: ContinuousClock.Instant) throws -> FloodReport {
+        var sockets: [Socket] = []
+        defer { for socket in sockets { socket.close() } }
+        for _ in 0..<connections {
+            let socket = try Socket(context, type: .dealer)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setSendHighWaterMark(100_000)
+            try socket.setReceiveHighWaterMark(10)
+            try socket.connect(endpoint)
+            sockets.append(socket)
+        }
+        var report = FloodReport(connections: connections)
+        let request = Array(query.utf8)
+        while ContinuousClock.now < deadline {
+            var any = false
+            for socket in sockets {
+                for _ in 0..<64 {
+                    guard try socket.send(parts: [[], request], dontWait: true) else { break }
+                    report.sent += 1
+                    any = true
+                }
+            }
+            if !any { Thread.sleep(forTimeInterval: 0.002) }
+        }
+        return report
+    }
+}
