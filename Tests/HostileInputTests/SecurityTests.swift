@@ -61,8 +61,10 @@ struct SecurityTests {
         let fixture = try await CampaignFixture(arguments: ["--keys-dir", keys.path])
         let context = fixture.context
         func peer(_ socket: String, _ key: CurveKeyPair?, type: SocketType = .dealer) throws -> TestPeer {
+            // A send never blocks this (shared) thread for long, even while a refused handshake leaves the socket
+            // with no peer to queue for.
             try TestPeer(context, type: type, endpoint: try #require(fixture.endpoints[socket]),
-                         curve: key.map { (serverKey: server.publicKey, keyPair: $0) }) { try $0.setLinger(milliseconds: 0) }
+                         curve: key.map { (serverKey: server.publicKey, keyPair: $0) }) { try $0.setSendTimeout(milliseconds: 50) }
         }
         let discover = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
 
@@ -78,8 +80,9 @@ struct SecurityTests {
             ("sync", "a stranger", stranger), ("sync", "an operator", operatorKey), ("sync", "a plain client", nil),
         ]
         for (socket, who, key) in refused {
-            let reply = try await peer(socket, key).request(discover, timeout: .milliseconds(700))
-            #expect(reply == nil, "\(who) was answered on \(socket)")
+            // Nothing comes back, whether the request was queued or could not even be (EAGAIN).
+            let reply = try? await peer(socket, key).request(discover, timeout: .milliseconds(700))
+            #expect(reply ?? nil == nil, "\(who) was answered on \(socket)")
         }
         let strangerSubscriber = try peer("updates", stranger, type: .sub)
         try strangerSubscriber.socket.subscribe("")
