@@ -130,14 +130,12 @@ final class LoadWorker {
         var timeouts = 0
         var late = 0
         var sendFailures = 0
-        var sent = 0
         var lastReply: UInt64 = 0
 
         var errors: Int { errorsByCode.values.reduce(0, +) + invalid + timeouts }
     }
 
     private static let kindQuery: UInt8 = 0, kindPrefetch: UInt8 = 1, kindReport: UInt8 = 2
-    private static let head = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
 
     private let configuration: LoadConfiguration
     private let arena: TemplateArena
@@ -190,9 +188,9 @@ final class LoadWorker {
         deviceCount = (population.devices.count - index + configuration.threads - 1) / configuration.threads
         lastCampaign = .allocate(capacity: deviceCount)
         lastCampaign.initialize(repeating: 0, count: deviceCount)
-        bufferSize = Self.head.count + 24 + max(arena.longest, 1024)
+        bufferSize = RequestTemplates.head.count + 24 + max(arena.longest, 1024)
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
-        Self.head.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: $0.count) }
+        RequestTemplates.head.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: $0.count) }
         self.buffer = buffer
         message = .allocate(capacity: 1)
         zmq_msg_init(message)
@@ -342,7 +340,7 @@ final class LoadWorker {
             }
         }
         let id = slotGeneration[slot] &* totalSlots &+ UInt64(slotBase + slot)
-        var length = Self.head.count
+        var length = RequestTemplates.head.count
         length += writeDecimal(id, to: buffer + length)
         if kind == Self.kindReport {
             eventCounter += 1
@@ -370,7 +368,6 @@ final class LoadWorker {
         slotBusy[slot] = true
         slotDevice[slot] = Int32(localDevice)
         slotKind[slot] = kind
-        totals.sent += 1
         return true
     }
 
