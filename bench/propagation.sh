@@ -5,6 +5,7 @@
 # repeats) and keeps its JSON in .build-bench/propagation-EDGES.json.
 #
 #   bench/propagation.sh [EDGES] [REPEATS]      (defaults: 10 edges, 20 repeats)
+#   PROBE_MS=0 bench/propagation.sh 50 10       (each edge probed with no pause; default: every 1 ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
@@ -34,11 +35,11 @@ done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; field "$RUN/edge-$i.ready" client >>"$RUN/edges.txt"; done
 echo "campaignd and $EDGES edges running; $(nproc) cores"
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
-  --repeats "$REPEATS" --timeout 30 --json >"$OUT/propagation-$EDGES.json"
+  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --json >"$OUT/propagation-$EDGES.json"
 python3 - "$OUT/propagation-$EDGES.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(f"propagation over {r['edges']} edges, {r['repeats']} rounds, ms from the admin answer")
+print(f"propagation over {r['edges']} edges, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
 for step in ("force", "expire", "all", "admin"):

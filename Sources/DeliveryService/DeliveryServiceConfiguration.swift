@@ -26,9 +26,13 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var reportInterval: Duration = .seconds(2)
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).
     public var updatesHighWaterMark: Int32 = 100_000
-    /// The shortest time between two saves of the state file while changes keep coming (the first change after a
-    /// quiet spell is saved at once; acknowledgements wait for the save).
+    /// Saves of the state file are group commits: a change waits this long for others to join it before the save
+    /// starts (the answers show it at once; only the save and the acknowledgement wait).
+    public var stateSaveDelay: Duration = .milliseconds(10)
+    /// While changes keep coming, saves are spaced by this on average; up to ``stateSaveBurst`` saves may follow
+    /// one another sooner, so a few changes a moment apart are each acknowledged without waiting.
     public var stateSaveInterval: Duration = .milliseconds(250)
+    public var stateSaveBurst = 3
 
     public init() {}
 }

@@ -24,6 +24,14 @@ public final class EdgeState: Sendable, AtomicReference {
         index = DecisionEngine.index(campaigns.values, creatives: creatives)
     }
 
+    private init(epoch: String, seq: Int64, campaigns: [Int64: Campaign], creatives: [String: CreativeFacts], index: [String: AppIndex]) {
+        self.epoch = epoch
+        self.seq = seq
+        self.campaigns = campaigns
+        self.creatives = creatives
+        self.index = index
+    }
+
     /// The state before any snapshot: nothing to answer from.
     public static let empty = EdgeState(epoch: "", seq: 0, campaigns: [:], creatives: [:])
 
@@ -33,19 +41,24 @@ public final class EdgeState: Sendable, AtomicReference {
     }
 
     /// This state with `changes` applied (they must follow on from `seq`, in order).
+    /// Only the index entries of the apps the changes touch are built again.
     public func applying(_ changes: [Change]) -> EdgeState {
         var campaigns = self.campaigns
         var seq = self.seq
+        var apps = Set<String>()
         for change in changes where change.seq == seq + 1 {
-            campaigns[change.id] = change.campaign
+            if let old = campaigns.updateValue(change.campaign, forKey: change.id) { apps.insert(old.app) }
+            apps.insert(change.campaign.app)
             seq = change.seq
         }
-        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+        let index = DecisionEngine.reindex(index, apps: apps, campaigns: campaigns.values, creatives: creatives)
+        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives, index: index)
     }
 
-    /// This state's campaigns with `creatives` instead of its own.
+    /// This state's campaigns with `creatives` instead of its own (itself when they are the same).
     public func with(creatives: [String: CreativeFacts]) -> EdgeState {
-        EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+        if creatives == self.creatives { return self }
+        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
     }
 
     /// This state knowing one more creative.
@@ -91,8 +104,12 @@ public final class StateCell: Sendable {
 
 /// The edge's state on disk: a JSON body and its sha256, written atomically; a file whose checksum does not
 /// match is discarded, never trusted.
-struct StateFile {
+///
+/// Each campaign's JSON is kept from one save to the next while the campaign stays the same, so a save encodes
+/// only the campaigns that changed since the last one and copies the rest.
+final class StateFile: Sendable {
     let url: URL
+    private let encoded = Mutex<[Int64: (campaign: Campaign, json: [UInt8])]>([:])
 
     struct Body: Codable {
         var epoch: String
@@ -106,14 +123,45 @@ struct StateFile {
     }
 
     func save(_ state: EdgeState) throws {
-        let body = Body(epoch: state.epoch, seq: state.seq, campaigns: state.campaigns.values.sorted { $0.id < $1.id },
-                        creatives: state.creatives.values.sorted { $0.sha256 < $1.sha256 })
-        let bytes = try JSONValueEncoder().encodeJSON(body)
-        let checksum = SHA256.hash(data: bytes).hex
-        var file = Array("{\"checksum\":\"\(checksum)\",\"body\":".utf8)
+        try AtomicFile.write(contents(of: state), to: url)
+    }
+
+    /// The file's bytes for `state`: `{"checksum":…,"body":…}`, the body being what ``Body`` decodes.
+    func contents(of state: EdgeState) throws -> [UInt8] {
+        let campaigns = try encoded.withLock { cache in
+            var kept: [Int64: (campaign: Campaign, json: [UInt8])] = [:]
+            kept.reserveCapacity(state.campaigns.count)
+            for (id, campaign) in state.campaigns {
+                if let entry = cache[id], entry.campaign == campaign {
+                    kept[id] = entry
+                } else {
+                    kept[id] = (campaign, try JSONValueEncoder().encodeJSON(campaign))
+                }
+            }
+            cache = kept
+            return kept.sorted { $0.key < $1.key }.map(\.value.json)
+        }
+        var body = JSONWriter(reservingCapacity: campaigns.reduce(256) { $0 + $1.count + 1 } + state.creatives.count * 160)
+        body.writeRaw("{\"epoch\":")
+        body.write(string: state.epoch)
+        body.writeRaw(",\"seq\":")
+        body.write(int: Int(state.seq))
+        body.writeRaw(",\"campaigns\":[")
+        for (position, json) in campaigns.enumerated() {
+            if position > 0 { body.append(UInt8(ascii: ",")) }
+            body.writeRaw(json)
+        }
+        body.writeRaw("],\"creatives\":")
+        try JSONValueEncoder().encode(state.creatives.values.sorted { $0.sha256 < $1.sha256 }, into: &body)
+        body.append(UInt8(ascii: "}"))
+        let bytes = body.bytes
+        var file = Array("{\"checksum\":\"".utf8)
+        file.reserveCapacity(bytes.count + 100)
+        file += SHA256.hash(data: bytes).hexBytes
+        file += Array("\",\"body\":".utf8)
         file += bytes
         file.append(UInt8(ascii: "}"))
-        try AtomicFile.write(file, to: url)
+        return file
     }
 
     /// The saved state, or `nil` when there is none or it does not verify.
@@ -128,7 +176,7 @@ struct StateFile {
         let checksum = String(decoding: bytes[prefix.count..<prefix.count + 64], as: UTF8.self)
         let bodyStart = prefix.count + 64 + Array("\",\"body\":".utf8).count
         let body = Array(bytes[bodyStart..<bytes.count - 1])
-        guard SHA256.hash(data: body).hex == checksum,
+        guard String(decoding: SHA256.hash(data: body).hexBytes, as: UTF8.self) == checksum,
               let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: body) else {
             return (.empty, true)
         }
@@ -140,7 +188,19 @@ struct StateFile {
 }
 
 extension Digest {
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
+    var hex: String { String(decoding: hexBytes, as: UTF8.self) }
+
+    /// The digest in lowercase hexadecimal, as ASCII bytes.
+    var hexBytes: [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.byteCount * 2)
+        for byte in self {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return out
+    }
 }
 
 /// Whether the edge's cache folder takes writes (the state file and creatives), for `/healthz`, metrics and

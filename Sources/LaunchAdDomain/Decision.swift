@@ -135,9 +135,24 @@ public enum DecisionEngine {
 
     /// Builds the per-app index from a set of campaigns and the creatives the edge holds.
     public static func index(_ campaigns: some Sequence<Campaign>, creatives: [String: CreativeFacts]) -> [String: AppIndex] {
+        index(campaigns, creatives: creatives, apps: nil)
+    }
+
+    /// `index` with the entries of `apps` built again from `campaigns` and every other app's entry kept: for a
+    /// change that touches a few apps among many.
+    public static func reindex(_ index: [String: AppIndex], apps: Set<String>, campaigns: some Sequence<Campaign>,
+                               creatives: [String: CreativeFacts]) -> [String: AppIndex] {
+        var result = index
+        for app in apps { result[app] = nil }
+        for (app, entry) in Self.index(campaigns, creatives: creatives, apps: apps) { result[app] = entry }
+        return result
+    }
+
+    private static func index(_ campaigns: some Sequence<Campaign>, creatives: [String: CreativeFacts], apps: Set<String>?) -> [String: AppIndex] {
         var candidates: [String: [Campaign]] = [:]
         var revoked: [String: [Campaign]] = [:]
         for campaign in campaigns {
+            if let apps, !apps.contains(campaign.app) { continue }
             switch campaign.state {
             case .scheduled, .live: candidates[campaign.app, default: []].append(campaign)
             case .expired, .deleted: revoked[campaign.app, default: []].append(campaign)

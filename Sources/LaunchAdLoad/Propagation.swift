@@ -16,6 +16,10 @@ public struct PropagationConfiguration: Sendable {
     public var app: String
     /// Seconds an edge may take before the step fails.
     public var timeout = 10.0
+    /// Seconds between two launch queries to the same edge while waiting for it to show a change (0: the next
+    /// query as soon as the last answer arrives). Each delay is measured to within this interval; probing with no
+    /// pause keeps every edge busy answering, which on a small machine slows the very change being measured.
+    public var probeInterval = 0.001
 
     public init(adminEndpoint: String, edges: [String], app: String = "adload-propagation-\(UInt32.random(in: 0...UInt32.max))") {
         self.adminEndpoint = adminEndpoint
@@ -32,6 +36,7 @@ public struct PropagationConfiguration: Sendable {
         guard edges.count <= 1000 else { throw .invalid("--edge", "at most 1000 edges") }
         guard (1...10_000).contains(repeats) else { throw .invalid("--repeats", "must be 1...10000") }
         guard timeout > 0, timeout <= 600 else { throw .invalid("--timeout", "must be above 0 and at most 600 seconds") }
+        guard probeInterval >= 0, probeInterval <= 1 else { throw .invalid("--probe-interval", "must be 0 to 1 second") }
         guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
     }
 }
@@ -68,6 +73,8 @@ public struct PropagationResult: Codable, Sendable {
     public var edges: Int
     public var repeats: Int
     public var app: String
+    /// Seconds between two queries to an edge that did not show the change yet: the delays' resolution.
+    public var probeIntervalSeconds: Double
     /// From the admin answer to the edge's first launch answer showing the forced campaign.
     public var force: DelayStatistics
     /// From the admin answer to the edge's first launch answer no longer showing the expired campaign.
@@ -215,7 +222,7 @@ public enum PropagationRunner {
 
             for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
                 let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: edges, timeout: timeout,
-                                           app: configuration.app) { shown in shows ? shown == probe : shown != probe }
+                                           interval: configuration.probeInterval, app: configuration.app) { shown in shows ? shown == probe : shown != probe }
                 adminDelays.append(measured.admin)
                 early += measured.early
                 for (index, delay) in measured.delays.enumerated() {
@@ -228,6 +235,7 @@ public enum PropagationRunner {
             }
         }
         return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
+                                 probeIntervalSeconds: configuration.probeInterval,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
                                  beforeAdminAnswer: early, worstByEdge: worst)
@@ -249,25 +257,42 @@ public enum PropagationRunner {
         return hasAd ? answer["id"]?.intValue.map(Int64.init) : nil
     }
 
-    /// Sends an admin call and probes every edge continuously until each shows what `satisfied` wants.
-    private static func measure(admin: Line, method: String, params: JSONValue, edges: [Line], timeout: Double, app: String,
-                                satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
+    /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
+    /// last was sent) until each shows what `satisfied` wants.
+    private static func measure(admin: Line, method: String, params: JSONValue, edges: [Line], timeout: Double, interval: Double,
+                                app: String, satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
         var poller = Poller()
         poller.add(admin.socket)
         for edge in edges { poller.add(edge.socket) }
+        let step = UInt64(interval * 1e9)
         let sent = monotonicNanoseconds()
         try admin.send(method, params)
+        var lastSent = [UInt64](repeating: sent, count: edges.count)
         for (index, edge) in edges.enumerated() { try edge.send("launch.query", probeQuery(app: app, edge: index)) }
+        // Edges whose last answer did not show the change yet and whose next query waits for its time.
+        var waiting = Set<Int>()
         var answeredAt: UInt64?
         var seenAt = [UInt64?](repeating: nil, count: edges.count)
         var remaining = edges.count
         let deadline = sent + UInt64(timeout * 1e9)
         while answeredAt == nil || remaining > 0 {
-            guard monotonicNanoseconds() < deadline else {
+            var now = monotonicNanoseconds()
+            guard now < deadline else {
                 let late = edges.indices.filter { seenAt[$0] == nil }.map { edges[$0].endpoint }
                 throw PropagationError.timedOut(answeredAt == nil ? "\(method) (no admin answer)" : method, late)
             }
-            guard try poller.poll(timeoutMilliseconds: 10) > 0 else { continue }
+            var wait: UInt64 = 10_000_000
+            for index in waiting {
+                let due = lastSent[index] &+ step
+                if due <= now {
+                    try edges[index].send("launch.query", probeQuery(app: app, edge: index))
+                    lastSent[index] = now
+                    waiting.remove(index)
+                } else {
+                    wait = min(wait, due - now)
+                }
+            }
+            guard try poller.poll(timeoutMilliseconds: Int((wait + 999_999) / 1_000_000)) > 0 else { continue }
             if poller.ready(0).contains(.readable) {
                 do {
                     if try admin.receive() != nil { answeredAt = monotonicNanoseconds() }
@@ -277,12 +302,17 @@ public enum PropagationRunner {
             }
             for (index, edge) in edges.enumerated() where poller.ready(index + 1).contains(.readable) {
                 guard let result = try edge.receive() else { continue }
-                let now = monotonicNanoseconds()
+                now = monotonicNanoseconds()
                 if seenAt[index] == nil, satisfied(try shown(result, edge.endpoint)) {
                     seenAt[index] = now
                     remaining -= 1
                 } else if seenAt[index] == nil {
-                    try edge.send("launch.query", probeQuery(app: app, edge: index))
+                    if now >= lastSent[index] &+ step {
+                        try edge.send("launch.query", probeQuery(app: app, edge: index))
+                        lastSent[index] = now
+                    } else {
+                        waiting.insert(index)
+                    }
                 }
             }
         }

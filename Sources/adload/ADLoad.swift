@@ -205,6 +205,8 @@ struct Propagation: ParsableCommand {
     var app: String?
     @Option(help: "Seconds an edge may take before the run fails.")
     var timeout = 10.0
+    @Option(help: "Milliseconds between two launch queries to an edge that does not show the change yet (0: no pause); the delays' resolution.")
+    var probeInterval = 1.0
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -221,6 +223,8 @@ struct Propagation: ParsableCommand {
         if let app { configuration.app = app }
         configuration.repeats = repeats
         configuration.timeout = timeout
+        guard probeInterval >= 0, probeInterval <= 1000 else { throw ValidationError("--probe-interval: must be 0 to 1000 milliseconds") }
+        configuration.probeInterval = probeInterval / 1000
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)
@@ -244,7 +248,7 @@ struct Propagation: ParsableCommand {
             printJSON(result)
             return
         }
-        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer:")
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms:")
         print("  step     samples      p50      p90      p99      max     mean")
         for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin)] {
             let columns = [stats.p50Milliseconds, stats.p90Milliseconds, stats.p99Milliseconds, stats.maxMilliseconds, stats.meanMilliseconds]

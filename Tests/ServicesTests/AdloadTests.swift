@@ -108,6 +108,8 @@ struct AdloadTests {
         #expect(run.status != 0 && run.output.contains("--endpoint: expected tcp://HOST:PORT"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent], in: directory)
         #expect(run.status != 0 && run.output.contains("--edge: name at least one edge"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-interval=-1"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--probe-interval: must be 0 to 1000 milliseconds"), "\(run.output)")
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -116,11 +118,11 @@ struct AdloadTests {
         let first = try await fixture.startEdge("edge-p1")
         let second = try await fixture.startEdge("edge-p2")
         let run = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
-                                         "--edge", second.endpoints["client"]!, "--repeats", "3", "--app", "promo", "--json"],
+                                         "--edge", second.endpoints["client"]!, "--repeats", "3", "--app", "promo", "--probe-interval", "2", "--json"],
                                         in: fixture.directory)
         #expect(run.status == 0, "\(run.output)")
         let result = try #require(run.json)
-        #expect(result["edges"] == 2 && result["repeats"] == 3 && result["app"] == "promo")
+        #expect(result["edges"] == 2 && result["repeats"] == 3 && result["app"] == "promo" && result["probeIntervalSeconds"] == 0.002)
         #expect(result["force"]?["samples"] == 6 && result["expire"]?["samples"] == 6 && result["admin"]?["samples"] == 6)
         let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
         #expect(p99 >= 0 && p99 < 5_000)
