@@ -75,7 +75,10 @@ final class SyncEngine: Service {
     let cache: CreativeCache
     let cacheHealth: CacheHealth
     private let downloading = Mutex<Set<String>>([])
-    private let saving = Mutex<Void>(())
+    /// Where saves run (blocking file writes and fsyncs, off the tasks' shared threads).
+    private let disk = DispatchQueue(label: "deliveryd.state-save")
+    /// Held while saving; holds the state the last successful save wrote (so a signal for it is not saved twice).
+    private let saving = Mutex<EdgeState?>(nil)
     /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
     private let persisted: Mutex<(epoch: String, seq: Int64)>
     /// Signals that the state changed since the last save (the newest signal is enough).
@@ -144,15 +147,14 @@ final class SyncEngine: Service {
         subscriberConfiguration.curve = curve
         subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
         subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
-        let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration)
-        defer { Task { await subscriber.stop() } }
-        // One queue of events: messages, a tick twice a second to notice silence, and completed saves.
-        // It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as a gap.
+        // One queue of events: messages (posted by the subscriber's thread), a tick twice a second to notice
+        // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
+        // dropped, and noticed as a gap.
         let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
-        let forward = Task {
-            for await message in subscriber.messages { events.post(.message(message)) }
-            events.finish()
+        let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
+            events.post(.message(message))
         }
+        defer { Task { await subscriber.stop() } }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
@@ -162,7 +164,6 @@ final class SyncEngine: Service {
         sessionEvents.withLock { $0 = events }
         defer {
             sessionEvents.withLock { $0 = nil }
-            forward.cancel()
             ticker.cancel()
             events.finish()
         }
@@ -362,6 +363,11 @@ final class SyncEngine: Service {
                 try? await Task.sleep(for: .seconds(1))
                 if Task.isCancelled { return }
             }
+            if saving.withLock({ $0 === cell.state }) && cache.pinned.isEmpty && cacheHealth.writable {
+                // Signalled for a change the last save already wrote (it came while that save waited).
+                sessionEvents.withLock { $0 }?.post(.saved)
+                continue
+            }
             try? await Task.sleep(for: configuration.stateSaveDelay)
             refill()
             if tokens < 1 {
@@ -369,7 +375,14 @@ final class SyncEngine: Service {
                 refill()
             }
             tokens = max(0, tokens - 1)
-            saveNow()
+            // On a thread of its own: the fsyncs must not hold one of the few threads that apply changes and
+            // answer acknowledgements.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                disk.async {
+                    self.saveNow()
+                    done.resume()
+                }
+            }
             sessionEvents.withLock { $0 }?.post(.saved)
         }
     }
@@ -377,8 +390,10 @@ final class SyncEngine: Service {
     /// Saves the newest state (whichever write comes last writes the newest), and the creatives that are waiting
     /// in memory for the disk.
     private func saveNow() {
-        saving.withLock { _ in
+        saving.withLock { lastSaved in
             let state = cell.state
+            // A change that came while the last save waited was written by it: nothing new to write.
+            if state === lastSaved && cache.pinned.isEmpty && cacheHealth.writable { return }
             var failure: (any Error)?
             for (sha256, bytes) in cache.pinned {
                 do {
@@ -388,7 +403,13 @@ final class SyncEngine: Service {
                     failure = error
                 }
             }
-            do { try stateFile.save(state) } catch { failure = error }
+            do {
+                try stateFile.save(state)
+                lastSaved = state
+            } catch {
+                failure = error
+                lastSaved = nil
+            }
             if cacheHealth.record(failure) {
                 if let failure {
                     logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(failure)"])

@@ -74,14 +74,14 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// Memory reused from one message to the next by a loop that dispatches many (one per thread).
     public final class Scratch {
-        var tokens = ContiguousArray<JSONTape.Token>()
+        let tokens = TokenStorage()
         public init() {}
     }
 
     /// Handles one message, reusing `scratch`'s memory. The bytes need to live only during the call.
     public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext, scratch: Scratch) -> Outcome {
         do {
-            return try JSONTape.parse(bytes, maxDepth: limits.maxDepth, reusing: &scratch.tokens) { tape in
+            return try JSONTape.parse(bytes, maxDepth: limits.maxDepth, reusing: scratch.tokens) { tape in
                 dispatch(tape, context: context)
             }
         } catch {

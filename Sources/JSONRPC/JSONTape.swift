@@ -75,22 +75,16 @@ struct JSONTape {
     /// Parses `bytes` and calls `body` with the tape, which must not escape it.
     static func parse<R>(_ bytes: UnsafeRawBufferPointer, maxDepth: Int,
                          _ body: (JSONTape) throws -> R) throws -> R {
-        var storage = ContiguousArray<Token>()
-        return try parse(bytes, maxDepth: maxDepth, reusing: &storage, body)
+        try parse(bytes, maxDepth: maxDepth, reusing: TokenStorage(), body)
     }
 
     /// Parses `bytes` into `storage` (kept for the next parse, so a loop allocates nothing) and calls `body`.
-    static func parse<R>(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, reusing storage: inout ContiguousArray<Token>,
+    static func parse<R>(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, reusing storage: TokenStorage,
                          _ body: (JSONTape) throws -> R) throws -> R {
         guard bytes.count < Int(Int32.max) else { throw JSONParseError(reason: .tooLarge, offset: 0) }
-        storage.removeAll(keepingCapacity: true)
-        var parser = TapeParser(bytes: bytes, maxDepth: maxDepth, tokens: storage)
-        storage = []
-        defer { storage = parser.tokens }
+        var parser = TapeParser(bytes: bytes, maxDepth: maxDepth, storage: storage)
         try parser.parseDocument()
-        return try parser.tokens.withUnsafeBufferPointer { tokens in
-            try body(JSONTape(bytes: bytes, tokens: tokens))
-        }
+        return try body(JSONTape(bytes: bytes, tokens: UnsafeBufferPointer(start: storage.base, count: parser.written)))
     }
 
     // MARK: Reading
@@ -223,18 +217,51 @@ struct JSONTape {
     }
 }
 
+/// The memory a tape's tokens are written to, kept from one parse to the next by a loop that parses many. Not
+/// for sharing between threads: one per parsing thread.
+final class TokenStorage {
+    private(set) var base: UnsafeMutablePointer<JSONTape.Token>
+    private(set) var capacity: Int
+
+    init(capacity: Int = 64) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Makes room for at least `needed` tokens, keeping the first `count`.
+    func grow(to needed: Int, keeping count: Int) {
+        let capacity = max(needed, self.capacity * 2)
+        let grown = UnsafeMutablePointer<JSONTape.Token>.allocate(capacity: capacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        self.capacity = capacity
+    }
+}
+
 /// The strict RFC 8259 grammar, writing a tape.
+///
+/// Tokens are written straight into a ``TokenStorage``'s memory: every write is within `written < capacity`,
+/// checked in `emit` (which grows the storage) and nowhere else needed, since every other write
+/// is to a token already emitted.
 struct TapeParser {
     let bytes: UnsafeRawBufferPointer
     var index = 0
     let maxDepth: Int
-    var tokens = ContiguousArray<JSONTape.Token>()
+    private let storage: TokenStorage
+    private var tokens: UnsafeMutablePointer<JSONTape.Token>
+    private var capacity: Int
+    /// Tokens written so far.
+    private(set) var written = 0
 
-    init(bytes: UnsafeRawBufferPointer, maxDepth: Int, tokens: ContiguousArray<JSONTape.Token> = []) {
+    init(bytes: UnsafeRawBufferPointer, maxDepth: Int, storage: TokenStorage) {
         self.bytes = bytes
         self.maxDepth = maxDepth
-        self.tokens = tokens
-        if self.tokens.capacity < 64 { self.tokens.reserveCapacity(min(64, bytes.count / 4 + 2)) }
+        self.storage = storage
+        tokens = storage.base
+        capacity = storage.capacity
     }
 
     mutating func parseDocument() throws(JSONParseError) {
@@ -265,7 +292,13 @@ struct TapeParser {
 
     @inline(__always)
     private mutating func emit(_ kind: JSONTape.Kind, start: Int, end: Int) {
-        tokens.append(JSONTape.Token(kind: kind, count: 0, start: Int32(start), end: Int32(end), next: Int32(tokens.count + 1)))
+        if written == capacity {
+            storage.grow(to: written + 1, keeping: written)
+            tokens = storage.base
+            capacity = storage.capacity
+        }
+        (tokens + written).initialize(to: JSONTape.Token(kind: kind, count: 0, start: Int32(start), end: Int32(end), next: Int32(written + 1)))
+        written += 1
     }
 
     private mutating func parseValue(depth: Int) throws(JSONParseError) {
@@ -296,7 +329,7 @@ struct TapeParser {
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) {
         guard depth <= maxDepth else { throw fail(.tooDeep(limit: maxDepth)) }
-        let tokenIndex = tokens.count
+        let tokenIndex = written
         emit(.object, start: index, end: index)
         index += 1  // {
         var count: Int32 = 0
@@ -312,7 +345,7 @@ struct TapeParser {
                 guard index < bytes.count else { throw fail(.unexpectedEnd) }
                 guard bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }
                 let keyOffset = index
-                let keyToken = tokens.count
+                let keyToken = written
                 try parseString()
                 // Linear for small objects (and only when a cheap signature of the key was seen before in
                 // this object), hashed beyond, so a huge object cannot make this quadratic.
@@ -363,7 +396,7 @@ struct TapeParser {
         }
         tokens[tokenIndex].count = count
         tokens[tokenIndex].end = Int32(index)
-        tokens[tokenIndex].next = Int32(tokens.count)
+        tokens[tokenIndex].next = Int32(written)
     }
 
     /// Refuses a key already present in the object: a request with two different `id`s means nothing.
@@ -399,7 +432,7 @@ struct TapeParser {
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) {
         guard depth <= maxDepth else { throw fail(.tooDeep(limit: maxDepth)) }
-        let tokenIndex = tokens.count
+        let tokenIndex = written
         emit(.array, start: index, end: index)
         index += 1  // [
         var count: Int32 = 0
@@ -425,7 +458,7 @@ struct TapeParser {
         }
         tokens[tokenIndex].count = count
         tokens[tokenIndex].end = Int32(index)
-        tokens[tokenIndex].next = Int32(tokens.count)
+        tokens[tokenIndex].next = Int32(written)
     }
 
     @inline(__always)

@@ -147,9 +147,16 @@ public final class Subscriber: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let thread = Mutex<OwnerThread?>(nil)
 
-    /// Connects and subscribes; messages start arriving once the connection is made.
-    public init(context: ZMQContext, configuration: Configuration) throws(ZMQError) {
+    /// Called on the subscriber's thread with each message, instead of ``messages``, when given.
+    private let handler: (@Sendable (PublishedMessage) -> Void)?
+
+    /// Connects and subscribes; messages start arriving once the connection is made. With `handler`, each message
+    /// goes to it on the subscriber's thread, in order, as soon as it is read (one thread hop fewer than
+    /// ``messages``, whose stream then stays empty); the handler must be quick and must not block.
+    public init(context: ZMQContext, configuration: Configuration,
+                handler: (@Sendable (PublishedMessage) -> Void)? = nil) throws(ZMQError) {
         self.configuration = configuration
+        self.handler = handler
         (messages, continuation) = AsyncStream.makeStream(of: PublishedMessage.self,
                                                            bufferingPolicy: .bufferingOldest(configuration.bufferLimit))
         mailbox = try Mailbox()
@@ -202,7 +209,11 @@ public final class Subscriber: Sendable {
                     continue
                 }
                 let message = PublishedMessage(topic: topic, method: method, params: object["params"] ?? .null)
-                if case .dropped = continuation.yield(message) { dropped.add(1, ordering: .relaxed) }
+                if let handler {
+                    handler(message)
+                } else if case .dropped = continuation.yield(message) {
+                    dropped.add(1, ordering: .relaxed)
+                }
             }
         }
     }

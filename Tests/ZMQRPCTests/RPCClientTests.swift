@@ -106,14 +106,19 @@ struct RPCClientTests {
         withExtendedLifetime(silent) {}
     }
 
-    @Test("a subscriber receives two-frame notifications in order, for its topics only")
-    func pubSub() async throws {
+    @Test("a subscriber receives two-frame notifications in order, for its topics only, by stream or by handler",
+          arguments: [false, true])
+    func pubSub(byHandler: Bool) async throws {
         let context = try ZMQContext()
         let publisher = try Publisher(context: context, configuration: .init(endpoint: "tcp://127.0.0.1:0"))
         let endpoint = try publisher.start()
-        let subscriber = try Subscriber(context: context, configuration: .init(endpoint: endpoint, topics: ["campaign"]))
+        let (handled, handle) = AsyncStream.makeStream(of: PublishedMessage.self)
+        var handler: (@Sendable (PublishedMessage) -> Void)?
+        if byHandler { handler = { @Sendable message in _ = handle.yield(message) } }
+        let subscriber = try Subscriber(context: context, configuration: .init(endpoint: endpoint, topics: ["campaign"]),
+                                        handler: handler)
         // PUB/SUB joins late: publish heartbeats until the subscription is in place, then the real stream.
-        var iterator = subscriber.messages.makeAsyncIterator()
+        var iterator = (byHandler ? handled : subscriber.messages).makeAsyncIterator()
         let probe = Task {
             for _ in 0..<500 {
                 publisher.publish(topic: "campaign", method: "probe", params: [:])
@@ -135,6 +140,12 @@ struct RPCClientTests {
         }
         #expect(seqs == Array(1...1000))
         await subscriber.stop()
+        if byHandler {
+            // Everything went to the handler; the stream, finished by stop(), held nothing.
+            var streamed = 0
+            for await _ in subscriber.messages { streamed += 1 }
+            #expect(streamed == 0)
+        }
         await publisher.shutdown()
         #expect(publisher.published.load(ordering: .relaxed) >= 2001)
     }
