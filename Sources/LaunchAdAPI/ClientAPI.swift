@@ -120,6 +120,10 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     public var revoked: [Int64]
     /// `expiresAt` already as text, when the answer was made from a decision (saves formatting it per query).
     private var expiresAtText: String?
+    /// The members prepared with the decision's creative, when the answer was made from a decision.
+    private var prepared: AnswerParts?
+    private var creativeBaseURL = ""
+    private var creativePath = ""
 
     enum CodingKeys: String, CodingKey {
         case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
@@ -174,9 +178,23 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         forced = campaign.forced
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
+        prepared = held.answerParts
+        self.creativeBaseURL = creativeBaseURL
+        creativePath = held.path
     }
 
     public func write(json: inout JSONWriter) {
+        if hasAd, let prepared {
+            // From the parts prepared with the campaign: only imgUrl, epoch, seq and revoked are written here.
+            json.writeRaw("{\"hasAd\":true,")
+            json.writeRaw(prepared.head)
+            json.writeRaw(",\"imgUrl\":")
+            json.write(string: creativeBaseURL + creativePath)
+            json.append(UInt8(ascii: ","))
+            json.writeRaw(prepared.tail)
+            writeState(json: &json)
+            return
+        }
         json.writeObject { object in
             object.field("hasAd", hasAd)
             if hasAd {
@@ -205,15 +223,28 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
             }
             object.field("epoch", epoch)
             object.field("seq", Int(seq))
-            object.field("revoked") { writer in
-                writer.append(UInt8(ascii: "["))
-                for (index, id) in revoked.enumerated() {
-                    if index > 0 { writer.append(UInt8(ascii: ",")) }
-                    writer.write(int: Int(id))
-                }
-                writer.append(UInt8(ascii: "]"))
-            }
+            object.field("revoked") { writer in writeRevoked(json: &writer) }
         }
+    }
+
+    /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.
+    private func writeState(json: inout JSONWriter) {
+        json.writeRaw(",\"epoch\":")
+        json.write(string: epoch)
+        json.writeRaw(",\"seq\":")
+        json.write(int: Int(seq))
+        json.writeRaw(",\"revoked\":")
+        writeRevoked(json: &json)
+        json.append(UInt8(ascii: "}"))
+    }
+
+    private func writeRevoked(json writer: inout JSONWriter) {
+        writer.append(UInt8(ascii: "["))
+        for (index, id) in revoked.enumerated() {
+            if index > 0 { writer.append(UInt8(ascii: ",")) }
+            writer.write(int: Int(id))
+        }
+        writer.append(UInt8(ascii: "]"))
     }
 }
 

@@ -1,3 +1,5 @@
+import JSONRPC
+
 /// What an edge knows of a creative's bytes (from campaignd, verified when downloaded).
 public struct CreativeFacts: Sendable, Hashable, Codable {
     public var sha256: String
@@ -90,6 +92,56 @@ public struct HeldCreative: Sendable {
     public let path: String
     /// log(width / height), so the nearest aspect ratio is a subtraction.
     let logAspect: Double
+    /// The launch answer's members that depend only on the campaign and this creative, as JSON text, written once
+    /// when the state changes instead of on every query (see ``AnswerParts``).
+    public let answerParts: AnswerParts
+}
+
+/// The members of a launch answer that are the same for every query answered with one campaign and creative:
+/// `"id"` and `"version"` before the answer's `imgUrl`, and `"creative"` through `"expiresAt"` after it, in the
+/// order and form the answer's `Codable` encoding gives (the launch answer's tests hold the two equal).
+public struct AnswerParts: Sendable {
+    /// `"id":…,"version":…`
+    public let head: [UInt8]
+    /// `"creative":{…},"jumpType":…,…,"expiresAt":"…"`
+    public let tail: [UInt8]
+
+    init(campaign: Campaign, facts: CreativeFacts, showMoment: String, expiresAt: String) {
+        var head = JSONWriter(reservingCapacity: 48)
+        head.writeRaw("\"id\":")
+        head.write(int: Int(campaign.id))
+        head.writeRaw(",\"version\":")
+        head.write(int: campaign.version)
+        self.head = head.bytes
+        var tail = JSONWriter(reservingCapacity: 400)
+        tail.writeRaw("\"creative\":{\"sha256\":")
+        tail.write(string: facts.sha256)
+        tail.writeRaw(",\"contentType\":")
+        tail.write(string: facts.contentType)
+        tail.writeRaw(",\"width\":")
+        tail.write(int: facts.width)
+        tail.writeRaw(",\"height\":")
+        tail.write(int: facts.height)
+        tail.writeRaw(",\"size\":")
+        tail.write(int: facts.size)
+        tail.writeRaw("},\"jumpType\":")
+        tail.write(string: campaign.jump.type.rawValue)
+        tail.writeRaw(",\"jumpValue\":")
+        tail.write(string: campaign.jump.value)
+        tail.writeRaw(",\"showMoment\":")
+        tail.write(string: showMoment)
+        tail.writeRaw(",\"countdown\":")
+        tail.write(int: campaign.countdown)
+        tail.writeRaw(campaign.skippable ? ",\"skippable\":true" : ",\"skippable\":false")
+        if let skipAfter = campaign.skipAfter {
+            tail.writeRaw(",\"skipAfter\":")
+            tail.write(int: skipAfter)
+        }
+        tail.writeRaw(campaign.forced ? ",\"forced\":true" : ",\"forced\":false")
+        tail.writeRaw(",\"expiresAt\":")
+        tail.write(string: expiresAt)
+        self.tail = tail.bytes
+    }
 }
 
 /// A campaign prepared for the launch query: its targeting parsed and its held creatives resolved once, when the
@@ -111,10 +163,12 @@ public final class Candidate: Sendable {
         minVersion = campaign.targeting.appVersions?.min.flatMap(AppVersion.init)
         maxVersion = campaign.targeting.appVersions?.max.flatMap(AppVersion.init)
         locales = campaign.targeting.locales?.map { $0.lowercased() }
+        let showMoment = self.showMoment, expiresAt = self.expiresAtText
         held = campaign.creatives.compactMap { ref in
             creatives[ref.sha256].map { facts in
                 HeldCreative(facts: facts, weight: ref.weight, path: "/creatives/" + facts.sha256,
-                             logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))))
+                             logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))),
+                             answerParts: AnswerParts(campaign: campaign, facts: facts, showMoment: showMoment, expiresAt: expiresAt))
             }
         }
     }

@@ -1,0 +1,54 @@
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Testing
+
+/// The launch answer is written on the query path from parts prepared with each campaign; these hold it to the
+/// bytes its `Codable` encoding gives, for every shape an answer can take.
+@Suite("launch answer", .timeLimit(.minutes(1)))
+struct LaunchAnswerTests {
+    typealias Engine = DecisionEngineTests
+
+    static func written(_ answer: LaunchAnswer) -> String {
+        var writer = JSONWriter()
+        answer.write(json: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    static func encoded(_ answer: LaunchAnswer) throws -> String {
+        String(decoding: try JSONValueEncoder().encodeJSON(answer), as: UTF8.self)
+    }
+
+    @Test("the answer written from prepared parts is byte for byte its Codable encoding", arguments: [
+        Jump(type: .none), Jump(type: .url, value: "https://shop.example.com/a?b=\"c\"&d=\\e"), Jump(type: .deeplink, value: "shop://促销/夏"),
+    ])
+    func preparedEqualsCodable(jump: Jump) throws {
+        var checked = 0
+        for skipAfter in [nil, 2] as [Int?] {
+            for forced in [false, true] {
+                for revoked in [[], [7], [7, 8, 9]] as [[Int64]] {
+                    var campaign = Engine.campaign(41, forced: forced, creatives: [Engine.tall, Engine.wide])
+                    campaign.jump = jump
+                    campaign.skipAfter = skipAfter
+                    campaign.skippable = skipAfter != nil
+                    campaign.launchTypes = forced ? [.cold, .hot] : [.cold]
+                    campaign.version = 12
+                    let expired = Engine.campaign(7, state: .expired)
+                    let decision = Engine.decide([campaign, expired])
+                    var copy = decision
+                    copy.revoked = revoked
+                    let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                    #expect(answer.hasAd)
+                    #expect(Self.written(answer) == (try Self.encoded(answer)))
+                    checked += 1
+                }
+            }
+        }
+        // An answer without an ad, and one made from fields (examples, clients), take the general path.
+        let none = LaunchAnswer(Engine.decide([]), epoch: "e", seq: 1, creativeBaseURL: "http://x")
+        #expect(Self.written(none) == (try Self.encoded(none)))
+        let fields = LaunchAnswer(hasAd: true, id: 3, version: 1, imgUrl: "http://x/creatives/a", epoch: "e", seq: 2, revoked: [1])
+        #expect(Self.written(fields) == (try Self.encoded(fields)))
+        #expect(checked == 12)
+    }
+}
