@@ -84,7 +84,10 @@ struct JSONTape {
         guard bytes.count < Int(Int32.max) else { throw JSONParseError(reason: .tooLarge, offset: 0) }
         var parser = TapeParser(bytes: bytes, maxDepth: maxDepth, storage: storage)
         try parser.parseDocument()
-        return try body(JSONTape(bytes: bytes, tokens: UnsafeBufferPointer(start: storage.base, count: parser.written)))
+        // The tape points into the storage's memory: keep it alive until the body is done with the tape.
+        return try withExtendedLifetime(storage) {
+            try body(JSONTape(bytes: bytes, tokens: UnsafeBufferPointer(start: storage.base, count: parser.written)))
+        }
     }
 
     // MARK: Reading
