@@ -237,7 +237,7 @@ final class TokenStorage {
     func grow(to needed: Int, keeping count: Int) {
         let capacity = max(needed, self.capacity * 2)
         let grown = UnsafeMutablePointer<JSONTape.Token>.allocate(capacity: capacity)
-        grown.update(from: base, count: count)
+        grown.initialize(from: base, count: count)
         base.deallocate()
         base = grown
         self.capacity = capacity
@@ -248,7 +248,8 @@ final class TokenStorage {
 ///
 /// Tokens are written straight into a ``TokenStorage``'s memory: every write is within `written < capacity`,
 /// checked in `emit` (which grows the storage) and nowhere else needed, since every other write
-/// is to a token already emitted.
+/// is to a token already emitted. A parser must not be copied while it parses: a copy that grows the storage
+/// would free the memory the other still points at (the parser is used only as one local variable).
 struct TapeParser {
     let bytes: UnsafeRawBufferPointer
     var index = 0

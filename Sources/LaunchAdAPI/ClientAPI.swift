@@ -102,26 +102,31 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     /// The creative shown: what the edge knows of its bytes.
     public typealias Creative = CreativeFacts
 
-    public var hasAd: Bool
-    public var id: Int64?
-    public var version: Int?
-    public var imgUrl: String?
-    public var creative: Creative?
-    public var jumpType: String?
-    public var jumpValue: String?
-    public var showMoment: String?
-    public var countdown: Int?
-    public var skippable: Bool?
-    public var skipAfter: Int?
-    public var forced: Bool?
-    public var expiresAt: Timestamp?
+    // A field changed after the answer was made from a decision drops the parts prepared with it, so what is
+    // written stays what the fields say.
+    public var hasAd: Bool { didSet { prepared = nil } }
+    public var id: Int64? { didSet { prepared = nil } }
+    public var version: Int? { didSet { prepared = nil } }
+    public var imgUrl: String? { didSet { prepared = nil } }
+    public var creative: Creative? { didSet { prepared = nil } }
+    public var jumpType: String? { didSet { prepared = nil } }
+    public var jumpValue: String? { didSet { prepared = nil } }
+    public var showMoment: String? { didSet { prepared = nil } }
+    public var countdown: Int? { didSet { prepared = nil } }
+    public var skippable: Bool? { didSet { prepared = nil } }
+    public var skipAfter: Int? { didSet { prepared = nil } }
+    public var forced: Bool? { didSet { prepared = nil } }
+    public var expiresAt: Timestamp? { didSet { prepared = nil; expiresAtText = nil } }
     public var epoch: String
     public var seq: Int64
     public var revoked: [Int64]
     /// `expiresAt` already as text, when the answer was made from a decision (saves formatting it per query).
     private var expiresAtText: String?
-    /// The members prepared with the decision's creative, when the answer was made from a decision.
+    /// The members prepared with the decision's creative, when the answer was made from a decision and none of
+    /// the fields they hold was changed since.
     private var prepared: AnswerParts?
+    /// Whether ``write(json:)`` writes from prepared parts (for tests).
+    public var isPrepared: Bool { prepared != nil }
     private var creativeBaseURL = ""
     private var creativePath = ""
 

@@ -38,7 +38,7 @@ struct LaunchAnswerTests {
                     var copy = decision
                     copy.revoked = revoked
                     let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
-                    #expect(answer.hasAd)
+                    #expect(answer.hasAd && answer.isPrepared)
                     #expect(Self.written(answer) == (try Self.encoded(answer)))
                     checked += 1
                 }
@@ -50,5 +50,23 @@ struct LaunchAnswerTests {
         let fields = LaunchAnswer(hasAd: true, id: 3, version: 1, imgUrl: "http://x/creatives/a", epoch: "e", seq: 2, revoked: [1])
         #expect(Self.written(fields) == (try Self.encoded(fields)))
         #expect(checked == 12)
+    }
+
+    @Test("a field changed after the answer was made is written as changed")
+    func changedAfterward() throws {
+        let decision = Engine.decide([Engine.campaign(5)])
+        var answer = LaunchAnswer(decision, epoch: "e", seq: 1, creativeBaseURL: "http://x")
+        #expect(answer.isPrepared)
+        answer.jumpValue = "shop://changed"
+        answer.expiresAt = Engine.now
+        #expect(!answer.isPrepared)
+        #expect(Self.written(answer) == (try Self.encoded(answer)))
+        #expect(Self.written(answer).contains("shop://changed"))
+        // epoch, seq and revoked are written per answer either way.
+        var other = LaunchAnswer(decision, epoch: "e", seq: 1, creativeBaseURL: "http://x")
+        other.seq = 2
+        other.revoked = [3]
+        #expect(other.isPrepared)
+        #expect(Self.written(other) == (try Self.encoded(other)))
     }
 }
