@@ -101,10 +101,12 @@ let package = Package(
         ),
 
         // MARK: Load generation: the engine of adload (closed and open loops, propagation), kept out of the executable
+        // A seeded random number generator, shared by adload's population, the codec fuzzing inputs and the tests.
+        .target(name: "SeededRandomness"),
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "JSONRPC",
+                "ZeroMQ", "JSONRPC", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -155,27 +157,27 @@ let package = Package(
         ),
 
         // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
-        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "CampaignStore"]),
+        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "CampaignStore", "SeededRandomness"]),
         // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
         .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
 
         // MARK: Test support and tests
-        .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain"]),
+        .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC"]),
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
         // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
-        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
+        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",
             dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",
                            .product(name: "Yams", package: "Yams")]
         ),
-        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

@@ -1,19 +1,5 @@
 import JSONRPC
-
-/// A small, fast, seeded random number generator (SplitMix64), so a failing run can be repeated from its seed.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SeededRandomness
 
 /// Inputs a hostile or careless client sends: requests of every public method, with fields given wrong types,
 /// huge numbers, long and odd strings, deep nesting, unknown members and mangled bytes (invalid UTF-8, cut

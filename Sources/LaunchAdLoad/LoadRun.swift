@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Histogram
+import SeededRandomness
 import Synchronization
 import CZeroMQ
 import ZeroMQ
@@ -223,7 +224,7 @@ final class LoadWorker {
     /// Runs from the warm-up until the end of the measured window; the totals are filled in when it returns.
     func run(measureStart: UInt64, measureEnd: UInt64) throws {
         var totals = Totals()
-        var random = SeededGenerator(seed: configuration.seed &+ 0x51ED_270B_27D4_EB2F &* UInt64(workerIndex + 1))
+        var random = SeededRandom(seed: configuration.seed &+ 0x51ED_270B_27D4_EB2F &* UInt64(workerIndex + 1))
         var eventCounter: UInt64 = 0
         var items = sockets.map { zmq_pollitem_t(socket: $0.handle, fd: -1, events: Int16(ZMQ_POLLIN), revents: 0) }
         let handles = sockets.map(\.handle)
@@ -327,7 +328,7 @@ final class LoadWorker {
 
     /// Sends a request from `slot`, timed from `intended`.
     @inline(__always)
-    private func send(slot: Int, at intended: UInt64, random: inout SeededGenerator, eventCounter: inout UInt64, totals: inout Totals) -> Bool {
+    private func send(slot: Int, at intended: UInt64, random: inout SeededRandom, eventCounter: inout UInt64, totals: inout Totals) -> Bool {
         let localDevice = random.index(deviceCount)
         let device = workerIndex + localDevice * configuration.threads
         var kind = Self.kindQuery

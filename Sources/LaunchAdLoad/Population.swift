@@ -1,29 +1,4 @@
-/// A small, fast, seedable generator (SplitMix64): the same seed gives the same population and request sequence.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// An index in `0..<count`, without the bias of a plain modulo worth caring about for load generation.
-    @inline(__always)
-    public mutating func index(_ count: Int) -> Int {
-        Int(truncatingIfNeeded: next().multipliedFullWidth(by: UInt64(count)).high)
-    }
-
-    /// True with probability `share` (0...1).
-    @inline(__always)
-    public mutating func chance(_ share: Double) -> Bool {
-        Double(next() >> 11) * 0x1.0p-53 < share
-    }
-}
+import SeededRandomness
 
 /// Picks one of several values by integer weights.
 struct WeightedChoice<Value: Sendable>: Sendable {
@@ -37,7 +12,7 @@ struct WeightedChoice<Value: Sendable>: Sendable {
         cumulative = pairs.map { total += $0.1; return total }
     }
 
-    func pick(_ random: inout SeededGenerator) -> Value {
+    func pick(_ random: inout SeededRandom) -> Value {
         let point = random.index(cumulative.last!)
         var low = 0
         while cumulative[low] <= point { low += 1 }
@@ -64,7 +39,7 @@ public struct Population: Sendable {
 
     public init(devices count: Int, apps: [String], seed: UInt64) {
         precondition(count > 0 && !apps.isEmpty)
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         let platforms = WeightedChoice([("ios", 45), ("android", 55)])
         let iosVersions = WeightedChoice([("5.2.0", 50), ("5.1.3", 25), ("5.0.1", 15), ("4.9.8", 10)])
         let androidVersions = WeightedChoice([("5.2.1", 40), ("5.1.0", 30), ("4.8.0", 20), ("4.2.7", 10)])

@@ -9,6 +9,7 @@ import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
+import SeededRandomness
 import Testing
 import ZMQRPC
 
@@ -56,7 +57,7 @@ extension CampaignFixture {
     /// Uploads a PNG of about `bytes` bytes (a real header, then filler distinct per `seed`); returns its sha256.
     func uploadLargePNG(_ admin: RPCClient, bytes: Int, seed: UInt64) async throws -> String {
         var data = CampaignFixture.png(width: 1080, height: 1920, seed: Int(seed))
-        var generator = SplitMix(state: seed)
+        var generator = SeededRandom(seed: seed)
         data.reserveCapacity(bytes)
         while data.count < bytes { data.append(UInt8(truncatingIfNeeded: generator.next())) }
         let info = try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(data).base64EncodedString()))
@@ -170,7 +171,7 @@ func write(_ client: RPCClient, creative: String, writer: Int, count: Int, log: 
     var mine: [Int64] = []
     var paused = Set<Int64>()
     var forced = Set<Int64>()
-    var generator = SplitMix(state: UInt64(writer + 1))
+    var generator = SeededRandom(seed: UInt64(writer + 1))
     for index in 0..<count {
         do {
             if mine.count < 3 || generator.next() % 3 == 0 {

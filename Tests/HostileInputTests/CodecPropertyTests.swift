@@ -1,6 +1,7 @@
 @testable import CodecFuzzing
 import Foundation
 import JSONRPC
+import SeededRandomness
 import Testing
 
 /// The fuzz target's invariants (`CodecInvariants`) on the committed corpus and on seeded random hostile inputs,

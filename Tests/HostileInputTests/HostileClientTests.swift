@@ -4,6 +4,7 @@ import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
+import SeededRandomness
 import Synchronization
 import Testing
 import ZeroMQ

@@ -1,5 +1,6 @@
 import JSONRPC
 import LaunchAdTesting
+import SeededRandomness
 import Testing
 
 /// Params read both ways: through Codable and through the JSONReadable fast path.
@@ -40,7 +41,7 @@ struct JSONFastPathTests {
 
     @Test("strings of every kind survive writing and parsing (randomized, seeded)")
     func stringRoundTrip() throws {
-        var random = SplitMix(state: 42)
+        var random = SeededRandom(seed: 42)
         for _ in 0..<2000 {
             let length = Int.random(in: 0...40, using: &random)
             var scalars = String.UnicodeScalarView()
