@@ -8,11 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 SECS=${2:-5}
-LIMIT_SRC=${LIMIT_SRC:-../shared/bench/zmq-limit}
-OUT=.build-bench
-mkdir -p "$OUT"
-cp "$LIMIT_SRC"/*.c "$LIMIT_SRC"/*.h "$LIMIT_SRC"/Makefile "$OUT"/
-make -s -C "$OUT" >/dev/null
+. bench/limit.sh
 swift build -c release --product adload >/dev/null
 BIN=$(swift build -c release --show-bin-path)
 PORT=$(( 20000 + RANDOM % 20000 ))

@@ -15,11 +15,7 @@ ROUNDS=${1:-5}
 SECS=${2:-5}
 MEMORY_SECONDS=${MEMORY_SECONDS:-60}
 CLIENT=${CLIENT:-c}
-LIMIT_SRC=${LIMIT_SRC:-../shared/bench/zmq-limit}
-OUT=.build-bench
-mkdir -p "$OUT"
-cp "$LIMIT_SRC"/*.c "$LIMIT_SRC"/*.h "$LIMIT_SRC"/Makefile "$OUT"/
-make -s -C "$OUT" >/dev/null
+. bench/limit.sh
 for product in campaignd deliveryd adctl adload; do swift build -c release --product "$product" >/dev/null; done
 BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d "$OUT/launch-XXXX")
