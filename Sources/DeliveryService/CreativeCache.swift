@@ -70,6 +70,9 @@ final class CreativeCache: Sendable {
         storage.withLock { $0.pinned.map { ($0.key, $0.value) } }
     }
 
+    /// Whether any creative waits for the disk.
+    var hasPinned: Bool { storage.withLock { !$0.pinned.isEmpty } }
+
     /// A pinned creative reached the disk: it is read from there (and cached within the budget) from now on.
     func unpin(_ sha256: String) {
         _ = storage.withLock { $0.pinned.removeValue(forKey: sha256) }

@@ -363,7 +363,7 @@ final class SyncEngine: Service {
                 try? await Task.sleep(for: .seconds(1))
                 if Task.isCancelled { return }
             }
-            if saving.withLock({ $0 === cell.state }) && cache.pinned.isEmpty && cacheHealth.writable {
+            if saving.withLock({ alreadyWritten(since: $0) }) {
                 // Signalled for a change the last save already wrote (it came while that save waited).
                 sessionEvents.withLock { $0 }?.post(.saved)
                 continue
@@ -387,13 +387,19 @@ final class SyncEngine: Service {
         }
     }
 
+    /// Whether the disk already holds everything: the current state is `lastSaved` (written by the last save that
+    /// succeeded), no creative waits in memory, and the cache folder takes writes.
+    private func alreadyWritten(since lastSaved: EdgeState?) -> Bool {
+        lastSaved === cell.state && !cache.hasPinned && cacheHealth.writable
+    }
+
     /// Saves the newest state (whichever write comes last writes the newest), and the creatives that are waiting
     /// in memory for the disk.
     private func saveNow() {
         saving.withLock { lastSaved in
-            let state = cell.state
             // A change that came while the last save waited was written by it: nothing new to write.
-            if state === lastSaved && cache.pinned.isEmpty && cacheHealth.writable { return }
+            if alreadyWritten(since: lastSaved) { return }
+            let state = cell.state
             var failure: (any Error)?
             for (sha256, bytes) in cache.pinned {
                 do {
