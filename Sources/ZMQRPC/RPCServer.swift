@@ -12,6 +12,12 @@ public struct RPCServerConfiguration: Sendable {
     /// The most asynchronous requests in flight; beyond it the server stops reading, so peers' queues and
     /// then their high-water marks push back instead of memory growing.
     public var maxInFlight: Int = 1024
+    /// The most inline replies held before they are handed to libzmq together (they also go as soon as no
+    /// request is waiting). Sent one at a time while requests are still being read, replies wake libzmq's I/O
+    /// thread for nearly every one and reach the kernel one `send` each; in batches the I/O thread takes many
+    /// at once. Under load a reply waits for at most this many requests' handling; with one request in flight
+    /// nothing waits. Too large a batch starves clients of answers (BENCHMARKS.md has the measurements).
+    public var replyBatch: Int = 128
     /// Send and receive high-water marks, in messages per peer.
     public var highWaterMark: Int32 = 10_000
     /// CURVE with a ZAP allowlist, or `nil` for a plain socket.
@@ -140,8 +146,10 @@ public final class RPCServer: Sendable {
 
     private func serve(_ socket: Socket) {
         let frames = MultipartBuffer(capacity: Self.maxFrames)
+        let replies = OutgoingBatch()
         let scratch = JSONRPCDispatcher.Scratch()
         let curve = configuration.curve != nil
+        let replyBatch = max(1, configuration.replyBatch)
         var poller = Poller()
         let socketIndex = poller.add(socket)
         let wakerIndex = poller.add(fd: mailbox.waker.fd)
@@ -172,7 +180,9 @@ public final class RPCServer: Sendable {
                 continue
             }
             guard poller.ready(socketIndex).contains(.readable) else { continue }
-            // Drain what is waiting, a bounded batch at a time so completions are not starved.
+            // Drain what is waiting, a bounded batch at a time so completions are not starved. Inline replies
+            // wait in `replies` and go out together: every `replyBatch` requests, and when nothing more waits.
+            defer { flush(replies, to: socket) }
             var handled = 0
             while handled < 512 && inFlight < configuration.maxInFlight {
                 let outcome: MultipartBuffer.Outcome
@@ -194,17 +204,21 @@ public final class RPCServer: Sendable {
                 }
                 handled += 1
                 stats.received.add(1, ordering: .relaxed)
-                if handle(frames, on: socket, curve: curve, scratch: scratch) {
+                if handle(frames, replies: replies, curve: curve, scratch: scratch) {
                     inFlight += 1
                     stats.inFlight.add(1, ordering: .relaxed)
                 }
                 frames.clear()
+                // The first reply of a drain goes at once: with one request in flight it is the only one, and
+                // the reply should not wait for a look at an empty socket.
+                if handled == 1 || replies.messageCount >= replyBatch { flush(replies, to: socket) }
             }
         }
     }
 
-    /// Handles the message in `frames`; returns `true` when it went on as an asynchronous request.
-    private func handle(_ frames: MultipartBuffer, on socket: Socket, curve: Bool, scratch: JSONRPCDispatcher.Scratch) -> Bool {
+    /// Handles the message in `frames`, queueing an inline reply in `replies`; returns `true` when it went on as
+    /// an asynchronous request.
+    private func handle(_ frames: MultipartBuffer, replies: OutgoingBatch, curve: Bool, scratch: JSONRPCDispatcher.Scratch) -> Bool {
         let count = frames.count
         guard count >= 2 else {
             stats.malformed.add(1, ordering: .relaxed)
@@ -224,7 +238,7 @@ public final class RPCServer: Sendable {
             bodyIndex = delimiter + 1
             if count - bodyIndex > 1 {
                 errorBody(.invalidRequest("the body must be one frame, got \(count - bodyIndex)")).withUnsafeBytes {
-                    reply(frames, envelope: 0..<envelopeEnd, body: $0, on: socket)
+                    enqueue(frames, envelope: 0..<envelopeEnd, body: $0, in: replies)
                 }
                 return false
             }
@@ -237,12 +251,12 @@ public final class RPCServer: Sendable {
         let outcome = dispatcher.dispatch(frames.frame(bodyIndex), context: context, scratch: scratch)
         switch outcome {
         case .reply(let body):
-            body.withUnsafeBytes { reply(frames, envelope: 0..<envelopeEnd, body: $0, on: socket) }
+            body.withUnsafeBytes { enqueue(frames, envelope: 0..<envelopeEnd, body: $0, in: replies) }
             return false
         case .noReply:
             // A REQ peer must get something back or it wedges: one empty frame.
             if envelopeEnd > 1 && frames.frame(envelopeEnd - 1).isEmpty {
-                reply(frames, envelope: 0..<envelopeEnd, body: UnsafeRawBufferPointer(start: nil, count: 0), on: socket)
+                enqueue(frames, envelope: 0..<envelopeEnd, body: UnsafeRawBufferPointer(start: nil, count: 0), in: replies)
             }
             return false
         case .deferred(let work):
@@ -264,16 +278,18 @@ public final class RPCServer: Sendable {
         return JSONValue.object(object).jsonBytes
     }
 
-    private func reply(_ frames: MultipartBuffer, envelope: Range<Int>, body: UnsafeRawBufferPointer, on socket: Socket) {
-        do {
-            guard try frames.sendFrames(envelope, to: socket, dontWait: true) else {
-                stats.repliesDropped.add(1, ordering: .relaxed)
-                return
-            }
-            try socket.send(body, dontWait: true)
-            stats.replied.add(1, ordering: .relaxed)
-        } catch {
-            stats.repliesDropped.add(1, ordering: .relaxed)
+    /// Queues a reply: the envelope frames move out of `frames`, the body is copied.
+    private func enqueue(_ frames: MultipartBuffer, envelope: Range<Int>, body: UnsafeRawBufferPointer, in replies: OutgoingBatch) {
+        for index in envelope { replies.append(moving: index, of: frames) }
+        replies.append(copying: body, last: true)
+    }
+
+    private func flush(_ replies: OutgoingBatch, to socket: Socket) {
+        guard !replies.isEmpty else { return }
+        let result = replies.flush(to: socket)
+        if result.sent > 0 { stats.replied.add(result.sent, ordering: .relaxed) }
+        if result.dropped > 0 { stats.repliesDropped.add(result.dropped, ordering: .relaxed) }
+        if let error = result.error {
             logger.warning("reply failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
         }
     }

@@ -145,6 +145,12 @@ public final class MultipartBuffer {
         return true
     }
 
+    /// Moves the content of frame `index` into `destination` (an initialized message), leaving the frame empty.
+    func move(_ index: Int, to destination: UnsafeMutablePointer<zmq_msg_t>) {
+        precondition(index >= 0 && index < count)
+        zmq_msg_move(destination, slots + index)
+    }
+
     /// Releases the frames' content.
     public func clear() {
         for index in 0..<count {

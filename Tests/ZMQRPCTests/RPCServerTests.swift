@@ -175,6 +175,40 @@ struct RPCServerTests {
         await server.stop()
     }
 
+    @Test("pipelined requests are all answered, in order, across reply batches", arguments: [1, 7, 128])
+    func pipelined(replyBatch: Int) async throws {
+        let server = try RunningServer { $0.replyBatch = replyBatch }
+        let peers = try (0..<2).map { _ in try TestPeer(server.context, type: .dealer, endpoint: server.endpoint) }
+        let count = 1000
+        func answered(_ id: Int) -> Bool { id % 97 == 0 || id % 10 != 5 }
+        for id in 0..<count {
+            // Inline requests, a notification every tenth (no reply), an invalid request every 97th (an error reply).
+            let text = id % 97 == 0 ? #"{"jsonrpc":"2.0","method":7,"id":\#(id)}"#
+                : id % 10 == 5 ? #"{"jsonrpc":"2.0","method":"sum","params":[\#(id)]}"#
+                : #"{"jsonrpc":"2.0","method":"sum","params":[\#(id),1],"id":\#(id)}"#
+            try peers[id % 2].send([Array(text.utf8)])  // no delimiter: a notification gets nothing back
+        }
+        for (which, peer) in peers.enumerated() {
+            var ids: [Int] = []
+            for id in stride(from: which, to: count, by: 2) where answered(id) {
+                let reply = try #require(try await peer.receive())
+                let body = try JSONParser.parse(reply.last ?? [])
+                #expect(body["id"] == .number(JSONNumber(id)))
+                if id % 97 == 0 {
+                    #expect(body["error"]?["code"] == -32600)
+                } else {
+                    #expect(body["result"] == .number(JSONNumber(id + 1)))
+                }
+                ids.append(id)
+            }
+            #expect(ids.count == stride(from: which, to: count, by: 2).filter(answered).count)
+        }
+        #expect(try await peers[0].receive(timeout: .milliseconds(200)) == nil)
+        #expect(server.server.stats.replied.load(ordering: .relaxed) == (0..<count).filter(answered).count)
+        #expect(server.server.stats.repliesDropped.load(ordering: .relaxed) == 0)
+        await server.stop()
+    }
+
     @Test("replies to peers that went away are dropped without blocking the server")
     func vanishedPeers() async throws {
         let gate = Gate()

@@ -73,6 +73,48 @@ struct ZeroMQTests {
         #expect(Array(buffer.frame(1)) == Array("ok".utf8))
     }
 
+    @Test("an outgoing batch sends its messages whole and in order, drops those to unroutable peers, and grows")
+    func outgoingBatch() async throws {
+        let context = try ZMQContext()
+        let router = try Socket(context, type: .router)
+        try router.setRouterMandatory(true)
+        let endpoint = try router.bind("tcp://127.0.0.1:0")
+        let dealer = try Socket(context, type: .dealer)
+        try dealer.setRoutingId(Array("peer-1".utf8))
+        try dealer.setReceiveTimeout(milliseconds: 5000)
+        try dealer.connect(endpoint)
+        // The router learns the peer from its first message; that message's frames are moved into the batch.
+        try dealer.send(parts: [[], Array("hello".utf8)])
+        let buffer = MultipartBuffer(capacity: 4)
+        var outcome = MultipartBuffer.Outcome.wouldBlock
+        #expect(await eventually { outcome = (try? buffer.receive(from: router, dontWait: true)) ?? .wouldBlock; return outcome == .message })
+
+        let batch = OutgoingBatch(frameCapacity: 2)  // grows several times below
+        batch.append(moving: 0, of: buffer)
+        batch.append(moving: 1, of: buffer)
+        Array("reply 0".utf8).withUnsafeBytes { batch.append(copying: $0) }
+        #expect(buffer.frame(0).isEmpty)  // moved out, not copied
+        for index in 1..<20 {
+            let peer = index == 7 ? "nobody" : "peer-1"
+            Array(peer.utf8).withUnsafeBytes { batch.append(copying: $0, last: false) }
+            batch.append(copying: UnsafeRawBufferPointer(start: nil, count: 0), last: false)
+            Array("reply \(index)".utf8).withUnsafeBytes { batch.append(copying: $0) }
+        }
+        #expect(batch.messageCount == 20 && batch.frameCount == 60)
+        let result = batch.flush(to: router)
+        #expect(result == OutgoingBatch.FlushResult(sent: 19, dropped: 1, error: nil))
+        #expect(batch.isEmpty && batch.messageCount == 0)
+        for index in 0..<20 where index != 7 {
+            #expect(try dealer.receiveParts() == [[], Array("reply \(index)".utf8)])
+        }
+        // Flushing an empty batch sends nothing; the batch is reusable after a flush.
+        #expect(batch.flush(to: router) == OutgoingBatch.FlushResult())
+        Array("peer-1".utf8).withUnsafeBytes { batch.append(copying: $0, last: false) }
+        Array("again".utf8).withUnsafeBytes { batch.append(copying: $0) }
+        #expect(batch.flush(to: router).sent == 1)
+        #expect(try dealer.receiveParts() == [Array("again".utf8)])
+    }
+
     @Test("a poll loop wakes at once when another thread posts to its mailbox")
     func wake() async throws {
         let mailbox = try Mailbox<Int>()

@@ -1,0 +1,130 @@
+import CZeroMQ
+
+/// Multipart messages queued on the sending thread and handed to libzmq together by ``flush(to:)``.
+///
+/// Sending replies one by one while requests are still being read wakes libzmq's I/O thread for nearly every
+/// reply, and it then writes each one to the kernel alone. Holding the replies of one batch of requests and
+/// sending them back to back lets the I/O thread pick up many at a time and write them in one system call.
+/// Envelope frames move in from a ``MultipartBuffer`` without a copy; bodies are copied into frames of their own.
+/// Not thread-safe: it belongs to the thread that owns the socket.
+public final class OutgoingBatch {
+    /// What a ``flush(to:)`` did.
+    public struct FlushResult: Sendable, Equatable {
+        /// Messages handed to libzmq.
+        public var sent = 0
+        /// Messages dropped: the peer was unroutable (`EHOSTUNREACH`) or its queue was full (`EAGAIN`).
+        public var dropped = 0
+        /// The first error that was not one of those (the message was dropped and counted too).
+        public var error: ZMQError?
+    }
+
+    private var slots: UnsafeMutablePointer<zmq_msg_t>
+    /// `true` where the frame is the last of its message.
+    private var lasts: UnsafeMutablePointer<Bool>
+    private var capacity: Int
+    /// Frames held.
+    public private(set) var frameCount = 0
+    /// Whole messages held (a message still being appended is not counted).
+    public private(set) var messageCount = 0
+
+    public init(frameCapacity: Int = 128) {
+        precondition(frameCapacity > 0)
+        capacity = frameCapacity
+        slots = .allocate(capacity: frameCapacity)
+        lasts = .allocate(capacity: frameCapacity)
+        for index in 0..<frameCapacity { zmq_msg_init(slots + index) }
+    }
+
+    deinit {
+        for index in 0..<capacity { zmq_msg_close(slots + index) }
+        slots.deallocate()
+        lasts.deallocate()
+    }
+
+    /// Whether nothing is held.
+    public var isEmpty: Bool { frameCount == 0 }
+
+    /// Appends frame `index` of `buffer`, moving its content (the buffer's frame is left empty).
+    /// `last` ends the message.
+    public func append(moving index: Int, of buffer: MultipartBuffer, last: Bool = false) {
+        let slot = nextSlot(last: last)
+        buffer.move(index, to: slot)
+    }
+
+    /// Appends a frame holding a copy of `bytes`. `last` ends the message.
+    public func append(copying bytes: UnsafeRawBufferPointer, last: Bool = true) {
+        let slot = nextSlot(last: last)
+        zmq_msg_close(slot)
+        zmq_msg_init_size(slot, bytes.count)
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            zmq_msg_data(slot).copyMemory(from: base, byteCount: bytes.count)
+        }
+    }
+
+    /// Sends every whole message held, without blocking, and empties the batch. A message whose first frame
+    /// cannot be queued is dropped whole; libzmq queues the rest of a message once its first frame is in.
+    @discardableResult
+    public func flush(to socket: Socket) -> FlushResult {
+        precondition(frameCount == 0 || lasts[frameCount - 1], "a message in the batch is not finished")
+        var result = FlushResult()
+        var index = 0
+        while index < frameCount {
+            var first = true
+            var dropping = false
+            while true {
+                let slot = slots + index
+                let last = lasts[index]
+                index += 1
+                if !dropping {
+                    let flags = ZMQ_DONTWAIT | (last ? 0 : ZMQ_SNDMORE)
+                    while zmq_msg_send(slot, socket.handle, flags) < 0 {
+                        let error = ZMQError.last("send on \(socket.type)")
+                        if error.interrupted { continue }
+                        if !(first && (error.wouldBlock || error.hostUnreachable)) && result.error == nil {
+                            result.error = error
+                        }
+                        dropping = true
+                        break
+                    }
+                }
+                if dropping {
+                    // Release what libzmq did not take.
+                    zmq_msg_close(slot)
+                    zmq_msg_init(slot)
+                }
+                first = false
+                if last { break }
+            }
+            if dropping { result.dropped += 1 } else { result.sent += 1 }
+        }
+        frameCount = 0
+        messageCount = 0
+        return result
+    }
+
+    private func nextSlot(last: Bool) -> UnsafeMutablePointer<zmq_msg_t> {
+        if frameCount == capacity { grow() }
+        let slot = slots + frameCount
+        lasts[frameCount] = last
+        frameCount += 1
+        if last { messageCount += 1 }
+        return slot
+    }
+
+    private func grow() {
+        let newCapacity = capacity * 2
+        let newSlots = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: newCapacity)
+        let newLasts = UnsafeMutablePointer<Bool>.allocate(capacity: newCapacity)
+        for index in 0..<newCapacity { zmq_msg_init(newSlots + index) }
+        for index in 0..<capacity {
+            zmq_msg_move(newSlots + index, slots + index)
+            zmq_msg_close(slots + index)
+        }
+        newLasts.update(from: lasts, count: capacity)
+        slots.deallocate()
+        lasts.deallocate()
+        slots = newSlots
+        lasts = newLasts
+        capacity = newCapacity
+    }
+}
