@@ -1,7 +1,7 @@
 // In-process cost of the launch query's parts, without ZeroMQ: the whole dispatch of a DESIGN launch query, and
 // its pieces (parsing and reading params, deciding, writing the answer). Prints nanoseconds per operation.
 //
-//   query-microbench [iterations]
+//   query-microbench [iterations [only the measures whose name contains this]]
 import DeliveryService
 import Foundation
 import JSONRPC
@@ -37,7 +37,9 @@ func request(_ device: Int) -> [UInt8] {
 }
 let requests = (0..<1000).map(request)
 
+let only = CommandLine.arguments.dropFirst(2).first
 func measure(_ name: String, _ body: (Int) -> Void) {
+    if let only, !name.contains(only) { return }
     for i in 0..<min(iterations / 10, 10_000) { body(i) }  // warm up
     let start = ContinuousClock.now
     for i in 0..<iterations { body(i) }
@@ -47,10 +49,10 @@ func measure(_ name: String, _ body: (Int) -> Void) {
 }
 
 var full = MethodTable()
-full.register(ClientAPI.launchQuery, inline: { params, _ in
+full.register(ClientAPI.launchQuery, writing: { params, _, json in
     let request = try params.validated()
     let decision = DecisionEngine.decide(request, index: state.index[request.app], device: .unknown, now: now, serviceNow: now)
-    return LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200")
+    LaunchAnswer.write(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200", into: &json)
 })
 let fullDispatcher = JSONRPCDispatcher(methods: full, info: OpenRPCInfo(title: "bench", version: "1"))
 var readOnly = MethodTable()
@@ -59,17 +61,27 @@ readOnly.register(RPCMethod<LaunchQueryParams, Bool>("launch.query", summary: ""
     return true
 })
 let readDispatcher = JSONRPCDispatcher(methods: readOnly, info: OpenRPCInfo(title: "bench", version: "1"))
+/// Params that read nothing: what the dispatch costs around the params.
+struct IgnoredParams: JSONReadable, Codable, Sendable {
+    init(json: JSONReader) {}
+    init(from decoder: any Decoder) {}
+    func encode(to encoder: any Encoder) {}
+}
+var ignoring = MethodTable()
+ignoring.register(RPCMethod<IgnoredParams, Bool>("launch.query", summary: ""), inline: { _, _ in true })
+let ignoreDispatcher = JSONRPCDispatcher(methods: ignoring, info: OpenRPCInfo(title: "bench", version: "1"))
+var unvalidated = MethodTable()
+unvalidated.register(RPCMethod<LaunchQueryParams, Bool>("launch.query", summary: ""), inline: { _, _ in true })
+let unvalidatedDispatcher = JSONRPCDispatcher(methods: unvalidated, info: OpenRPCInfo(title: "bench", version: "1"))
 let scratch = JSONRPCDispatcher.Scratch()
 var sink = 0
 
-measure("dispatch launch.query (all of it)") { i in
-    requests[i % 1000].withUnsafeBytes { bytes in
-        if case .reply(let writer) = fullDispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) { sink &+= writer.count }
-    }
-}
-measure("dispatch, params read and validated") { i in
-    requests[i % 1000].withUnsafeBytes { bytes in
-        if case .reply(let writer) = readDispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) { sink &+= writer.count }
+for (name, dispatcher) in [("dispatch launch.query (all of it)", fullDispatcher), ("dispatch, params read and validated", readDispatcher),
+                           ("dispatch, params read", unvalidatedDispatcher), ("dispatch, params ignored", ignoreDispatcher)] {
+    measure(name) { i in
+        requests[i % 1000].withUnsafeBytes { bytes in
+            if case .reply(let writer) = dispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) { sink &+= writer.count }
+        }
     }
 }
 let validated = try LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", region: "cn-east", locale: "zh-CN",
@@ -84,6 +96,11 @@ let decision = DecisionEngine.decide(validated, index: state.index["shop"], devi
 measure("answer built and written") { _ in
     var writer = JSONWriter(reservingCapacity: 512)
     LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200").write(json: &writer)
+    sink &+= writer.count
+}
+measure("answer written from the decision") { _ in
+    var writer = JSONWriter(reservingCapacity: 512)
+    LaunchAnswer.write(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200", into: &writer)
     sink &+= writer.count
 }
 print("(checksum \(sink))")

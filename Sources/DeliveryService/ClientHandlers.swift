@@ -23,7 +23,8 @@ enum ClientHandlers {
 
     static func table(_ context: Context) -> MethodTable {
         var methods = MethodTable()
-        methods.register(ClientAPI.launchQuery, inline: { params, _ in
+        // The answer is written straight from the decision (the same bytes as a `LaunchAnswer` made from it).
+        methods.register(ClientAPI.launchQuery, writing: { params, _, json in
             let request = try params.validated()
             let state = context.cell.state
             let now = context.clock()
@@ -31,7 +32,7 @@ enum ClientHandlers {
                                                  device: context.devices.view(request.deviceId), now: now,
                                                  serviceNow: context.status.serviceNow(now))
             context.metrics.answered(hasAd: decision.campaign != nil)
-            return LaunchAnswer(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: context.publicBase.value)
+            LaunchAnswer.write(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: context.publicBase.value, into: &json)
         })
         methods.register(ClientAPI.launchReport, inline: { params, _ in
             guard !params.events.isEmpty, params.events.count <= 100 else {

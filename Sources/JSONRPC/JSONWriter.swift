@@ -153,10 +153,22 @@ public struct JSONWriter: @unchecked Sendable {
     /// Appends UTF-8 bytes as a JSON string literal.
     public mutating func write(utf8String utf8: UnsafeRawBufferPointer) {
         append(UInt8(ascii: "\""))
-        guard let base = utf8.baseAddress else {
-            append(UInt8(ascii: "\""))
-            return
-        }
+        writeEscaped(utf8)
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends one JSON string literal holding `first` followed by `second`, without making the joined string.
+    public mutating func write(string first: String, _ second: String) {
+        var first = first, second = second
+        append(UInt8(ascii: "\""))
+        first.withUTF8 { writeEscaped(UnsafeRawBufferPointer($0)) }
+        second.withUTF8 { writeEscaped(UnsafeRawBufferPointer($0)) }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 bytes with the escapes a JSON string needs, without the quotes.
+    private mutating func writeEscaped(_ utf8: UnsafeRawBufferPointer) {
+        guard let base = utf8.baseAddress else { return }
         var clean = 0
         var index = 0
         let end = utf8.count
@@ -187,7 +199,6 @@ public struct JSONWriter: @unchecked Sendable {
             }
         }
         if clean < end { append(UnsafeRawBufferPointer(rebasing: utf8[clean...])) }
-        append(UInt8(ascii: "\""))
     }
 
     /// Appends an integer.

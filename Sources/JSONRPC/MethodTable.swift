@@ -50,13 +50,31 @@ public struct MethodTable: Sendable {
         precondition(entries[method.name] == nil, "method \(method.name) registered twice")
         let positional = method.positionalParams
         entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
-            let params: Params
-            if let index = source.index, positional.isEmpty {
-                params = try ParamsDecoding.read(Params.self, JSONReader(tape: source.tape, index: index, path: nil))
-            } else {
-                params = try ParamsDecoding.decode(source, positional: positional)
-            }
-            try handler(params, context).write(json: &writer)
+            try handler(try Self.params(Params.self, source, positional: positional), context).write(json: &writer)
+        })
+    }
+
+    /// Params that read themselves: straight from the tape when given by name, through `Codable` otherwise.
+    @inline(__always)
+    private static func params<Params: JSONReadable & Sendable>(_ type: Params.Type, _ source: ParamsSource, positional: [String]) throws -> Params {
+        if let index = source.index, positional.isEmpty {
+            return try ParamsDecoding.read(Params.self, JSONReader(tape: source.tape, index: index, path: nil))
+        }
+        return try ParamsDecoding.decode(source, positional: positional)
+    }
+
+    /// Registers a handler that runs on the receiving thread and writes its result straight into the response,
+    /// for a result that is cheaper to write from what the handler has than to make as a value first (the launch
+    /// answer). What it writes must be what `Result`'s encoding gives; if it throws, what it wrote is dropped and
+    /// the error answered instead.
+    public mutating func register<Params: JSONReadable & Sendable, Result>(
+        _ method: RPCMethod<Params, Result>,
+        writing handler: @escaping @Sendable (Params, RPCContext, inout JSONWriter) throws -> Void
+    ) {
+        precondition(entries[method.name] == nil, "method \(method.name) registered twice")
+        let positional = method.positionalParams
+        entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
+            try handler(try Self.params(Params.self, source, positional: positional), context, &writer)
         })
     }
 

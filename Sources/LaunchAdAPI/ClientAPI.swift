@@ -188,16 +188,22 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         creativePath = held.path
     }
 
+    /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative, without
+    /// making a ``LaunchAnswer``: what `LaunchAnswer(decision, …).write(json:)` writes, for the query path.
+    public static func write(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String, into json: inout JSONWriter) {
+        guard decision.candidate != nil, let held = decision.held else {
+            json.writeRaw("{\"hasAd\":false")
+            writeState(epoch: epoch, seq: seq, revoked: decision.revoked, json: &json)
+            return
+        }
+        writePrepared(held.answerParts, creativeBaseURL: creativeBaseURL, creativePath: held.path, json: &json)
+        writeState(epoch: epoch, seq: seq, revoked: decision.revoked, json: &json)
+    }
+
     public func write(json: inout JSONWriter) {
         if hasAd, let prepared {
-            // From the parts prepared with the campaign: only imgUrl, epoch, seq and revoked are written here.
-            json.writeRaw("{\"hasAd\":true,")
-            json.writeRaw(prepared.head)
-            json.writeRaw(",\"imgUrl\":")
-            json.write(string: creativeBaseURL + creativePath)
-            json.append(UInt8(ascii: ","))
-            json.writeRaw(prepared.tail)
-            writeState(json: &json)
+            Self.writePrepared(prepared, creativeBaseURL: creativeBaseURL, creativePath: creativePath, json: &json)
+            Self.writeState(epoch: epoch, seq: seq, revoked: revoked, json: &json)
             return
         }
         json.writeObject { object in
@@ -228,22 +234,33 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
             }
             object.field("epoch", epoch)
             object.field("seq", Int(seq))
-            object.field("revoked") { writer in writeRevoked(json: &writer) }
+            object.field("revoked") { writer in Self.writeRevoked(revoked, json: &writer) }
         }
     }
 
+    /// `{"hasAd":true,` through `"expiresAt":"…"`: the members prepared with the campaign and creative, and
+    /// `imgUrl` between them.
+    private static func writePrepared(_ parts: AnswerParts, creativeBaseURL: String, creativePath: String, json: inout JSONWriter) {
+        json.writeRaw("{\"hasAd\":true,")
+        json.writeRaw(parts.head)
+        json.writeRaw(",\"imgUrl\":")
+        json.write(string: creativeBaseURL, creativePath)
+        json.append(UInt8(ascii: ","))
+        json.writeRaw(parts.tail)
+    }
+
     /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.
-    private func writeState(json: inout JSONWriter) {
+    private static func writeState(epoch: String, seq: Int64, revoked: [Int64], json: inout JSONWriter) {
         json.writeRaw(",\"epoch\":")
         json.write(string: epoch)
         json.writeRaw(",\"seq\":")
         json.write(int: Int(seq))
         json.writeRaw(",\"revoked\":")
-        writeRevoked(json: &json)
+        writeRevoked(revoked, json: &json)
         json.append(UInt8(ascii: "}"))
     }
 
-    private func writeRevoked(json writer: inout JSONWriter) {
+    private static func writeRevoked(_ revoked: [Int64], json writer: inout JSONWriter) {
         writer.append(UInt8(ascii: "["))
         for (index, id) in revoked.enumerated() {
             if index > 0 { writer.append(UInt8(ascii: ",")) }

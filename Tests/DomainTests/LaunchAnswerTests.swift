@@ -3,8 +3,8 @@ import LaunchAdAPI
 import LaunchAdDomain
 import Testing
 
-/// The launch answer is written on the query path from parts prepared with each campaign; these hold it to the
-/// bytes its `Codable` encoding gives, for every shape an answer can take.
+/// The launch answer is written on the query path from parts prepared with each campaign, straight from the
+/// decision; these hold it to the bytes its `Codable` encoding gives, for every shape an answer can take.
 @Suite("launch answer", .timeLimit(.minutes(1)))
 struct LaunchAnswerTests {
     typealias Engine = DecisionEngineTests
@@ -13,6 +13,14 @@ struct LaunchAnswerTests {
         var writer = JSONWriter()
         answer.write(json: &writer)
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The answer as the query path writes it: straight from the decision, without a `LaunchAnswer`.
+    static func writtenFromDecision(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) -> String {
+        var writer = JSONWriter()
+        writer.writeRaw("[")  // written after other bytes, as in a response
+        LaunchAnswer.write(decision, epoch: epoch, seq: seq, creativeBaseURL: creativeBaseURL, into: &writer)
+        return String(decoding: writer.bytes.dropFirst(), as: UTF8.self)
     }
 
     static func encoded(_ answer: LaunchAnswer) throws -> String {
@@ -40,6 +48,8 @@ struct LaunchAnswerTests {
                     let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
                     #expect(answer.hasAd && answer.isPrepared)
                     #expect(Self.written(answer) == (try Self.encoded(answer)))
+                    #expect(Self.writtenFromDecision(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                            == (try Self.encoded(answer)))
                     checked += 1
                 }
             }
@@ -47,6 +57,16 @@ struct LaunchAnswerTests {
         // An answer without an ad, and one made from fields (examples, clients), take the general path.
         let none = LaunchAnswer(Engine.decide([]), epoch: "e", seq: 1, creativeBaseURL: "http://x")
         #expect(Self.written(none) == (try Self.encoded(none)))
+        var noAd = Engine.decide([Engine.campaign(7, state: .expired)])
+        #expect(noAd.campaign == nil && noAd.revoked == [7])
+        noAd.revoked = [7, 8]
+        #expect(Self.writtenFromDecision(noAd, epoch: "e", seq: 1, creativeBaseURL: "http://x")
+                == (try Self.encoded(LaunchAnswer(noAd, epoch: "e", seq: 1, creativeBaseURL: "http://x"))))
+        // A base URL that needs escaping is escaped in imgUrl as a whole string would be.
+        let odd = Engine.decide([Engine.campaign(5)])
+        let oddBase = "http://h/p\"q\\r/ü"
+        #expect(Self.writtenFromDecision(odd, epoch: "e", seq: 1, creativeBaseURL: oddBase)
+                == (try Self.encoded(LaunchAnswer(odd, epoch: "e", seq: 1, creativeBaseURL: oddBase))))
         let fields = LaunchAnswer(hasAd: true, id: 3, version: 1, imgUrl: "http://x/creatives/a", epoch: "e", seq: 2, revoked: [1])
         #expect(Self.written(fields) == (try Self.encoded(fields)))
         #expect(checked == 12)

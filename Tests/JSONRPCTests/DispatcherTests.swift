@@ -103,6 +103,28 @@ struct DispatcherTests {
         #expect(seen.items == ["internal", "internalAsync"])
     }
 
+    @Test("a handler that writes its result: what it writes is the result; if it throws, the error replaces it")
+    func writingHandler() async throws {
+        var table = MethodTable()
+        table.register(RPCMethod<QueryParams, [String: Int]>("count", summary: ""), writing: { params, _, json in
+            json.writeRaw("{\"length\":")
+            json.write(int: params.app.count)
+            if params.app == "boom" { throw Failure.domain }  // after writing part of the result
+            json.writeRaw("}")
+        })
+        let dispatcher = JSONRPCDispatcher(methods: table, info: OpenRPCInfo(title: "t", version: "1"))
+        let ok = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"count","params":{"app":"shop"},"id":1}"#))
+        #expect(ok == ["jsonrpc": "2.0", "id": 1, "result": ["length": 4]])
+        let failed = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"count","params":{"app":"boom"},"id":2}"#))
+        #expect(failed == ["jsonrpc": "2.0", "id": 2, "error": ["code": -32010, "message": "campaign not found"]])
+        let bad = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"count","params":{"app":3},"id":3}"#))
+        #expect(bad["error"]?["code"] == -32602)
+        // In a batch, the failed call's partial result does not leak into the next answer.
+        let batch = try #require(try await Self.respond(dispatcher, #"[{"jsonrpc":"2.0","method":"count","params":{"app":"boom"},"id":4},{"jsonrpc":"2.0","method":"count","params":{"app":"ab"},"id":5}]"#))
+        #expect(batch == [["jsonrpc": "2.0", "id": 4, "error": ["code": -32010, "message": "campaign not found"]],
+                          ["jsonrpc": "2.0", "id": 5, "result": ["length": 2]]])
+    }
+
     @Test("refuses batches over the limit")
     func batchLimit() async throws {
         var limits = JSONRPCDispatcher.Limits()

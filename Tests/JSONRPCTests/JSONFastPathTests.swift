@@ -53,6 +53,13 @@ struct JSONFastPathTests {
             #expect(parsed == .string(string))
             // Control characters never appear raw in the output.
             #expect(!writer.bytes.contains { $0 < 0x20 })
+            // Two strings written as one literal are the literal of the joined string.
+            let cut = Int.random(in: 0...string.unicodeScalars.count, using: &random)
+            let scalarsArray = Array(string.unicodeScalars)
+            let first = String(String.UnicodeScalarView(scalarsArray[..<cut])), second = String(String.UnicodeScalarView(scalarsArray[cut...]))
+            var joined = JSONWriter()
+            joined.write(string: first, second)
+            #expect(joined.bytes == writer.bytes)
         }
     }
 
