@@ -299,47 +299,54 @@ public enum CampaignRuleError: Error, Sendable, Hashable {
 
 /// A dotted numeric app version (`5.2.0`), compared number by number, missing parts counting as 0.
 public struct AppVersion: Sendable, Hashable, Comparable {
-    public let parts: [Int]
+    /// The numbers packed two to a word, most significant first (each is below 10⁹, so fits 32 bits); a missing
+    /// number is 0, so `5.2` and `5.2.0` are the same version. Parsing and comparing allocate nothing.
+    private let high: UInt64
+    private let low: UInt64
+    private let count: UInt8
+
+    /// The numbers as written.
+    public var parts: [Int] {
+        let all = [high >> 32, high & 0xFFFF_FFFF, low >> 32, low & 0xFFFF_FFFF].map(Int.init)
+        return Array(all.prefix(Int(count)))
+    }
 
     /// Parses 1 to 4 dot-separated numbers of 1 to 9 digits each.
     public init?(_ text: String) {
-        var parts: [Int] = []
-        parts.reserveCapacity(4)
-        var value = 0
+        var numbers: [4 of UInt64] = [0, 0, 0, 0]
+        var count = 0
+        var value: UInt64 = 0
         var digits = 0
         for byte in text.utf8 {
             if byte == UInt8(ascii: ".") {
-                guard digits > 0, parts.count < 3 else { return nil }
-                parts.append(value)
+                guard digits > 0, count < 3 else { return nil }
+                numbers[count] = value
+                count += 1
                 value = 0
                 digits = 0
             } else {
-                let digit = Int(byte) - 48
-                guard digit >= 0 && digit <= 9, digits < 9 else { return nil }
-                value = value * 10 + digit
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit <= 9, digits < 9 else { return nil }
+                value = value * 10 + UInt64(digit)
                 digits += 1
             }
         }
         guard digits > 0 else { return nil }
-        parts.append(value)
-        self.parts = parts
+        numbers[count] = value
+        self.high = numbers[0] << 32 | numbers[1]
+        self.low = numbers[2] << 32 | numbers[3]
+        self.count = UInt8(count + 1)
     }
 
     public static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {
-        for index in 0..<max(lhs.parts.count, rhs.parts.count) {
-            let left = index < lhs.parts.count ? lhs.parts[index] : 0
-            let right = index < rhs.parts.count ? rhs.parts[index] : 0
-            if left != right { return left < right }
-        }
-        return false
+        lhs.high != rhs.high ? lhs.high < rhs.high : lhs.low < rhs.low
     }
 
-    public static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
+    public static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { lhs.high == rhs.high && lhs.low == rhs.low }
 
     public func hash(into hasher: inout Hasher) {
-        var trimmed = parts
-        while trimmed.last == 0 { trimmed.removeLast() }
-        hasher.combine(trimmed)
+        hasher.combine(high)
+        hasher.combine(low)
     }
 }
 

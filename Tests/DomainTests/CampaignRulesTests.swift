@@ -1,5 +1,6 @@
 import JSONRPC
 import LaunchAdDomain
+import SeededRandomness
 import Testing
 
 @Suite("Campaign rules", .timeLimit(.minutes(1)))
@@ -179,5 +180,28 @@ struct TimestampTests {
         #expect(try #require(AppVersion("5.2")) == #require(AppVersion("5.2.0")))
         #expect(try #require(AppVersion("5.10")) > #require(AppVersion("5.9.9")))
         #expect(AppVersion("5..1") == nil && AppVersion("v5") == nil && AppVersion("1.2.3.4.5") == nil)
+        for refused in ["", ".", "1.", ".1", "1234567890", "1.2.3.4.", "-1", " 1", "1 ", "1.2a", "١"] {
+            #expect(AppVersion(refused) == nil, "\(refused)")
+        }
+        #expect(AppVersion("999999999.999999999.999999999.999999999")?.parts == [999_999_999, 999_999_999, 999_999_999, 999_999_999])
+        #expect(AppVersion("007.1")?.parts == [7, 1])
+    }
+
+    @Test("app versions order, equal and hash as their numbers do, missing numbers counting as 0 (seeded)")
+    func versionsAgainstNumbers() throws {
+        var random = SeededRandom(seed: 7)
+        func number() -> Int { [0, 1, 2, 9, 10, 99, 100, 999_999_999, Int.random(in: 0...999_999_999, using: &random)].randomElement(using: &random)! }
+        let versions = (0..<300).map { _ in (0..<Int.random(in: 1...4, using: &random)).map { _ in number() } }
+        func padded(_ parts: [Int]) -> [Int] { parts + Array(repeating: 0, count: 4 - parts.count) }
+        for left in versions {
+            let a = try #require(AppVersion(left.map(String.init).joined(separator: ".")))
+            #expect(a.parts == left)
+            for right in versions.prefix(60) {
+                let b = try #require(AppVersion(right.map(String.init).joined(separator: ".")))
+                #expect((a < b) == padded(left).lexicographicallyPrecedes(padded(right)))
+                #expect((a == b) == (padded(left) == padded(right)))
+                if a == b { #expect(a.hashValue == b.hashValue) }
+            }
+        }
     }
 }
