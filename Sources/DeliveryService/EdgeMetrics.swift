@@ -65,19 +65,21 @@ final class EdgeMetrics: Sendable {
         @Sendable func requests() -> MetricNameDescriptor {
             Self.name("requests", unit: "total", help: "Requests answered on the client socket, by method and JSON-RPC code (0 for success).")
         }
-        var known: [String: PerMethod] = [:]
+        // A list, not a dictionary: the names are few and short (compared in place), and hashing one per call
+        // cost more than scanning them.
+        var known: [(name: String, metrics: PerMethod)] = []
         for method in Self.methods {
-            known[method] = PerMethod(
+            known.append((method, PerMethod(
                 duration: registry.makeDurationHistogram(
                     descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer a request on the client socket."),
                     labels: [("method", method)],
                     buckets: [.microseconds(10), .microseconds(50), .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(10), .milliseconds(100)]),
-                succeeded: registry.makeCounter(descriptor: requests(), labels: [("method", method), ("code", "0")]))
+                succeeded: registry.makeCounter(descriptor: requests(), labels: [("method", method), ("code", "0")]))))
         }
         let table = known
         let registry = self.registry
         return { method, code, duration in
-            guard let entry = table[method] else { return }
+            guard let entry = table.first(where: { $0.name == method })?.metrics else { return }
             entry.duration.record(duration)
             if code == 0 {
                 entry.succeeded.increment()

@@ -286,7 +286,17 @@ struct EdgeReportTests {
         let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
         #expect((missing as? HTTPURLResponse)?.statusCode == 404)
         let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(http)/metrics")!)
-        #expect(String(decoding: metrics, as: UTF8.self).contains(#"launchad_deliveryd_queries_total{result="no_ad"} 1"#))
+        let text = String(decoding: metrics, as: UTF8.self)
+        #expect(text.contains(#"launchad_deliveryd_queries_total{result="no_ad"} 1"#))
+        // Every call is counted and timed by method, and errors by code.
+        for line in [#"launchad_deliveryd_requests_total{method="launch.query",code="0"} 1"#,
+                     #"launchad_deliveryd_requests_total{method="launch.prefetch",code="0"} 1"#,
+                     #"launchad_deliveryd_requests_total{method="creative.get",code="0"} 1"#,
+                     #"launchad_deliveryd_requests_total{method="creative.get",code="-32602"} 1"#,
+                     #"launchad_deliveryd_request_duration_seconds_count{method="launch.query"} 1"#,
+                     #"launchad_deliveryd_request_duration_seconds_count{method="creative.get"} 3"#] {
+            #expect(text.contains(line), "\(line)")
+        }
         await edge.stop()
         await admin.close()
         await fixture.stop()
