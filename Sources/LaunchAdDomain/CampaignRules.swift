@@ -313,14 +313,19 @@ public struct AppVersion: Sendable, Hashable, Comparable {
 
     /// Parses 1 to 4 dot-separated numbers of 1 to 9 digits each.
     public init?(_ text: String) {
-        var numbers: [4 of UInt64] = [0, 0, 0, 0]
+        // Each number, once finished, goes into its place: numbers 0 and 1 in `high`, 2 and 3 in `low`.
+        var high: UInt64 = 0, low: UInt64 = 0
         var count = 0
         var value: UInt64 = 0
         var digits = 0
+        func place(_ value: UInt64, at position: Int) {
+            let shift = UInt64(position % 2 == 0 ? 32 : 0)
+            if position < 2 { high |= value << shift } else { low |= value << shift }
+        }
         for byte in text.utf8 {
             if byte == UInt8(ascii: ".") {
                 guard digits > 0, count < 3 else { return nil }
-                numbers[count] = value
+                place(value, at: count)
                 count += 1
                 value = 0
                 digits = 0
@@ -332,9 +337,9 @@ public struct AppVersion: Sendable, Hashable, Comparable {
             }
         }
         guard digits > 0 else { return nil }
-        numbers[count] = value
-        self.high = numbers[0] << 32 | numbers[1]
-        self.low = numbers[2] << 32 | numbers[3]
+        place(value, at: count)
+        self.high = high
+        self.low = low
         self.count = UInt8(count + 1)
     }
 

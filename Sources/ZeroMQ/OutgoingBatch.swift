@@ -55,22 +55,25 @@ public final class OutgoingBatch {
     public func append(copying bytes: UnsafeRawBufferPointer, last: Bool = true) {
         let slot = nextSlot(last: last)
         zmq_msg_close(slot)
-        zmq_msg_init_size(slot, bytes.count)
+        guard zmq_msg_init_size(slot, bytes.count) == 0 else { fatalError("out of memory for a \(bytes.count)-byte frame") }
         if let base = bytes.baseAddress, bytes.count > 0 {
             zmq_msg_data(slot).copyMemory(from: base, byteCount: bytes.count)
         }
     }
 
     /// Sends every whole message held, without blocking, and empties the batch. A message whose first frame
-    /// cannot be queued is dropped whole; libzmq queues the rest of a message once its first frame is in.
+    /// cannot be queued is dropped whole; libzmq queues the rest of a message once its first frame is in. If a
+    /// later frame fails all the same (the context is ending), nothing more is sent from this batch: the socket
+    /// is left inside that message, and another message's frames must not be glued onto it.
     @discardableResult
     public func flush(to socket: Socket) -> FlushResult {
         precondition(frameCount == 0 || lasts[frameCount - 1], "a message in the batch is not finished")
         var result = FlushResult()
         var index = 0
+        var broken = false
         while index < frameCount {
             var first = true
-            var dropping = false
+            var dropping = broken
             while true {
                 let slot = slots + index
                 let last = lasts[index]
@@ -80,8 +83,10 @@ public final class OutgoingBatch {
                     while zmq_msg_send(slot, socket.handle, flags) < 0 {
                         let error = ZMQError.last("send on \(socket.type)")
                         if error.interrupted { continue }
-                        if !(first && (error.wouldBlock || error.hostUnreachable)) && result.error == nil {
-                            result.error = error
+                        let refused = first && (error.wouldBlock || error.hostUnreachable)
+                        if !refused {
+                            if result.error == nil { result.error = error }
+                            if !first { broken = true }
                         }
                         dropping = true
                         break
@@ -120,7 +125,7 @@ public final class OutgoingBatch {
             zmq_msg_move(newSlots + index, slots + index)
             zmq_msg_close(slots + index)
         }
-        newLasts.update(from: lasts, count: capacity)
+        newLasts.initialize(from: lasts, count: capacity)
         slots.deallocate()
         lasts.deallocate()
         slots = newSlots

@@ -119,7 +119,7 @@ struct DispatcherTests {
         #expect(failed == ["jsonrpc": "2.0", "id": 2, "error": ["code": -32010, "message": "campaign not found"]])
         let bad = try #require(try await Self.respond(dispatcher, #"{"jsonrpc":"2.0","method":"count","params":{"app":3},"id":3}"#))
         #expect(bad["error"]?["code"] == -32602)
-        // In a batch, the failed call's partial result does not leak into the next answer.
+        // In a batch too, the failed call is answered with its error and the next call with its own result.
         let batch = try #require(try await Self.respond(dispatcher, #"[{"jsonrpc":"2.0","method":"count","params":{"app":"boom"},"id":4},{"jsonrpc":"2.0","method":"count","params":{"app":"ab"},"id":5}]"#))
         #expect(batch == [["jsonrpc": "2.0", "id": 4, "error": ["code": -32010, "message": "campaign not found"]],
                           ["jsonrpc": "2.0", "id": 5, "result": ["length": 2]]])
