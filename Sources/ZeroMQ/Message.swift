@@ -68,8 +68,9 @@ public final class MultipartBuffer {
     private let slots: UnsafeMutablePointer<zmq_msg_t>
     /// The most frames a message may have.
     public let capacity: Int
-    /// The frames of the current message.
-    public private(set) var count = 0
+    /// The frames of the current message. (The buffer belongs to one thread, so this skips the runtime's
+    /// exclusivity checks.)
+    @exclusivity(unchecked) public private(set) var count = 0
 
     public init(capacity: Int = 32) {
         precondition(capacity > 0)

@@ -18,14 +18,15 @@ public final class OutgoingBatch {
         public var error: ZMQError?
     }
 
-    private var slots: UnsafeMutablePointer<zmq_msg_t>
+    // The batch belongs to one thread (it is not Sendable), so its counters skip the runtime's exclusivity checks.
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<zmq_msg_t>
     /// `true` where the frame is the last of its message.
-    private var lasts: UnsafeMutablePointer<Bool>
-    private var capacity: Int
+    @exclusivity(unchecked) private var lasts: UnsafeMutablePointer<Bool>
+    @exclusivity(unchecked) private var capacity: Int
     /// Frames held.
-    public private(set) var frameCount = 0
+    @exclusivity(unchecked) public private(set) var frameCount = 0
     /// Whole messages held (a message still being appended is not counted).
-    public private(set) var messageCount = 0
+    @exclusivity(unchecked) public private(set) var messageCount = 0
 
     public init(frameCapacity: Int = 128) {
         precondition(frameCapacity > 0)
