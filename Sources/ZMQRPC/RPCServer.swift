@@ -165,15 +165,15 @@ public final class RPCServer: Sendable {
                 return
             }
             let completions = poller.ready(wakerIndex).isEmpty ? [] : mailbox.takeAll()
+            // Asynchronous replies go out the same way as inline ones.
             for completion in completions {
                 inFlight -= 1
                 stats.inFlight.subtract(1, ordering: .relaxed)
-                if let body = completion.body {
-                    send(envelope: completion.envelope, body: body, on: socket)
-                } else if completion.envelope.last?.isEmpty == true {
-                    send(envelope: completion.envelope, body: [], on: socket)
-                }
+                guard completion.body != nil || completion.envelope.last?.isEmpty == true else { continue }
+                for frame in completion.envelope { frame.withUnsafeBytes { replies.append(copying: $0, last: false) } }
+                (completion.body ?? []).withUnsafeBytes { replies.append(copying: $0, last: true) }
             }
+            flush(replies, to: socket)
             if !stopping && isStopping { stopping = true }
             if stopping {
                 if inFlight == 0 { return }
@@ -290,25 +290,6 @@ public final class RPCServer: Sendable {
         if result.sent > 0 { stats.replied.add(result.sent, ordering: .relaxed) }
         if result.dropped > 0 { stats.repliesDropped.add(result.dropped, ordering: .relaxed) }
         if let error = result.error {
-            logger.warning("reply failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
-        }
-    }
-
-    private func send(envelope: [[UInt8]], body: [UInt8], on socket: Socket) {
-        do {
-            for (index, frame) in envelope.enumerated() {
-                guard try socket.send(frame, more: true, dontWait: true) else {
-                    precondition(index == 0)
-                    stats.repliesDropped.add(1, ordering: .relaxed)
-                    return
-                }
-            }
-            try socket.send(body, dontWait: true)
-            stats.replied.add(1, ordering: .relaxed)
-        } catch let error where error.hostUnreachable {
-            stats.repliesDropped.add(1, ordering: .relaxed)
-        } catch {
-            stats.repliesDropped.add(1, ordering: .relaxed)
             logger.warning("reply failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
         }
     }
