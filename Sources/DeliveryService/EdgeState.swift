@@ -176,7 +176,7 @@ final class StateFile: Sendable {
         let checksum = String(decoding: bytes[prefix.count..<prefix.count + 64], as: UTF8.self)
         let bodyStart = prefix.count + 64 + Array("\",\"body\":".utf8).count
         let body = Array(bytes[bodyStart..<bytes.count - 1])
-        guard String(decoding: SHA256.hash(data: body).hexBytes, as: UTF8.self) == checksum,
+        guard SHA256.hash(data: body).hex == checksum,
               let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: body) else {
             return (.empty, true)
         }

@@ -53,7 +53,8 @@ public final class Message {
 /// Receives multipart messages into a fixed set of reusable frames: no allocation per message.
 ///
 /// Used on hot paths (the RPC server). The frames are valid until the next ``receive(from:dontWait:)``
-/// or ``clear()``. Messages with more frames than the capacity are drained and reported as `.tooManyFrames`.
+/// or ``clear()``; an ``OutgoingBatch`` sends them on without a copy. Messages with more frames than the
+/// capacity are drained and reported as `.tooManyFrames`.
 public final class MultipartBuffer {
     /// What a receive produced.
     public enum Outcome: Sendable, Equatable {
@@ -127,23 +128,6 @@ public final class MultipartBuffer {
         precondition(index >= 0 && index < count)
         guard let value = zmq_msg_gets(slots + index, name) else { return nil }
         return String(cString: value)
-    }
-
-    /// Sends frames `range` as the start of a message (each followed by more), handing their content to libzmq
-    /// without a copy. Returns `false` if the first frame would block (`dontWait`) or the peer is unroutable.
-    public func sendFrames(_ range: Range<Int>, to socket: Socket, dontWait: Bool) throws(ZMQError) -> Bool {
-        precondition(range.upperBound <= count)
-        for index in range {
-            var flags = ZMQ_SNDMORE
-            if dontWait { flags |= ZMQ_DONTWAIT }
-            while zmq_msg_send(slots + index, socket.handle, flags) < 0 {
-                let error = ZMQError.last("send on \(socket.type)")
-                if error.interrupted { continue }
-                if index == range.lowerBound && (error.wouldBlock || error.hostUnreachable) { return false }
-                throw error
-            }
-        }
-        return true
     }
 
     /// Moves the content of frame `index` into `destination` (an initialized message), leaving the frame empty.
