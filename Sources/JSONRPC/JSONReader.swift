@@ -129,10 +129,7 @@ public struct JSONObjectReader {
         let known = min(16, fields.count)
         var slot = 0
         while slot < known {
-            if fields[slot].utf8Start == key.utf8Start {
-                let value = withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot * 4, as: Int32.self)) }
-                return value < 0 ? nil : reader.child(value)
-            }
+            if fields[slot].utf8Start == key.utf8Start { return self[slot: slot] }
             slot += 1
         }
         for (keyIndex, valueIndex) in reader.tape.members(reader.index) where reader.tape.keyEquals(keyIndex, key) {
@@ -141,18 +138,40 @@ public struct JSONObjectReader {
         return nil
     }
 
+    /// The member named by `fields[slot]` (the list the object was read with), or `nil` when absent: a direct
+    /// lookup, for the first 16 fields.
+    public subscript(slot slot: Int) -> JSONReader? {
+        precondition(slot >= 0 && slot < min(16, fields.count), "field slot \(slot) out of range")
+        let value = withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot &* 4, as: Int32.self)) }
+        return value < 0 ? nil : reader.child(value)
+    }
+
     /// The member `key`, or `nil` when it is absent or `null` (like `decodeIfPresent`).
     public func optional(_ key: StaticString) -> JSONReader? {
         guard let member = self[key], !member.isNull else { return nil }
         return member
     }
 
+    /// The member named by `fields[slot]`, or `nil` when it is absent or `null`.
+    public func optional(slot: Int) -> JSONReader? {
+        guard let member = self[slot: slot], !member.isNull else { return nil }
+        return member
+    }
+
     /// The member `key`; a `keyNotFound` error when absent.
     public func require(_ key: StaticString) throws -> JSONReader {
-        guard let member = self[key] else {
-            throw DecodingError.keyNotFound(PathKey(stringValue: key.description), .init(codingPath: reader.codingPath, debugDescription: "is required"))
-        }
+        guard let member = self[key] else { throw missing(key) }
         return member
+    }
+
+    /// The member named by `fields[slot]`; a `keyNotFound` error when absent.
+    public func require(slot: Int) throws -> JSONReader {
+        guard let member = self[slot: slot] else { throw missing(fields[slot]) }
+        return member
+    }
+
+    private func missing(_ key: StaticString) -> DecodingError {
+        DecodingError.keyNotFound(PathKey(stringValue: key.description), .init(codingPath: reader.codingPath, debugDescription: "is required"))
     }
 }
 

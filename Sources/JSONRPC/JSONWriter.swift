@@ -133,7 +133,9 @@ public struct JSONWriter: @unchecked Sendable {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Appends text that is already JSON.
+    /// Appends text that is already JSON. (Disfavoured, so that a literal takes the `StaticString` overload,
+    /// which copies the bytes without touching a string's storage.)
+    @_disfavoredOverload
     public mutating func writeRaw(_ text: String) {
         var text = text
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }

@@ -32,6 +32,18 @@ struct QueryParams: Codable, Equatable, Sendable, JSONReadable {
         }
         tags = try object.optional("tags")?.array().map { try $0.string() }
     }
+
+    /// The same reading with members found by their slot in the field list instead of by name.
+    init(bySlot json: JSONReader) throws {
+        let object = try json.object(fields: ["app", "version", "screen", "tags"])
+        app = try object.require(slot: 0).string()
+        version = try object.optional(slot: 1)?.int()
+        if let screen = object.optional(slot: 2) {
+            let fields = try screen.object(fields: ["width", "height"])
+            self.screen = Screen(width: try fields.require(slot: 0).int(), height: try fields.require(slot: 1).int())
+        }
+        tags = try object.optional(slot: 3)?.array().map { try $0.string() }
+    }
 }
 
 @Suite("JSON fast paths", .timeLimit(.minutes(1)))
@@ -82,7 +94,9 @@ struct JSONFastPathTests {
         for input in inputs {
             let viaCodable = try decoder.decode(QueryParams.self, fromJSON: Array(input.utf8))
             let viaReader = try decoder.decode(FastOnly.self, fromJSON: Array(input.utf8)).params
+            let viaSlots = try decoder.decode(FastBySlot.self, fromJSON: Array(input.utf8)).params
             #expect(viaCodable == viaReader, "\(input)")
+            #expect(viaCodable == viaSlots, "\(input)")
         }
     }
 
@@ -101,11 +115,15 @@ struct JSONFastPathTests {
         let decoder = JSONValueDecoder()
         var codableError: DecodingError?
         var readerError: DecodingError?
+        var slotError: DecodingError?
         do { _ = try decoder.decode(QueryParams.self, fromJSON: Array(input.utf8)) } catch let error as DecodingError { codableError = error }
         do { _ = try decoder.decode(FastOnly.self, fromJSON: Array(input.utf8)) } catch let error as DecodingError { readerError = error }
+        do { _ = try decoder.decode(FastBySlot.self, fromJSON: Array(input.utf8)) } catch let error as DecodingError { slotError = error }
         #expect(codableError?.fieldPath == field)
         #expect(readerError?.fieldPath == field)
+        #expect(slotError?.fieldPath == field)
         #expect(codableError?.reason == readerError?.reason)
+        #expect(codableError?.reason == slotError?.reason)
     }
 
     /// Goes through JSONReadable when decoded by JSONReader.decode, never through QueryParams' Codable.
@@ -113,6 +131,13 @@ struct JSONFastPathTests {
         let params: QueryParams
         init(from decoder: any Decoder) throws { fatalError("the fast path must be used") }
         init(json: JSONReader) throws { params = try QueryParams(json: json) }
+    }
+
+    /// The same, reading members by slot.
+    struct FastBySlot: Decodable, JSONReadable {
+        let params: QueryParams
+        init(from decoder: any Decoder) throws { fatalError("the fast path must be used") }
+        init(json: JSONReader) throws { params = try QueryParams(bySlot: json) }
     }
 
     struct Nested: Codable, Equatable {
