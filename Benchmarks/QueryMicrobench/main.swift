@@ -48,11 +48,12 @@ func measure(_ name: String, _ body: (Int) -> Void) {
     print("\(name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(String(format: "%8.0f", nanoseconds / Double(iterations))) ns/op")
 }
 
+let base = CreativeBase("http://127.0.0.1:8200")
 var full = MethodTable()
 full.register(ClientAPI.launchQuery, writing: { params, _, json in
     let request = try params.validated()
     let decision = DecisionEngine.decide(request, index: state.index[request.app], device: .unknown, now: now, serviceNow: now)
-    LaunchAnswer.write(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200", into: &json)
+    LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &json)
 })
 let fullDispatcher = JSONRPCDispatcher(methods: full, info: OpenRPCInfo(title: "bench", version: "1"))
 var readOnly = MethodTable()
@@ -100,7 +101,7 @@ measure("answer built and written") { _ in
 }
 measure("answer written from the decision") { _ in
     var writer = JSONWriter(reservingCapacity: 512)
-    LaunchAnswer.write(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: "http://127.0.0.1:8200", into: &writer)
+    LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &writer)
     sink &+= writer.count
 }
 print("(checksum \(sink))")

@@ -31,8 +31,8 @@ enum ClientHandlers {
             let decision = DecisionEngine.decide(request, index: state.index[request.app],
                                                  device: context.devices.view(request.deviceId), now: now,
                                                  serviceNow: context.status.serviceNow(now))
-            context.metrics.answered(hasAd: decision.campaign != nil)
-            LaunchAnswer.write(decision, epoch: state.epoch, seq: state.seq, creativeBaseURL: context.publicBase.value, into: &json)
+            context.metrics.answered(hasAd: decision.candidate != nil)
+            LaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         })
         methods.register(ClientAPI.launchReport, inline: { params, _ in
             guard !params.events.isEmpty, params.events.count <= 100 else {
@@ -127,8 +127,10 @@ enum ClientHandlers {
 
 /// Where `imgUrl` points: `--public-url`, or the HTTP address once bound.
 final class PublicBase: Sendable {
-    private let storage: Mutex<String>
-    init(_ value: String) { storage = Mutex(value) }
-    var value: String { storage.withLock { $0 } }
-    func set(_ value: String) { storage.withLock { $0 = value } }
+    private let storage: Mutex<CreativeBase>
+    init(_ value: String) { storage = Mutex(CreativeBase(value)) }
+    var value: String { storage.withLock { $0.url } }
+    /// The base as launch answers write it.
+    var prepared: CreativeBase { storage.withLock { $0 } }
+    func set(_ value: String) { storage.withLock { $0 = CreativeBase(value) } }
 }

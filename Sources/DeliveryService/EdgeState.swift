@@ -4,6 +4,7 @@ import Synchronization
 import Crypto
 import Foundation
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdDomain
 
 /// Everything an edge answers from, at one sequence number. Immutable: each applied change makes a new one, and
@@ -15,6 +16,8 @@ public final class EdgeState: Sendable, AtomicReference {
     public let index: [String: AppIndex]
     /// Creatives whose bytes the edge holds, verified.
     public let creatives: [String: CreativeFacts]
+    /// `epoch` and `seq` as the launch answer writes them.
+    public let answerState: AnswerState
 
     public init(epoch: String, seq: Int64, campaigns: [Int64: Campaign], creatives: [String: CreativeFacts]) {
         self.epoch = epoch
@@ -22,6 +25,7 @@ public final class EdgeState: Sendable, AtomicReference {
         self.campaigns = campaigns
         self.creatives = creatives
         index = DecisionEngine.index(campaigns.values, creatives: creatives)
+        answerState = AnswerState(epoch: epoch, seq: seq)
     }
 
     private init(epoch: String, seq: Int64, campaigns: [Int64: Campaign], creatives: [String: CreativeFacts], index: [String: AppIndex]) {
@@ -30,6 +34,7 @@ public final class EdgeState: Sendable, AtomicReference {
         self.campaigns = campaigns
         self.creatives = creatives
         self.index = index
+        answerState = AnswerState(epoch: epoch, seq: seq)
     }
 
     /// The state before any snapshot: nothing to answer from.

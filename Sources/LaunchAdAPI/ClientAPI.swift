@@ -39,34 +39,55 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         self.cached = cached
     }
 
+    /// The params' names, in the order the `Codable` conformance reads them (so errors come in the same order).
+    private static let fields: [StaticString] = ["app", "platform", "appVersion", "region", "locale", "deviceId", "screen",
+                                                 "launchType", "backgroundSeconds", "cached"]
+    private static let screenFields: [StaticString] = ["width", "height"]
+
     public init(json: JSONReader) throws {
-        let object = try json.object(fields: ["app", "platform", "appVersion", "region", "locale", "deviceId", "screen",
-                                              "launchType", "backgroundSeconds", "cached"])
-        app = try object.require("app").string()
-        platform = try object.require("platform").string()
-        appVersion = try object.require("appVersion").string()
-        region = try object.optional("region")?.string()
-        locale = try object.optional("locale")?.string()
-        deviceId = try object.optional("deviceId")?.string()
-        if let screen = object.optional("screen") {
-            let fields = try screen.object(fields: ["width", "height"])
-            self.screen = Screen(width: try fields.require("width").int(), height: try fields.require("height").int())
+        // Members are found by their slot in `fields`, the order of the list above. Read into locals and made in
+        // one step (assigning to `self` field by field costs a copy of the whole value).
+        let object = try json.object(fields: Self.fields)
+        let app = try object.require(slot: 0).string()
+        let platform = try object.require(slot: 1).string()
+        let appVersion = try object.require(slot: 2).string()
+        let region = try object.optional(slot: 3)?.string()
+        let locale = try object.optional(slot: 4)?.string()
+        let deviceId = try object.optional(slot: 5)?.string()
+        var screen: Screen?
+        if let value = object.optional(slot: 6) {
+            let fields = try value.object(fields: Self.screenFields)
+            screen = Screen(width: try fields.require(slot: 0).int(), height: try fields.require(slot: 1).int())
         }
-        if let type = object.optional("launchType") {
+        var launchType: LaunchType?
+        if let type = object.optional(slot: 7) {
             let text = try type.string()
             guard let value = LaunchType(rawValue: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: type.codingPath, debugDescription: "must be cold or hot"))
             }
             launchType = value
         }
-        backgroundSeconds = try object.optional("backgroundSeconds")?.int()
-        cached = try object.optional("cached")?.array().map { try $0.string() }
+        let backgroundSeconds = try object.optional(slot: 8)?.int()
+        let cached = try object.optional(slot: 9)?.array().map { try $0.string() }
+        self.init(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
+                  screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+    }
+
+    /// Whether every byte is one of a-z, 0-9, '.', '_', '-'.
+    private static func isAppName(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { utf8 in
+            for byte in utf8 where !((byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 46 || byte == 95 || byte == 45) {
+                return false
+            }
+            return true
+        }
     }
 
     /// Checks every param's range and shape; the request the engine takes.
     public func validated() throws(JSONRPCError) -> LaunchRequest {
         func bad(_ field: String, _ rule: String) -> JSONRPCError { .invalidParams(field: field, rule) }
-        guard !app.isEmpty, app.utf8.count <= 64, app.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 95 || $0 == 45 }) else {
+        guard !app.isEmpty, app.utf8.count <= 64, Self.isAppName(app) else {
             throw bad("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
         }
         guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
@@ -94,6 +115,42 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         return LaunchRequest(app: app, platform: platform, appVersion: version, region: region, locale: locale, deviceId: deviceId,
                              screen: screen.map { (width: $0.width, height: $0.height) }, launchType: type,
                              backgroundSeconds: backgroundSeconds, cached: Set(cached ?? []))
+    }
+}
+
+/// Where an edge serves creatives: the start of every `imgUrl` it answers, escaped for JSON once (when the edge
+/// learns its address) rather than in every answer.
+public struct CreativeBase: Sendable {
+    public let url: String
+    /// `url` as the inside of a JSON string.
+    let escaped: [UInt8]
+
+    public init(_ url: String) {
+        self.url = url
+        var writer = JSONWriter(reservingCapacity: url.utf8.count + 8)
+        writer.write(string: url)
+        escaped = writer.withUnsafeBytes { Array($0.dropFirst().dropLast()) }  // without the quotes
+    }
+}
+
+/// The state an edge answers from, as the launch answer's `epoch` and `seq`: written as JSON once per state rather
+/// than in every answer.
+public struct AnswerState: Sendable {
+    public let epoch: String
+    public let seq: Int64
+    /// `,"epoch":"…","seq":…,"revoked":`
+    let json: [UInt8]
+
+    public init(epoch: String, seq: Int64) {
+        self.epoch = epoch
+        self.seq = seq
+        var writer = JSONWriter(reservingCapacity: epoch.utf8.count + 48)
+        writer.writeRaw(",\"epoch\":")
+        writer.write(string: epoch)
+        writer.writeRaw(",\"seq\":")
+        writer.write(int: Int(seq))
+        writer.writeRaw(",\"revoked\":")
+        json = writer.bytes
     }
 }
 
@@ -127,8 +184,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     private var prepared: AnswerParts?
     /// Whether ``write(json:)`` writes from prepared parts (for tests).
     public var isPrepared: Bool { prepared != nil }
-    private var creativeBaseURL = ""
-    private var creativePath = ""
+    private var creativeBase = CreativeBase("")
 
     enum CodingKeys: String, CodingKey {
         case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
@@ -160,6 +216,12 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
 
     /// The answer for a decision.
     public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
+        self.init(decision, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL))
+    }
+
+    /// The answer for a decision, with the edge's inputs prepared.
+    public init(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase) {
+        let epoch = state.epoch, seq = state.seq, creativeBaseURL = creativeBase.url
         self.epoch = epoch
         self.seq = seq
         revoked = decision.revoked
@@ -184,26 +246,25 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
         prepared = held.answerParts
-        self.creativeBaseURL = creativeBaseURL
-        creativePath = held.path
+        self.creativeBase = creativeBase
     }
 
     /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative, without
     /// making a ``LaunchAnswer``: what `LaunchAnswer(decision, …).write(json:)` writes, for the query path.
-    public static func write(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String, into json: inout JSONWriter) {
+    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, into json: inout JSONWriter) {
         guard decision.candidate != nil, let held = decision.held else {
             json.writeRaw("{\"hasAd\":false")
-            writeState(epoch: epoch, seq: seq, revoked: decision.revoked, json: &json)
+            writeState(state, revoked: decision.revoked, json: &json)
             return
         }
-        writePrepared(held.answerParts, creativeBaseURL: creativeBaseURL, creativePath: held.path, json: &json)
-        writeState(epoch: epoch, seq: seq, revoked: decision.revoked, json: &json)
+        writePrepared(held.answerParts, creativeBase: creativeBase, json: &json)
+        writeState(state, revoked: decision.revoked, json: &json)
     }
 
     public func write(json: inout JSONWriter) {
         if hasAd, let prepared {
-            Self.writePrepared(prepared, creativeBaseURL: creativeBaseURL, creativePath: creativePath, json: &json)
-            Self.writeState(epoch: epoch, seq: seq, revoked: revoked, json: &json)
+            Self.writePrepared(prepared, creativeBase: creativeBase, json: &json)
+            Self.writeState(AnswerState(epoch: epoch, seq: seq), revoked: revoked, json: &json)
             return
         }
         json.writeObject { object in
@@ -238,24 +299,17 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         }
     }
 
-    /// `{"hasAd":true,` through `"expiresAt":"…"`: the members prepared with the campaign and creative, and
-    /// `imgUrl` between them.
-    private static func writePrepared(_ parts: AnswerParts, creativeBaseURL: String, creativePath: String, json: inout JSONWriter) {
-        json.writeRaw("{\"hasAd\":true,")
+    /// `{"hasAd":true,` through `"expiresAt":"…"`: the members prepared with the campaign and creative, with the
+    /// edge's base URL inside `imgUrl`.
+    private static func writePrepared(_ parts: AnswerParts, creativeBase: CreativeBase, json: inout JSONWriter) {
         json.writeRaw(parts.head)
-        json.writeRaw(",\"imgUrl\":")
-        json.write(string: creativeBaseURL, creativePath)
-        json.append(UInt8(ascii: ","))
+        json.writeRaw(creativeBase.escaped)
         json.writeRaw(parts.tail)
     }
 
     /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.
-    private static func writeState(epoch: String, seq: Int64, revoked: [Int64], json: inout JSONWriter) {
-        json.writeRaw(",\"epoch\":")
-        json.write(string: epoch)
-        json.writeRaw(",\"seq\":")
-        json.write(int: Int(seq))
-        json.writeRaw(",\"revoked\":")
+    private static func writeState(_ state: AnswerState, revoked: [Int64], json: inout JSONWriter) {
+        json.writeRaw(state.json)
         writeRevoked(revoked, json: &json)
         json.append(UInt8(ascii: "}"))
     }

@@ -84,8 +84,9 @@ public struct Decision: Sendable {
     public var creative: CreativeFacts? { held?.facts }
 }
 
-/// A creative of a campaign that the edge holds, with what the choice needs precomputed.
-public struct HeldCreative: Sendable {
+/// A creative of a campaign that the edge holds, with what the choice needs precomputed. A class, so the query
+/// path passes one reference instead of copying its strings and prepared bytes.
+public final class HeldCreative: Sendable {
     public let facts: CreativeFacts
     public let weight: Int
     /// `/creatives/{sha256}`, the path of its bytes on the edge's HTTP server.
@@ -95,26 +96,39 @@ public struct HeldCreative: Sendable {
     /// The launch answer's members that depend only on the campaign and this creative, as JSON text, written once
     /// when the state changes instead of on every query (see ``AnswerParts``).
     public let answerParts: AnswerParts
+
+    init(facts: CreativeFacts, weight: Int, path: String, logAspect: Double, answerParts: AnswerParts) {
+        self.facts = facts
+        self.weight = weight
+        self.path = path
+        self.logAspect = logAspect
+        self.answerParts = answerParts
+    }
 }
 
-/// The members of a launch answer that are the same for every query answered with one campaign and creative:
-/// `"id"` and `"version"` before the answer's `imgUrl`, and `"creative"` through `"expiresAt"` after it, in the
-/// order and form the answer's `Codable` encoding gives (the launch answer's tests hold the two equal).
+/// The members of a launch answer that are the same for every query answered with one campaign and creative, in
+/// the order and form the answer's `Codable` encoding gives (the launch answer's tests hold the two equal). Only
+/// the start of `imgUrl`, the edge's base URL, goes between them.
 public struct AnswerParts: Sendable {
-    /// `"id":…,"version":…`
+    /// `{"hasAd":true,"id":…,"version":…,"imgUrl":"`
     public let head: [UInt8]
-    /// `"creative":{…},"jumpType":…,…,"expiresAt":"…"`
+    /// The rest of `imgUrl` (the creative's path) and its closing quote, then `,"creative":{…},"jumpType":…,…,
+    /// "expiresAt":"…"`
     public let tail: [UInt8]
 
-    init(campaign: Campaign, facts: CreativeFacts, showMoment: String, expiresAt: String) {
-        var head = JSONWriter(reservingCapacity: 48)
-        head.writeRaw("\"id\":")
+    init(campaign: Campaign, facts: CreativeFacts, path: String, showMoment: String, expiresAt: String) {
+        var head = JSONWriter(reservingCapacity: 64)
+        head.writeRaw("{\"hasAd\":true,\"id\":")
         head.write(int: Int(campaign.id))
         head.writeRaw(",\"version\":")
         head.write(int: campaign.version)
+        head.writeRaw(",\"imgUrl\":\"")
         self.head = head.bytes
+        var quotedPath = JSONWriter(reservingCapacity: path.utf8.count + 8)
+        quotedPath.write(string: path)
         var tail = JSONWriter(reservingCapacity: 400)
-        tail.writeRaw("\"creative\":{\"sha256\":")
+        quotedPath.withUnsafeBytes { tail.append(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }  // without its opening quote
+        tail.writeRaw(",\"creative\":{\"sha256\":")
         tail.write(string: facts.sha256)
         tail.writeRaw(",\"contentType\":")
         tail.write(string: facts.contentType)
@@ -166,9 +180,11 @@ public final class Candidate: Sendable {
         let showMoment = self.showMoment, expiresAt = self.expiresAtText
         held = campaign.creatives.compactMap { ref in
             creatives[ref.sha256].map { facts in
-                HeldCreative(facts: facts, weight: ref.weight, path: "/creatives/" + facts.sha256,
-                             logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))),
-                             answerParts: AnswerParts(campaign: campaign, facts: facts, showMoment: showMoment, expiresAt: expiresAt))
+                let path = "/creatives/" + facts.sha256
+                return HeldCreative(facts: facts, weight: ref.weight, path: path,
+                                    logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))),
+                                    answerParts: AnswerParts(campaign: campaign, facts: facts, path: path, showMoment: showMoment,
+                                                             expiresAt: expiresAt))
             }
         }
     }
@@ -254,6 +270,7 @@ public enum DecisionEngine {
             end += 1
         }
         let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
+        let seenNone = device.seenCampaigns.isEmpty
         let chosen = withUnsafeTemporaryAllocation(of: Bool.self, capacity: end - first) { inGroup -> Int in
             var unseenWeight = 0, allWeight = 0
             for offset in 0..<(end - first) {
@@ -262,14 +279,14 @@ public enum DecisionEngine {
                 inGroup[offset] = ok
                 guard ok else { continue }
                 allWeight += max(1, candidate.campaign.weight)
-                if !device.seenCampaigns.contains(candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
+                if seenNone || !device.seenCampaigns.contains(candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
             }
             // Not repeating what the device saw, unless it saw them all.
             let onlyUnseen = unseenWeight > 0
             var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
             for offset in 0..<(end - first) where inGroup[offset] {
                 let campaign = candidates[first + offset].campaign
-                if onlyUnseen && device.seenCampaigns.contains(campaign.id) { continue }
+                if onlyUnseen && !seenNone && device.seenCampaigns.contains(campaign.id) { continue }
                 point -= max(1, campaign.weight)
                 if point < 0 { return first + offset }
             }
@@ -319,19 +336,43 @@ public enum DecisionEngine {
         }
         var best = Double.infinity
         if let target { for creative in held { best = min(best, abs(creative.logAspect - target)) } }
-        func near(_ creative: HeldCreative) -> Bool { target.map { abs(creative.logAspect - $0) <= best + 0.02 } ?? true }
-        let anyCached = held.contains { near($0) && request.cached.contains($0.facts.sha256) }
-        func inPool(_ creative: HeldCreative) -> Bool { near(creative) && (!anyCached || request.cached.contains(creative.facts.sha256)) }
-        let anyUnseen = held.contains { inPool($0) && !device.seenVariants.contains($0.facts.sha256) }
-        func chosen(_ creative: HeldCreative) -> Bool { inPool(creative) && (!anyUnseen || !device.seenVariants.contains(creative.facts.sha256)) }
-        var total = 0
-        for creative in held where chosen(creative) { total += max(1, creative.weight) }
-        var point = Int(mix(seed ^ 0x9E37_79B9_7F4A_7C15) % UInt64(max(1, total)))
-        for creative in held where chosen(creative) {
-            point -= max(1, creative.weight)
-            if point < 0 { return creative }
+        // Each creative's standing, worked out once (the sets are asked only when they hold something: hashing
+        // a sha256 costs more than the rest of the choice).
+        let cached = request.cached, seen = device.seenVariants
+        let near: UInt8 = 1, inCache: UInt8 = 2, unseen: UInt8 = 4, pool: UInt8 = 8
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: held.count) { flags -> HeldCreative in
+            var anyCached = false
+            for (offset, creative) in held.enumerated() {
+                var flag: UInt8 = 0
+                if target.map({ abs(creative.logAspect - $0) <= best + 0.02 }) ?? true {
+                    flag = near
+                    if !cached.isEmpty && cached.contains(creative.facts.sha256) {
+                        flag |= inCache
+                        anyCached = true
+                    }
+                }
+                flags[offset] = flag
+            }
+            // The pool: the nearest, and of those the ones the client holds when it holds any.
+            var anyUnseen = false
+            for offset in held.indices where flags[offset] & near != 0 && (!anyCached || flags[offset] & inCache != 0) {
+                flags[offset] |= pool
+                if seen.isEmpty || !seen.contains(held[offset].facts.sha256) {
+                    flags[offset] |= unseen
+                    anyUnseen = true
+                }
+            }
+            // Chosen: in the pool, and not yet seen unless all of the pool was.
+            let chosen = anyUnseen ? pool | unseen : pool
+            var total = 0
+            for offset in held.indices where flags[offset] & chosen == chosen { total += max(1, held[offset].weight) }
+            var point = Int(mix(seed ^ 0x9E37_79B9_7F4A_7C15) % UInt64(max(1, total)))
+            for offset in held.indices where flags[offset] & chosen == chosen {
+                point -= max(1, held[offset].weight)
+                if point < 0 { return held[offset] }
+            }
+            return held.indices.first { flags[$0] & chosen == chosen }.map { held[$0] } ?? held[0]
         }
-        return held.first(where: chosen) ?? held[0]
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

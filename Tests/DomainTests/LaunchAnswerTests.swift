@@ -19,7 +19,7 @@ struct LaunchAnswerTests {
     static func writtenFromDecision(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) -> String {
         var writer = JSONWriter()
         writer.writeRaw("[")  // written after other bytes, as in a response
-        LaunchAnswer.write(decision, epoch: epoch, seq: seq, creativeBaseURL: creativeBaseURL, into: &writer)
+        LaunchAnswer.write(decision, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL), into: &writer)
         return String(decoding: writer.bytes.dropFirst(), as: UTF8.self)
     }
 
