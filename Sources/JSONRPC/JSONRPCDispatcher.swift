@@ -170,10 +170,12 @@ public final class JSONRPCDispatcher: Sendable {
         }
         var jsonrpc: Int?, method: Int?, params: Int?, idToken: Int?, unknown: Int?
         for (key, value) in tape.members(index) {
-            if tape.keyEquals(key, "method" as StaticString) { method = value }
-            else if tape.keyEquals(key, "params" as StaticString) { params = value }
-            else if tape.keyEquals(key, "id" as StaticString) { idToken = value }
-            else if tape.keyEquals(key, "jsonrpc" as StaticString) { jsonrpc = value }
+            // By length first: the four names differ in length but for "method" and "params".
+            let length = tape.kind(key) == .string ? tape.slice(key).count : -1  // -1: escaped, compared in full
+            if (length == 6 || length < 0) && tape.keyEquals(key, "method" as StaticString) { method = value }
+            else if (length == 6 || length < 0) && tape.keyEquals(key, "params" as StaticString) { params = value }
+            else if (length == 2 || length < 0) && tape.keyEquals(key, "id" as StaticString) { idToken = value }
+            else if (length == 7 || length < 0) && tape.keyEquals(key, "jsonrpc" as StaticString) { jsonrpc = value }
             else if unknown == nil { unknown = key }
         }
         // The id, when present and well-typed, is echoed even on an invalid request, so the caller can match it.

@@ -141,9 +141,86 @@ public struct JSONObjectReader {
     /// The member named by `fields[slot]` (the list the object was read with), or `nil` when absent: a direct
     /// lookup, for the first 16 fields.
     public subscript(slot slot: Int) -> JSONReader? {
-        precondition(slot >= 0 && slot < min(16, fields.count), "field slot \(slot) out of range")
-        let value = withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot &* 4, as: Int32.self)) }
+        let value = token(slot)
         return value < 0 ? nil : reader.child(value)
+    }
+
+    /// The token of the member in `slot`, or -1 when absent.
+    @inline(__always)
+    private func token(_ slot: Int) -> Int {
+        precondition(slot >= 0 && slot < min(16, fields.count), "field slot \(slot) out of range")
+        return withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot &* 4, as: Int32.self)) }
+    }
+
+    // Typed reads of a member by slot, straight from the tape: the same values and errors as reading the member's
+    // `JSONReader`, without making one.
+
+    /// The string in `slot`; `keyNotFound` when absent.
+    public func string(slot: Int) throws -> String {
+        let value = token(slot)
+        guard value >= 0 else { throw missing(fields[slot]) }
+        return try string(token: value)
+    }
+
+    /// The string in `slot`, or `nil` when it is absent or `null`.
+    public func optionalString(slot: Int) throws -> String? {
+        let value = token(slot)
+        guard value >= 0, reader.tape.kind(value) != .null else { return nil }
+        return try string(token: value)
+    }
+
+    /// The integer in `slot`; `keyNotFound` when absent.
+    public func int(slot: Int) throws -> Int {
+        let value = token(slot)
+        guard value >= 0 else { throw missing(fields[slot]) }
+        return try int(token: value)
+    }
+
+    /// The integer in `slot`, or `nil` when it is absent or `null`.
+    public func optionalInt(slot: Int) throws -> Int? {
+        let value = token(slot)
+        guard value >= 0, reader.tape.kind(value) != .null else { return nil }
+        return try int(token: value)
+    }
+
+    /// The UTF-8 of the string in `slot` where it lies in the request, when it has no escapes (`nil` when it has
+    /// some: read it with ``string(slot:)``), without making a `String`; valid while the request's bytes are.
+    /// `keyNotFound` when absent, a type error when it is not a string.
+    public func plainUTF8(slot: Int) throws -> UnsafeRawBufferPointer? {
+        let value = token(slot)
+        guard value >= 0 else { throw missing(fields[slot]) }
+        let tape = reader.tape
+        switch tape.kind(value) {
+        case .string: return tape.slice(value)
+        case .escapedString: return nil
+        default: throw TapeDecoding.mismatch("a string", TapeDecoding.Context(tape: tape, strict: true), value, reader.child(value).codingPath)
+        }
+    }
+
+    @inline(__always)
+    private func string(token: Int) throws -> String {
+        let tape = reader.tape
+        guard tape.kind(token) == .string else { return try reader.child(token).string() }  // escaped, or an error
+        return String(decoding: tape.slice(token), as: UTF8.self)
+    }
+
+    @inline(__always)
+    private func int(token: Int) throws -> Int {
+        let tape = reader.tape
+        if tape.kind(token) == .number {
+            // Up to 18 plain digits: the value at once (anything else, or an error, through the decoding).
+            let raw = tape.slice(token)
+            if raw.count <= 18 {
+                var value = 0
+                for byte in raw {
+                    let digit = byte &- UInt8(ascii: "0")
+                    guard digit < 10 else { return try reader.child(token).int() }
+                    value = value &* 10 &+ Int(digit)
+                }
+                return value
+            }
+        }
+        return try reader.child(token).int()  // a fraction, an exponent, too many digits, or an error
     }
 
     /// The member `key`, or `nil` when it is absent or `null` (like `decodeIfPresent`).

@@ -301,7 +301,10 @@ struct TapeParser {
             tokens = storage.base
             capacity = storage.capacity
         }
-        (tokens + written).initialize(to: JSONTape.Token(kind: kind, count: 0, start: Int32(start), end: Int32(end), next: Int32(written + 1)))
+        // Offsets and token counts fit 32 bits: the input is shorter than 2 GiB (checked before parsing), and
+        // every token takes at least one byte of it.
+        (tokens + written).initialize(to: JSONTape.Token(kind: kind, count: 0, start: Int32(truncatingIfNeeded: start),
+                                                         end: Int32(truncatingIfNeeded: end), next: Int32(truncatingIfNeeded: written &+ 1)))
         written += 1
     }
 
@@ -337,7 +340,7 @@ struct TapeParser {
         emit(.object, start: index, end: index)
         index += 1  // {
         var count: Int32 = 0
-        var seen: Set<[UInt8]>?
+        var seen: KeySet?
         var signatures: UInt64 = 0
         var anyEscaped = false
         skipWhitespace()
@@ -366,16 +369,16 @@ struct TapeParser {
                     signatures |= bit
                 } else {
                     if seen == nil {
-                        var keys = Set<[UInt8]>()
+                        let keys = KeySet()
                         var position = tokenIndex + 1
                         for _ in 0..<count {
-                            keys.insert(keyBytes(position))
+                            keys.keys.insert(keyBytes(position))
                             position = Int(tokens[position + 1].next)
                         }
                         seen = keys
                     }
                     let key = keyBytes(keyToken)
-                    guard seen!.insert(key).inserted else {
+                    guard seen!.keys.insert(key).inserted else {
                         throw JSONParseError(reason: .duplicateKey(String(decoding: key, as: UTF8.self)), offset: keyOffset)
                     }
                 }
@@ -384,7 +387,8 @@ struct TapeParser {
                 guard bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
                 index += 1
                 skipWhitespace()
-                try parseValue(depth: depth)
+                // Most values are strings: parsed here, without the call that picks the kind.
+                if index < bytes.count && bytes[index] == UInt8(ascii: "\"") { try parseString() } else { try parseValue(depth: depth) }
                 count += 1
                 skipWhitespace()
                 guard index < bytes.count else { throw fail(.unexpectedEnd) }
@@ -399,8 +403,14 @@ struct TapeParser {
             }
         }
         tokens[tokenIndex].count = count
-        tokens[tokenIndex].end = Int32(index)
-        tokens[tokenIndex].next = Int32(written)
+        tokens[tokenIndex].end = Int32(truncatingIfNeeded: index)
+        tokens[tokenIndex].next = Int32(truncatingIfNeeded: written)
+    }
+
+    /// The keys of an object of 16 members or more, hashed. A class, so that the common small object, which never
+    /// makes one, has no set to release when it ends.
+    private final class KeySet {
+        var keys = Set<[UInt8]>()
     }
 
     /// Refuses a key already present in the object: a request with two different `id`s means nothing.
@@ -461,8 +471,8 @@ struct TapeParser {
             }
         }
         tokens[tokenIndex].count = count
-        tokens[tokenIndex].end = Int32(index)
-        tokens[tokenIndex].next = Int32(written)
+        tokens[tokenIndex].end = Int32(truncatingIfNeeded: index)
+        tokens[tokenIndex].next = Int32(truncatingIfNeeded: written)
     }
 
     @inline(__always)

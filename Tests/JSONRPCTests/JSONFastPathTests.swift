@@ -33,14 +33,15 @@ struct QueryParams: Codable, Equatable, Sendable, JSONReadable {
         tags = try object.optional("tags")?.array().map { try $0.string() }
     }
 
-    /// The same reading with members found by their slot in the field list instead of by name.
+    /// The same reading with members found by their slot in the field list instead of by name, strings and
+    /// integers read straight from the slot.
     init(bySlot json: JSONReader) throws {
         let object = try json.object(fields: ["app", "version", "screen", "tags"])
-        app = try object.require(slot: 0).string()
-        version = try object.optional(slot: 1)?.int()
+        app = try object.string(slot: 0)
+        version = try object.optionalInt(slot: 1)
         if let screen = object.optional(slot: 2) {
             let fields = try screen.object(fields: ["width", "height"])
-            self.screen = Screen(width: try fields.require(slot: 0).int(), height: try fields.require(slot: 1).int())
+            self.screen = Screen(width: try fields.int(slot: 0), height: try fields.require(slot: 1).int())
         }
         tags = try object.optional(slot: 3)?.array().map { try $0.string() }
     }
@@ -89,6 +90,8 @@ struct JSONFastPathTests {
             #"{"app":"shop"}"#,
             #"{"app":"shop","version":3,"screen":{"width":1179,"height":2556},"tags":["a","b"]}"#,
             #"{"tags":[],"screen":{"height":2,"width":1},"app":"x\u00e9","version":null}"#,
+            #"{"app":"","version":-7,"screen":{"width":0,"height":123456789012345678}}"#,
+            #"{"app":"a","version":1e2,"screen":{"width":10.0,"height":2}}"#,
         ]
         let decoder = JSONValueDecoder()
         for input in inputs {
@@ -109,6 +112,10 @@ struct JSONFastPathTests {
         (#"{"app":"a","tags":["x",2]}"#, "tags[1]"),
         (#"{"app":"a","extra":true}"#, "extra"),
         (#"{"app":"a","version":1.5}"#, "version"),
+        (#"{"app":"a","version":"1"}"#, "version"),
+        (#"{"app":"a","version":12345678901234567890}"#, "version"),
+        (#"{"app":"a","screen":{"width":null,"height":1}}"#, "screen.width"),
+        (#"{"app":null}"#, "app"),
         (#"[1]"#, ""),
     ])
     func readerErrorsMatchCodable(_ input: String, _ field: String) throws {
