@@ -28,6 +28,8 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 ///   that decodes to the same value again;
 /// - the fast `JSONReadable` path of `launch.query` accepts and refuses exactly what its `Codable` conformance
 ///   does, naming the same field;
+/// - the edge's one-pass reader of `launch.query` gives what decoding and then validating the params give: the
+///   same request, or the same error;
 /// - the domain's validation of decoded params (launch requests, campaign fields) never traps;
 /// - the dispatcher answers every input with well-formed JSON-RPC 2.0 responses (or nothing, only for
 ///   notifications), echoes the request's id, and answers a known method with a result exactly when its params
@@ -49,6 +51,7 @@ public enum CodecInvariants {
             type.check(bytes, parsed, &violations)
         }
         checkFastPath(bytes, parsed: parsed, &violations)
+        checkOnePass(bytes, parsed: parsed, &violations)
         EchoDispatcher.check(bytes, parsed: parsed, &violations)
         return violations
     }
@@ -111,6 +114,48 @@ public enum CodecInvariants {
             violations.append(.init("launch.query fast path refuses what Codable refuses", "Codable: \(error)"))
         case (.failure(let error), .success):
             violations.append(.init("launch.query fast path accepts what Codable accepts", "fast: \(error)"))
+        }
+    }
+
+    /// `LaunchQueryParams.request(json:)`, the edge's reader, as a decodable type.
+    struct LaunchRequestInOnePass: Decodable, JSONReadable {
+        let request: LaunchRequest
+        init(from decoder: any Decoder) throws { fatalError("the one-pass reader must be used") }
+        init(json: JSONReader) throws { request = try LaunchQueryParams.request(json: json) }
+    }
+
+    /// The error a params decoding or check answers, as the dispatcher words it.
+    static func wire(_ error: any Error) -> JSONRPCError? {
+        if let decoding = error as? DecodingError { return .invalidParams(field: decoding.fieldPath, decoding.reason) }
+        return (error as? JSONRPCErrorConvertible)?.jsonRPCError
+    }
+
+    static func checkOnePass(_ bytes: [UInt8], parsed: JSONValue?, _ violations: inout [InvariantViolation]) {
+        guard parsed != nil else { return }
+        let decoder = JSONValueDecoder()
+        let onePass = Result<LaunchRequest, any Error>(catching: { try decoder.decode(LaunchRequestInOnePass.self, fromJSON: bytes).request })
+        // Decoded as the server decodes params (through `JSONReadable`), then validated.
+        let twoSteps = Result<LaunchRequest, any Error>(catching: { try decoder.decode(LaunchQueryParams.self, fromJSON: bytes).validated() })
+        switch (onePass, twoSteps) {
+        case (.success(let left), .success(let right)):
+            let same = left.app == right.app && left.platform == right.platform && left.appVersion == right.appVersion
+                && left.appVersion.parts == right.appVersion.parts && left.region == right.region && left.locale == right.locale
+                && left.deviceId == right.deviceId && left.screen?.width == right.screen?.width
+                && left.screen?.height == right.screen?.height && left.launchType == right.launchType
+                && left.backgroundSeconds == right.backgroundSeconds && left.cached == right.cached
+            if !same {
+                violations.append(.init("launch.query one-pass reader gives the request decoding and validating give", "\(left) vs \(right)"))
+            }
+        case (.failure(let left), .failure(let right)):
+            let leftWire = wire(left), rightWire = wire(right)
+            if leftWire == nil || leftWire != rightWire {
+                violations.append(.init("launch.query one-pass reader refuses as decoding and validating do",
+                                        "one pass: \(left), two steps: \(right)"))
+            }
+        case (.success, .failure(let error)):
+            violations.append(.init("launch.query one-pass reader refuses what decoding and validating refuse", "two steps: \(error)"))
+        case (.failure(let error), .success):
+            violations.append(.init("launch.query one-pass reader accepts what decoding and validating accept", "one pass: \(error)"))
         }
     }
 

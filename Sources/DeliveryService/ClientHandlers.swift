@@ -23,9 +23,10 @@ enum ClientHandlers {
 
     static func table(_ context: Context) -> MethodTable {
         var methods = MethodTable()
-        // The answer is written straight from the decision (the same bytes as a `LaunchAnswer` made from it).
-        methods.register(ClientAPI.launchQuery, writing: { params, _, json in
-            let request = try params.validated()
+        // The request is read and checked in one pass, and the answer written straight from the decision (the
+        // same bytes as a `LaunchAnswer` made from it).
+        methods.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
+                         writing: { request, _, json in
             let state = context.cell.state
             let now = context.clock()
             let decision = DecisionEngine.decide(request, index: state.index[request.app],

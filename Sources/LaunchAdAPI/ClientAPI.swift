@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import CampaignStore
 import JSONRPC
 import LaunchAdDomain
@@ -48,16 +53,54 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         // Members are found by their slot in `fields`, the order of the list above. Read into locals and made in
         // one step (assigning to `self` field by field costs a copy of the whole value).
         let object = try json.object(fields: Self.fields)
-        let app = try object.require(slot: 0).string()
-        let platform = try object.require(slot: 1).string()
-        let appVersion = try object.require(slot: 2).string()
-        let region = try object.optional(slot: 3)?.string()
-        let locale = try object.optional(slot: 4)?.string()
-        let deviceId = try object.optional(slot: 5)?.string()
+        let app = try object.string(slot: 0)
+        let platform = try object.string(slot: 1)
+        let appVersion = try object.string(slot: 2)
+        let region = try object.optionalString(slot: 3)
+        let locale = try object.optionalString(slot: 4)
+        let deviceId = try object.optionalString(slot: 5)
+        let rest = try Self.readRest(object)
+        self.init(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
+                  screen: rest.screen, launchType: rest.launchType, backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
+    }
+
+    /// The launch request read and checked in one pass: what decoding the params and then ``validated()`` give
+    /// (the same request, or the same error), without making the params first. The platform and the version are
+    /// taken from the request's bytes, without strings of their own. The query path's reader.
+    public static func request(json: JSONReader) throws -> LaunchRequest {
+        let object = try json.object(fields: fields)
+        let app = try object.string(slot: 0)
+        let platform: String
+        if let utf8 = try object.plainUTF8(slot: 1) {
+            platform = equals(utf8, "ios") ? "ios" : equals(utf8, "android") ? "android" : String(decoding: utf8, as: UTF8.self)
+        } else {
+            platform = try object.string(slot: 1)
+        }
+        let version: AppVersion?
+        if let utf8 = try object.plainUTF8(slot: 2) {
+            version = AppVersion(utf8: utf8)
+        } else {
+            version = AppVersion(try object.string(slot: 2))
+        }
+        let region = try object.optionalString(slot: 3)
+        let locale = try object.optionalString(slot: 4)
+        let deviceId = try object.optionalString(slot: 5)
+        let rest = try readRest(object)
+        return try check(app: app, platform: platform, version: version, region: region, locale: locale, deviceId: deviceId,
+                         screen: rest.screen, launchType: rest.launchType, backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
+    }
+
+    private static func equals(_ utf8: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        utf8.count == text.utf8CodeUnitCount && memcmp(utf8.baseAddress!, text.utf8Start, utf8.count) == 0
+    }
+
+    /// The members after `deviceId`, decoded.
+    private static func readRest(_ object: JSONObjectReader) throws
+        -> (screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?) {
         var screen: Screen?
         if let value = object.optional(slot: 6) {
             let fields = try value.object(fields: Self.screenFields)
-            screen = Screen(width: try fields.require(slot: 0).int(), height: try fields.require(slot: 1).int())
+            screen = Screen(width: try fields.int(slot: 0), height: try fields.int(slot: 1))
         }
         var launchType: LaunchType?
         if let type = object.optional(slot: 7) {
@@ -67,10 +110,9 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
             }
             launchType = value
         }
-        let backgroundSeconds = try object.optional(slot: 8)?.int()
+        let backgroundSeconds = try object.optionalInt(slot: 8)
         let cached = try object.optional(slot: 9)?.array().map { try $0.string() }
-        self.init(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
-                  screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+        return (screen, launchType, backgroundSeconds, cached)
     }
 
     /// Whether every byte is one of a-z, 0-9, '.', '_', '-'.
@@ -86,14 +128,22 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
 
     /// Checks every param's range and shape; the request the engine takes.
     public func validated() throws(JSONRPCError) -> LaunchRequest {
+        try Self.check(app: app, platform: platform, version: AppVersion(appVersion), region: region, locale: locale,
+                       deviceId: deviceId, screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+    }
+
+    /// The checks of ``validated()``, on the decoded params (`version` is `nil` when `appVersion` did not parse).
+    private static func check(app: String, platform: String, version: AppVersion?, region: String?, locale: String?,
+                              deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?,
+                              cached: [String]?) throws(JSONRPCError) -> LaunchRequest {
         func bad(_ field: String, _ rule: String) -> JSONRPCError { .invalidParams(field: field, rule) }
-        guard !app.isEmpty, app.utf8.count <= 64, Self.isAppName(app) else {
+        guard !app.isEmpty, app.utf8.count <= 64, isAppName(app) else {
             throw bad("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
         }
         guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
             throw bad("platform", "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
         }
-        guard let version = AppVersion(appVersion) else { throw bad("appVersion", "must be a dotted numeric version such as 5.2.0") }
+        guard let version else { throw bad("appVersion", "must be a dotted numeric version such as 5.2.0") }
         if let region, region.isEmpty || region.utf8.count > 32 { throw bad("region", "must be 1 to 32 characters") }
         if let locale, locale.isEmpty || locale.utf8.count > 35 { throw bad("locale", "must be a language tag such as zh-CN") }
         if let deviceId, deviceId.isEmpty || deviceId.utf8.count > 128 { throw bad("deviceId", "must be 1 to 128 bytes") }
@@ -114,7 +164,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         }
         return LaunchRequest(app: app, platform: platform, appVersion: version, region: region, locale: locale, deviceId: deviceId,
                              screen: screen.map { (width: $0.width, height: $0.height) }, launchType: type,
-                             backgroundSeconds: backgroundSeconds, cached: Set(cached ?? []))
+                             backgroundSeconds: backgroundSeconds, cached: cached.map(Set.init) ?? [])
     }
 }
 

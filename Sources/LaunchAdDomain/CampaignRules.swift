@@ -313,6 +313,13 @@ public struct AppVersion: Sendable, Hashable, Comparable {
 
     /// Parses 1 to 4 dot-separated numbers of 1 to 9 digits each.
     public init?(_ text: String) {
+        var text = text
+        guard let version = text.withUTF8({ AppVersion(utf8: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = version
+    }
+
+    /// Parses UTF-8 bytes as ``init(_:)`` parses a string.
+    public init?(utf8 bytes: UnsafeRawBufferPointer) {
         // Each number, once finished, goes into its place: numbers 0 and 1 in `high`, 2 and 3 in `low`.
         var high: UInt64 = 0, low: UInt64 = 0
         var count = 0
@@ -322,7 +329,7 @@ public struct AppVersion: Sendable, Hashable, Comparable {
             let shift = UInt64(position % 2 == 0 ? 32 : 0)
             if position < 2 { high |= value << shift } else { low |= value << shift }
         }
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte == UInt8(ascii: ".") {
                 guard digits > 0, count < 3 else { return nil }
                 place(value, at: count)

@@ -20,6 +20,47 @@ struct CodecPropertyTests {
         }
     }
 
+    @Test("the edge's one-pass launch.query reader gives what decoding and then validating give", arguments: [
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-1","screen":{"width":1179,"height":2556}}"#, nil),
+        (#"{"app":"shop","platform":"i\u006fs","appVersion":"5\u002e2","cached":[]}"#, nil),
+        (#"{"deviceId":null,"appVersion":"1","platform":"harmonyos","app":"a.b_c-9","launchType":"hot","backgroundSeconds":0}"#, nil),
+        (#"{"app":"a","platform":"android","appVersion":"1.2.3.4","cached":["\#(String(repeating: "ab", count: 32))"]}"#, nil),
+        (#"{"app":"a","platform":"blackberry","appVersion":"1","screen":{"width":"x","height":1}}"#, "screen.width"),
+        (#"{"app":"a","platform":"ios","appVersion":"five","region":5}"#, "region"),
+        (#"{"app":"a","platform":"ios","appVersion":"5..2"}"#, "appVersion"),
+        (#"{"app":"a","platform":"ios","appVersion":"1.2.3.4.5"}"#, "appVersion"),
+        (#"{"app":"a","platform":"ios","appVersion":"1234567890"}"#, "appVersion"),
+        (#"{"app":"a","platform":"ios","appVersion":""}"#, "appVersion"),
+        (#"{"app":"a","platform":1,"appVersion":"1"}"#, "platform"),
+        (#"{"app":"a","platform":"ios","appVersion":null}"#, "appVersion"),
+        (#"{"app":"a","platform":"Ios","appVersion":"1"}"#, "platform"),
+        (#"{"app":"a","platform":"","appVersion":"1"}"#, "platform"),
+        (#"{"app":"A","platform":"blackberry","appVersion":"x"}"#, "app"),
+        (#"{"app":"","platform":"ios","appVersion":"1"}"#, "app"),
+        (#"{"platform":"ios","appVersion":"1"}"#, "app"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","launchType":"hot"}"#, "backgroundSeconds"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","cached":["nope"],"launchType":"warm"}"#, "launchType"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","cached":["nope"]}"#, "cached[0]"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","locale":""}"#, "locale"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","screen":{"width":1,"height":16385}}"#, "screen.height"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","x":1}"#, "x"),
+        (#"[1]"#, ""),
+    ] as [(String, String?)])
+    func onePassLaunchReader(_ input: String, _ refused: String?) throws {
+        var violations: [InvariantViolation] = []
+        CodecInvariants.checkOnePass(Array(input.utf8), parsed: try JSONParser.parse(input), &violations)
+        #expect(violations.isEmpty, "\(violations)")
+        // And the reader does what the table says, so the comparison above is not between two failures to run.
+        let outcome = Result { try JSONValueDecoder().decode(CodecInvariants.LaunchRequestInOnePass.self, fromJSON: Array(input.utf8)) }
+        switch (outcome, refused) {
+        case (.success, nil): break
+        case (.failure(let error), .some(let field)):
+            let wire = CodecInvariants.wire(error)
+            #expect(wire?.code == -32602 && (wire?.data?["field"]?.stringValue ?? "") == field, "\(error)")
+        default: Issue.record("\(input): \(outcome)")
+        }
+    }
+
     @Test("every file of the committed corpus keeps every invariant")
     func committedCorpus() async throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).sorted()
