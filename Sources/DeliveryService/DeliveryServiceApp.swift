@@ -27,7 +27,7 @@ public final class DeliveryServiceApp: Sendable {
     public let cacheHealth: CacheHealth
 
     public init(configuration: DeliveryServiceConfiguration, logger: Logger = Logger(label: "deliveryd"),
-                clock: @escaping @Sendable () -> Timestamp = { Timestamp(seconds: Date().timeIntervalSince1970) },
+                clock: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
                 onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
         self.configuration = configuration
         // Every line this edge logs names it, so the logs of many edges can be searched together.

@@ -28,7 +28,11 @@ struct BoundedMap<Key: Hashable, Value> {
         return value
     }
 
-    func peek(_ key: Key) -> Value? { current[key] ?? previous[key] }
+    /// The value of `key`, without hashing it into a generation that holds nothing.
+    func peek(_ key: Key) -> Value? {
+        if !current.isEmpty, let value = current[key] { return value }
+        return previous.isEmpty ? nil : previous[key]
+    }
 
     mutating func set(_ key: Key, _ value: Value) {
         if current[key] == nil && current.count >= generation {

@@ -26,7 +26,9 @@ public final class SyncStatus: Sendable {
 
     /// campaignd's clock minus ours, in seconds, from the recent heartbeats. Each reading falls short by the
     /// heartbeat's time in transit, so the largest of the last few (the one that travelled fastest) is the best.
-    public var skew: Double { state.withLock { $0.skews.max() ?? 0 } }
+    public var skew: Double { Double(bitPattern: skewBits.load(ordering: .relaxed)) }
+    /// The largest of `skews`, kept apart from the lock: every launch query reads it.
+    private let skewBits = Atomic<UInt64>(0.0.bitPattern)
     public var resyncs: Int { state.withLock { $0.resyncs } }
     /// Times the edge found itself behind (a gap in the stream, or a heartbeat ahead) and caught up.
     public var gaps: Int { state.withLock { $0.gaps } }
@@ -40,6 +42,7 @@ public final class SyncStatus: Sendable {
             if let skew {
                 state.skews.append(skew)
                 if state.skews.count > Self.skewSamples { state.skews.removeFirst() }
+                skewBits.store((state.skews.max() ?? 0).bitPattern, ordering: .relaxed)
             }
             if let heartbeatSeq { state.lastHeartbeatSeq = heartbeatSeq }
         }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An instant, to the millisecond, written in JSON as RFC 3339 text (`2026-12-12T00:00:00Z`).
 ///
 /// Parsing is strict RFC 3339 (a date, `T`, a time with seconds, optional fraction, and `Z` or a numeric offset);
@@ -12,6 +18,15 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public init(seconds: Double) {
         milliseconds = Int64((seconds * 1000).rounded())
+    }
+
+    /// The system's wall clock now, to the nearest millisecond, moved by `offset` seconds (read without going
+    /// through `Date` and floating point: the launch query reads it on every query).
+    public static func now(offset: Double = 0) -> Timestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        let now = Timestamp(milliseconds: Int64(time.tv_sec) * 1000 + (Int64(time.tv_nsec) + 500_000) / 1_000_000)
+        return offset == 0 ? now : now.adding(seconds: offset)
     }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }

@@ -88,7 +88,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         if offset != 0 { logger.warning("running with a test clock offset", metadata: ["seconds": "\(offset)"]) }
         do {
             let readyFile = configuration.readyFile
-            let clock: @Sendable () -> Timestamp = { Timestamp(seconds: Date().timeIntervalSince1970 + offset) }
+            let clock: @Sendable () -> Timestamp = { Timestamp.now(offset: offset) }
             let app = try DeliveryServiceApp(configuration: configuration, logger: logger, clock: clock, onReady: { endpoints in
                 if let readyFile {
                     do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("deliveryd", "\(error)") }

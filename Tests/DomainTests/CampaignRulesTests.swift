@@ -1,3 +1,4 @@
+import Foundation
 import JSONRPC
 import LaunchAdDomain
 import SeededRandomness
@@ -173,6 +174,18 @@ struct TimestampTests {
                                                        "2026-12-12T00:00:00+8:00", "2026-12-12T00:00:00.Z", "now", ""])
     func refuses(_ text: String) {
         #expect(Timestamp(rfc3339: text) == nil)
+    }
+
+    @Test("the wall clock read directly agrees with Date, and moves by its offset")
+    func wallClock() throws {
+        for _ in 0..<100 {
+            let before = Timestamp(seconds: Date().timeIntervalSince1970)
+            let now = Timestamp.now()
+            let after = Timestamp(seconds: Date().timeIntervalSince1970)
+            #expect(before <= now && now <= after, "\(before) \(now) \(after)")
+        }
+        let shifted = Timestamp.now(offset: 3600).milliseconds - Timestamp.now().milliseconds
+        #expect(abs(shifted - 3_600_000) <= 5)
     }
 
     @Test("app versions compare number by number")
