@@ -75,6 +75,9 @@ public final class JSONRPCDispatcher: Sendable {
     /// Memory reused from one message to the next by a loop that dispatches many (one per thread).
     public final class Scratch {
         let tokens = TokenStorage()
+        /// The buffer of the last single response, written into again by the next message once the caller has let
+        /// go of that response (until then, the next one gets a buffer of its own).
+        var response = JSONWriter(reservingCapacity: 512)
         public init() {}
     }
 
@@ -82,7 +85,7 @@ public final class JSONRPCDispatcher: Sendable {
     public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext, scratch: Scratch) -> Outcome {
         do {
             return try JSONTape.parse(bytes, maxDepth: limits.maxDepth, reusing: scratch.tokens) { tape in
-                dispatch(tape, context: context)
+                dispatch(tape, context: context, scratch: scratch)
             }
         } catch {
             let detail = (error as? JSONParseError)?.description ?? "\(error)"
@@ -90,10 +93,14 @@ public final class JSONRPCDispatcher: Sendable {
         }
     }
 
-    private func dispatch(_ tape: JSONTape, context: RPCContext) -> Outcome {
+    private func dispatch(_ tape: JSONTape, context: RPCContext, scratch: Scratch) -> Outcome {
         guard tape.kind(0) == .array else {
-            var writer = JSONWriter(reservingCapacity: 512)
-            switch handleCall(tape, 0, context: context, into: &writer) {
+            var writer = scratch.response
+            scratch.response = .placeholder
+            writer.truncate(to: 0)  // in place when the last response was let go of, else a buffer of its own
+            let result = handleCall(tape, 0, context: context, into: &writer)
+            scratch.response = writer
+            switch result {
             case .none: return .noReply
             case .written: return .reply(writer)
             case .later(let work): return .deferred(work)
@@ -209,14 +216,14 @@ public final class JSONRPCDispatcher: Sendable {
             writer.writeRaw(Self.errorResponse(id: id, .methodNotFound(tape.string(method))))
             return .written
         }
-        var callContext = context
-        callContext.id = idToken.map { token in
+        let callID: JSONRPCID? = idToken.map { token in
             switch tape.kind(token) {
             case .number: .number(JSONNumber(validatedText: String(decoding: tape.slice(token), as: UTF8.self)))
             case .string, .escapedString: .string(tape.string(token))
             default: .null
             }
         }
+        let callContext = RPCContext(id: callID, peerKey: context.peerKey)
         let source = ParamsSource(tape: tape, index: params)
         switch entry.invoker {
         case .inline(let handler):
@@ -308,14 +315,13 @@ public final class JSONRPCDispatcher: Sendable {
 
     // MARK: Encoding
 
-    private static let prefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
-    private static let resultKey = Array(#","result":"#.utf8)
-    private static let errorKey = Array(#","error":"#.utf8)
+    private static let prefix: StaticString = #"{"jsonrpc":"2.0","id":"#
+    private static let resultKey: StaticString = #","result":"#
+    private static let errorKey: StaticString = #","error":"#
 
     private static func writeResultPrefix(id: UnsafeRawBufferPointer, into writer: inout JSONWriter) {
-        writer.writeRaw(prefix)
-        writer.append(id)
-        writer.writeRaw(resultKey)
+        writer.append(UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), id,
+                      UnsafeRawBufferPointer(start: resultKey.utf8Start, count: resultKey.utf8CodeUnitCount))
     }
 
     /// A whole error response; `id` is the id's JSON text (`nil` writes `null`).

@@ -93,6 +93,15 @@ public struct JSONWriter: @unchecked Sendable {
         buffer.count += raw.count
     }
 
+    /// Appends three runs of raw bytes (already JSON, or part of it), making room once.
+    mutating func append(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, _ third: UnsafeRawBufferPointer) {
+        let target = reserve(first.count + second.count + third.count)
+        if let base = first.baseAddress { target.copyMemory(from: base, byteCount: first.count) }
+        if let base = second.baseAddress { (target + first.count).copyMemory(from: base, byteCount: second.count) }
+        if let base = third.baseAddress { (target + first.count + second.count).copyMemory(from: base, byteCount: third.count) }
+        buffer.count += first.count + second.count + third.count
+    }
+
     /// Drops what was written after `count` bytes.
     public mutating func truncate(to count: Int) {
         precondition(count >= 0 && count <= buffer.count)

@@ -125,6 +125,30 @@ struct DispatcherTests {
                           ["jsonrpc": "2.0", "id": 5, "result": ["length": 2]]])
     }
 
+    @Test("a loop reusing its scratch memory never writes over a response its caller still holds")
+    func scratchReuse() throws {
+        let dispatcher = SpecExamples.dispatcher(async: false)
+        let scratch = JSONRPCDispatcher.Scratch()
+        func dispatch(_ text: String) -> JSONWriter? {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBytes { raw in
+                if case .reply(let writer) = dispatcher.dispatch(raw, context: RPCContext(), scratch: scratch) { return writer }
+                return nil
+            }
+        }
+        let first = try #require(dispatch(#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#))
+        let held = first.bytes
+        // The next responses, one short and one long, while the first is still held, then after it is let go of.
+        let second = try #require(dispatch(#"{"jsonrpc":"2.0","method":"subtract","params":[1,2],"id":"a-much-longer-id-than-before"}"#))
+        #expect(first.bytes == held)
+        #expect(try JSONParser.parse(second.bytes) == JSONParser.parse(#"{"jsonrpc":"2.0","result":-1,"id":"a-much-longer-id-than-before"}"#))
+        for index in 0..<100 {
+            let reply = try #require(dispatch(#"{"jsonrpc":"2.0","method":"subtract","params":[\#(index),1],"id":\#(index)}"#))
+            #expect(try JSONParser.parse(reply.bytes) == JSONParser.parse(#"{"jsonrpc":"2.0","result":\#(index - 1),"id":\#(index)}"#))
+        }
+        #expect(first.bytes == held)
+    }
+
     @Test("refuses batches over the limit")
     func batchLimit() async throws {
         var limits = JSONRPCDispatcher.Limits()
