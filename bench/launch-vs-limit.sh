@@ -7,6 +7,8 @@
 # CLIENT=adload drives both servers with adload instead (same shapes: 4 connections x 64, 1 x 1), whose population
 # spreads over the 10 apps, both platforms, several versions, screens, regions and locales, with a mix of
 # 90% queries (20% of them hot starts), 4% prefetches and 6% impression reports.
+# COMPARE_BIN=/path/to/another/deliveryd starts a second edge from that build on the same campaignd and drives it in
+# every round right after this build's (label "compare"), for paired runs of two builds.
 #
 #   bench/launch-vs-limit.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per run)
 set -euo pipefail
@@ -63,14 +65,28 @@ EDGE_PID=$!
 pids+=($EDGE_PID)
 for _ in $(seq 100); do [ -s "$RUN/edge.ready" ] && break; sleep 0.1; done
 EDGE=$(field "$RUN/edge.ready" client)
-for _ in $(seq 200); do
-  "$BIN/adctl" --endpoint "$EDGE" call edge.status | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=100 and s["creatives"]>=3 else 1)' && break
-  sleep 0.1
-done
+wait_edge() {
+  for _ in $(seq 200); do
+    "$BIN/adctl" --endpoint "$1" call edge.status | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=100 and s["creatives"]>=3 else 1)' && return
+    sleep 0.1
+  done
+}
+wait_edge "$EDGE"
 echo "edge ready: $("$BIN/adctl" --endpoint "$EDGE" call edge.status)"
+COMPARE=""
+if [ -n "${COMPARE_BIN:-}" ]; then
+  "$COMPARE_BIN" --cache-dir "$RUN/compare" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
+    --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
+    --ready-file "$RUN/compare.ready" >"$RUN/compare.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s "$RUN/compare.ready" ] && break; sleep 0.1; done
+  COMPARE=$(field "$RUN/compare.ready" client)
+  wait_edge "$COMPARE"
+  echo "compare edge ready ($COMPARE_BIN)"
+fi
 echo "sample answer: $("$BIN/adctl" --endpoint "$EDGE" call launch.query '{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-1","screen":{"width":1179,"height":2556}}' | cut -c1-160)..."
 
-TOTAL=$(( ROUNDS * (SECS + 2) * 4 + MEMORY_SECONDS + 60 ))
+TOTAL=$(( ROUNDS * (SECS + 2) * 6 + MEMORY_SECONDS + 60 ))
 PORT=$(( 20000 + RANDOM % 20000 ))
 "$OUT"/zmq_limit_server -e "tcp://127.0.0.1:$PORT" -t "$TOTAL" >"$RUN/limit.log" &
 pids+=($!)
@@ -92,6 +108,7 @@ for round in $(seq "$ROUNDS"); do
     set -- $shape
     drive "tcp://127.0.0.1:$PORT" "$1" "$2" "$SECS" "limit-$3-$round" | tee -a "$LOG" | cut -c1-140
     drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
+    if [ -n "$COMPARE" ]; then drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140; fi
   done
 done
 
@@ -103,4 +120,4 @@ fi
 AFTER=$(rss)
 echo "deliveryd resident memory: ${BEFORE} KiB before, ${AFTER} KiB after a ${MEMORY_SECONDS} s run"
 
-bench/ratios.py "$LOG" limit deliveryd
+if [ -n "$COMPARE" ]; then bench/ratios.py "$LOG" limit deliveryd compare; else bench/ratios.py "$LOG" limit deliveryd; fi
