@@ -140,32 +140,33 @@ enum TapeDecoding {
         }
     }
 
-    static func integer<I: FixedWidthInteger>(_ context: Context, _ index: Int, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
-        guard context.tape.kind(index) == .number else { throw mismatch("an integer", context, index, path()) }
-        let raw = context.tape.slice(index)
-        // Fast path: an optional minus and at most 18 digits.
+    /// The value of a number token written as an optional minus and at most 18 digits (the fast path of integer
+    /// reading); `nil` for anything else: a fraction, an exponent, more digits.
+    @inline(__always)
+    static func plainInteger(_ raw: UnsafeRawBufferPointer) -> Int64? {
         var negative = false
         var position = 0
-        if raw[0] == UInt8(ascii: "-") {
+        if raw.first == UInt8(ascii: "-") {
             negative = true
             position = 1
         }
-        if raw.count - position <= 18 {
-            var value: Int64 = 0
-            var plain = true
-            while position < raw.count {
-                let digit = raw[position] &- UInt8(ascii: "0")
-                guard digit < 10 else {
-                    plain = false
-                    break
-                }
-                value = value * 10 + Int64(digit)
-                position += 1
-            }
-            if plain {
-                if let result = I(exactly: negative ? -value : value) { return result }
-                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\(negative ? -value : value) is out of range (\(I.min)...\(I.max))"))
-            }
+        guard raw.count - position <= 18 else { return nil }
+        var value: Int64 = 0
+        while position < raw.count {
+            let digit = raw[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            position += 1
+        }
+        return negative ? -value : value
+    }
+
+    static func integer<I: FixedWidthInteger>(_ context: Context, _ index: Int, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
+        guard context.tape.kind(index) == .number else { throw mismatch("an integer", context, index, path()) }
+        let raw = context.tape.slice(index)
+        if let value = plainInteger(raw) {
+            if let result = I(exactly: value) { return result }
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\(value) is out of range (\(I.min)...\(I.max))"))
         }
         let number = JSONNumber(validatedText: String(decoding: raw, as: UTF8.self))
         if let result = number.exactly(I.self) { return result }

@@ -207,20 +207,11 @@ public struct JSONObjectReader {
     @inline(__always)
     private func int(token: Int) throws -> Int {
         let tape = reader.tape
-        if tape.kind(token) == .number {
-            // Up to 18 plain digits: the value at once (anything else, or an error, through the decoding).
-            let raw = tape.slice(token)
-            if raw.count <= 18 {
-                var value = 0
-                for byte in raw {
-                    let digit = byte &- UInt8(ascii: "0")
-                    guard digit < 10 else { return try reader.child(token).int() }
-                    value = value &* 10 &+ Int(digit)
-                }
-                return value
-            }
+        // A plain integer at once; anything else (a fraction, an exponent, more digits, an error) the general way.
+        if tape.kind(token) == .number, let value = TapeDecoding.plainInteger(tape.slice(token)), let result = Int(exactly: value) {
+            return result
         }
-        return try reader.child(token).int()  // a fraction, an exponent, too many digits, or an error
+        return try reader.child(token).int()
     }
 
     /// The member `key`, or `nil` when it is absent or `null` (like `decodeIfPresent`).

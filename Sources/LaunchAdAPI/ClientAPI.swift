@@ -266,12 +266,6 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
 
     /// The answer for a decision.
     public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
-        self.init(decision, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL))
-    }
-
-    /// The answer for a decision, with the edge's inputs prepared.
-    public init(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase) {
-        let epoch = state.epoch, seq = state.seq, creativeBaseURL = creativeBase.url
         self.epoch = epoch
         self.seq = seq
         revoked = decision.revoked
@@ -296,7 +290,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
         prepared = held.answerParts
-        self.creativeBase = creativeBase
+        creativeBase = CreativeBase(creativeBaseURL)
     }
 
     /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative, without
