@@ -156,39 +156,37 @@ public struct JSONObjectReader {
     // `JSONReader`, without making one.
 
     /// The string in `slot`; `keyNotFound` when absent.
-    public func string(slot: Int) throws -> String {
-        let value = token(slot)
-        guard value >= 0 else { throw missing(fields[slot]) }
-        return try string(token: value)
-    }
+    public func string(slot: Int) throws -> String { try string(token: requiredToken(slot)) }
 
     /// The string in `slot`, or `nil` when it is absent or `null`.
-    public func optionalString(slot: Int) throws -> String? {
-        let value = token(slot)
-        guard value >= 0, reader.tape.kind(value) != .null else { return nil }
-        return try string(token: value)
-    }
+    public func optionalString(slot: Int) throws -> String? { try presentToken(slot).map { try string(token: $0) } }
 
     /// The integer in `slot`; `keyNotFound` when absent.
-    public func int(slot: Int) throws -> Int {
-        let value = token(slot)
-        guard value >= 0 else { throw missing(fields[slot]) }
-        return try int(token: value)
-    }
+    public func int(slot: Int) throws -> Int { try int(token: requiredToken(slot)) }
 
     /// The integer in `slot`, or `nil` when it is absent or `null`.
-    public func optionalInt(slot: Int) throws -> Int? {
+    public func optionalInt(slot: Int) throws -> Int? { try presentToken(slot).map { try int(token: $0) } }
+
+    /// The token of the member in `slot`; `keyNotFound` when absent.
+    @inline(__always)
+    private func requiredToken(_ slot: Int) throws -> Int {
         let value = token(slot)
-        guard value >= 0, reader.tape.kind(value) != .null else { return nil }
-        return try int(token: value)
+        guard value >= 0 else { throw missing(fields[slot]) }
+        return value
+    }
+
+    /// The token of the member in `slot`, or `nil` when it is absent or `null`.
+    @inline(__always)
+    private func presentToken(_ slot: Int) -> Int? {
+        let value = token(slot)
+        return value >= 0 && reader.tape.kind(value) != .null ? value : nil
     }
 
     /// The UTF-8 of the string in `slot` where it lies in the request, when it has no escapes (`nil` when it has
     /// some: read it with ``string(slot:)``), without making a `String`; valid while the request's bytes are.
     /// `keyNotFound` when absent, a type error when it is not a string.
     public func plainUTF8(slot: Int) throws -> UnsafeRawBufferPointer? {
-        let value = token(slot)
-        guard value >= 0 else { throw missing(fields[slot]) }
+        let value = try requiredToken(slot)
         let tape = reader.tape
         switch tape.kind(value) {
         case .string: return tape.slice(value)
