@@ -1,3 +1,4 @@
+import CZeroMQ
 import Dispatch
 import Foundation
 import Synchronization
@@ -14,6 +15,8 @@ public final class OwnerThread: Sendable {
         done.enter()
         let group = done
         let thread = Thread {
+            // The name shows in `top -H` and in /proc (Linux takes at most 15 bytes).
+            _ = pthread_setname_np(pthread_self(), String(decoding: name.utf8.prefix(15), as: UTF8.self))
             body()
             group.leave()
         }

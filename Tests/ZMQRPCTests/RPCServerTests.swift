@@ -236,6 +236,24 @@ struct RPCServerTests {
         await server.stop()
     }
 
+    @Test("the server's thread carries its socket's name, for top -H and /proc")
+    func threadName() async throws {
+        func names() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+                try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        var configuration = RPCServerConfiguration(endpoint: "tcp://127.0.0.1:0", name: "named-longer-than-linux-allows")
+        configuration.maxInFlight = 4
+        let context = try ZMQContext()
+        let server = try RPCServer(context: context, dispatcher: SpecExamples.dispatcher(), configuration: configuration)
+        #expect(try !names().contains("rpc-named-longe"))
+        try server.start()
+        // Linux keeps 15 bytes of a thread's name.
+        #expect(try names().contains("rpc-named-longe"))
+        await server.shutdown()
+    }
+
     @Test("graceful shutdown finishes the requests in flight and sends their replies")
     func gracefulShutdown() async throws {
         let gate = Gate()
