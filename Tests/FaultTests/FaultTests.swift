@@ -348,6 +348,11 @@ struct FaultTests {
         let cache = fixture.cacheDirectory("edge-ro")
         let stateURL = cache.appendingPathComponent("state.json")
         let blocked = cache.appendingPathComponent("creatives").appendingPathComponent(String(newCreative.prefix(2)))
+        // The edge's save of what it holds must be done first, or it could put the file back between the two steps.
+        #expect(await eventually {
+            let saved = savedState(cache).state
+            return saved.seq == first.seq && saved.creatives.count == 1
+        })
         try FileManager.default.removeItem(at: stateURL)
         try FileManager.default.createDirectory(at: stateURL, withIntermediateDirectories: false)
         try Data("not a folder".utf8).write(to: blocked)
