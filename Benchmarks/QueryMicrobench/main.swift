@@ -51,7 +51,7 @@ func measure(_ name: String, _ body: (Int) -> Void) {
 let base = CreativeBase("http://127.0.0.1:8200")
 var full = MethodTable()
 full.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
-              writing: { request, _, json in
+              compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
     let decision = DecisionEngine.decide(request, index: state.index[request.app], device: .unknown, now: now, serviceNow: now)
     LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &json)
 })

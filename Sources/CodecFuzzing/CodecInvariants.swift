@@ -2,6 +2,7 @@ import CampaignStore
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import Synchronization
 
 /// One invariant of the codec that an input broke.
 public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
@@ -30,6 +31,8 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 ///   does, naming the same field;
 /// - the edge's one-pass reader of `launch.query` gives what decoding and then validating the params give: the
 ///   same request, or the same error;
+/// - a compact `launch.query` call, read straight from its bytes, is answered exactly as the general way (parsing,
+///   then the one-pass reader) answers it, whether the bytes are a whole message or the params of one;
 /// - the domain's validation of decoded params (launch requests, campaign fields) never traps;
 /// - the dispatcher answers every input with well-formed JSON-RPC 2.0 responses (or nothing, only for
 ///   notifications), echoes the request's id, and answers a known method with a result exactly when its params
@@ -52,6 +55,7 @@ public enum CodecInvariants {
         }
         checkFastPath(bytes, parsed: parsed, &violations)
         checkOnePass(bytes, parsed: parsed, &violations)
+        checkCompactCalls(bytes, &violations)
         EchoDispatcher.check(bytes, parsed: parsed, &violations)
         return violations
     }
@@ -156,6 +160,86 @@ public enum CodecInvariants {
             violations.append(.init("launch.query one-pass reader refuses what decoding and validating refuse", "two steps: \(error)"))
         case (.failure(let error), .success):
             violations.append(.init("launch.query one-pass reader accepts what decoding and validating accept", "one pass: \(error)"))
+        }
+    }
+
+    // MARK: Compact calls
+
+    /// Counts, for the task that sets it, what the compact dispatcher of ``compactDispatchers`` did: params read
+    /// compactly, params read the general way, and handler runs.
+    public final class CompactProbe: Sendable {
+        let counts = Mutex<(compact: Int, general: Int, runs: Int)>((0, 0, 0))
+        public init() {}
+        /// Whether a call went the compact way: read compactly, never the general way, and handled. (Params read
+        /// compactly but followed by something else go the general way, which may refuse the call before reading them.)
+        public var tookCompactWay: Bool { counts.withLock { $0 == (1, 0, 1) } }
+    }
+    @TaskLocal public static var compactProbe: CompactProbe?
+
+    /// `launch.query` with the edge's readers and a handler that writes back the request it was given; one
+    /// dispatcher takes compact calls without the parser, the other takes every call the general way.
+    static let compactDispatchers: (compact: JSONRPCDispatcher, general: JSONRPCDispatcher) = {
+        let write: @Sendable (LaunchRequest, RPCContext, inout JSONWriter) -> Void = { request, context, json in
+            json.write(describe(request, id: context.id))
+        }
+        var probed = MethodTable()
+        probed.register(ClientAPI.launchQuery, reading: { json in
+            CodecInvariants.compactProbe?.counts.withLock { $0.general += 1 }
+            return try LaunchQueryParams.request(json: json)
+        }, checking: { try $0.validated() }, compact: { reader in
+            let request = LaunchQueryParams.request(compact: &reader)
+            if request != nil { CodecInvariants.compactProbe?.counts.withLock { $0.compact += 1 } }
+            return request
+        }, writing: { request, context, json in
+            CodecInvariants.compactProbe?.counts.withLock { $0.runs += 1 }
+            write(request, context, &json)
+        })
+        var plain = MethodTable()
+        plain.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() }, writing: write)
+        let info = OpenRPCInfo(title: "compact", version: "1")
+        return (JSONRPCDispatcher(methods: probed, info: info), JSONRPCDispatcher(methods: plain, info: info, compactCalls: false))
+    }()
+
+    /// Everything the handler is given, as JSON.
+    static func describe(_ request: LaunchRequest, id: JSONRPCID?) -> JSONValue {
+        var object = JSONObject()
+        object["app"] = .string(request.app)
+        object["platform"] = .string(request.platform)
+        object["appVersion"] = .array(request.appVersion.parts.map { .number(JSONNumber($0)) })
+        object["region"] = request.region.map(JSONValue.string) ?? .null
+        object["locale"] = request.locale.map(JSONValue.string) ?? .null
+        object["deviceId"] = request.deviceId.map(JSONValue.string) ?? .null
+        object["screen"] = request.screen.map { .array([.number(JSONNumber($0.width)), .number(JSONNumber($0.height))]) } ?? .null
+        object["launchType"] = .string(request.launchType.rawValue)
+        object["backgroundSeconds"] = request.backgroundSeconds.map { .number(JSONNumber($0)) } ?? .null
+        object["cached"] = .array(request.cached.sorted().map(JSONValue.string))
+        object["id"] = id?.json ?? .string("none")
+        return .object(object)
+    }
+
+    /// What a dispatcher sends back for a message (`nil` for nothing).
+    static func answer(_ dispatcher: JSONRPCDispatcher, _ message: [UInt8]) -> [UInt8]? {
+        switch dispatcher.dispatch(message) {
+        case .reply(let writer): writer.bytes
+        case .noReply: nil
+        case .deferred: Array("deferred".utf8)
+        }
+    }
+
+    /// The bytes as the params of a compact `launch.query` call.
+    static func compactCall(params: [UInt8]) -> [UInt8] {
+        Array(#"{"jsonrpc":"2.0","id":7,"method":"launch.query","params":"#.utf8) + params + [UInt8(ascii: "}")]
+    }
+
+    static func checkCompactCalls(_ bytes: [UInt8], _ violations: inout [InvariantViolation]) {
+        let (compact, general) = compactDispatchers
+        for message in [bytes, compactCall(params: bytes)] {
+            let left = answer(compact, message), right = answer(general, message)
+            if left != right {
+                violations.append(.init("a compact launch.query call is answered as the general way answers it",
+                                        "\(left.map { String(decoding: $0, as: UTF8.self) } ?? "nothing") vs "
+                                            + "\(right.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")"))
+            }
         }
     }
 

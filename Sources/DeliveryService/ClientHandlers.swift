@@ -23,10 +23,10 @@ enum ClientHandlers {
 
     static func table(_ context: Context) -> MethodTable {
         var methods = MethodTable()
-        // The request is read and checked in one pass, and the answer written straight from the decision (the
-        // same bytes as a `LaunchAnswer` made from it).
+        // The request is read and checked in one pass (straight from the message's bytes when the call is compact),
+        // and the answer written straight from the decision (the same bytes as a `LaunchAnswer` made from it).
         methods.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
-                         writing: { request, _, json in
+                         compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
             let state = context.cell.state
             let now = context.clock()
             let decision = DecisionEngine.decide(request, index: state.index[request.app],

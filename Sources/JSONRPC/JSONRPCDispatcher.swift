@@ -37,12 +37,17 @@ public final class JSONRPCDispatcher: Sendable {
     public let openRPCDocument: JSONValue
     private let onInternalError: InternalErrorObserver?
     private let onCall: CallObserver?
+    /// Whether compact calls of methods with a compact reader skip the parser (see ``CompactReader``). Never
+    /// when the nesting limit is below the three levels a compact call may reach: such a call must then be refused
+    /// as the parser refuses it.
+    public let compactCalls: Bool
 
     /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took.
     public typealias CallObserver = @Sendable (_ method: String, _ code: Int, _ duration: Duration) -> Void
 
+    /// `compactCalls: false` handles every message the general way (for tests that compare the two).
     public init(methods: MethodTable, info: OpenRPCInfo, limits: Limits = Limits(),
-                onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil) {
+                onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil, compactCalls: Bool = true) {
         var table = methods
         let document = OpenRPC.document(info: info, methods: methods.methods)
         let documentBytes = document.jsonBytes
@@ -56,6 +61,7 @@ public final class JSONRPCDispatcher: Sendable {
         self.openRPCDocument = document
         self.onInternalError = onInternalError
         self.onCall = onCall
+        self.compactCalls = compactCalls && limits.maxDepth >= CompactReader.maxDepth
     }
 
     /// The methods served, `rpc.discover` included.
@@ -83,6 +89,7 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// Handles one message, reusing `scratch`'s memory. The bytes need to live only during the call.
     public func dispatch(_ bytes: UnsafeRawBufferPointer, context: RPCContext, scratch: Scratch) -> Outcome {
+        if compactCalls, let outcome = dispatchCompact(bytes, context: context, scratch: scratch) { return outcome }
         do {
             return try JSONTape.parse(bytes, maxDepth: limits.maxDepth, reusing: scratch.tokens) { tape in
                 dispatch(tape, context: context, scratch: scratch)
@@ -237,19 +244,9 @@ public final class JSONRPCDispatcher: Sendable {
                 if let started { onCall?(name, code, ContinuousClock.now - started) }
                 return .none
             }
-            let start = writer.count
-            Self.writeResultPrefix(id: id, into: &writer)
-            var code = 0
-            do {
-                try handler(source, callContext, &writer)
-                writer.append(UInt8(ascii: "}"))
-            } catch {
-                writer.truncate(to: start)
-                let wire = Self.wireError(error, method: name, observer: onInternalError)
-                code = wire.code
-                writer.writeRaw(Self.errorResponse(id: id, wire))
+            run(name, id: id, context: callContext, started: started, into: &writer) { context, writer in
+                try handler(source, context, &writer)
             }
-            if let started { onCall?(name, code, ContinuousClock.now - started) }
             return .written
         case .async(let prepare):
             let started = onCall == nil ? nil : ContinuousClock.now
@@ -287,13 +284,87 @@ public final class JSONRPCDispatcher: Sendable {
         }
     }
 
+    /// Runs an inline handler of a call with an id, writing its response: the result, or the error it threw.
+    @inline(__always)
+    private func run(_ name: String, id: UnsafeRawBufferPointer, context: RPCContext, started: ContinuousClock.Instant?,
+                     into writer: inout JSONWriter, _ handler: (RPCContext, inout JSONWriter) throws -> Void) {
+        let start = writer.count
+        Self.writeResultPrefix(id: id, into: &writer)
+        var code = 0
+        do {
+            try handler(context, &writer)
+            writer.append(UInt8(ascii: "}"))
+        } catch {
+            writer.truncate(to: start)
+            let wire = Self.wireError(error, method: name, observer: onInternalError)
+            code = wire.code
+            writer.writeRaw(Self.errorResponse(id: id, wire))
+        }
+        if let started { onCall?(name, code, ContinuousClock.now - started) }
+    }
+
+    // MARK: Compact calls
+
+    /// Handles a compact call of a method with a compact reader, or returns `nil` (having written nothing and run
+    /// nothing) for any other message: `{"jsonrpc":"2.0","id":…,"method":"…"` with those three in any order, then
+    /// `"params":{…}}` last, all compact (see ``CompactReader``), the id an integer or a string.
+    private func dispatchCompact(_ bytes: UnsafeRawBufferPointer, context: RPCContext, scratch: Scratch) -> Outcome? {
+        var reader = CompactReader(bytes)
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var version = false
+        var id: UnsafeRawBufferPointer?
+        var callID: JSONRPCID?
+        var method: (name: String, entry: MethodTable.Entry)?
+        while let key = reader.key() {
+            if CompactReader.equals(key, "params") {
+                guard version, let id, let method, let compact = method.entry.compact else { return nil }
+                // The params come last: their reader runs the handler only once the call has ended right after them.
+                let started = onCall == nil ? nil : ContinuousClock.now
+                let callContext = RPCContext(id: callID, peerKey: context.peerKey)
+                var writer = scratch.response
+                scratch.response = .placeholder
+                writer.truncate(to: 0)  // as for a call the general way
+                let taken = compact(&reader) { handler in
+                    run(method.name, id: id, context: callContext, started: started, into: &writer, handler)
+                }
+                scratch.response = writer
+                return taken ? .reply(writer) : nil
+            } else if CompactReader.equals(key, "jsonrpc") {
+                guard !version, let value = reader.string(), CompactReader.equals(value, "2.0") else { return nil }
+                version = true
+            } else if CompactReader.equals(key, "id") {
+                guard id == nil else { return nil }
+                let start = reader.offset
+                if reader.next == UInt8(ascii: "\"") {
+                    guard let text = reader.string() else { return nil }
+                    callID = .string(String(decoding: text, as: UTF8.self))
+                } else {
+                    guard let text = reader.integerText() else { return nil }
+                    callID = .number(JSONNumber(validatedText: String(decoding: text, as: UTF8.self)))
+                }
+                id = UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset])
+            } else if CompactReader.equals(key, "method") {
+                guard method == nil, let name = reader.string(), let found = lookup(name), found.entry.compact != nil else { return nil }
+                method = found
+            } else {
+                return nil
+            }
+            guard reader.take(UInt8(ascii: ",")) else { return nil }
+        }
+        return nil
+    }
+
     /// Finds a method by the bytes of its name, without making a string (names are few and short).
     private func lookup(_ tape: JSONTape, _ token: Int) -> (String, MethodTable.Entry)? {
         if tape.kind(token) == .escapedString {
             let name = tape.string(token)
             return table.entry(name).map { (name, $0) }
         }
-        let raw = tape.slice(token)
+        return lookup(tape.slice(token))
+    }
+
+    /// Finds a method by its name's bytes (without escapes).
+    private func lookup(_ raw: UnsafeRawBufferPointer) -> (name: String, entry: MethodTable.Entry)? {
         for method in methodsByName where method.utf8.count == raw.count {
             let same = method.utf8.withUnsafeBytes { utf8 in
                 raw.count == 0 || memcmp(utf8.baseAddress!, raw.baseAddress!, raw.count) == 0

@@ -1,11 +1,12 @@
 /// Finds the bytes that end a plain run inside a JSON string, eight at a time.
+@usableFromInline
 enum JSONScan {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
+    @usableFromInline static let ones: UInt64 = 0x0101_0101_0101_0101
+    @usableFromInline static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// Flags (in their high bits) the bytes of `word` that are a quote, a backslash, a control character, or
     /// 0x80 and above. Only the lowest flag is exact, which is all a scan needs.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func specialMask(_ word: UInt64) -> UInt64 {
         let quote = word ^ (0x22 &* ones)
         let backslash = word ^ (0x5C &* ones)
@@ -17,7 +18,7 @@ enum JSONScan {
 
     /// The offset of the first byte in `start..<end` of `base` that is a quote, a backslash, a control character
     /// or non-ASCII; `end` if there is none.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func firstSpecial(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
         var index = start
         while index + 8 <= end {

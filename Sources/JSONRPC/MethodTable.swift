@@ -10,14 +10,20 @@ public struct MethodTable: Sendable {
         case async(@Sendable (ParamsSource) throws -> @Sendable (RPCContext) async throws -> [UInt8])
     }
 
+    /// A method's way with compact calls: reads the params (the reader at their `{`) and, when the call is
+    /// compact to its end, runs the handler through `run` and returns `true`; `false` when it is not (nothing ran).
+    typealias CompactInvoker = @Sendable (inout CompactReader, _ run: (_ handler: (RPCContext, inout JSONWriter) throws -> Void) -> Void) -> Bool
+
     /// A class, so that finding a method per request hands out one reference instead of copying its description.
     final class Entry: Sendable {
         let info: MethodInfo
         let invoker: Invoker
+        let compact: CompactInvoker?
 
-        init(info: MethodInfo, invoker: Invoker) {
+        init(info: MethodInfo, compact: CompactInvoker? = nil, invoker: Invoker) {
             self.info = info
             self.invoker = invoker
+            self.compact = compact
         }
     }
 
@@ -83,15 +89,29 @@ public struct MethodTable: Sendable {
     /// more to decode into `Params` and then check than to read straight into what the handler needs. `read` must
     /// give what decoding `Params` and then `check` give (the same input, or an error with the same code and field);
     /// params given by position, or none at all, take that way.
+    ///
+    /// `compact`, when given, reads the params of a compact call (see ``CompactReader``) straight from the
+    /// message's bytes, before any parsing: a call whose members are `jsonrpc`, `id` and `method` in any order and
+    /// then `params`, all compact. It must give the input `read` gives for those bytes when it gives one, and `nil`
+    /// for anything else, an input `read` would refuse included; the message is then parsed and handled the
+    /// general way.
     public mutating func register<Params: Sendable, Result, Input>(
         _ method: RPCMethod<Params, Result>,
         reading read: @escaping @Sendable (JSONReader) throws -> Input,
         checking check: @escaping @Sendable (Params) throws -> Input,
+        compact: (@Sendable (inout CompactReader) -> Input?)? = nil,
         writing handler: @escaping @Sendable (Input, RPCContext, inout JSONWriter) throws -> Void
     ) {
         precondition(entries[method.name] == nil, "method \(method.name) registered twice")
         let positional = method.positionalParams
-        entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
+        let compactInvoker: CompactInvoker? = compact.map { compact in
+            { @Sendable reader, run in
+                guard let input = compact(&reader), reader.take(UInt8(ascii: "}")), reader.isAtEnd else { return false }
+                run { context, writer in try handler(input, context, &writer) }
+                return true
+            }
+        }
+        entries[method.name] = Entry(info: method.info, compact: compactInvoker, invoker: .inline { source, context, writer in
             let input: Input
             if let index = source.index, positional.isEmpty {
                 input = try ParamsDecoding.reading(JSONReader(tape: source.tape, index: index, path: nil), read)

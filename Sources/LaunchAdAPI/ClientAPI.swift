@@ -90,6 +90,101 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
                          screen: rest.screen, launchType: rest.launchType, backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
     }
 
+    /// The launch request of a compact call's params (see `CompactReader`), or `nil` when they are not compact, or
+    /// name a member twice or one that is not a param, or hold a null or anything `request(json:)` would refuse: the
+    /// call is then read the general way, which answers its errors. What it gives is what `request(json:)` gives
+    /// for the same bytes: the same checks make it.
+    public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var seen: UInt16 = 0
+        var app: UnsafeRawBufferPointer?, platform: UnsafeRawBufferPointer?, appVersion: UnsafeRawBufferPointer?
+        var region: UnsafeRawBufferPointer?, locale: UnsafeRawBufferPointer?, deviceId: UnsafeRawBufferPointer?
+        var screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
+        repeat {
+            guard let key = reader.key() else { return nil }
+            let slot = compactSlot(key)
+            guard slot >= 0, seen & (1 << slot) == 0 else { return nil }
+            seen |= 1 << slot
+            // A member of a type it cannot have is left to the general way, which names it.
+            switch slot {
+            case 0...5:
+                guard let text = reader.string() else { return nil }
+                switch slot {
+                case 0: app = text
+                case 1: platform = text
+                case 2: appVersion = text
+                case 3: region = text
+                case 4: locale = text
+                default: deviceId = text
+                }
+            case 6:
+                guard let value = compactScreen(&reader) else { return nil }
+                screen = value
+            case 7:
+                guard let text = reader.string() else { return nil }
+                guard let type = CompactReader.equals(text, "cold") ? LaunchType.cold : CompactReader.equals(text, "hot") ? .hot : nil
+                else { return nil }
+                launchType = type
+            case 8:
+                guard let value = reader.int() else { return nil }
+                backgroundSeconds = value
+            default:
+                guard let list = compactStrings(&reader) else { return nil }
+                cached = list
+            }
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "}")), let app, let platform, let appVersion else { return nil }
+        let platformName = equals(platform, "ios") ? "ios" : equals(platform, "android") ? "android" : String(decoding: platform, as: UTF8.self)
+        return try? check(app: String(decoding: app, as: UTF8.self), platform: platformName, version: AppVersion(utf8: appVersion),
+                          region: region.map { String(decoding: $0, as: UTF8.self) }, locale: locale.map { String(decoding: $0, as: UTF8.self) },
+                          deviceId: deviceId.map { String(decoding: $0, as: UTF8.self) }, screen: screen, launchType: launchType,
+                          backgroundSeconds: backgroundSeconds, cached: cached)
+    }
+
+    /// The slot in `fields` of a param's name, or -1.
+    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
+        switch key.count {
+        case 3: CompactReader.equals(key, "app") ? 0 : -1
+        case 6: CompactReader.equals(key, "region") ? 3 : CompactReader.equals(key, "locale") ? 4 : CompactReader.equals(key, "screen") ? 6 : CompactReader.equals(key, "cached") ? 9 : -1
+        case 8: CompactReader.equals(key, "platform") ? 1 : CompactReader.equals(key, "deviceId") ? 5 : -1
+        case 10: CompactReader.equals(key, "appVersion") ? 2 : CompactReader.equals(key, "launchType") ? 7 : -1
+        case 17: CompactReader.equals(key, "backgroundSeconds") ? 8 : -1
+        default: -1
+        }
+    }
+
+    /// `{"width":…,"height":…}` in either order, both integers.
+    private static func compactScreen(_ reader: inout CompactReader) -> Screen? {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var width: Int?, height: Int?
+        repeat {
+            guard let key = reader.key() else { return nil }
+            if CompactReader.equals(key, "width") && width == nil {
+                guard let value = reader.int() else { return nil }
+                width = value
+            } else if CompactReader.equals(key, "height") && height == nil {
+                guard let value = reader.int() else { return nil }
+                height = value
+            } else {
+                return nil
+            }
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "}")), let width, let height else { return nil }
+        return Screen(width: width, height: height)
+    }
+
+    /// An array of strings.
+    private static func compactStrings(_ reader: inout CompactReader) -> [String]? {
+        guard reader.take(UInt8(ascii: "[")) else { return nil }
+        var list: [String] = []
+        if reader.take(UInt8(ascii: "]")) { return list }
+        repeat {
+            guard let text = reader.string() else { return nil }
+            list.append(String(decoding: text, as: UTF8.self))
+        } while reader.take(UInt8(ascii: ","))
+        return reader.take(UInt8(ascii: "]")) ? list : nil
+    }
+
     private static func equals(_ utf8: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
         utf8.count == text.utf8CodeUnitCount && memcmp(utf8.baseAddress!, text.utf8Start, utf8.count) == 0
     }

@@ -61,6 +61,60 @@ struct CodecPropertyTests {
         }
     }
 
+    /// A DESIGN launch query's params, compact.
+    static let launchParams = #"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-1","screen":{"width":1179,"height":2556}}"#
+
+    @Test("a compact launch.query call is read straight from its bytes and answered as the general way answers it", arguments: [
+        (launchParams, true),
+        (#"{"screen":{"height":2556,"width":1179},"deviceId":"d-1","app":"a.b_c-9","appVersion":"1","platform":"harmonyos"}"#, true),
+        (#"{"app":"a","platform":"android","appVersion":"1.2.3.4","launchType":"hot","backgroundSeconds":0,"cached":[]}"#, true),
+        (#"{"app":"a","platform":"ios","appVersion":"1","cached":["\#(String(repeating: "ab", count: 32))","\#(String(repeating: "ab", count: 32))"]}"#, true),
+        (#"{"app":"a","platform":"ios","appVersion":"1","launchType":"cold"}"#, true),
+        // Not compact, or not acceptable: the general way reads it and answers what it finds.
+        (#"{"app":"shop", "platform":"ios","appVersion":"5.2.0"}"#, false),
+        (#"{"app":"shop","platform":"i\u006fs","appVersion":"5.2.0"}"#, false),
+        ("{\"app\":\"shop\",\"platform\":\"ios\",\"appVersion\":\"5.2.0\",\"region\":\"\u{4E0A}\u{6D77}\"}", false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":null}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","app":"shop"}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","x":1}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","screen":{"width":1179}}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","screen":{"width":1179,"height":2556,"depth":1}}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","screen":{"width":1179.0,"height":2556}}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","screen":{"width":0,"height":2556}}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","backgroundSeconds":-1}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","launchType":"warm"}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","launchType":"hot"}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5..2"}"#, false),
+        (#"{"app":"Shop","platform":"ios","appVersion":"5.2.0"}"#, false),
+        (#"{"app":"shop","platform":"blackberry","appVersion":"5.2.0"}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","cached":["nope"]}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","cached":[1]}"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","deviceId":""}"#, false),
+        (#"{"platform":"ios","appVersion":"5.2.0"}"#, false),
+        (#"{}"#, false),
+        (#"[]"#, false),
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0""#, false),
+    ] as [(String, Bool)])
+    func compactLaunchCalls(_ params: String, _ compact: Bool) throws {
+        let probe = CodecInvariants.CompactProbe()
+        var violations: [InvariantViolation] = []
+        CodecInvariants.$compactProbe.withValue(probe) {
+            CodecInvariants.checkCompactCalls(Array(params.utf8), &violations)
+        }
+        #expect(violations.isEmpty, "\(violations)")
+        // The params alone are not a call, so only their call can go the compact way, and does when they are compact.
+        #expect(probe.tookCompactWay == compact)
+        // And the answers compared are the handler's for what is acceptable, an error naming a field for the rest.
+        let message = CodecInvariants.compactCall(params: Array(params.utf8))
+        let answer = try JSONParser.parse(try #require(CodecInvariants.answer(CodecInvariants.compactDispatchers.general, message)))
+        if compact {
+            #expect(answer["result"]?["app"]?.stringValue != nil, "\(answer)")
+        } else {
+            #expect(answer["result"] != nil || answer["error"]?["code"]?.intValue == -32602 || answer["error"]?["code"]?.intValue == -32700,
+                    "\(answer)")
+        }
+    }
+
     @Test("every file of the committed corpus keeps every invariant")
     func committedCorpus() async throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).sorted()

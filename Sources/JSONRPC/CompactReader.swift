@@ -1,0 +1,107 @@
+/// A forward reader of compact JSON, the shape client libraries send: no whitespace, strings of printable ASCII
+/// without escapes, integers without a fraction or an exponent. A method's compact reader (see
+/// ``MethodTable/register(_:reading:checking:compact:writing:)``) reads its params with it straight from the
+/// request's bytes, with no tape.
+///
+/// Every read either takes a value of exactly that shape or returns `nil` (or `false`), and a caller that gets one
+/// gives up on the message: the dispatcher then handles it the general way, from the start. So the compact way
+/// answers only messages that the general way would answer the same, and anything else (whitespace, an escape,
+/// a duplicate or unknown member, an error to report) is the general way's to answer, with its exact errors.
+public struct CompactReader {
+    /// The deepest nesting a compact call may have: the call, its params, and one object or array inside them
+    /// (a method's compact reader reads nothing deeper).
+    public static let maxDepth = 3
+
+    // Inlinable, with what it reads: methods' compact readers live in other modules, and a call per byte or per
+    // member would cost more than the reading.
+    @usableFromInline let base: UnsafeRawPointer
+    @usableFromInline let end: Int
+    @usableFromInline var position: Int
+
+    /// The offset of the next byte.
+    @inlinable public var offset: Int { position }
+
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        // An empty buffer may have no address; any address will do, since nothing is read past `end`.
+        base = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)!
+        end = bytes.count
+        position = 0
+    }
+
+    /// Whether every byte has been read.
+    @inlinable public var isAtEnd: Bool { position == end }
+
+    /// Takes `byte` if it comes next.
+    @inlinable @inline(__always)
+    public mutating func take(_ byte: UInt8) -> Bool {
+        guard position < end, base.load(fromByteOffset: position, as: UInt8.self) == byte else { return false }
+        position += 1
+        return true
+    }
+
+    /// The next byte, without taking it.
+    @inlinable @inline(__always)
+    public var next: UInt8? {
+        position < end ? base.load(fromByteOffset: position, as: UInt8.self) : nil
+    }
+
+    /// A string of printable ASCII without escapes: its bytes, without the quotes. The bytes live as long as the
+    /// message's.
+    @inlinable @inline(__always)
+    public mutating func string() -> UnsafeRawBufferPointer? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = position
+        // The first byte that is a quote, a backslash, a control character or not ASCII must be the closing quote.
+        let stop = JSONScan.firstSpecial(base, from: start, to: end)
+        guard stop < end, base.load(fromByteOffset: stop, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
+        position = stop + 1
+        return UnsafeRawBufferPointer(start: base + start, count: stop - start)
+    }
+
+    /// A member's name (a string as ``string()`` takes it) and the colon after it.
+    @inlinable @inline(__always)
+    public mutating func key() -> UnsafeRawBufferPointer? {
+        guard let name = string(), take(UInt8(ascii: ":")) else { return nil }
+        return name
+    }
+
+    /// An integer in JSON's grammar (`-`, then `0` or digits not starting with `0`) of at most 18 digits, not
+    /// followed by a fraction or an exponent.
+    @inlinable
+    public mutating func int() -> Int? {
+        integerText().map { Self.value(of: $0) }
+    }
+
+    /// The text of an integer as ``int()`` takes it.
+    @usableFromInline
+    mutating func integerText() -> UnsafeRawBufferPointer? {
+        let start = position
+        _ = take(UInt8(ascii: "-"))
+        let digitsStart = position
+        while position < end, base.load(fromByteOffset: position, as: UInt8.self) &- UInt8(ascii: "0") < 10 { position += 1 }
+        let digits = position - digitsStart
+        let first = digits > 0 ? base.load(fromByteOffset: digitsStart, as: UInt8.self) : 0
+        guard digits > 0, digits <= 18, first != UInt8(ascii: "0") || digits == 1 else { return nil }
+        if let next, next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e") { return nil }
+        return UnsafeRawBufferPointer(start: base + start, count: position - start)
+    }
+
+    @usableFromInline
+    static func value(of text: UnsafeRawBufferPointer) -> Int {
+        var value = 0
+        var negative = false
+        for byte in text {
+            if byte == UInt8(ascii: "-") { negative = true } else { value = value &* 10 &+ Int(byte &- UInt8(ascii: "0")) }
+        }
+        return negative ? -value : value
+    }
+
+    /// Whether `bytes` are exactly `text`.
+    @inlinable @inline(__always)
+    public static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        let other = text.utf8Start
+        for index in 0..<bytes.count where bytes[index] != other[index] { return false }
+        return true
+    }
+}
