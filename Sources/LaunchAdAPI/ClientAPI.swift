@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import CampaignStore
 import JSONRPC
 import LaunchAdDomain
@@ -72,7 +67,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         let app = try object.string(slot: 0)
         let platform: String
         if let utf8 = try object.plainUTF8(slot: 1) {
-            platform = equals(utf8, "ios") ? "ios" : equals(utf8, "android") ? "android" : String(decoding: utf8, as: UTF8.self)
+            platform = platformName(utf8)
         } else {
             platform = try object.string(slot: 1)
         }
@@ -134,8 +129,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
             }
         } while reader.take(UInt8(ascii: ","))
         guard reader.take(UInt8(ascii: "}")), let app, let platform, let appVersion else { return nil }
-        let platformName = equals(platform, "ios") ? "ios" : equals(platform, "android") ? "android" : String(decoding: platform, as: UTF8.self)
-        return try? check(app: String(decoding: app, as: UTF8.self), platform: platformName, version: AppVersion(utf8: appVersion),
+        return try? check(app: String(decoding: app, as: UTF8.self), platform: platformName(platform), version: AppVersion(utf8: appVersion),
                           region: region.map { String(decoding: $0, as: UTF8.self) }, locale: locale.map { String(decoding: $0, as: UTF8.self) },
                           deviceId: deviceId.map { String(decoding: $0, as: UTF8.self) }, screen: screen, launchType: launchType,
                           backgroundSeconds: backgroundSeconds, cached: cached)
@@ -185,8 +179,9 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         return reader.take(UInt8(ascii: "]")) ? list : nil
     }
 
-    private static func equals(_ utf8: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        utf8.count == text.utf8CodeUnitCount && memcmp(utf8.baseAddress!, text.utf8Start, utf8.count) == 0
+    /// A platform's name from its bytes, the two common ones without making a string.
+    private static func platformName(_ utf8: UnsafeRawBufferPointer) -> String {
+        CompactReader.equals(utf8, "ios") ? "ios" : CompactReader.equals(utf8, "android") ? "android" : String(decoding: utf8, as: UTF8.self)
     }
 
     /// The members after `deviceId`, decoded.
