@@ -1,5 +1,5 @@
-/// A forward reader of compact JSON, the shape client libraries send: no whitespace, strings of printable ASCII
-/// without escapes, integers without a fraction or an exponent. A method's compact reader (see
+/// A forward reader of compact JSON, the shape client libraries send: no whitespace, strings of plain ASCII (no
+/// escapes, nothing below a space), integers without a fraction or an exponent. A method's compact reader (see
 /// ``MethodTable/register(_:reading:checking:compact:writing:)``) reads its params with it straight from the
 /// request's bytes, with no tape.
 ///
@@ -45,7 +45,7 @@ public struct CompactReader {
         position < end ? base.load(fromByteOffset: position, as: UInt8.self) : nil
     }
 
-    /// A string of printable ASCII without escapes: its bytes, without the quotes. The bytes live as long as the
+    /// A string of plain ASCII (no escapes, nothing below a space): its bytes, without the quotes. The bytes live as long as the
     /// message's.
     @inlinable @inline(__always)
     public mutating func string() -> UnsafeRawBufferPointer? {

@@ -12,7 +12,7 @@ struct CompactCallTests {
         }
     }
 
-    @Test("strings: printable ASCII without escapes, or nothing", arguments: [
+    @Test("strings: plain ASCII, nothing below a space, no escapes; or nothing", arguments: [
         (#""shop""#, "shop"), (#""""#, ""), ("\"a b~\u{7F}\"", "a b~\u{7F}"), (#""12345678901234567890x","#, "12345678901234567890x"),
         (#""a\"b""#, nil), (#""a\\b""#, nil), (#""\u00e9""#, nil), ("\"caf\u{E9}\"", nil), ("\"tab\there\"", nil),
         (#""open"#, nil), (#"shop""#, nil), ("", nil),
