@@ -67,13 +67,11 @@ public struct CompactReader {
 
     /// An integer in JSON's grammar (`-`, then `0` or digits not starting with `0`) of at most 18 digits, not
     /// followed by a fraction or an exponent.
-    @inlinable
     public mutating func int() -> Int? {
-        integerText().map { Self.value(of: $0) }
+        integerText().flatMap { TapeDecoding.plainInteger($0) }.map { Int($0) }
     }
 
     /// The text of an integer as ``int()`` takes it.
-    @usableFromInline
     mutating func integerText() -> UnsafeRawBufferPointer? {
         let start = position
         _ = take(UInt8(ascii: "-"))
@@ -84,16 +82,6 @@ public struct CompactReader {
         guard digits > 0, digits <= 18, first != UInt8(ascii: "0") || digits == 1 else { return nil }
         if let next, next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e") { return nil }
         return UnsafeRawBufferPointer(start: base + start, count: position - start)
-    }
-
-    @usableFromInline
-    static func value(of text: UnsafeRawBufferPointer) -> Int {
-        var value = 0
-        var negative = false
-        for byte in text {
-            if byte == UInt8(ascii: "-") { negative = true } else { value = value &* 10 &+ Int(byte &- UInt8(ascii: "0")) }
-        }
-        return negative ? -value : value
     }
 
     /// Whether `bytes` are exactly `text`.

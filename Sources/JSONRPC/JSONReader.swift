@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
-
 /// A type that reads itself straight from JSON, without `Codable`'s generic machinery: for params of hot
 /// methods (the launch query). It must accept and refuse exactly what its `Decodable` conformance does.
 public protocol JSONReadable: Decodable, SendableMetatype {
@@ -245,8 +239,6 @@ extension JSONTape {
     /// Whether the key token at `index` spells `key`.
     func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
         if kind(index) == .escapedString { return string(index) == key.description }
-        let raw = slice(index)
-        let count = key.utf8CodeUnitCount
-        return raw.count == count && (count == 0 || memcmp(key.utf8Start, raw.baseAddress!, count) == 0)
+        return CompactReader.equals(slice(index), key)
     }
 }
