@@ -37,9 +37,9 @@ public final class JSONRPCDispatcher: Sendable {
     public let openRPCDocument: JSONValue
     private let onInternalError: InternalErrorObserver?
     private let onCall: CallObserver?
-    /// Whether compact calls of methods with a compact reader skip the parser (see ``CompactReader``). Never
-    /// when the nesting limit is below the three levels a compact call may reach: such a call must then be refused
-    /// as the parser refuses it.
+    /// Whether compact calls of methods with a compact reader skip the parser (see ``CompactReader``). Never when no
+    /// method has one (no message is looked at twice), nor when the nesting limit is below the three levels a
+    /// compact call may reach: such a call must then be refused as the parser refuses it.
     public let compactCalls: Bool
 
     /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took.
@@ -62,6 +62,7 @@ public final class JSONRPCDispatcher: Sendable {
         self.onInternalError = onInternalError
         self.onCall = onCall
         self.compactCalls = compactCalls && limits.maxDepth >= CompactReader.maxDepth
+            && table.entries.values.contains { $0.compact != nil }
     }
 
     /// The methods served, `rpc.discover` included.

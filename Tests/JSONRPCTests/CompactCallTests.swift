@@ -119,11 +119,18 @@ struct CompactCallTests {
         if compact { #expect(answer?.contains(#""twice":"#) == true || answer?.contains(#""field":"n""#) == true, "\(answer ?? "")") }
     }
 
-    @Test("the compact way stays off when the nesting limit is below what a compact call may reach")
-    func nestingLimit() {
-        var limits = JSONRPCDispatcher.Limits()
-        limits.maxDepth = 1
-        #expect(!JSONRPCDispatcher(methods: MethodTable(), info: OpenRPCInfo(title: "t", version: "1"), limits: limits).compactCalls)
-        #expect(JSONRPCDispatcher(methods: MethodTable(), info: OpenRPCInfo(title: "t", version: "1")).compactCalls)
+    @Test("the compact way stays off when no method has a compact reader, or the nesting limit is below what a compact call may reach")
+    func off() {
+        var table = MethodTable()
+        table.register(RPCMethod<[Int], Int>("sum", summary: "The sum."), reading: { try $0.decode([Int].self).reduce(0, +) },
+                       checking: { $0.reduce(0, +) }, compact: { _ in nil }, writing: { sum, _, json in json.write(JSONValue.number(JSONNumber(sum))) })
+        let info = OpenRPCInfo(title: "t", version: "1")
+        var shallow = JSONRPCDispatcher.Limits()
+        shallow.maxDepth = CompactReader.maxDepth - 1
+        #expect(JSONRPCDispatcher(methods: table, info: info).compactCalls)
+        #expect(!JSONRPCDispatcher(methods: table, info: info, limits: shallow).compactCalls)
+        #expect(!JSONRPCDispatcher(methods: table, info: info, compactCalls: false).compactCalls)
+        #expect(!JSONRPCDispatcher(methods: MethodTable(), info: info).compactCalls)
+        #expect(!Self.dispatchers().general.compactCalls && Self.dispatchers().compact.compactCalls)
     }
 }
