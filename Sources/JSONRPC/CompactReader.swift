@@ -45,8 +45,8 @@ public struct CompactReader {
         position < end ? base.load(fromByteOffset: position, as: UInt8.self) : nil
     }
 
-    /// A string of plain ASCII (no escapes, nothing below a space): its bytes, without the quotes. The bytes live as long as the
-    /// message's.
+    /// A string of plain ASCII (no escapes, nothing below a space): its bytes, without the quotes. The bytes live as
+    /// long as the message's.
     @inlinable @inline(__always)
     public mutating func string() -> UnsafeRawBufferPointer? {
         guard take(UInt8(ascii: "\"")) else { return nil }
