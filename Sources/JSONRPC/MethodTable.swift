@@ -5,6 +5,7 @@
 /// into the response: use them for work that takes microseconds and never blocks (the launch query). Others
 /// run as tasks, bounded by the server's limit of requests in flight.
 public struct MethodTable: Sendable {
+    @usableFromInline
     enum Invoker: Sendable {
         case inline(@Sendable (ParamsSource, RPCContext, inout JSONWriter) throws -> Void)
         case async(@Sendable (ParamsSource) throws -> @Sendable (RPCContext) async throws -> [UInt8])
@@ -12,6 +13,7 @@ public struct MethodTable: Sendable {
 
     /// A method's way with compact calls: reads the params (the reader at their `{`) and, when the call is
     /// compact to its end, runs the handler through `run` and returns `true`; `false` when it is not (nothing ran).
+    @usableFromInline
     typealias CompactInvoker = @Sendable (inout CompactReader, _ run: (_ handler: (RPCContext, inout JSONWriter) throws -> Void) -> Void) -> Bool
 
     /// A class, so that finding a method per request hands out one reference instead of copying its description.
@@ -95,6 +97,7 @@ public struct MethodTable: Sendable {
     /// then `params`, all compact. It must give the input `read` gives for those bytes when it gives one, and `nil`
     /// for anything else, an input `read` would refuse included; the message is then parsed and handled the
     /// general way.
+    @inlinable  // so the compact way is specialized for `Input`: no box or type metadata per call
     public mutating func register<Params: Sendable, Result, Input>(
         _ method: RPCMethod<Params, Result>,
         reading read: @escaping @Sendable (JSONReader) throws -> Input,
@@ -102,16 +105,30 @@ public struct MethodTable: Sendable {
         compact: (@Sendable (inout CompactReader) -> Input?)? = nil,
         writing handler: @escaping @Sendable (Input, RPCContext, inout JSONWriter) throws -> Void
     ) {
-        precondition(entries[method.name] == nil, "method \(method.name) registered twice")
-        let positional = method.positionalParams
-        let compactInvoker: CompactInvoker? = compact.map { compact in
-            { @Sendable reader, run in
+        // Made here rather than through `Optional.map`, whose generic result would wrap it in a thunk that allocates
+        // per call.
+        var compactInvoker: CompactInvoker?
+        if let compact {
+            compactInvoker = { reader, run in
                 guard let input = compact(&reader), reader.take(UInt8(ascii: "}")), reader.isAtEnd else { return false }
                 run { context, writer in try handler(input, context, &writer) }
                 return true
             }
         }
-        entries[method.name] = Entry(info: method.info, compact: compactInvoker, invoker: .inline { source, context, writer in
+        add(method.info, compact: compactInvoker, invoker: Self.generalInvoker(method, reading: read, checking: check, writing: handler))
+    }
+
+    /// The general way of a method registered with a reader and a checker: the params read from the tape by name,
+    /// decoded and checked when given by position or not at all.
+    @usableFromInline
+    static func generalInvoker<Params: Sendable, Result, Input>(
+        _ method: RPCMethod<Params, Result>,
+        reading read: @escaping @Sendable (JSONReader) throws -> Input,
+        checking check: @escaping @Sendable (Params) throws -> Input,
+        writing handler: @escaping @Sendable (Input, RPCContext, inout JSONWriter) throws -> Void
+    ) -> Invoker {
+        let positional = method.positionalParams
+        return .inline { source, context, writer in
             let input: Input
             if let index = source.index, positional.isEmpty {
                 input = try ParamsDecoding.reading(JSONReader(tape: source.tape, index: index, path: nil), read)
@@ -120,7 +137,14 @@ public struct MethodTable: Sendable {
                 input = try ParamsDecoding.reading(params, check)
             }
             try handler(input, context, &writer)
-        })
+        }
+    }
+
+    /// Adds a method (each name once).
+    @usableFromInline
+    mutating func add(_ info: MethodInfo, compact: CompactInvoker? = nil, invoker: Invoker) {
+        precondition(entries[info.name] == nil, "method \(info.name) registered twice")
+        entries[info.name] = Entry(info: info, compact: compact, invoker: invoker)
     }
 
     /// Registers a handler that runs as a task.
@@ -150,6 +174,7 @@ public struct MethodTable: Sendable {
 }
 
 /// Where a request's params are: a token of the request's tape, or absent.
+@usableFromInline
 struct ParamsSource {
     let tape: JSONTape
     let index: Int?

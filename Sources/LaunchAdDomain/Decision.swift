@@ -312,9 +312,22 @@ public enum DecisionEngine {
             guard let region = request.region, regions.contains(region) else { return false }
         }
         if let locales = candidate.locales {
-            guard let locale = request.locale, locales.contains(where: { $0.utf8.count == locale.utf8.count && $0 == locale.lowercased() }) else {
+            guard let locale = request.locale, locales.contains(where: { sameIgnoringASCIICase(lowercased: $0, locale) }) else {
                 return false
             }
+        }
+        return true
+    }
+
+    /// Whether `text` is `lowercased` (an ASCII language tag in lower case) but for the case of its ASCII letters:
+    /// what `lowercased == text.lowercased()` says for such a tag, without making a string. (A character outside
+    /// ASCII takes more than one byte, so a text holding one never has as many bytes as an ASCII tag it could
+    /// lower-case to.)
+    static func sameIgnoringASCIICase(lowercased: String, _ text: String) -> Bool {
+        guard lowercased.utf8.count == text.utf8.count else { return false }
+        for (expected, byte) in zip(lowercased.utf8, text.utf8) {
+            let lower = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            guard lower == expected else { return false }
         }
         return true
     }

@@ -65,6 +65,17 @@ struct DecisionEngineTests {
         #expect((Self.decide([Self.campaign(1, targeting: targeting)]).campaign != nil) == served)
     }
 
+    @Test("a locale matches a targeted one in any case of its ASCII letters, and nothing else does", arguments: [
+        ("zh-CN", true), ("zh-cn", true), ("ZH-CN", true), ("Zh-cN", true), ("zh-CN-x", false), ("zh-C", false),
+        ("zh_CN", false), ("zh-CM", false), ("zh\u{2010}CN", false), ("zh-\u{212A}N", false), ("zh-ÇN", false), ("", false),
+    ])
+    func localeCase(_ locale: String, _ served: Bool) {
+        // The reference: the targeted tags lower-cased, compared with the request's tag lower-cased.
+        #expect(["zh-cn", "en"].contains(locale.lowercased()) == served)
+        let campaign = Self.campaign(1, targeting: Targeting(locales: ["zh-CN", "en"]))
+        #expect((Self.decide([campaign], Self.request(locale: locale)).campaign != nil) == served)
+    }
+
     @Test("a region-targeted campaign needs the request's region")
     func regionRequired() {
         #expect(Self.decide([Self.campaign(1, targeting: Targeting(regions: ["cn-east"]))], Self.request(region: nil)).campaign == nil)
