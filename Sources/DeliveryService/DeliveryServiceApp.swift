@@ -122,7 +122,7 @@ public final class DeliveryServiceApp: Sendable {
         router.get("/metrics") { _, _ -> Response in
             metrics.refresh(state: cell.state, status: status, devices: devices.count)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
+                            body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
         }
         router.get("/creatives/:sha256") { request, context -> Response in
             try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, cache: cache)

@@ -42,8 +42,17 @@ public final class JSONRPCDispatcher: Sendable {
     /// compact call may reach: such a call must then be refused as the parser refuses it.
     public let compactCalls: Bool
 
-    /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took.
-    public typealias CallObserver = @Sendable (_ method: String, _ code: Int, _ duration: Duration) -> Void
+    /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took in
+    /// nanoseconds (of the monotonic clock).
+    public typealias CallObserver = @Sendable (_ method: String, _ code: Int, _ nanoseconds: Int64) -> Void
+
+    /// The monotonic clock in nanoseconds, what calls are timed with.
+    @inline(__always)
+    static func monotonicNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+    }
 
     /// `compactCalls: false` handles every message the general way (for tests that compare the two).
     public init(methods: MethodTable, info: OpenRPCInfo, limits: Limits = Limits(),
@@ -235,14 +244,14 @@ public final class JSONRPCDispatcher: Sendable {
         let source = ParamsSource(tape: tape, index: params)
         switch entry.invoker {
         case .inline(let handler):
-            let started = onCall == nil ? nil : ContinuousClock.now
+            let started = onCall == nil ? nil : Self.monotonicNanoseconds()
             guard let id else {
                 var scratch = JSONWriter()
                 var code = 0
                 do { try handler(source, callContext, &scratch) } catch {
                     code = Self.wireError(error, method: name, observer: onInternalError).code
                 }
-                if let started { onCall?(name, code, ContinuousClock.now - started) }
+                if let started { onCall?(name, code, Self.monotonicNanoseconds() - started) }
                 return .none
             }
             run(name, id: id, context: callContext, started: started, into: &writer) { context, writer in
@@ -250,13 +259,13 @@ public final class JSONRPCDispatcher: Sendable {
             }
             return .written
         case .async(let prepare):
-            let started = onCall == nil ? nil : ContinuousClock.now
+            let started = onCall == nil ? nil : Self.monotonicNanoseconds()
             let work: @Sendable (RPCContext) async throws -> [UInt8]
             do {
                 work = try prepare(source)
             } catch {
                 let wire = Self.wireError(error, method: name, observer: onInternalError)
-                if let started { onCall?(name, wire.code, ContinuousClock.now - started) }
+                if let started { onCall?(name, wire.code, Self.monotonicNanoseconds() - started) }
                 guard let id else { return .none }
                 writer.writeRaw(Self.errorResponse(id: id, wire))
                 return .written
@@ -268,7 +277,7 @@ public final class JSONRPCDispatcher: Sendable {
             return .later {
                 do {
                     let result = try await work(frozenContext)
-                    if let started { callObserver?(name, 0, ContinuousClock.now - started) }
+                    if let started { callObserver?(name, 0, Self.monotonicNanoseconds() - started) }
                     guard let idCopy else { return nil }
                     var writer = JSONWriter(reservingCapacity: result.count + 64)
                     idCopy.withUnsafeBytes { Self.writeResultPrefix(id: $0, into: &writer) }
@@ -277,7 +286,7 @@ public final class JSONRPCDispatcher: Sendable {
                     return writer.bytes
                 } catch {
                     let wire = Self.wireError(error, method: name, observer: observer)
-                    if let started { callObserver?(name, wire.code, ContinuousClock.now - started) }
+                    if let started { callObserver?(name, wire.code, Self.monotonicNanoseconds() - started) }
                     guard let idCopy else { return nil }
                     return idCopy.withUnsafeBytes { Self.errorResponse(id: $0, wire) }
                 }
@@ -287,7 +296,7 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// Runs an inline handler of a call with an id, writing its response: the result, or the error it threw.
     @inline(__always)
-    private func run(_ name: String, id: UnsafeRawBufferPointer, context: RPCContext, started: ContinuousClock.Instant?,
+    private func run(_ name: String, id: UnsafeRawBufferPointer, context: RPCContext, started: Int64?,
                      into writer: inout JSONWriter, _ handler: (RPCContext, inout JSONWriter) throws -> Void) {
         let start = writer.count
         Self.writeResultPrefix(id: id, into: &writer)
@@ -301,7 +310,7 @@ public final class JSONRPCDispatcher: Sendable {
             code = wire.code
             writer.writeRaw(Self.errorResponse(id: id, wire))
         }
-        if let started { onCall?(name, code, ContinuousClock.now - started) }
+        if let started { onCall?(name, code, Self.monotonicNanoseconds() - started) }
     }
 
     // MARK: Compact calls
@@ -320,7 +329,7 @@ public final class JSONRPCDispatcher: Sendable {
             if CompactReader.equals(key, "params") {
                 guard version, let id, let method, let compact = method.entry.compact else { return nil }
                 // The params come last: their reader runs the handler only once the call has ended right after them.
-                let started = onCall == nil ? nil : ContinuousClock.now
+                let started = onCall == nil ? nil : Self.monotonicNanoseconds()
                 let callContext = RPCContext(id: callID, peerKey: context.peerKey)
                 var writer = scratch.response
                 scratch.response = .placeholder

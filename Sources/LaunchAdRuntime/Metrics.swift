@@ -34,3 +34,103 @@ public final class MirroredCounter: Sendable {
         }
     }
 }
+
+/// A family of latency histograms (one per label value) for a hot path: an observation is two relaxed atomic adds,
+/// with no lock and no clock type, and the family writes itself in Prometheus's text format at each scrape, after
+/// the registry's metrics (it is not in the registry). What a scrape reads is each count at that moment; an
+/// observation being made then may show in its bucket and not yet in the sum.
+public final class LatencyHistograms: Sendable {
+    /// The histogram of one label value.
+    public final class Histogram: Sendable {
+        fileprivate let labels: String
+        /// Observations per bucket (not cumulative), the last one past the largest bound.
+        private let buckets: [Slot]
+        private let sum = Atomic<Int>(0)
+        private let bounds: [Int64]
+
+        fileprivate final class Slot: Sendable {
+            let count = Atomic<Int>(0)
+        }
+
+        fileprivate init(labels: String, bounds: [Int64]) {
+            self.labels = labels
+            self.bounds = bounds
+            buckets = (0...bounds.count).map { _ in Slot() }
+        }
+
+        /// Counts one observation of `nanoseconds` (a negative one counts as 0).
+        public func record(nanoseconds: Int64) {
+            let value = max(0, nanoseconds)
+            var index = 0
+            while index < bounds.count && value > bounds[index] { index += 1 }
+            buckets[index].count.add(1, ordering: .relaxed)
+            sum.add(Int(value), ordering: .relaxed)
+        }
+
+        /// Observations so far, and their sum in nanoseconds.
+        public var totals: (count: Int, nanoseconds: Int) {
+            (buckets.reduce(0) { $0 + $1.count.load(ordering: .relaxed) }, sum.load(ordering: .relaxed))
+        }
+
+        fileprivate func emit(name: String, bounds: [String], into text: inout String) {
+            var cumulative = 0
+            for (index, bound) in bounds.enumerated() {
+                cumulative += buckets[index].count.load(ordering: .relaxed)
+                text += "\(name)_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
+            }
+            cumulative += buckets[bounds.count].count.load(ordering: .relaxed)
+            text += "\(name)_bucket{\(labels),le=\"+Inf\"} \(cumulative)\n"
+            text += "\(name)_sum{\(labels)} \(Duration.nanoseconds(sum.load(ordering: .relaxed)).bucketRepresentation)\n"
+            text += "\(name)_count{\(labels)} \(cumulative)\n"
+        }
+    }
+
+    private let name: String
+    private let help: String
+    private let bounds: [Int64]
+    private let histograms = Mutex<[Histogram]>([])
+
+    /// `bounds` are the buckets' upper bounds, ascending.
+    public init(_ descriptor: MetricNameDescriptor, bounds: [Duration]) {
+        precondition(zip(bounds, bounds.dropFirst()).allSatisfy { $0 < $1 }, "bounds must ascend")
+        name = descriptor.name
+        help = descriptor.helpText ?? ""
+        self.bounds = bounds.map { $0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000 }
+    }
+
+    /// The histogram of a label (made once; hold on to it). `labels` are name and value pairs.
+    public func histogram(labels: [(String, String)]) -> Histogram {
+        let text = labels.map { "\($0.0)=\"\(Self.escaped($0.1))\"" }.joined(separator: ",")
+        return histograms.withLock { histograms in
+            if let found = histograms.first(where: { $0.labels == text }) { return found }
+            let histogram = Histogram(labels: text, bounds: bounds)
+            histograms.append(histogram)
+            return histogram
+        }
+    }
+
+    /// The family in Prometheus's text format (nothing until a histogram is made).
+    public var text: String {
+        let histograms = histograms.withLock { $0 }
+        guard !histograms.isEmpty else { return "" }
+        let bounds = self.bounds.map { Duration.nanoseconds($0).bucketRepresentation }
+        var text = help.isEmpty ? "" : "# HELP \(name) \(help)\n"
+        text += "# TYPE \(name) histogram\n"
+        for histogram in histograms { histogram.emit(name: name, bounds: bounds, into: &text) }
+        return text
+    }
+
+    /// A label value as the text format writes it: backslash, quote and newline escaped.
+    static func escaped(_ value: String) -> String {
+        var text = ""
+        for character in value {
+            switch character {
+            case "\\": text += "\\\\"
+            case "\"": text += "\\\""
+            case "\n": text += "\\n"
+            default: text.append(character)
+            }
+        }
+        return text
+    }
+}
