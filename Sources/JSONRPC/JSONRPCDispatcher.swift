@@ -323,14 +323,15 @@ public final class JSONRPCDispatcher: Sendable {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
         var version = false
         var id: UnsafeRawBufferPointer?
-        var callID: JSONRPCID?
+        var callID: JSONRPCID?, integerID: Int64?
         var method: (name: String, entry: MethodTable.Entry)?
         while let key = reader.key() {
             if CompactReader.equals(key, "params") {
                 guard version, let id, let method, let compact = method.entry.compact else { return nil }
                 // The params come last: their reader runs the handler only once the call has ended right after them.
                 let started = onCall == nil ? nil : Self.monotonicNanoseconds()
-                let callContext = RPCContext(id: callID, peerKey: context.peerKey)
+                let callContext = integerID.map { RPCContext(integerID: $0, peerKey: context.peerKey) }
+                    ?? RPCContext(id: callID, peerKey: context.peerKey)
                 var writer = scratch.response
                 scratch.response = .placeholder
                 writer.truncate(to: 0)  // as for a call the general way
@@ -350,7 +351,12 @@ public final class JSONRPCDispatcher: Sendable {
                     callID = .string(String(decoding: text, as: UTF8.self))
                 } else {
                     guard let text = reader.integerText() else { return nil }
-                    callID = .number(JSONNumber(validatedText: String(decoding: text, as: UTF8.self)))
+                    // Kept as an integer when its text is what `String(value)` writes (all but `-0`).
+                    if let value = TapeDecoding.plainInteger(text), value != 0 || text.count == 1 {
+                        integerID = value
+                    } else {
+                        callID = .number(JSONNumber(validatedText: String(decoding: text, as: UTF8.self)))
+                    }
                 }
                 id = UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset])
             } else if CompactReader.equals(key, "method") {

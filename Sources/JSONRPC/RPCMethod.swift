@@ -157,15 +157,45 @@ public struct NoParams: Codable, Sendable, Hashable, JSONSchemaDescribable {
 /// Facts about the request a handler is answering.
 public struct RPCContext: Sendable {
     /// The id, or `nil` for a notification.
-    public var id: JSONRPCID?
+    public var id: JSONRPCID? {
+        get {
+            switch storedID {
+            case .none: nil
+            case .id(let id): id
+            case .integer(let value): .number(JSONNumber(value))
+            }
+        }
+        set { storedID = newValue.map(StoredID.id) ?? .none }
+    }
     /// The caller's CURVE public key (Z85) when the socket authenticates with CURVE.
     public var peerKey: String?
 
+    /// The id as it came: an integer is kept as one, and made a ``JSONRPCID`` (with its text) only when asked for,
+    /// which the query path never does.
+    private var storedID: StoredID
+
+    private enum StoredID {
+        case none
+        case id(JSONRPCID)
+        /// An id written as a plain integer (no sign but a minus, no leading zero, not `-0`): the text of the
+        /// number is `String(value)`.
+        case integer(Int64)
+    }
+
     public init(id: JSONRPCID? = nil, peerKey: String? = nil) {
-        self.id = id
+        self.storedID = id.map(StoredID.id) ?? .none
+        self.peerKey = peerKey
+    }
+
+    /// A context whose id is the integer `value`, written in the request as `String(value)`.
+    init(integerID value: Int64, peerKey: String?) {
+        self.storedID = .integer(value)
         self.peerKey = peerKey
     }
 
     /// Whether the caller expects no answer.
-    public var isNotification: Bool { id == nil }
+    public var isNotification: Bool {
+        if case .none = storedID { return true }
+        return false
+    }
 }

@@ -83,6 +83,11 @@ struct CompactCallTests {
         (#"{"method":"double","id":"a-1","jsonrpc":"2.0","params":{"n":0}}"#, true),
         (#"{"id":-5,"jsonrpc":"2.0","method":"double","params":{"n":3}}"#, true),
         (#"{"jsonrpc":"2.0","id":1,"method":"double","params":{"n":-1}}"#, true),  // the handler's own error
+        // Integer ids reach the handler with the text they came with.
+        (#"{"jsonrpc":"2.0","id":0,"method":"double","params":{"n":1}}"#, true),
+        (#"{"jsonrpc":"2.0","id":-0,"method":"double","params":{"n":1}}"#, true),
+        (#"{"jsonrpc":"2.0","id":-999999999999999999,"method":"double","params":{"n":1}}"#, true),
+        (#"{"jsonrpc":"2.0","id":1234567890123456789,"method":"double","params":{"n":1}}"#, false),
         (#"{"jsonrpc":"2.0", "id":1,"method":"double","params":{"n":21}}"#, false),
         (#"{"jsonrpc":"2.0","id":1,"method":"double","params":{"n":21}} "#, false),
         (#"{"jsonrpc":"2.0","id":1,"method":"double","params":{"n":21},"x":1}"#, false),
