@@ -66,9 +66,35 @@ public struct CompactReader {
     }
 
     /// An integer in JSON's grammar (`-`, then `0` or digits not starting with `0`) of at most 18 digits, not
-    /// followed by a fraction or an exponent.
+    /// followed by a fraction or an exponent. (Read in one pass: the value is the one `TapeDecoding.plainInteger`
+    /// gives for the text ``integerText()`` takes.)
+    @inlinable
     public mutating func int() -> Int? {
-        integerText().flatMap { TapeDecoding.plainInteger($0) }.map { Int($0) }
+        let start = position
+        let negative = take(UInt8(ascii: "-"))
+        let digitsStart = position
+        var value = 0
+        while position < end {
+            let digit = base.load(fromByteOffset: position, as: UInt8.self) &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            value = value &* 10 &+ Int(digit)
+            position += 1
+        }
+        let digits = position - digitsStart
+        // No leading zero: a first digit 0 is the whole number.
+        guard digits > 0, digits <= 18, digits == 1 || base.load(fromByteOffset: digitsStart, as: UInt8.self) != UInt8(ascii: "0"),
+              !continuesNumber else {
+            position = start
+            return nil
+        }
+        return negative ? -value : value
+    }
+
+    /// Whether a fraction or an exponent comes next (the number read so far goes on).
+    @inlinable
+    var continuesNumber: Bool {
+        guard let next else { return false }
+        return next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e")
     }
 
     /// The text of an integer as ``int()`` takes it.
@@ -79,8 +105,7 @@ public struct CompactReader {
         while position < end, base.load(fromByteOffset: position, as: UInt8.self) &- UInt8(ascii: "0") < 10 { position += 1 }
         let digits = position - digitsStart
         let first = digits > 0 ? base.load(fromByteOffset: digitsStart, as: UInt8.self) : 0
-        guard digits > 0, digits <= 18, first != UInt8(ascii: "0") || digits == 1 else { return nil }
-        if let next, next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e") { return nil }
+        guard digits > 0, digits <= 18, first != UInt8(ascii: "0") || digits == 1, !continuesNumber else { return nil }
         return UnsafeRawBufferPointer(start: base + start, count: position - start)
     }
 

@@ -5,14 +5,15 @@ import Darwin
 #endif
 
 /// Growable bytes for ``JSONWriter``: a raw buffer without per-append bookkeeping beyond a capacity check.
+@usableFromInline
 final class JSONBuffer: @unchecked Sendable {
     // @unchecked: a buffer is mutated only through a writer that holds the only reference to it; the shared
     // empty buffer is never uniquely referenced, so it is never mutated.
     static let empty = JSONBuffer(capacity: 0)
 
-    @exclusivity(unchecked) var pointer: UnsafeMutableRawPointer
-    @exclusivity(unchecked) var count: Int
-    @exclusivity(unchecked) var capacity: Int
+    @usableFromInline @exclusivity(unchecked) var pointer: UnsafeMutableRawPointer
+    @usableFromInline @exclusivity(unchecked) var count: Int
+    @usableFromInline @exclusivity(unchecked) var capacity: Int
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
@@ -22,6 +23,7 @@ final class JSONBuffer: @unchecked Sendable {
 
     deinit { pointer.deallocate() }
 
+    @usableFromInline
     func copy(reserving extra: Int) -> JSONBuffer {
         let copy = JSONBuffer(capacity: count + extra)
         copy.pointer.copyMemory(from: pointer, byteCount: count)
@@ -29,7 +31,7 @@ final class JSONBuffer: @unchecked Sendable {
         return copy
     }
 
-    @inline(never)
+    @usableFromInline @inline(never)
     func grow(toFit needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
@@ -44,7 +46,7 @@ final class JSONBuffer: @unchecked Sendable {
 /// Writes JSON as compact UTF-8 text into a growable buffer (a value type, copied on write).
 public struct JSONWriter: @unchecked Sendable {
     // @unchecked: the buffer is copied before any mutation unless this writer holds the only reference.
-    private var buffer: JSONBuffer
+    @usableFromInline var buffer: JSONBuffer
 
     public init(reservingCapacity capacity: Int = 256) {
         buffer = JSONBuffer(capacity: capacity)
@@ -70,8 +72,9 @@ public struct JSONWriter: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: buffer.pointer, count: buffer.count))
     }
 
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) -> UnsafeMutableRawPointer {
+    // Inlinable, with the appends below: a call per byte or per run written costs more than the writing.
+    @inlinable @inline(__always)
+    mutating func reserve(_ extra: Int) -> UnsafeMutableRawPointer {
         if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy(reserving: extra) }
         let needed = buffer.count + extra
         if needed > buffer.capacity { buffer.grow(toFit: needed) }
@@ -79,14 +82,14 @@ public struct JSONWriter: @unchecked Sendable {
     }
 
     /// Appends one byte.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func append(_ byte: UInt8) {
         reserve(1).storeBytes(of: byte, as: UInt8.self)
         buffer.count += 1
     }
 
     /// Appends raw bytes (which must already be JSON, or part of it).
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func append(_ raw: UnsafeRawBufferPointer) {
         guard raw.count > 0 else { return }
         reserve(raw.count).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
@@ -138,6 +141,7 @@ public struct JSONWriter: @unchecked Sendable {
     }
 
     /// Appends text that is already JSON.
+    @inlinable
     public mutating func writeRaw(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -151,6 +155,7 @@ public struct JSONWriter: @unchecked Sendable {
     }
 
     /// Appends bytes that are already JSON.
+    @inlinable
     public mutating func writeRaw(_ raw: [UInt8]) {
         raw.withUnsafeBytes { append($0) }
     }

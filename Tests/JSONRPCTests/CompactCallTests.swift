@@ -26,7 +26,7 @@ struct CompactCallTests {
     @Test("integers: JSON's grammar, at most 18 digits, no fraction or exponent", arguments: [
         ("0", 0), ("7", 7), ("-12", -12), ("2556}", 2556), ("123456789012345678", 123_456_789_012_345_678), ("-0", 0),
         ("1234567890123456789", nil), ("01", nil), ("-", nil), ("+1", nil), ("1.0", nil), ("1e3", nil), ("1E3", nil),
-        ("-01", nil), ("", nil), ("x", nil),
+        ("-01", nil), ("", nil), ("x", nil), ("00", nil), ("10", 10), ("-9e", nil), ("5.", nil),
     ] as [(String, Int?)])
     func integers(_ text: String, _ expected: Int?) {
         #expect(Self.read(text) { $0.int() }.value == expected)
