@@ -52,7 +52,7 @@ let base = CreativeBase("http://127.0.0.1:8200")
 var full = MethodTable()
 full.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
               compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
-    let decision = DecisionEngine.decide(request, index: state.index[request.app], device: .unknown, now: now, serviceNow: now)
+    let decision = DecisionEngine.decide(request, index: state.appIndex(request.app), device: .unknown, now: now, serviceNow: now)
     LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &json)
 })
 let fullDispatcher = JSONRPCDispatcher(methods: full, info: OpenRPCInfo(title: "bench", version: "1"))

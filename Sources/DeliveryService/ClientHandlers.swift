@@ -29,7 +29,7 @@ enum ClientHandlers {
                          compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
             let state = context.cell.state
             let now = context.clock()
-            let decision = DecisionEngine.decide(request, index: state.index[request.app],
+            let decision = DecisionEngine.decide(request, index: state.appIndex(request.app),
                                                  device: context.devices.view(request.deviceId), now: now,
                                                  serviceNow: context.status.serviceNow(now))
             context.metrics.answered(hasAd: decision.candidate != nil)

@@ -18,6 +18,8 @@ public final class EdgeState: Sendable, AtomicReference {
     public let creatives: [String: CreativeFacts]
     /// `epoch` and `seq` as the launch answer writes them.
     public let answerState: AnswerState
+    /// `index` again, for the query path (see ``appIndex(_:)``).
+    private let apps: AppTable
 
     public init(epoch: String, seq: Int64, campaigns: [Int64: Campaign], creatives: [String: CreativeFacts]) {
         self.epoch = epoch
@@ -26,6 +28,7 @@ public final class EdgeState: Sendable, AtomicReference {
         self.creatives = creatives
         index = DecisionEngine.index(campaigns.values, creatives: creatives)
         answerState = AnswerState(epoch: epoch, seq: seq)
+        apps = AppTable(index)
     }
 
     private init(epoch: String, seq: Int64, campaigns: [Int64: Campaign], creatives: [String: CreativeFacts], index: [String: AppIndex]) {
@@ -35,7 +38,12 @@ public final class EdgeState: Sendable, AtomicReference {
         self.creatives = creatives
         self.index = index
         answerState = AnswerState(epoch: epoch, seq: seq)
+        apps = AppTable(index)
     }
+
+    /// `index[app]`, found with a cheap hash of the name's bytes rather than the dictionary's seeded one (most of the
+    /// cost of a lookup by a short name).
+    public func appIndex(_ app: String) -> AppIndex? { apps.find(app) }
 
     /// The state before any snapshot: nothing to answer from.
     public static let empty = EdgeState(epoch: "", seq: 0, campaigns: [:], creatives: [:])
@@ -104,6 +112,42 @@ public final class StateCell: Sendable {
             current.store(next, ordering: .releasing)
             return next
         }
+    }
+}
+
+/// The apps of an index in an open-addressed table under an FNV-1a hash of their names. Only names the index holds
+/// are in it, at most half full, so a lookup of any name (chosen by a client or not) probes at most the run of
+/// known names it lands in.
+struct AppTable: Sendable {
+    private let slots: [(name: String, entry: AppIndex)?]
+    private let mask: Int
+
+    init(_ index: [String: AppIndex]) {
+        var size = 4
+        while size < index.count * 2 { size *= 2 }
+        var slots = [(name: String, entry: AppIndex)?](repeating: nil, count: size)
+        for (name, entry) in index {
+            var slot = Self.hash(name) & (size - 1)
+            while slots[slot] != nil { slot = (slot + 1) & (size - 1) }
+            slots[slot] = (name, entry)
+        }
+        self.slots = slots
+        mask = size - 1
+    }
+
+    func find(_ name: String) -> AppIndex? {
+        var slot = Self.hash(name) & mask
+        while let found = slots[slot] {
+            if found.name == name { return found.entry }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    static func hash(_ name: String) -> Int {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 }
 

@@ -88,4 +88,20 @@ struct StateFileTests {
         #expect(Set(state.index["app-9"]?.candidates.map(\.campaign.id) ?? []) == Set(moved.map(\.id)))
         #expect(state.index["app-9"]?.candidates.allSatisfy { $0.held.count == 1 } == true)
     }
+
+    @Test("the query path's lookup of an app finds what the index holds, for every app, any count of apps, and names it does not hold")
+    func appLookup() {
+        for count in [0, 1, 2, 3, 5, 17, 300] {
+            let campaigns = (0..<count).map { Self.campaign(Int64($0), app: "app.\($0 * 7919 % 1000)") }
+            let state = EdgeState(epoch: "e", seq: 1, campaigns: Dictionary(uniqueKeysWithValues: campaigns.map { ($0.id, $0) }),
+                                  creatives: [Self.facts.sha256: Self.facts])
+            #expect(state.index.count == count)
+            for (app, entry) in state.index {
+                #expect(state.appIndex(app)?.candidates.map(\.campaign.id) == entry.candidates.map(\.campaign.id), "\(count) apps: \(app)")
+            }
+            for unknown in ["", "app", "app.", "app.1000", "APP.0", "app.0 ", String(repeating: "z", count: 64)] where state.index[unknown] == nil {
+                #expect(state.appIndex(unknown) == nil, "\(count) apps: \(unknown)")
+            }
+        }
+    }
 }
