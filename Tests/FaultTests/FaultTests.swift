@@ -321,7 +321,15 @@ struct FaultTests {
         #expect(status.resyncs >= 1 && status.campaigns == 2)
         // Nothing of the old database is answered any more.
         #expect(try await edge.query().hasAd == false)
-        let news = try await edge.query(LaunchQueryParams(app: "news", platform: "ios", appVersion: "5.2.0", deviceId: "d-1"))
+        // The fresh snapshot lands before the new creative is fetched (the old one still counts as held until
+        // then), so the new campaign may take a moment to be answered.
+        let newsQuery = LaunchQueryParams(app: "news", platform: "ios", appVersion: "5.2.0", deviceId: "d-1")
+        var news = try await edge.query(newsQuery)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !news.hasAd && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            news = try await edge.query(newsQuery)
+        }
         #expect(news.hasAd && news.id == 2 && news.epoch == fresh.epoch && news.creative?.sha256 == newCreative)
         await expectSavedState(of: edge, in: fixture, equals: fresh)
         await admin.close()
