@@ -88,8 +88,8 @@ for (name, dispatcher) in [("dispatch launch.query (all of it)", fullDispatcher)
 let validated = try LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", region: "cn-east", locale: "zh-CN",
                                       deviceId: "d-1", screen: .init(width: 1179, height: 2556)).validated()
 measure("decide") { i in
-    var request = validated
-    request.deviceId = "d-\(i % 10_000)"
+    let request = LaunchRequest(app: validated.app, platform: validated.platform, appVersion: validated.appVersion, region: validated.region,
+                                locale: validated.locale, deviceId: "d-\(i % 10_000)", screen: validated.screen, cached: validated.cached)
     let decision = DecisionEngine.decide(request, index: state.index["shop"], device: .unknown, now: now, serviceNow: now)
     sink &+= decision.campaign == nil ? 0 : 1
 }

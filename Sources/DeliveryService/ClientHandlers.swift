@@ -119,10 +119,9 @@ enum ClientHandlers {
     }
 
     static func withLaunchType(_ request: LaunchRequest, _ type: LaunchType) -> LaunchRequest {
-        var copy = request
-        copy.launchType = type
-        copy.backgroundSeconds = Int.max
-        return copy
+        LaunchRequest(app: request.app, platform: request.platform, appVersion: request.appVersion, region: request.region,
+                      locale: request.locale, deviceId: request.deviceId, screen: request.screen, launchType: type,
+                      backgroundSeconds: Int.max, cached: request.cached)
     }
 }
 

@@ -17,18 +17,19 @@ public struct CreativeFacts: Sendable, Hashable, Codable {
     }
 }
 
-/// A launch query, validated.
+/// A launch query, validated. Its members are constants: made with `var` members, the initializer costs a copy of
+/// the whole request (a retain and a release of each string) on every query.
 public struct LaunchRequest: Sendable {
-    public var app: String
-    public var platform: String
-    public var appVersion: AppVersion
-    public var region: String?
-    public var locale: String?
-    public var deviceId: String?
-    public var screen: (width: Int, height: Int)?
-    public var launchType: LaunchType
-    public var backgroundSeconds: Int?
-    public var cached: Set<String>
+    public let app: String
+    public let platform: String
+    public let appVersion: AppVersion
+    public let region: String?
+    public let locale: String?
+    public let deviceId: String?
+    public let screen: (width: Int, height: Int)?
+    public let launchType: LaunchType
+    public let backgroundSeconds: Int?
+    public let cached: Set<String>
 
     public init(app: String, platform: String, appVersion: AppVersion, region: String? = nil, locale: String? = nil,
                 deviceId: String? = nil, screen: (width: Int, height: Int)? = nil, launchType: LaunchType = .cold,
