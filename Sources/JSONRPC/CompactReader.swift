@@ -66,8 +66,7 @@ public struct CompactReader {
     }
 
     /// An integer in JSON's grammar (`-`, then `0` or digits not starting with `0`) of at most 18 digits, not
-    /// followed by a fraction or an exponent. (Read in one pass: the value is the one `TapeDecoding.plainInteger`
-    /// gives for the text ``integerText()`` takes.)
+    /// followed by a fraction or an exponent. Read in one pass, digits and value together.
     @inlinable
     public mutating func int() -> Int? {
         let start = position
@@ -95,18 +94,6 @@ public struct CompactReader {
     var continuesNumber: Bool {
         guard let next else { return false }
         return next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e")
-    }
-
-    /// The text of an integer as ``int()`` takes it.
-    mutating func integerText() -> UnsafeRawBufferPointer? {
-        let start = position
-        _ = take(UInt8(ascii: "-"))
-        let digitsStart = position
-        while position < end, base.load(fromByteOffset: position, as: UInt8.self) &- UInt8(ascii: "0") < 10 { position += 1 }
-        let digits = position - digitsStart
-        let first = digits > 0 ? base.load(fromByteOffset: digitsStart, as: UInt8.self) : 0
-        guard digits > 0, digits <= 18, first != UInt8(ascii: "0") || digits == 1, !continuesNumber else { return nil }
-        return UnsafeRawBufferPointer(start: base + start, count: position - start)
     }
 
     /// Whether `bytes` are exactly `text`.

@@ -350,12 +350,12 @@ public final class JSONRPCDispatcher: Sendable {
                     guard let text = reader.string() else { return nil }
                     callID = .string(String(decoding: text, as: UTF8.self))
                 } else {
-                    guard let text = reader.integerText() else { return nil }
-                    // Kept as an integer when its text is what `String(value)` writes (all but `-0`).
-                    if let value = TapeDecoding.plainInteger(text), value != 0 || text.count == 1 {
-                        integerID = value
+                    guard let value = reader.int() else { return nil }
+                    // Kept as an integer when its text is what `String(value)` writes: all but `-0`.
+                    if value != 0 || reader.offset - start == 1 {
+                        integerID = Int64(value)
                     } else {
-                        callID = .number(JSONNumber(validatedText: String(decoding: text, as: UTF8.self)))
+                        callID = .number(JSONNumber(validatedText: "-0"))
                     }
                 }
                 id = UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset])

@@ -41,10 +41,9 @@ public struct MethodTable: Sendable {
         _ method: RPCMethod<Params, Result>,
         inline handler: @escaping @Sendable (Params, RPCContext) throws -> Result
     ) {
-        precondition(entries[method.name] == nil, "method \(method.name) registered twice")
         let decode = ParamsDecoding.decoder(Params.self, positional: method.positionalParams)
         let encode = ResultEncoding.encoder(Result.self)
-        entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
+        add(method.info, invoker: .inline { source, context, writer in
             try encode(try handler(try decode(source), context), &writer)
         })
     }
@@ -55,9 +54,8 @@ public struct MethodTable: Sendable {
         _ method: RPCMethod<Params, Result>,
         inline handler: @escaping @Sendable (Params, RPCContext) throws -> Result
     ) {
-        precondition(entries[method.name] == nil, "method \(method.name) registered twice")
         let positional = method.positionalParams
-        entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
+        add(method.info, invoker: .inline { source, context, writer in
             try handler(try Self.params(Params.self, source, positional: positional), context).write(json: &writer)
         })
     }
@@ -79,9 +77,8 @@ public struct MethodTable: Sendable {
         _ method: RPCMethod<Params, Result>,
         writing handler: @escaping @Sendable (Params, RPCContext, inout JSONWriter) throws -> Void
     ) {
-        precondition(entries[method.name] == nil, "method \(method.name) registered twice")
         let positional = method.positionalParams
-        entries[method.name] = Entry(info: method.info, invoker: .inline { source, context, writer in
+        add(method.info, invoker: .inline { source, context, writer in
             try handler(try Self.params(Params.self, source, positional: positional), context, &writer)
         })
     }
@@ -152,10 +149,9 @@ public struct MethodTable: Sendable {
         _ method: RPCMethod<Params, Result>,
         handler: @escaping @Sendable (Params, RPCContext) async throws -> Result
     ) {
-        precondition(entries[method.name] == nil, "method \(method.name) registered twice")
         let decode = ParamsDecoding.decoder(Params.self, positional: method.positionalParams)
         let encode = ResultEncoding.encoder(Result.self)
-        entries[method.name] = Entry(info: method.info, invoker: .async { source in
+        add(method.info, invoker: .async { source in
             let params = try decode(source)
             return { context in
                 var writer = JSONWriter()
