@@ -73,15 +73,17 @@ public final class LatencyHistograms: Sendable {
         }
 
         fileprivate func emit(name: String, bounds: [String], into text: inout String) {
+            let bucketLabels = labels.isEmpty ? "" : labels + ","
+            let ownLabels = labels.isEmpty ? "" : "{\(labels)}"
             var cumulative = 0
             for (index, bound) in bounds.enumerated() {
                 cumulative += buckets[index].count.load(ordering: .relaxed)
-                text += "\(name)_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
+                text += "\(name)_bucket{\(bucketLabels)le=\"\(bound)\"} \(cumulative)\n"
             }
             cumulative += buckets[bounds.count].count.load(ordering: .relaxed)
-            text += "\(name)_bucket{\(labels),le=\"+Inf\"} \(cumulative)\n"
-            text += "\(name)_sum{\(labels)} \(Duration.nanoseconds(sum.load(ordering: .relaxed)).bucketRepresentation)\n"
-            text += "\(name)_count{\(labels)} \(cumulative)\n"
+            text += "\(name)_bucket{\(bucketLabels)le=\"+Inf\"} \(cumulative)\n"
+            text += "\(name)_sum\(ownLabels) \(Duration.nanoseconds(sum.load(ordering: .relaxed)).bucketRepresentation)\n"
+            text += "\(name)_count\(ownLabels) \(cumulative)\n"
         }
     }
 

@@ -40,6 +40,18 @@ struct LatencyHistogramTests {
         ])
     }
 
+    @Test("a histogram without labels is written without an empty label set")
+    func noLabels() {
+        let family = LatencyHistograms(Self.descriptor, bounds: [.microseconds(10)])
+        family.histogram(labels: []).record(nanoseconds: 20_000)
+        #expect(family.text.split(separator: "\n").map(String.init).suffix(4) == [
+            #"launchad_test_call_duration_seconds_bucket{le="0.00001"} 0"#,
+            #"launchad_test_call_duration_seconds_bucket{le="+Inf"} 1"#,
+            "launchad_test_call_duration_seconds_sum 0.00002",
+            "launchad_test_call_duration_seconds_count 1",
+        ])
+    }
+
     @Test("the same labels give the same histogram")
     func sameLabels() {
         let family = LatencyHistograms(Self.descriptor, bounds: [.microseconds(10)])
