@@ -163,7 +163,7 @@ public struct MethodTable: Sendable {
 
     /// Registers a handler that writes its result itself (used for `rpc.discover`).
     mutating func register(info: MethodInfo, raw handler: @escaping @Sendable (ParamsSource, RPCContext, inout JSONWriter) throws -> Void) {
-        entries[info.name] = Entry(info: info, invoker: .inline(handler))
+        add(info, invoker: .inline(handler))
     }
 
     func entry(_ name: String) -> Entry? { entries[name] }

@@ -116,19 +116,20 @@ public final class LatencyHistograms: Sendable {
         let histograms = histograms.withLock { $0 }
         guard !histograms.isEmpty else { return "" }
         let bounds = self.bounds.map { Duration.nanoseconds($0).bucketRepresentation }
-        var text = help.isEmpty ? "" : "# HELP \(name) \(help)\n"
+        var text = help.isEmpty ? "" : "# HELP \(name) \(Self.escaped(help, quotes: false))\n"
         text += "# TYPE \(name) histogram\n"
         for histogram in histograms { histogram.emit(name: name, bounds: bounds, into: &text) }
         return text
     }
 
-    /// A label value as the text format writes it: backslash, quote and newline escaped.
-    static func escaped(_ value: String) -> String {
+    /// A label value as the text format writes it (backslash, quote and newline escaped), or help text (the quote
+    /// left as it is).
+    static func escaped(_ value: String, quotes: Bool = true) -> String {
         var text = ""
         for character in value {
             switch character {
             case "\\": text += "\\\\"
-            case "\"": text += "\\\""
+            case "\"" where quotes: text += "\\\""
             case "\n": text += "\\n"
             default: text.append(character)
             }

@@ -52,6 +52,15 @@ struct LatencyHistogramTests {
         ])
     }
 
+    @Test("help text is escaped as the text format wants: backslash and newline, not the quote")
+    func helpEscaped() {
+        let descriptor = MetricNameDescriptor(namespace: "launchad", subsystem: "test", metricName: "odd", unitName: "seconds",
+                                              helpText: #"a "b" \ c"# + "\nd")
+        let family = LatencyHistograms(descriptor, bounds: [.microseconds(10)])
+        _ = family.histogram(labels: [("method", "x")])
+        #expect(family.text.split(separator: "\n").first == #"# HELP launchad_test_odd_seconds a "b" \\ c\nd"#)
+    }
+
     @Test("the same labels give the same histogram")
     func sameLabels() {
         let family = LatencyHistograms(Self.descriptor, bounds: [.microseconds(10)])

@@ -67,12 +67,14 @@ struct DecisionEngineTests {
 
     @Test("a locale matches a targeted one in any case of its ASCII letters, and nothing else does", arguments: [
         ("zh-CN", true), ("zh-cn", true), ("ZH-CN", true), ("Zh-cN", true), ("zh-CN-x", false), ("zh-C", false),
-        ("zh_CN", false), ("zh-CM", false), ("zh\u{2010}CN", false), ("zh-\u{212A}N", false), ("zh-ÇN", false), ("", false),
+        ("zh_CN", false), ("zh-CM", false), ("zh\u{2010}CN", false), ("zh-ÇN", false), ("", false), ("SK", true),
+        // The Kelvin sign lower-cases to an ASCII "k", but it is not the letter.
+        ("s\u{212A}", false), ("\u{212A}", false),
     ])
     func localeCase(_ locale: String, _ served: Bool) {
-        // The reference: the targeted tags lower-cased, compared with the request's tag lower-cased.
-        #expect(["zh-cn", "en"].contains(locale.lowercased()) == served)
-        let campaign = Self.campaign(1, targeting: Targeting(locales: ["zh-CN", "en"]))
+        // The reference: a targeted tag lower-cased, of the same length as the request's tag, equal to it lower-cased.
+        #expect(["zh-cn", "en", "sk"].contains { $0.utf8.count == locale.utf8.count && $0 == locale.lowercased() } == served)
+        let campaign = Self.campaign(1, targeting: Targeting(locales: ["zh-CN", "en", "sk"]))
         #expect((Self.decide([campaign], Self.request(locale: locale)).campaign != nil) == served)
     }
 
