@@ -78,7 +78,8 @@ enum ClientHandlers {
             let base = context.publicBase.value
             var download: [PrefetchItem] = []
             var keep = Set<String>()
-            for candidate in state.index[request.app]?.candidates ?? [] {
+            let index = state.appIndex(request.app)
+            for candidate in index?.candidates ?? [] {
                 let campaign = candidate.campaign
                 guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(candidate, request) ||
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
@@ -91,7 +92,7 @@ enum ClientHandlers {
                 }
             }
             let delete = request.cached.subtracting(keep).sorted()
-            return LaunchPrefetchResult(download: download, delete: delete, revoked: state.index[request.app]?.revoked ?? [],
+            return LaunchPrefetchResult(download: download, delete: delete, revoked: index?.revoked ?? [],
                                         epoch: state.epoch, seq: state.seq)
         })
         methods.register(ClientAPI.creativeGet, inline: { params, _ in

@@ -95,6 +95,18 @@ public final class JSONRPCDispatcher: Sendable {
         /// go of that response (until then, the next one gets a buffer of its own).
         var response = JSONWriter(reservingCapacity: 512)
         public init() {}
+
+        /// Runs `body` with the response buffer emptied (in place when the caller has let go of the last response,
+        /// else a buffer of its own), keeps that buffer for the next message, and returns it with `body`'s result.
+        @inline(__always)
+        func writingResponse<Result>(_ body: (inout JSONWriter) -> Result) -> (Result, JSONWriter) {
+            var writer = response
+            response = .placeholder  // so that `writer` holds the only reference when the caller let go
+            writer.truncate(to: 0)
+            let result = body(&writer)
+            response = writer
+            return (result, writer)
+        }
     }
 
     /// Handles one message, reusing `scratch`'s memory. The bytes need to live only during the call.
@@ -112,11 +124,7 @@ public final class JSONRPCDispatcher: Sendable {
 
     private func dispatch(_ tape: JSONTape, context: RPCContext, scratch: Scratch) -> Outcome {
         guard tape.kind(0) == .array else {
-            var writer = scratch.response
-            scratch.response = .placeholder
-            writer.truncate(to: 0)  // in place when the last response was let go of, else a buffer of its own
-            let result = handleCall(tape, 0, context: context, into: &writer)
-            scratch.response = writer
+            let (result, writer) = scratch.writingResponse { writer in handleCall(tape, 0, context: context, into: &writer) }
             switch result {
             case .none: return .noReply
             case .written: return .reply(writer)
@@ -332,13 +340,11 @@ public final class JSONRPCDispatcher: Sendable {
                 let started = onCall == nil ? nil : Self.monotonicNanoseconds()
                 let callContext = integerID.map { RPCContext(integerID: $0, peerKey: context.peerKey) }
                     ?? RPCContext(id: callID, peerKey: context.peerKey)
-                var writer = scratch.response
-                scratch.response = .placeholder
-                writer.truncate(to: 0)  // as for a call the general way
-                let taken = compact(&reader) { handler in
-                    run(method.name, id: id, context: callContext, started: started, into: &writer, handler)
+                let (taken, writer) = scratch.writingResponse { writer in
+                    compact(&reader) { handler in
+                        run(method.name, id: id, context: callContext, started: started, into: &writer, handler)
+                    }
                 }
-                scratch.response = writer
                 return taken ? .reply(writer) : nil
             } else if CompactReader.equals(key, "jsonrpc") {
                 guard !version, let value = reader.string(), CompactReader.equals(value, "2.0") else { return nil }
