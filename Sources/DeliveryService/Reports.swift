@@ -47,6 +47,9 @@ struct BoundedMap<Key: Hashable, Value> {
 /// least recently reported devices are forgotten first.
 final class DeviceHistory: Sendable {
     private let devices: Mutex<BoundedMap<String, DeviceView>>
+    /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
+    /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
+    private let anyRecorded = Atomic<Bool>(false)
     /// Impressions kept per campaign and device (caps never look further than 720 hours).
     static let keptImpressions = 64
 
@@ -55,13 +58,14 @@ final class DeviceHistory: Sendable {
     }
 
     func view(_ deviceId: String?) -> DeviceView {
-        guard let deviceId else { return .unknown }
+        guard let deviceId, anyRecorded.load(ordering: .acquiring) else { return .unknown }
         return devices.withLock { $0.peek(deviceId) } ?? .unknown
     }
 
     func record(_ event: LaunchEvent, at time: Timestamp) {
         guard event.type == .impression else { return }
         devices.withLock { devices in
+            anyRecorded.store(true, ordering: .releasing)
             var view = devices.get(event.deviceId) ?? DeviceView()
             var times = view.impressions[event.campaignId] ?? []
             times.append(time)

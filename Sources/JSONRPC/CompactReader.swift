@@ -17,15 +17,26 @@ public struct CompactReader {
     @usableFromInline let base: UnsafeRawPointer
     @usableFromInline let end: Int
     @usableFromInline var position: Int
+    /// Where ``text(_:)`` finds the strings it made before, if anywhere.
+    @usableFromInline let texts: TextCache?
 
     /// The offset of the next byte.
     @inlinable public var offset: Int { position }
 
-    public init(_ bytes: UnsafeRawBufferPointer) {
+    /// A reader of `bytes`; `texts` keeps the strings that ``text(_:)`` makes, for the next calls read on this thread.
+    public init(_ bytes: UnsafeRawBufferPointer, texts: TextCache? = nil) {
         // An empty buffer may have no address; any address will do, since nothing is read past `end`.
         base = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)!
         end = bytes.count
         position = 0
+        self.texts = texts
+    }
+
+    /// The string of bytes read (``string()``'s): taken from the reader's ``TextCache`` when it holds it, for
+    /// values that calls repeat.
+    @inlinable
+    public func text(_ bytes: UnsafeRawBufferPointer) -> String {
+        texts?.string(bytes) ?? String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether every byte has been read.
@@ -99,9 +110,26 @@ public struct CompactReader {
     /// Whether `bytes` are exactly `text`.
     @inlinable @inline(__always)
     public static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        guard bytes.count == text.utf8CodeUnitCount else { return false }
-        let other = text.utf8Start
-        for index in 0..<bytes.count where bytes[index] != other[index] { return false }
+        let count = text.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        let other = UnsafeRawPointer(text.utf8Start)
+        // A word at a time: the whole words from the start, then the last word (overlapping the one before) for
+        // the rest; four bytes at both ends for a shorter text; byte by byte below four.
+        func word(_ pointer: UnsafeRawPointer, _ offset: Int) -> UInt64 { pointer.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        func half(_ pointer: UnsafeRawPointer, _ offset: Int) -> UInt32 { pointer.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 <= count {
+                guard word(base, offset) == word(other, offset) else { return false }
+                offset += 8
+            }
+            return offset == count || word(base, count - 8) == word(other, count - 8)
+        }
+        if count >= 4 { return half(base, 0) == half(other, 0) && half(base, count - 4) == half(other, count - 4) }
+        for index in 0..<count where base.load(fromByteOffset: index, as: UInt8.self) != other.load(fromByteOffset: index, as: UInt8.self) {
+            return false
+        }
         return true
     }
 }

@@ -94,6 +94,8 @@ public final class JSONRPCDispatcher: Sendable {
         /// The buffer of the last single response, written into again by the next message once the caller has let
         /// go of that response (until then, the next one gets a buffer of its own).
         var response = JSONWriter(reservingCapacity: 512)
+        /// Short strings that compact readers made before (see ``CompactReader/text(_:)``).
+        let texts = TextCache()
         public init() {}
 
         /// Runs `body` with the response buffer emptied (in place when the caller has let go of the last response,
@@ -327,7 +329,7 @@ public final class JSONRPCDispatcher: Sendable {
     /// nothing) for any other message: `{"jsonrpc":"2.0","id":…,"method":"…"` with those three in any order, then
     /// `"params":{…}}` last, all compact (see ``CompactReader``), the id an integer or a string.
     private func dispatchCompact(_ bytes: UnsafeRawBufferPointer, context: RPCContext, scratch: Scratch) -> Outcome? {
-        var reader = CompactReader(bytes)
+        var reader = CompactReader(bytes, texts: scratch.texts)
         guard reader.take(UInt8(ascii: "{")) else { return nil }
         var version = false
         var id: UnsafeRawBufferPointer?

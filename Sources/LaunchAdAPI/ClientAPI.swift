@@ -129,8 +129,9 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
             }
         } while reader.take(UInt8(ascii: ","))
         guard reader.take(UInt8(ascii: "}")), let app, let platform, let appVersion else { return nil }
-        return try? check(app: String(decoding: app, as: UTF8.self), platform: platformName(platform), version: AppVersion(utf8: appVersion),
-                          region: region.map { String(decoding: $0, as: UTF8.self) }, locale: locale.map { String(decoding: $0, as: UTF8.self) },
+        // The app, the region and the locale repeat from call to call: the reader's cache has their strings.
+        return try? check(app: reader.text(app), platform: platformName(platform), version: AppVersion(utf8: appVersion),
+                          region: region.map(reader.text), locale: locale.map(reader.text),
                           deviceId: deviceId.map { String(decoding: $0, as: UTF8.self) }, screen: screen, launchType: launchType,
                           backgroundSeconds: backgroundSeconds, cached: cached)
     }

@@ -1,0 +1,49 @@
+/// Short strings read from requests, made once and then reused: the values clients repeat from call to call (an
+/// app's name, a region, a locale) cost a table lookup instead of a new string each time.
+///
+/// A direct-mapped table of 256 strings of at most 15 bytes (the ones a `String` holds inline, so a hit copies no
+/// storage and counts no reference), keyed by their bytes: a new value takes the place of the one in its slot.
+/// Longer texts are made afresh every time. It belongs to one thread (one per ``JSONRPCDispatcher/Scratch``).
+public final class TextCache {
+    /// Slots in the table (a power of two).
+    public static let capacity = 256
+    /// The longest text kept.
+    public static let longest = 15
+
+    // A key packs a text's bytes (the first eight in `low`, the rest in `high`) and its length (the top byte of
+    // `high`), so two keys are equal exactly when their texts are. Every slot starts as the empty text.
+    private let keys: UnsafeMutablePointer<(low: UInt64, high: UInt64)>
+    private let values: UnsafeMutablePointer<String>
+
+    public init() {
+        keys = .allocate(capacity: Self.capacity)
+        keys.initialize(repeating: (0, 0), count: Self.capacity)
+        values = .allocate(capacity: Self.capacity)
+        values.initialize(repeating: "", count: Self.capacity)
+    }
+
+    deinit {
+        keys.deinitialize(count: Self.capacity)
+        keys.deallocate()
+        values.deinitialize(count: Self.capacity)
+        values.deallocate()
+    }
+
+    /// The string of `bytes` decoded as UTF-8 (invalid sequences replaced): what `String(decoding:as:)` makes.
+    public func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let count = bytes.count
+        guard count <= Self.longest, let base = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
+        var low: UInt64 = 0, high = UInt64(count) << 56
+        for index in 0..<min(count, 8) { low |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * index) }
+        if count > 8 {
+            for index in 8..<count { high |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * (index - 8)) }
+        }
+        let slot = Int(truncatingIfNeeded: ((low ^ (high &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15) >> 56)
+        let key = keys[slot]
+        if key.low == low && key.high == high { return values[slot] }
+        let text = String(decoding: bytes, as: UTF8.self)
+        keys[slot] = (low, high)
+        values[slot] = text
+        return text
+    }
+}
