@@ -120,4 +120,7 @@ fi
 AFTER=$(rss)
 echo "deliveryd resident memory: ${BEFORE} KiB before, ${AFTER} KiB after a ${MEMORY_SECONDS} s run"
 
+# The run's folder keeps its own copy of the log (each run overwrites $LOG), for its per-round figures.
+cp "$LOG" "$RUN/launch-vs-limit.log"
+echo "log: $RUN/launch-vs-limit.log"
 if [ -n "$COMPARE" ]; then bench/ratios.py "$LOG" limit deliveryd compare; else bench/ratios.py "$LOG" limit deliveryd; fi
