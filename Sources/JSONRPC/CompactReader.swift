@@ -112,7 +112,8 @@ public struct CompactReader {
     public static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard bytes.count == count else { return false }
-        guard count > 0, let base = bytes.baseAddress else { return true }
+        guard count > 0 else { return true }
+        guard let base = bytes.baseAddress else { return false }  // (a buffer that holds bytes has an address)
         let other = UnsafeRawPointer(text.utf8Start)
         // A word at a time: the whole words from the start, then the last word (overlapping the one before) for
         // the rest; four bytes at both ends for a shorter text; byte by byte below four.

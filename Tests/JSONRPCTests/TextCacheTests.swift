@@ -48,7 +48,8 @@ struct TextCacheTests {
                 random.chance(0.1) ? UInt8(truncatingIfNeeded: random.next()) : UInt8(0x61 + random.index(4))
             }
             texts.append(text)
-            if var near = Optional(text), !near.isEmpty {
+            if !text.isEmpty {
+                var near = text
                 near[near.count - 1] &+= 1
                 texts.append(near)
             }
