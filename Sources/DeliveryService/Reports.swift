@@ -65,7 +65,7 @@ final class DeviceHistory: Sendable {
     func record(_ event: LaunchEvent, at time: Timestamp) {
         guard event.type == .impression else { return }
         devices.withLock { devices in
-            anyRecorded.store(true, ordering: .releasing)
+            if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
             var view = devices.get(event.deviceId) ?? DeviceView()
             var times = view.impressions[event.campaignId] ?? []
             times.append(time)

@@ -1,9 +1,10 @@
 /// Short strings read from requests, made once and then reused: the values clients repeat from call to call (an
 /// app's name, a region, a locale) cost a table lookup instead of a new string each time.
 ///
-/// A direct-mapped table of 256 strings of at most 15 bytes (the ones a `String` holds inline, so a hit copies no
-/// storage and counts no reference), keyed by their bytes: a new value takes the place of the one in its slot.
-/// Longer texts are made afresh every time. It belongs to one thread (one per ``JSONRPCDispatcher/Scratch``).
+/// A direct-mapped table of the strings of 256 texts of at most 15 bytes, keyed by their bytes: a new text takes the
+/// place of the one in its slot. Longer texts are made afresh every time. (Such a short text of plain ASCII, which
+/// is all a compact reader reads, makes a string held inline, so a hit copies no storage and counts no reference.)
+/// It belongs to one thread (one per ``JSONRPCDispatcher/Scratch``).
 public final class TextCache {
     /// Slots in the table (a power of two).
     public static let capacity = 256

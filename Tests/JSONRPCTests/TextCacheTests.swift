@@ -83,4 +83,52 @@ struct TextCacheTests {
         #expect(read(cache) == expected)
         #expect(read(cache) == expected)
     }
+
+    @Test("calls read through one scratch, its cache hit and replaced, are answered as the general way answers them")
+    func throughOneScratch() {
+        struct Params: Codable, Sendable { var app: String; var region: String? }
+        let compactReads = CompactCallTests.Counter()
+        var table = MethodTable()
+        table.register(RPCMethod<Params, String>("echo", summary: "The params back."), reading: { json in
+            try json.decode(Params.self)
+        }, checking: { $0 }, compact: { reader in
+            guard reader.take(UInt8(ascii: "{")), let key = reader.key(), CompactReader.equals(key, "app"), let app = reader.string()
+            else { return nil }
+            var region: String?
+            if reader.take(UInt8(ascii: ",")) {
+                guard let key = reader.key(), CompactReader.equals(key, "region"), let text = reader.string() else { return nil }
+                region = reader.text(text)
+            }
+            guard reader.take(UInt8(ascii: "}")) else { return nil }
+            compactReads.add()
+            return Params(app: reader.text(app), region: region)
+        }, writing: { params, _, json in
+            json.write(string: params.app + "|" + (params.region ?? "-"))
+        })
+        let info = OpenRPCInfo(title: "texts", version: "1")
+        let compact = JSONRPCDispatcher(methods: table, info: info), general = JSONRPCDispatcher(methods: table, info: info, compactCalls: false)
+        let scratch = JSONRPCDispatcher.Scratch()
+        var random = SeededRandom(seed: 11)
+        // Few apps and regions (the cache hits), and many more of them than its slots (it replaces), some too long.
+        let apps = (0..<600).map { "app\($0 % 37 == 0 ? String(repeating: "x", count: 20) : "")\($0)" }
+        let regions = ["cn-east", "cn-north", "eu-west", "us"] + (0..<300).map { "r\($0)" }
+        for id in 0..<20_000 {
+            let app = random.chance(0.8) ? apps[random.index(4)] : apps[random.index(apps.count)]
+            let region = random.chance(0.3) ? nil : random.chance(0.8) ? regions[random.index(4)] : regions[random.index(regions.count)]
+            let params = region.map { #"{"app":"\#(app)","region":"\#($0)"}"# } ?? #"{"app":"\#(app)"}"#
+            let message = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"echo","params":\#(params)}"#.utf8)
+            let fast = message.withUnsafeBytes { bytes -> [UInt8]? in
+                if case .reply(let writer) = compact.dispatch(bytes, context: RPCContext(), scratch: scratch) { return writer.bytes }
+                return nil
+            }
+            let slow = message.withUnsafeBytes { bytes -> [UInt8]? in
+                if case .reply(let writer) = general.dispatch(bytes, context: RPCContext()) { return writer.bytes }
+                return nil
+            }
+            #expect(fast != nil && fast == slow, "\(String(decoding: message, as: UTF8.self))")
+            #expect(fast.map { String(decoding: $0, as: UTF8.self).contains("\"\(app)|\(region ?? "-")\"") } == true)
+            if fast == nil || fast != slow { return }
+        }
+        #expect(compactReads.count == 20_000)  // every call took the compact way
+    }
 }
