@@ -588,7 +588,7 @@ public struct LaunchPrefetchParams: Codable, Sendable {
     }
 }
 
-public struct PrefetchItem: Codable, Sendable, Hashable {
+public struct PrefetchItem: Codable, Sendable, Hashable, JSONWritable {
     public var campaignId: Int64
     public var sha256: String
     public var url: String
@@ -611,9 +611,27 @@ public struct PrefetchItem: Codable, Sendable, Hashable {
         self.startsAt = startsAt
         self.endsAt = endsAt
     }
+
+    /// The bytes of its `Codable` encoding, written directly (an answer lists dozens of these).
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("campaignId", Int(campaignId))
+            object.field("sha256", sha256)
+            object.field("url", url)
+            object.field("contentType", contentType)
+            object.field("width", width)
+            object.field("height", height)
+            object.field("size", size)
+            object.field("startsAt", startsAt.rfc3339)
+            object.field("endsAt", endsAt.rfc3339)
+        }
+    }
 }
 
-public struct LaunchPrefetchResult: Codable, Sendable {
+/// The answer of `launch.prefetch`. Written directly (``write(json:)``, the bytes of its `Codable` encoding): it
+/// lists every creative of the campaigns ahead, and encoding that through `Codable` cost more than all the launch
+/// queries between two prefetches.
+public struct LaunchPrefetchResult: Codable, Sendable, JSONWritable {
     /// What to download now and keep, with each campaign's window.
     public var download: [PrefetchItem]
     /// Cached creatives no campaign ahead uses: delete them.
@@ -628,6 +646,37 @@ public struct LaunchPrefetchResult: Codable, Sendable {
         self.revoked = revoked
         self.epoch = epoch
         self.seq = seq
+    }
+
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("download") { writer in
+                writer.append(UInt8(ascii: "["))
+                for (index, item) in download.enumerated() {
+                    if index > 0 { writer.append(UInt8(ascii: ",")) }
+                    item.write(json: &writer)
+                }
+                writer.append(UInt8(ascii: "]"))
+            }
+            object.field("delete") { writer in
+                writer.append(UInt8(ascii: "["))
+                for (index, sha256) in delete.enumerated() {
+                    if index > 0 { writer.append(UInt8(ascii: ",")) }
+                    writer.write(string: sha256)
+                }
+                writer.append(UInt8(ascii: "]"))
+            }
+            object.field("revoked") { writer in
+                writer.append(UInt8(ascii: "["))
+                for (index, id) in revoked.enumerated() {
+                    if index > 0 { writer.append(UInt8(ascii: ",")) }
+                    writer.write(int: Int(id))
+                }
+                writer.append(UInt8(ascii: "]"))
+            }
+            object.field("epoch", epoch)
+            object.field("seq", Int(seq))
+        }
     }
 }
 

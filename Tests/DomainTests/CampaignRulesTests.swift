@@ -169,6 +169,32 @@ struct TimestampTests {
         #expect(Timestamp(rfc3339: utc) == timestamp)
     }
 
+    @Test("written as the C library's calendar gives it, to the millisecond, years 0 to 9999 (seeded), and read back")
+    func writesTheCalendar() throws {
+        var random = SeededRandom(seed: 3339)
+        let first: Int64 = -62_167_219_200_000, last: Int64 = 253_402_300_799_999  // 0000-01-01, 9999-12-31T23:59:59.999
+        var samples: [Int64] = [first, last, 0, -1, 1, 951_782_400_000, -2_203_891_200_000, 1_790_000_000_123]
+        for _ in 0..<20_000 {
+            let value = first + Int64(bitPattern: random.next() % UInt64(last - first + 1))
+            samples.append(random.chance(0.5) ? value - value % 1000 : value)
+        }
+        for milliseconds in samples {
+            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            var time = time_t(seconds)
+            var parts = tm()
+            try #require(gmtime_r(&time, &parts) != nil)
+            var expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                                  Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            let millis = milliseconds - seconds * 1000
+            if millis != 0 { expected += String(format: ".%03d", Int(millis)) }
+            expected += "Z"
+            let timestamp = Timestamp(milliseconds: milliseconds)
+            #expect(timestamp.rfc3339 == expected)
+            #expect(Timestamp(rfc3339: timestamp.rfc3339) == timestamp)
+            if timestamp.rfc3339 != expected { return }
+        }
+    }
+
     @Test("refuses what is not RFC 3339", arguments: ["2026-12-12", "2026-12-12T00:00Z", "2026-13-01T00:00:00Z",
                                                        "2025-02-29T00:00:00Z", "2026-12-12T24:00:00Z", "2026-12-12T00:00:00",
                                                        "2026-12-12T00:00:00+8:00", "2026-12-12T00:00:00.Z", "now", ""])

@@ -90,3 +90,38 @@ struct LaunchAnswerTests {
         #expect(Self.written(other) == (try Self.encoded(other)))
     }
 }
+
+/// `launch.prefetch` answers are written directly; these hold them to their `Codable` encoding.
+@Suite("prefetch answer", .timeLimit(.minutes(1)))
+struct PrefetchAnswerTests {
+    static func written(_ value: some JSONWritable) -> String {
+        var writer = JSONWriter()
+        value.write(json: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    static func encoded(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONValueEncoder().encodeJSON(value), as: UTF8.self)
+    }
+
+    static func item(_ id: Int64, url: String = "http://127.0.0.1:8200/creatives/", contentType: String = "image/png",
+                     startsAt: Timestamp = Timestamp(milliseconds: 1_790_000_000_000)) -> PrefetchItem {
+        let sha256 = String(repeating: String(id % 10), count: 64)
+        return PrefetchItem(campaignId: id, sha256: sha256, url: url + sha256, contentType: contentType, width: 1179 + Int(id),
+                            height: 2556, size: 20_045 * Int(id), startsAt: startsAt, endsAt: startsAt.adding(seconds: 86_400.5))
+    }
+
+    @Test("the prefetch answer written directly is byte for byte its Codable encoding", arguments: [
+        LaunchPrefetchResult(download: [], delete: [], revoked: [], epoch: "", seq: 0),
+        LaunchPrefetchResult(download: [item(1)], delete: [String(repeating: "a", count: 64)], revoked: [7], epoch: "e1", seq: 3),
+        LaunchPrefetchResult(download: (1...30).map { item($0) }, delete: ["x", "y\"z"], revoked: [1, -2, Int64.max],
+                             epoch: "2d2f783a392b9cbdb292deab487f7fd1", seq: Int64.max),
+        LaunchPrefetchResult(download: [item(-5, url: "http://[::1]:80/a\\b/\u{e9}/\u{1}", contentType: "image/\"png\"",
+                                             startsAt: Timestamp(milliseconds: -1))],
+                             delete: ["\u{2028}"], revoked: [], epoch: "é\n", seq: -1),
+    ])
+    func sameBytes(_ result: LaunchPrefetchResult) throws {
+        #expect(Self.written(result) == (try Self.encoded(result)))
+        for item in result.download { #expect(Self.written(item) == (try Self.encoded(item))) }
+    }
+}
