@@ -84,9 +84,10 @@ enum ClientHandlers {
                 guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(candidate, request) ||
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
                 else { continue }
-                for facts in candidate.held.map(\.facts) {
+                for held in candidate.held {
+                    let facts = held.facts
                     keep.insert(facts.sha256)
-                    download.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: "\(base)/creatives/\(facts.sha256)",
+                    download.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: base + held.path,
                                                  contentType: facts.contentType, width: facts.width, height: facts.height,
                                                  size: facts.size, startsAt: campaign.startsAt, endsAt: campaign.endsAt))
                 }

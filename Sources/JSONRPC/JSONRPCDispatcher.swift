@@ -157,12 +157,7 @@ public final class JSONRPCDispatcher: Sendable {
         @Sendable func join(_ responses: [[UInt8]]) -> JSONWriter? {
             guard !responses.isEmpty else { return nil }
             var writer = JSONWriter(reservingCapacity: responses.reduce(2) { $0 + $1.count + 1 })
-            writer.append(UInt8(ascii: "["))
-            for (index, response) in responses.enumerated() {
-                if index > 0 { writer.append(UInt8(ascii: ",")) }
-                writer.writeRaw(response)
-            }
-            writer.append(UInt8(ascii: "]"))
+            writer.writeArray(responses) { writer, response in writer.writeRaw(response) }
             return writer
         }
         guard anyLater else {

@@ -120,12 +120,7 @@ public struct JSONWriter: @unchecked Sendable {
         case .number(let number): writeRaw(number.text)
         case .string(let string): write(string: string)
         case .array(let elements):
-            append(UInt8(ascii: "["))
-            for (offset, element) in elements.enumerated() {
-                if offset > 0 { append(UInt8(ascii: ",")) }
-                write(element)
-            }
-            append(UInt8(ascii: "]"))
+            writeArray(elements) { writer, element in writer.write(element) }
         case .object(let object):
             append(UInt8(ascii: "{"))
             var first = true
@@ -243,6 +238,19 @@ public struct JSONWriter: @unchecked Sendable {
     /// Appends a finite double in its shortest form that reads back the same.
     public mutating func write(double value: Double) {
         if let number = JSONNumber(value) { writeRaw(number.text) } else { writeRaw("null") }
+    }
+
+    /// Writes an array of `elements`, each written by `element`.
+    @inlinable
+    public mutating func writeArray<Elements: Sequence>(_ elements: Elements, _ element: (inout JSONWriter, Elements.Element) -> Void) {
+        append(UInt8(ascii: "["))
+        var first = true
+        for value in elements {
+            if !first { append(UInt8(ascii: ",")) }
+            first = false
+            element(&self, value)
+        }
+        append(UInt8(ascii: "]"))
     }
 
     /// Writes an object whose members `body` adds.

@@ -449,13 +449,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         json.append(UInt8(ascii: "}"))
     }
 
-    private static func writeRevoked(_ revoked: [Int64], json writer: inout JSONWriter) {
-        writer.append(UInt8(ascii: "["))
-        for (index, id) in revoked.enumerated() {
-            if index > 0 { writer.append(UInt8(ascii: ",")) }
-            writer.write(int: Int(id))
-        }
-        writer.append(UInt8(ascii: "]"))
+    static func writeRevoked(_ revoked: [Int64], json writer: inout JSONWriter) {
+        writer.writeArray(revoked) { writer, id in writer.write(int: Int(id)) }
     }
 }
 
@@ -650,30 +645,9 @@ public struct LaunchPrefetchResult: Codable, Sendable, JSONWritable {
 
     public func write(json: inout JSONWriter) {
         json.writeObject { object in
-            object.field("download") { writer in
-                writer.append(UInt8(ascii: "["))
-                for (index, item) in download.enumerated() {
-                    if index > 0 { writer.append(UInt8(ascii: ",")) }
-                    item.write(json: &writer)
-                }
-                writer.append(UInt8(ascii: "]"))
-            }
-            object.field("delete") { writer in
-                writer.append(UInt8(ascii: "["))
-                for (index, sha256) in delete.enumerated() {
-                    if index > 0 { writer.append(UInt8(ascii: ",")) }
-                    writer.write(string: sha256)
-                }
-                writer.append(UInt8(ascii: "]"))
-            }
-            object.field("revoked") { writer in
-                writer.append(UInt8(ascii: "["))
-                for (index, id) in revoked.enumerated() {
-                    if index > 0 { writer.append(UInt8(ascii: ",")) }
-                    writer.write(int: Int(id))
-                }
-                writer.append(UInt8(ascii: "]"))
-            }
+            object.field("download") { writer in writer.writeArray(download) { writer, item in item.write(json: &writer) } }
+            object.field("delete") { writer in writer.writeArray(delete) { writer, sha256 in writer.write(string: sha256) } }
+            object.field("revoked") { writer in LaunchAnswer.writeRevoked(revoked, json: &writer) }
             object.field("epoch", epoch)
             object.field("seq", Int(seq))
         }

@@ -276,6 +276,8 @@ struct EdgeReportTests {
             ($0 as? JSONRPCError)?.code == -32602
         }
         let http = "http://\(try #require(edge.endpoints["http"]))"
+        // What prefetch tells the client to download is where the edge serves it.
+        #expect(prefetch.download.first?.url == "\(http)/creatives/\(creative)")
         let (body, response) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/\(creative)")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200 && [UInt8](body) == CampaignFixture.png(width: 1179, height: 2556))
         #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag") == "\"\(creative)\"")
