@@ -27,8 +27,8 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 /// - no typed decoding accepts bytes that the strict parser refuses;
 /// - decoding a params type from the bytes and from the parsed value agree, and what decodes re-encodes to JSON
 ///   that decodes to the same value again;
-/// - the fast `JSONReadable` path of `launch.query` accepts and refuses exactly what its `Codable` conformance
-///   does, naming the same field;
+/// - the fast `JSONReadable` paths of `launch.query`, `launch.prefetch` and `launch.report` (and its events) accept
+///   and refuse exactly what their `Codable` conformances do, naming the same field;
 /// - the edge's one-pass reader of `launch.query` gives what decoding and then validating the params give: the
 ///   same request, or the same error;
 /// - a compact `launch.query` call, read straight from its bytes, is answered exactly as the general way (parsing,
@@ -86,39 +86,53 @@ public enum CodecInvariants {
 
     // MARK: The launch query's fast path
 
-    /// `LaunchQueryParams` through its synthesized `Decodable` conformance only (the decoder would otherwise pick
-    /// the `JSONReadable` fast path).
-    struct LaunchQueryViaCodable: Decodable {
-        let value: LaunchQueryParams
-        init(from decoder: any Decoder) throws { value = try LaunchQueryParams(from: decoder) }
+    /// A params type through its synthesized `Decodable` conformance only (the decoder would otherwise pick the
+    /// `JSONReadable` fast path). Members of a `JSONReadable` type inside it still read themselves, so each such
+    /// type is checked on its own.
+    struct ViaCodable<Params: Decodable>: Decodable {
+        let value: Params
+        init(from decoder: any Decoder) throws { value = try Params(from: decoder) }
     }
 
     static func checkFastPath(_ bytes: [UInt8], parsed: JSONValue?, _ violations: inout [InvariantViolation]) {
         guard parsed != nil else { return }
+        if let params = checkFastPath(LaunchQueryParams.self, "launch.query", bytes, &violations) {
+            checkLaunchValidation(params, &violations)
+        }
+        _ = checkFastPath(LaunchPrefetchParams.self, "launch.prefetch", bytes, &violations)
+        _ = checkFastPath(LaunchReportParams.self, "launch.report", bytes, &violations)
+        _ = checkFastPath(LaunchEvent.self, "launch.report's event", bytes, &violations)
+    }
+
+    /// Reads `bytes` as `Params` both ways; the value when both accept it alike.
+    static func checkFastPath<Params: JSONReadable & Encodable>(_ type: Params.Type, _ name: String, _ bytes: [UInt8],
+                                                                _ violations: inout [InvariantViolation]) -> Params? {
         let decoder = JSONValueDecoder()
-        let fast = Result<LaunchQueryParams, any Error>(catching: { try decoder.decode(LaunchQueryParams.self, fromJSON: bytes) })
-        let codable = Result<LaunchQueryParams, any Error>(catching: { try decoder.decode(LaunchQueryViaCodable.self, fromJSON: bytes).value })
+        let fast = Result<Params, any Error>(catching: { try decoder.decode(Params.self, fromJSON: bytes) })
+        let codable = Result<Params, any Error>(catching: { try decoder.decode(ViaCodable<Params>.self, fromJSON: bytes).value })
         switch (fast, codable) {
         case (.success(let fastValue), .success(let codableValue)):
             let left = try? JSONValueEncoder().encode(fastValue)
             let right = try? JSONValueEncoder().encode(codableValue)
             if left == nil || left != right {
-                violations.append(.init("launch.query fast path reads the same values as Codable",
+                violations.append(.init("\(name) fast path reads the same values as Codable",
                                         "\(left?.jsonText ?? "unencodable") vs \(right?.jsonText ?? "unencodable")"))
+                return nil
             }
-            checkLaunchValidation(fastValue, &violations)
+            return fastValue
         case (.failure(let fastError), .failure(let codableError)):
             let left = (fastError as? DecodingError)?.fieldPath
             let right = (codableError as? DecodingError)?.fieldPath
             if left != right {
-                violations.append(.init("launch.query fast path names the field Codable names",
+                violations.append(.init("\(name) fast path names the field Codable names",
                                         "fast: \(fastError), Codable: \(codableError)"))
             }
         case (.success, .failure(let error)):
-            violations.append(.init("launch.query fast path refuses what Codable refuses", "Codable: \(error)"))
+            violations.append(.init("\(name) fast path refuses what Codable refuses", "Codable: \(error)"))
         case (.failure(let error), .success):
-            violations.append(.init("launch.query fast path accepts what Codable accepts", "fast: \(error)"))
+            violations.append(.init("\(name) fast path accepts what Codable accepts", "fast: \(error)"))
         }
+        return nil
     }
 
     /// `LaunchQueryParams.request(json:)`, the edge's reader, as a decodable type.

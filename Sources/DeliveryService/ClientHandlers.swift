@@ -61,11 +61,13 @@ enum ClientHandlers {
             var accepted = 0
             for event in params.events where context.ledger.admit(event) {
                 accepted += 1
-                context.devices.record(event, at: event.at ?? now)
+                if let campaign = campaigns[event.campaignId] { context.devices.record(event, of: campaign, at: event.at ?? now) }
             }
             return LaunchReportResult(accepted: accepted, duplicates: params.events.count - accepted)
         })
-        methods.register(ClientAPI.launchPrefetch, inline: { params, _ in
+        // The answer is written straight from each creative's item prepared with the state (the same bytes as the
+        // `LaunchPrefetchResult` listing them): an answer lists every creative of the campaigns ahead.
+        methods.register(ClientAPI.launchPrefetch, writing: { params, _, json in
             let query = LaunchQueryParams(app: params.app, platform: params.platform, appVersion: params.appVersion,
                                           region: params.region, locale: params.locale, screen: params.screen, cached: params.cached)
             let request = try query.validated()
@@ -75,26 +77,22 @@ enum ClientHandlers {
             let now = context.clock()
             let until = now.adding(seconds: Double(horizon) * 3600)
             let endClock = max(now, context.status.serviceNow(now))
-            let base = context.publicBase.value
-            var download: [PrefetchItem] = []
-            var keep = Set<String>()
+            var download: [HeldCreative] = []
             let index = state.appIndex(request.app)
             for candidate in index?.candidates ?? [] {
                 let campaign = candidate.campaign
                 guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(candidate, request) ||
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
                 else { continue }
-                for held in candidate.held {
-                    let facts = held.facts
-                    keep.insert(facts.sha256)
-                    download.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: base + held.path,
-                                                 contentType: facts.contentType, width: facts.width, height: facts.height,
-                                                 size: facts.size, startsAt: campaign.startsAt, endsAt: campaign.endsAt))
-                }
+                download.append(contentsOf: candidate.held)
             }
-            let delete = request.cached.subtracting(keep).sorted()
-            return LaunchPrefetchResult(download: download, delete: delete, revoked: index?.revoked ?? [],
-                                        epoch: state.epoch, seq: state.seq)
+            var delete: [String] = []
+            if !request.cached.isEmpty {
+                let keep = Set(download.lazy.map(\.facts.sha256))
+                delete = request.cached.subtracting(keep).sorted()
+            }
+            LaunchPrefetchResult.write(download: download, delete: delete, revoked: index?.revoked ?? [], epoch: state.epoch,
+                                       seq: state.seq, creativeBase: context.publicBase.prepared, into: &json)
         })
         methods.register(ClientAPI.creativeGet, inline: { params, _ in
             guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }

@@ -81,7 +81,7 @@ public final class DeliveryServiceApp: Sendable {
         let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
         let devices = DeviceHistory(capacity: configuration.maxDevices)
-        let ledger = EventLedger(capacity: configuration.maxDevices * 4)
+        let ledger = EventLedger(capacity: configuration.maxEventIds)
         let metrics = EdgeMetrics(cache: cache, cacheHealth: cacheHealth)
         let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, cacheHealth: cacheHealth,
                                               devices: devices, ledger: ledger, cache: cache, metrics: metrics,

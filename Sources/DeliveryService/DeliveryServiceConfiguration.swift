@@ -22,6 +22,9 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var creativeCacheBytes = 64 * 1024 * 1024
     /// Devices remembered for caps and rotation (the least recently reported are forgotten first).
     public var maxDevices = 1_000_000
+    /// Event ids remembered, so that a report sent again is counted once: at least the most recent half of this
+    /// many, in fixed memory (64 MiB for the default; see `FingerprintSet`).
+    public var maxEventIds = 4_000_000
     /// How often impression, click and skip counts are shipped to campaignd.
     public var reportInterval: Duration = .seconds(2)
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).

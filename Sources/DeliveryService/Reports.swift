@@ -44,14 +44,13 @@ struct BoundedMap<Key: Hashable, Value> {
 }
 
 /// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded: the
-/// least recently reported devices are forgotten first.
+/// least recently reported devices are forgotten first. A device is known by its id's fingerprint, so its id is not
+/// kept; and of a campaign's impressions only as many as its cap counts are kept, none for a campaign without one.
 final class DeviceHistory: Sendable {
-    private let devices: Mutex<BoundedMap<String, DeviceView>>
+    private let devices: Mutex<BoundedMap<UInt64, DeviceView>>
     /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
     /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
     private let anyRecorded = Atomic<Bool>(false)
-    /// Impressions kept per campaign and device (caps never look further than 720 hours).
-    static let keptImpressions = 64
 
     init(capacity: Int) {
         devices = Mutex(BoundedMap(capacity: capacity))
@@ -59,51 +58,65 @@ final class DeviceHistory: Sendable {
 
     func view(_ deviceId: String?) -> DeviceView {
         guard let deviceId, anyRecorded.load(ordering: .acquiring) else { return .unknown }
-        return devices.withLock { $0.peek(deviceId) } ?? .unknown
+        let key = fingerprint(deviceId)
+        return devices.withLock { $0.peek(key) } ?? .unknown
     }
 
-    func record(_ event: LaunchEvent, at time: Timestamp) {
+    /// Records an impression of `campaign` (other events change nothing here). `campaign`'s cap says how many of
+    /// its impressions to keep: a cap of `shows` in any window needs only the last `shows` of them.
+    func record(_ event: LaunchEvent, of campaign: Campaign, at time: Timestamp) {
         guard event.type == .impression else { return }
+        let key = fingerprint(event.deviceId)
+        let kept = campaign.frequencyCap?.shows ?? 0
         devices.withLock { devices in
             if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
-            var view = devices.get(event.deviceId) ?? DeviceView()
-            var times = view.impressions[event.campaignId] ?? []
-            times.append(time)
-            if times.count > Self.keptImpressions { times.removeFirst(times.count - Self.keptImpressions) }
-            view.impressions[event.campaignId] = times
-            if view.impressions.count > 256 {  // forget the campaigns shown longest ago
-                let oldest = view.impressions.min { ($0.value.last ?? time) < ($1.value.last ?? time) }!.key
-                view.impressions[oldest] = nil
+            let old = devices.get(key) ?? .unknown
+            var impressions = old.impressions
+            if kept > 0 {
+                var times = impressions.removeValue(forKey: event.campaignId) ?? []
+                // Reports may come out of order: keep the times sorted, so the last `kept` are the latest.
+                let place = times.lastIndex { $0 <= time }.map { $0 + 1 } ?? 0
+                times.insert(time, at: place)
+                if times.count > kept { times.removeFirst(times.count - kept) }
+                impressions[event.campaignId] = times
+                if impressions.count > 256 {  // forget the campaigns shown longest ago
+                    let oldest = impressions.min { ($0.value.last ?? time) < ($1.value.last ?? time) }!.key
+                    impressions[oldest] = nil
+                }
+            } else {
+                impressions[event.campaignId] = nil  // its cap was lifted
             }
             // The rotation moves on; once the sets grow large, it starts over.
-            if view.seenCampaigns.count >= 64 { view.seenCampaigns.removeAll() }
-            if view.seenVariants.count >= 64 { view.seenVariants.removeAll() }
-            view.seenCampaigns.insert(event.campaignId)
-            if let sha256 = event.sha256 { view.seenVariants.insert(sha256) }
-            view.rotation &+= 1
-            devices.set(event.deviceId, view)
+            var seenCampaigns = old.seenCampaigns, variantKeys = old.variantKeys
+            if seenCampaigns.count >= 64 { seenCampaigns.removeAll() }
+            if variantKeys.count >= 64 { variantKeys.removeAll() }
+            seenCampaigns.append(event.campaignId)
+            if let sha256 = event.sha256 { variantKeys.append(DeviceView.variantKey(sha256)) }
+            devices.set(key, DeviceView.make(impressions: impressions, seenCampaigns: seenCampaigns, variantKeys: variantKeys,
+                                             rotation: old.rotation &+ 1))
         }
     }
 
     var count: Int { devices.withLock { $0.count } }
 }
 
-/// Event ids already counted (bounded), and the counts not yet shipped to campaignd.
+/// Event ids already counted, and the counts not yet shipped to campaignd. The ids are kept as fingerprints in
+/// fixed memory (``FingerprintSet``): at least the last `capacity / 2` events are known, whatever their ids' length.
 final class EventLedger: Sendable {
-    private let seen: Mutex<BoundedMap<String, Void>>
+    private let seen: Mutex<FingerprintSet>
     private let counts = Mutex<[Int64: CampaignStats]>([:])
 
     init(capacity: Int) {
-        seen = Mutex(BoundedMap(capacity: capacity))
+        seen = Mutex(FingerprintSet(capacity: capacity))
     }
+
+    /// Event ids held now.
+    var count: Int { seen.withLock { $0.count } }
 
     /// Counts the event unless its id was seen; returns whether it was new.
     func admit(_ event: LaunchEvent) -> Bool {
-        let new = seen.withLock { seen in
-            if seen.peek(event.eventId) != nil { return false }
-            seen.set(event.eventId, ())
-            return true
-        }
+        let key = fingerprint(event.eventId)
+        let new = seen.withLock { $0.insert(key) }
         guard new else { return false }
         counts.withLock { counts in
             var entry = counts[event.campaignId] ?? CampaignStats(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)

@@ -4,12 +4,20 @@ import LaunchAdDomain
 
 /// `launch.query` params, validated strictly; read through the fast path.
 public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
-    public struct Screen: Codable, Sendable, Hashable {
+    public struct Screen: Codable, Sendable, Hashable, JSONReadable {
         public var width: Int
         public var height: Int
         public init(width: Int, height: Int) {
             self.width = width
             self.height = height
+        }
+
+        private static let fields: [StaticString] = ["width", "height"]
+
+        /// Read straight from the tape: what the `Codable` conformance gives.
+        public init(json: JSONReader) throws {
+            let fields = try json.object(fields: Self.fields)
+            self.init(width: try fields.int(slot: 0), height: try fields.int(slot: 1))
         }
     }
 
@@ -42,7 +50,6 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     /// The params' names, in the order the `Codable` conformance reads them (so errors come in the same order).
     private static let fields: [StaticString] = ["app", "platform", "appVersion", "region", "locale", "deviceId", "screen",
                                                  "launchType", "backgroundSeconds", "cached"]
-    private static let screenFields: [StaticString] = ["width", "height"]
 
     public init(json: JSONReader) throws {
         // Members are found by their slot in `fields`, the order of the list above. Read into locals and made in
@@ -188,11 +195,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     /// The members after `deviceId`, decoded.
     private static func readRest(_ object: JSONObjectReader) throws
         -> (screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?) {
-        var screen: Screen?
-        if let value = object.optional(slot: 6) {
-            let fields = try value.object(fields: Self.screenFields)
-            screen = Screen(width: try fields.int(slot: 0), height: try fields.int(slot: 1))
-        }
+        let screen = try object.optional(slot: 6).map(Screen.init(json:))
         var launchType: LaunchType?
         if let type = object.optional(slot: 7) {
             let text = try type.string()
@@ -434,9 +437,9 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         }
     }
 
-    /// `{"hasAd":true,` through `"expiresAt":"…"`: the members prepared with the campaign and creative, with the
-    /// edge's base URL inside `imgUrl`.
-    private static func writePrepared(_ parts: AnswerParts, creativeBase: CreativeBase, json: inout JSONWriter) {
+    /// `{"hasAd":true,` through `"expiresAt":"…"` (or a prefetch item's members): the members prepared with the
+    /// campaign and creative, with the edge's base URL inside `imgUrl` (or `url`).
+    static func writePrepared(_ parts: AnswerParts, creativeBase: CreativeBase, json: inout JSONWriter) {
         json.writeRaw(parts.head)
         json.writeRaw(creativeBase.escaped)
         json.writeRaw(parts.tail)
@@ -517,7 +520,7 @@ public enum ClientAPI {
 }
 
 /// One event an app reports.
-public struct LaunchEvent: Codable, Sendable, Hashable {
+public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case impression, click, skip
     }
@@ -540,14 +543,39 @@ public struct LaunchEvent: Codable, Sendable, Hashable {
         self.sha256 = sha256
         self.at = at
     }
+
+    /// The members in the order the `Codable` conformance reads them (so errors come in the same order).
+    private static let fields: [StaticString] = ["eventId", "type", "campaignId", "deviceId", "sha256", "at"]
+
+    /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
+    /// field (the type and the time go through it when they are not plain).
+    public init(json: JSONReader) throws {
+        let object = try json.object(fields: Self.fields)
+        let eventId = try object.string(slot: 0)
+        let typeReader = try object.require(slot: 1)
+        let type = try Kind(rawValue: typeReader.string()) ?? typeReader.decode(Kind.self)
+        let campaignId = try object.require(slot: 2).integer(Int64.self)
+        let deviceId = try object.string(slot: 3)
+        let sha256 = try object.optionalString(slot: 4)
+        let at = try object.optional(slot: 5).map { try $0.decode(Timestamp.self) }
+        self.init(eventId: eventId, type: type, campaignId: campaignId, deviceId: deviceId, sha256: sha256, at: at)
+    }
 }
 
-public struct LaunchReportParams: Codable, Sendable {
+public struct LaunchReportParams: Codable, Sendable, JSONReadable {
     public var events: [LaunchEvent]
     public init(events: [LaunchEvent]) { self.events = events }
+
+    private static let fields: [StaticString] = ["events"]
+
+    /// Read straight from the tape: what the `Codable` conformance gives (see ``LaunchEvent/init(json:)``).
+    public init(json: JSONReader) throws {
+        let object = try json.object(fields: Self.fields)
+        events = try object.require(slot: 0).array().map { try LaunchEvent(json: $0) }
+    }
 }
 
-public struct LaunchReportResult: Codable, Sendable {
+public struct LaunchReportResult: Codable, Sendable, JSONWritable {
     /// Events counted now.
     public var accepted: Int
     /// Events already counted before (same event id).
@@ -556,9 +584,17 @@ public struct LaunchReportResult: Codable, Sendable {
         self.accepted = accepted
         self.duplicates = duplicates
     }
+
+    /// The bytes of its `Codable` encoding, written directly.
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("accepted", accepted)
+            object.field("duplicates", duplicates)
+        }
+    }
 }
 
-public struct LaunchPrefetchParams: Codable, Sendable {
+public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     public var app: String
     public var platform: String
     public var appVersion: String
@@ -580,6 +616,25 @@ public struct LaunchPrefetchParams: Codable, Sendable {
         self.screen = screen
         self.horizonHours = horizonHours
         self.cached = cached
+    }
+
+    /// The members in the order the `Codable` conformance reads them (so errors come in the same order).
+    private static let fields: [StaticString] = ["app", "platform", "appVersion", "region", "locale", "screen", "horizonHours", "cached"]
+
+    /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
+    /// field.
+    public init(json: JSONReader) throws {
+        let object = try json.object(fields: Self.fields)
+        let app = try object.string(slot: 0)
+        let platform = try object.string(slot: 1)
+        let appVersion = try object.string(slot: 2)
+        let region = try object.optionalString(slot: 3)
+        let locale = try object.optionalString(slot: 4)
+        let screen = try object.optional(slot: 5).map(LaunchQueryParams.Screen.init(json:))
+        let horizonHours = try object.optionalInt(slot: 6)
+        let cached = try object.optional(slot: 7)?.array().map { try $0.string() }
+        self.init(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, screen: screen,
+                  horizonHours: horizonHours, cached: cached)
     }
 }
 
@@ -641,6 +696,26 @@ public struct LaunchPrefetchResult: Codable, Sendable, JSONWritable {
         self.revoked = revoked
         self.epoch = epoch
         self.seq = seq
+    }
+
+    /// The answer listing `download`'s creatives, each written from the parts prepared with the state
+    /// (``HeldCreative/prefetchParts``) with `creativeBase` inside its `url`: the bytes of the `LaunchPrefetchResult`
+    /// whose `download` holds their ``PrefetchItem``s, without making them. The edge's prefetch path.
+    public static func write(download: [HeldCreative], delete: [String], revoked: [Int64], epoch: String, seq: Int64,
+                             creativeBase: CreativeBase, into json: inout JSONWriter) {
+        json.writeRaw("{\"download\":")
+        json.writeArray(download) { writer, held in
+            LaunchAnswer.writePrepared(held.prefetchParts, creativeBase: creativeBase, json: &writer)
+        }
+        json.writeRaw(",\"delete\":")
+        json.writeArray(delete) { writer, sha256 in writer.write(string: sha256) }
+        json.writeRaw(",\"revoked\":")
+        LaunchAnswer.writeRevoked(revoked, json: &json)
+        json.writeRaw(",\"epoch\":")
+        json.write(string: epoch)
+        json.writeRaw(",\"seq\":")
+        json.write(int: Int(seq))
+        json.append(UInt8(ascii: "}"))
     }
 
     public func write(json: inout JSONWriter) {

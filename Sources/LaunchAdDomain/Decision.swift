@@ -47,30 +47,145 @@ public struct LaunchRequest: Sendable {
     }
 }
 
+/// The fixed part of a ``DeviceView``: its rotation and how many of each kind of element follow.
+public struct DeviceViewHeader: Sendable {
+    let rotation: Int
+    let campaigns: Int32
+    let variants: Int32
+    let impressions: Int32
+}
+
 /// What the engine knows of one device: impressions per campaign (for caps) and what it has seen in the current
 /// rotation (so the rotation moves on after an impression and does not repeat before the others were seen).
-public struct DeviceView: Sendable {
-    /// Impression times per campaign.
-    public var impressions: [Int64: [Timestamp]]
-    /// Campaigns and variants seen since the rotation last started over.
-    public var seenCampaigns: Set<Int64>
-    public var seenVariants: Set<String>
-    /// Grows with each impression: it moves the stable choice on.
-    public var rotation: Int
+///
+/// Immutable, and one allocation (``DeviceViewStorage``): the rotation and counts, then the campaigns seen, the variants seen (by
+/// ``variantKey(_:)``) and the impressions as (campaign, milliseconds) pairs, grouped by campaign and oldest first.
+/// The edge keeps one per device; a query takes it as one reference and reads it in place, where a structure of
+/// collections cost a cache miss per collection on a device not asked for lately.
+public struct DeviceView: @unchecked Sendable {
+    // Sendable: the storage is never written after `make` fills it.
+    let storage: DeviceViewStorage
 
-    public init(impressions: [Int64: [Timestamp]] = [:], seenCampaigns: Set<Int64> = [], seenVariants: Set<String> = [], rotation: Int = 0) {
-        self.impressions = impressions
-        self.seenCampaigns = seenCampaigns
-        self.seenVariants = seenVariants
-        self.rotation = rotation
+    /// A view of these facts. `seenCampaigns` and `variantKeys` are kept as given (without repeats, as sets).
+    public static func make(impressions: [Int64: [Timestamp]] = [:], seenCampaigns: [Int64] = [], variantKeys: [UInt64] = [],
+                            rotation: Int = 0) -> DeviceView {
+        let campaigns = uniqued(seenCampaigns), variants = uniqued(variantKeys)
+        let shown = impressions.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
+        let pairs = shown.reduce(0) { $0 + $1.value.count }
+        let count = campaigns.count + variants.count + 2 * pairs
+        let buffer = DeviceViewStorage.create(minimumCapacity: count) { _ in
+            DeviceViewHeader(rotation: rotation, campaigns: Int32(campaigns.count), variants: Int32(variants.count), impressions: Int32(pairs))
+        }
+        buffer.withUnsafeMutablePointerToElements { elements in
+            var next = elements
+            for id in campaigns { next.initialize(to: id); next += 1 }
+            for key in variants { next.initialize(to: Int64(bitPattern: key)); next += 1 }
+            for (campaign, times) in shown {
+                for time in times.sorted() {
+                    next.initialize(to: campaign)
+                    (next + 1).initialize(to: time.milliseconds)
+                    next += 2
+                }
+            }
+        }
+        return DeviceView(storage: unsafeDowncast(buffer, to: DeviceViewStorage.self))
     }
 
-    public static let unknown = DeviceView()
+    /// The same, with the variants named by their sha256.
+    public static func make(impressions: [Int64: [Timestamp]] = [:], seenCampaigns: [Int64] = [], seenVariants: [String],
+                            rotation: Int = 0) -> DeviceView {
+        make(impressions: impressions, seenCampaigns: seenCampaigns, variantKeys: seenVariants.map(variantKey), rotation: rotation)
+    }
+
+    private static func uniqued<T: Hashable>(_ values: [T]) -> [T] {
+        var seen = Set<T>()
+        return values.filter { seen.insert($0).inserted }
+    }
+
+    public static let unknown = DeviceView.make()
+
+    /// A variant's key: the first 64 bits of its sha256 (its first 16 hex digits), or for a text that is not hex, a
+    /// hash of it.
+    public static func variantKey(_ sha256: String) -> UInt64 {
+        var key: UInt64 = 0, digits = 0
+        for byte in sha256.utf8.prefix(16) {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return DecisionEngine.mix(sha256.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 })
+            }
+            key = key << 4 | UInt64(digit)
+            digits += 1
+        }
+        return digits == 16 ? key : DecisionEngine.mix(key ^ UInt64(digits))
+    }
+
+    /// Grows with each impression: it moves the stable choice on.
+    public var rotation: Int { storage.header.rotation }
+
+    /// Campaigns seen since the rotation last started over, in the order first seen.
+    public var seenCampaigns: [Int64] {
+        storage.withUnsafeMutablePointers { header, elements in Array(UnsafeBufferPointer(start: elements, count: Int(header.pointee.campaigns))) }
+    }
+
+    /// Variants seen since the rotation last started over, by ``variantKey(_:)``.
+    public var variantKeys: [UInt64] {
+        storage.withUnsafeMutablePointers { header, elements in
+            UnsafeBufferPointer(start: elements + Int(header.pointee.campaigns), count: Int(header.pointee.variants)).map { UInt64(bitPattern: $0) }
+        }
+    }
+
+    /// Impression times per campaign, oldest first.
+    public var impressions: [Int64: [Timestamp]] {
+        storage.withUnsafeMutablePointers { header, elements in
+            var result: [Int64: [Timestamp]] = [:]
+            let start = elements + Int(header.pointee.campaigns + header.pointee.variants)
+            for pair in 0..<Int(header.pointee.impressions) {
+                result[start[2 * pair], default: []].append(Timestamp(milliseconds: start[2 * pair + 1]))
+            }
+            return result
+        }
+    }
+
+    var hasSeenAnyCampaign: Bool { storage.header.campaigns > 0 }
+    var hasSeenAnyVariant: Bool { storage.header.variants > 0 }
+
+    func hasSeen(campaign id: Int64) -> Bool {
+        storage.withUnsafeMutablePointers { header, elements in
+            for offset in 0..<Int(header.pointee.campaigns) where elements[offset] == id { return true }
+            return false
+        }
+    }
+
+    public func hasSeen(variant key: UInt64) -> Bool {
+        storage.withUnsafeMutablePointers { header, elements in
+            let start = elements + Int(header.pointee.campaigns), wanted = Int64(bitPattern: key)
+            for offset in 0..<Int(header.pointee.variants) where start[offset] == wanted { return true }
+            return false
+        }
+    }
 
     /// Impressions of `campaign` within the last `hours` before `now`.
     public func shows(of campaign: Int64, hours: Int, now: Timestamp) -> Int {
         let since = now.milliseconds - Int64(hours) * 3_600_000
-        return impressions[campaign]?.filter { $0.milliseconds > since }.count ?? 0
+        return storage.withUnsafeMutablePointers { header, elements in
+            let start = elements + Int(header.pointee.campaigns + header.pointee.variants)
+            var count = 0
+            for pair in 0..<Int(header.pointee.impressions) where start[2 * pair] == campaign && start[2 * pair + 1] > since {
+                count += 1
+            }
+            return count
+        }
+    }
+}
+
+/// The one allocation of a ``DeviceView``.
+final class DeviceViewStorage: ManagedBuffer<DeviceViewHeader, Int64> {
+    deinit {
+        _ = withUnsafeMutablePointers { header, elements in
+            elements.deinitialize(count: Int(header.pointee.campaigns + header.pointee.variants + 2 * header.pointee.impressions))
+        }
     }
 }
 
@@ -94,22 +209,29 @@ public final class HeldCreative: Sendable {
     public let path: String
     /// log(width / height), so the nearest aspect ratio is a subtraction.
     let logAspect: Double
+    /// Its sha256 as a device's history keeps it (``DeviceView/variantKey(_:)``).
+    public let variantKey: UInt64
     /// The launch answer's members that depend only on the campaign and this creative, as JSON text, written once
     /// when the state changes instead of on every query (see ``AnswerParts``).
     public let answerParts: AnswerParts
+    /// The same for a `launch.prefetch` answer's item: the creative with its campaign's id and window.
+    public let prefetchParts: AnswerParts
 
-    init(facts: CreativeFacts, weight: Int, path: String, logAspect: Double, answerParts: AnswerParts) {
+    init(facts: CreativeFacts, weight: Int, path: String, logAspect: Double, answerParts: AnswerParts, prefetchParts: AnswerParts) {
         self.facts = facts
         self.weight = weight
         self.path = path
         self.logAspect = logAspect
+        variantKey = DeviceView.variantKey(facts.sha256)
         self.answerParts = answerParts
+        self.prefetchParts = prefetchParts
     }
 }
 
 /// The members of a launch answer that are the same for every query answered with one campaign and creative, in
 /// the order and form the answer's `Codable` encoding gives (the launch answer's tests hold the two equal). Only
-/// the start of `imgUrl`, the edge's base URL, goes between them.
+/// the start of `imgUrl`, the edge's base URL, goes between them. A prefetch answer's items are prepared the same
+/// way, around the start of their `url`.
 public struct AnswerParts: Sendable {
     /// `{"hasAd":true,"id":…,"version":…,"imgUrl":"`
     public let head: [UInt8]
@@ -125,20 +247,11 @@ public struct AnswerParts: Sendable {
         head.write(int: campaign.version)
         head.writeRaw(",\"imgUrl\":\"")
         self.head = head.bytes
-        var quotedPath = JSONWriter(reservingCapacity: path.utf8.count + 8)
-        quotedPath.write(string: path)
         var tail = JSONWriter(reservingCapacity: 400)
-        quotedPath.withUnsafeBytes { tail.append(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }  // without its opening quote
+        Self.writePathEnd(path, into: &tail)
         tail.writeRaw(",\"creative\":{\"sha256\":")
         tail.write(string: facts.sha256)
-        tail.writeRaw(",\"contentType\":")
-        tail.write(string: facts.contentType)
-        tail.writeRaw(",\"width\":")
-        tail.write(int: facts.width)
-        tail.writeRaw(",\"height\":")
-        tail.write(int: facts.height)
-        tail.writeRaw(",\"size\":")
-        tail.write(int: facts.size)
+        Self.writeShape(facts, into: &tail)
         tail.writeRaw("},\"jumpType\":")
         tail.write(string: campaign.jump.type.rawValue)
         tail.writeRaw(",\"jumpValue\":")
@@ -156,6 +269,46 @@ public struct AnswerParts: Sendable {
         tail.writeRaw(",\"expiresAt\":")
         tail.write(string: expiresAt)
         self.tail = tail.bytes
+    }
+
+    /// A prefetch item's members, in the order and form of its `Codable` encoding: `{"campaignId":…,"sha256":…,
+    /// "url":"`, then (after the base URL) the path, `","contentType":…` through `"endsAt":"…"}`.
+    init(prefetchOf campaign: Campaign, facts: CreativeFacts, path: String, startsAt: String, endsAt: String) {
+        var head = JSONWriter(reservingCapacity: 128)
+        head.writeRaw("{\"campaignId\":")
+        head.write(int: Int(campaign.id))
+        head.writeRaw(",\"sha256\":")
+        head.write(string: facts.sha256)
+        head.writeRaw(",\"url\":\"")
+        self.head = head.bytes
+        var tail = JSONWriter(reservingCapacity: 256)
+        Self.writePathEnd(path, into: &tail)
+        Self.writeShape(facts, into: &tail)
+        tail.writeRaw(",\"startsAt\":")
+        tail.write(string: startsAt)
+        tail.writeRaw(",\"endsAt\":")
+        tail.write(string: endsAt)
+        tail.append(UInt8(ascii: "}"))
+        self.tail = tail.bytes
+    }
+
+    /// The rest of a URL string after the base: the creative's path, escaped, and the closing quote.
+    private static func writePathEnd(_ path: String, into json: inout JSONWriter) {
+        var quotedPath = JSONWriter(reservingCapacity: path.utf8.count + 8)
+        quotedPath.write(string: path)
+        quotedPath.withUnsafeBytes { json.append(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }  // without its opening quote
+    }
+
+    /// `,"contentType":…,"width":…,"height":…,"size":…`
+    private static func writeShape(_ facts: CreativeFacts, into json: inout JSONWriter) {
+        json.writeRaw(",\"contentType\":")
+        json.write(string: facts.contentType)
+        json.writeRaw(",\"width\":")
+        json.write(int: facts.width)
+        json.writeRaw(",\"height\":")
+        json.write(int: facts.height)
+        json.writeRaw(",\"size\":")
+        json.write(int: facts.size)
     }
 }
 
@@ -178,14 +331,16 @@ public final class Candidate: Sendable {
         minVersion = campaign.targeting.appVersions?.min.flatMap(AppVersion.init)
         maxVersion = campaign.targeting.appVersions?.max.flatMap(AppVersion.init)
         locales = campaign.targeting.locales?.map { $0.lowercased() }
-        let showMoment = self.showMoment, expiresAt = self.expiresAtText
+        let showMoment = self.showMoment, expiresAt = self.expiresAtText, startsAt = campaign.startsAt.rfc3339
         held = campaign.creatives.compactMap { ref in
             creatives[ref.sha256].map { facts in
                 let path = "/creatives/" + facts.sha256
                 return HeldCreative(facts: facts, weight: ref.weight, path: path,
                                     logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))),
                                     answerParts: AnswerParts(campaign: campaign, facts: facts, path: path, showMoment: showMoment,
-                                                             expiresAt: expiresAt))
+                                                             expiresAt: expiresAt),
+                                    prefetchParts: AnswerParts(prefetchOf: campaign, facts: facts, path: path, startsAt: startsAt,
+                                                               endsAt: expiresAt))
             }
         }
     }
@@ -271,7 +426,7 @@ public enum DecisionEngine {
             end += 1
         }
         let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
-        let seenNone = device.seenCampaigns.isEmpty
+        let seenNone = !device.hasSeenAnyCampaign
         let chosen = withUnsafeTemporaryAllocation(of: Bool.self, capacity: end - first) { inGroup -> Int in
             var unseenWeight = 0, allWeight = 0
             for offset in 0..<(end - first) {
@@ -280,14 +435,14 @@ public enum DecisionEngine {
                 inGroup[offset] = ok
                 guard ok else { continue }
                 allWeight += max(1, candidate.campaign.weight)
-                if seenNone || !device.seenCampaigns.contains(candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
+                if seenNone || !device.hasSeen(campaign: candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
             }
             // Not repeating what the device saw, unless it saw them all.
             let onlyUnseen = unseenWeight > 0
             var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
             for offset in 0..<(end - first) where inGroup[offset] {
                 let campaign = candidates[first + offset].campaign
-                if onlyUnseen && !seenNone && device.seenCampaigns.contains(campaign.id) { continue }
+                if onlyUnseen && !seenNone && device.hasSeen(campaign: campaign.id) { continue }
                 point -= max(1, campaign.weight)
                 if point < 0 { return first + offset }
             }
@@ -352,7 +507,7 @@ public enum DecisionEngine {
         if let target { for creative in held { best = min(best, abs(creative.logAspect - target)) } }
         // Each creative's standing, worked out once (the sets are asked only when they hold something: hashing
         // a sha256 costs more than the rest of the choice).
-        let cached = request.cached, seen = device.seenVariants
+        let cached = request.cached, seenNone = !device.hasSeenAnyVariant
         let near: UInt8 = 1, inCache: UInt8 = 2, unseen: UInt8 = 4, pool: UInt8 = 8
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: held.count) { flags -> HeldCreative in
             var anyCached = false
@@ -371,7 +526,7 @@ public enum DecisionEngine {
             var anyUnseen = false
             for offset in held.indices where flags[offset] & near != 0 && (!anyCached || flags[offset] & inCache != 0) {
                 flags[offset] |= pool
-                if seen.isEmpty || !seen.contains(held[offset].facts.sha256) {
+                if seenNone || !device.hasSeen(variant: held[offset].variantKey) {
                     flags[offset] |= unseen
                     anyUnseen = true
                 }

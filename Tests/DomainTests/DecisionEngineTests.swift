@@ -95,9 +95,9 @@ struct DecisionEngineTests {
     @Test("frequency caps count the device's impressions in the window")
     func caps() {
         let capped = Self.campaign(1, cap: FrequencyCap(shows: 2, hours: 24))
-        let twice = DeviceView(impressions: [1: [Self.now.adding(seconds: -3600), Self.now.adding(seconds: -60)]])
+        let twice = DeviceView.make(impressions: [1: [Self.now.adding(seconds: -3600), Self.now.adding(seconds: -60)]])
         #expect(Self.decide([capped], device: twice).campaign == nil)
-        let longAgo = DeviceView(impressions: [1: [Self.now.adding(seconds: -90_000), Self.now.adding(seconds: -60)]])
+        let longAgo = DeviceView.make(impressions: [1: [Self.now.adding(seconds: -90_000), Self.now.adding(seconds: -60)]])
         #expect(Self.decide([capped], device: longAgo).campaign?.id == 1)
     }
 
@@ -132,15 +132,53 @@ struct DecisionEngineTests {
             let request = Self.request(device: "d-\(device)")
             let first = Self.decide(campaigns, request).campaign?.id
             #expect(Self.decide(campaigns, request).campaign?.id == first)
-            var view = DeviceView()
+            var view = DeviceView.unknown
             var seen: [Int64] = []
             for _ in 0..<4 {
                 let id = Self.decide(campaigns, request, device: view).campaign!.id
                 seen.append(id)
-                view.seenCampaigns.insert(id)
-                view.rotation += 1
+                view = DeviceView.make(seenCampaigns: view.seenCampaigns + [id], rotation: view.rotation + 1)
             }
             #expect(Set(seen) == [1, 2, 3, 4], "device \(device) saw \(seen)")
+        }
+    }
+
+    @Test("a device's view keeps its facts in one piece: campaigns and variants seen, impressions by campaign, the rotation")
+    func deviceView() {
+        let now = Self.now
+        let sha256 = String(repeating: "0123456789abcdef", count: 4)
+        let view = DeviceView.make(impressions: [7: [now.adding(seconds: -10), now.adding(seconds: -7200)], -1: [now], 3: []],
+                                   seenCampaigns: [5, 9, 5, Int64.min], seenVariants: [sha256, "not hex", sha256], rotation: 12)
+        #expect(view.rotation == 12)
+        #expect(view.seenCampaigns == [5, 9, Int64.min])
+        #expect(view.variantKeys == [0x0123_4567_89AB_CDEF, DeviceView.variantKey("not hex")])
+        #expect(view.impressions == [7: [now.adding(seconds: -7200), now.adding(seconds: -10)], -1: [now]])
+        #expect(view.shows(of: 7, hours: 1, now: now) == 1)
+        #expect(view.shows(of: 7, hours: 3, now: now) == 2)
+        #expect(view.shows(of: -1, hours: 1, now: now) == 1)
+        #expect(view.shows(of: 3, hours: 3, now: now) == 0)
+        #expect(view.hasSeen(variant: DeviceView.variantKey(sha256)))
+        #expect(!view.hasSeen(variant: 0x0123_4567_89AB_CDEE))
+        // Upper-case or short texts are not sha256 digests: hashed whole, never taken for the digest they resemble.
+        #expect(DeviceView.variantKey("0123456789ABCDEF") != 0x0123_4567_89AB_CDEF)
+        #expect(DeviceView.variantKey("0123") != DeviceView.variantKey("00123"))
+        #expect(DeviceView.unknown.seenCampaigns.isEmpty && DeviceView.unknown.impressions.isEmpty && DeviceView.unknown.rotation == 0)
+    }
+
+    @Test("variants rotate without repeats: a variant the device has seen goes after those it has not")
+    func variants() {
+        let twin = CreativeFacts(sha256: String(repeating: "d", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 1)
+        let campaign = Self.campaign(1, creatives: [Self.tall, twin])
+        var creatives = Self.held
+        creatives[twin.sha256] = twin
+        for device in 0..<40 {
+            let request = Self.request(device: "d-\(device)")
+            let first = Self.decide([campaign], request, creatives: creatives).creative!
+            let other = first == twin ? Self.tall : twin
+            let seenFirst = DeviceView.make(seenCampaigns: [1], seenVariants: [first.sha256], rotation: 1)
+            #expect(Self.decide([campaign], request, device: seenFirst, creatives: creatives).creative == other)
+            let seenBoth = DeviceView.make(seenCampaigns: [1], seenVariants: [first.sha256, other.sha256], rotation: 2)
+            #expect(Self.decide([campaign], request, device: seenBoth, creatives: creatives).creative != nil)
         }
     }
 

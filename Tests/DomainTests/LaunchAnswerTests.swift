@@ -129,4 +129,43 @@ struct PrefetchAnswerTests {
         #expect(Self.written(result) == (try Self.encoded(result)))
         for item in result.download { #expect(Self.written(item) == (try Self.encoded(item))) }
     }
+
+    @Test("the prefetch answer written from the parts prepared with the state is the answer made of items",
+          arguments: ["http://127.0.0.1:8200", "https://cdn.example.com/a\\b/\u{e9}\"/\u{1}\u{2028}", ""])
+    func fromPreparedParts(_ base: String) throws {
+        // Creatives with escapes in their type, campaigns with extreme ids and times down to the millisecond.
+        let facts = [
+            CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 20_045),
+            CreativeFacts(sha256: String(repeating: "b", count: 64), contentType: "image/\"x\"\u{7f}", width: 1, height: 99_999, size: 0),
+            CreativeFacts(sha256: String(repeating: "c", count: 64), contentType: "video/mp4", width: 1080, height: 1920, size: Int.max),
+        ]
+        let campaigns = [Int64(1), 42, Int64.max, -3].enumerated().map { offset, id in
+            APIExamples.campaign {
+                $0.id = id
+                $0.startsAt = Timestamp(milliseconds: 1_790_000_000_123 + Int64(offset) * 3_600_000)
+                $0.endsAt = $0.startsAt.adding(seconds: 86_400.25)
+                $0.creatives = facts.suffix(offset + 1).map { CreativeRef(sha256: $0.sha256) } + [CreativeRef(sha256: String(repeating: "f", count: 64))]
+            }
+        }
+        let index = try #require(DecisionEngine.index(campaigns, creatives: Dictionary(uniqueKeysWithValues: facts.map { ($0.sha256, $0) }))[campaigns[0].app])
+        var held: [HeldCreative] = []
+        var items: [PrefetchItem] = []
+        for candidate in index.candidates {
+            for creative in candidate.held {
+                held.append(creative)
+                let campaign = candidate.campaign, facts = creative.facts
+                items.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: base + "/creatives/" + facts.sha256,
+                                          contentType: facts.contentType, width: facts.width, height: facts.height, size: facts.size,
+                                          startsAt: campaign.startsAt, endsAt: campaign.endsAt))
+            }
+        }
+        #expect(held.count == 1 + 2 + 3 + 3)  // the creative the edge does not hold is left out
+        for (delete, revoked) in [([String](), [Int64]()), (["x\"", String(repeating: "d", count: 64)], [5, Int64.min])] {
+            var writer = JSONWriter()
+            LaunchPrefetchResult.write(download: held, delete: delete, revoked: revoked, epoch: "e\u{0}", seq: 17,
+                                       creativeBase: CreativeBase(base), into: &writer)
+            let expected = LaunchPrefetchResult(download: items, delete: delete, revoked: revoked, epoch: "e\u{0}", seq: 17)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == (try Self.encoded(expected)))
+        }
+    }
 }

@@ -1,6 +1,7 @@
 @testable import CodecFuzzing
 import Foundation
 import JSONRPC
+import LaunchAdAPI
 import SeededRandomness
 import Testing
 
@@ -57,6 +58,45 @@ struct CodecPropertyTests {
         case (.failure(let error), .some(let field)):
             let wire = CodecInvariants.wire(error)
             #expect(wire?.code == -32602 && (wire?.data?["field"]?.stringValue ?? "") == field, "\(error)")
+        default: Issue.record("\(input): \(outcome)")
+        }
+    }
+
+    @Test("launch.prefetch and launch.report params read from the tape as their Codable conformances read them", arguments: [
+        (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","screen":{"width":1179,"height":2556},"horizonHours":48,"cached":["a"]}"#, nil),
+        (#"{"cached":null,"appVersion":"1","platform":"x","app":"a","region":null,"horizonHours":-1}"#, nil),
+        (#"{"app":"a","platform":"ios","appVersion":"1","screen":{"width":1}}"#, "screen.height"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","screen":{"width":1,"height":2,"depth":3}}"#, "screen.depth"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","horizonHours":1.5}"#, "horizonHours"),
+        (#"{"app":"a","platform":"ios","appVersion":"1","cached":["a",1]}"#, "cached[1]"),
+        (#"{"app":"a","platform":"ios"}"#, "appVersion"),
+        (#"{"events":[{"eventId":"e-1","type":"impression","campaignId":42,"deviceId":"d-1","sha256":"\#(String(repeating: "ab", count: 32))","at":"2026-11-22T08:00:00.5Z"}]}"#, nil),
+        (#"{"events":[{"deviceId":"d","campaignId":-9223372036854775808,"type":"skip","eventId":"","sha256":null,"at":null}]}"#, nil),
+        (#"{"events":[]}"#, nil),
+        (#"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d"},{"eventId":"e","type":"view","campaignId":1,"deviceId":"d"}]}"#, "events[1].type"),
+        (#"{"events":[{"eventId":"e","type":7,"campaignId":1,"deviceId":"d"}]}"#, "events[0].type"),
+        (#"{"events":[{"eventId":"e","type":"click","campaignId":9223372036854775808,"deviceId":"d"}]}"#, "events[0].campaignId"),
+        (#"{"events":[{"eventId":"e","type":"click","campaignId":1.5,"deviceId":"d"}]}"#, "events[0].campaignId"),
+        (#"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","at":"yesterday"}]}"#, "events[0].at"),
+        (#"{"events":[{"eventId":"e","type":"click","campaignId":1}]}"#, "events[0].deviceId"),
+        (#"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","extra":true}]}"#, "events[0].extra"),
+        (#"{"events":[{"eventId":null,"type":"click","campaignId":1,"deviceId":"d"}]}"#, "events[0].eventId"),
+        (#"{"events":{}}"#, "events"),
+        (#"{}"#, "events"),
+    ] as [(String, String?)])
+    func clientParamsFastPaths(_ input: String, _ refused: String?) throws {
+        var violations: [InvariantViolation] = []
+        CodecInvariants.checkFastPath(Array(input.utf8), parsed: try JSONParser.parse(input), &violations)
+        #expect(violations.isEmpty, "\(violations)")
+        // And the reader does what the table says, so the comparison above is not between two failures to run.
+        let bytes = Array(input.utf8)
+        let outcome: Result<Void, any Error> = input.hasPrefix(#"{"events""#) || input == "{}"
+            ? Result { _ = try JSONValueDecoder().decode(LaunchReportParams.self, fromJSON: bytes) }
+            : Result { _ = try JSONValueDecoder().decode(LaunchPrefetchParams.self, fromJSON: bytes) }
+        switch (outcome, refused) {
+        case (.success, nil): break
+        case (.failure(let error), .some(let field)):
+            #expect(CodecInvariants.wire(error)?.data?["field"]?.stringValue == field, "\(error)")
         default: Issue.record("\(input): \(outcome)")
         }
     }

@@ -1,0 +1,144 @@
+@testable import DeliveryService
+import LaunchAdAPI
+import LaunchAdDomain
+import SeededRandomness
+import Testing
+
+@Suite("what reports leave in memory: event ids and device histories", .timeLimit(.minutes(1)))
+struct ReportMemoryTests {
+    /// The rule `FingerprintSet` follows, with ordinary sets: two generations, the older dropped when the newer
+    /// holds `generation` fingerprints and a new one comes.
+    struct Model {
+        var current = Set<UInt64>()
+        var previous = Set<UInt64>()
+        let generation: Int
+
+        mutating func insert(_ value: UInt64) -> Bool {
+            let key = value == 0 ? 1 : value
+            if current.contains(key) || previous.contains(key) { return false }
+            if current.count >= generation {
+                previous = current
+                current = []
+            }
+            current.insert(key)
+            return true
+        }
+
+        func contains(_ value: UInt64) -> Bool { current.contains(value == 0 ? 1 : value) || previous.contains(value == 0 ? 1 : value) }
+    }
+
+    @Test("the fingerprint set keeps and forgets exactly as two generations do", arguments: [1, 2, 7, 64, 1000])
+    func generations(capacity: Int) {
+        var set = FingerprintSet(capacity: capacity)
+        var model = Model(generation: max(1, capacity / 2))
+        var random = SeededRandom(seed: UInt64(capacity))
+        var recent: [UInt64] = []
+        for step in 0..<6_000 {
+            // New values, repeats of recent ones, and values that share low bits (the same first slot), and 0.
+            let value: UInt64 = switch random.index(5) {
+            case 0 where !recent.isEmpty: recent[random.index(recent.count)]
+            case 1: UInt64(random.index(8)) << 40
+            case 2: 0
+            default: random.next()
+            }
+            let inserted = set.insert(value)
+            #expect(inserted == model.insert(value), "step \(step), value \(value)")
+            recent.append(value)
+            if recent.count > 3 * capacity { recent.removeFirst(recent.count - 3 * capacity) }
+            let probe = recent[random.index(recent.count)]
+            let (holds, count) = (set.contains(probe), set.count)
+            #expect(holds == model.contains(probe), "step \(step), probe \(probe)")
+            #expect(count == model.current.count + model.previous.count)
+            #expect(count <= 2 * max(1, capacity / 2))
+        }
+    }
+
+    @Test("the last half of the capacity is always remembered, and the memory is fixed")
+    func recentKept() {
+        let capacity = 10_000
+        var set = FingerprintSet(capacity: capacity)
+        var random = SeededRandom(seed: 7)
+        var values: [UInt64] = []
+        for _ in 0..<(5 * capacity) {
+            let value = random.next()
+            let inserted = set.insert(value)
+            #expect(inserted)
+            values.append(value)
+        }
+        let kept = values.suffix(capacity / 2).filter { set.contains($0) }.count
+        let forgotten = values.prefix(2 * capacity).filter { !set.contains($0) }.count
+        #expect(kept == capacity / 2)
+        #expect(forgotten == 2 * capacity)
+        // Two generations of 8,192 slots for 5,000 each; 64 MiB for the edge's default of 4,000,000 event ids.
+        #expect(FingerprintSet.bytes(capacity: capacity) == 2 * 16_384 * 8)
+        #expect(FingerprintSet.bytes(capacity: DeliveryServiceConfiguration().maxEventIds) == 64 << 20)
+    }
+
+    @Test("fingerprints tell texts apart and are stable within the process")
+    func fingerprints() {
+        var seen = Set<UInt64>()
+        for index in 0..<50_000 {
+            let text = "adload-k3x9-\(index % 4)-\(index)"
+            let value = fingerprint(text)
+            #expect(value != 0)
+            #expect(seen.insert(value).inserted, "\(text)")
+            #expect(fingerprint(String(decoding: Array(text.utf8), as: UTF8.self)) == value)  // another string, the same text
+        }
+        #expect(fingerprint("") != fingerprint("\u{0}"))
+        #expect(fingerprint(String(repeating: "d", count: 128)) == fingerprint(String(repeating: "d", count: 128)))
+    }
+
+    static func impression(_ id: String, device: String, campaign: Int64 = 42, sha256: String? = nil) -> LaunchEvent {
+        LaunchEvent(eventId: id, type: .impression, campaignId: campaign, deviceId: device, sha256: sha256)
+    }
+
+    @Test("an event id is counted once, long or short")
+    func ledger() {
+        let ledger = EventLedger(capacity: 1_000)
+        let long = String(repeating: "e", count: 64)
+        #expect(ledger.admit(Self.impression(long, device: "d")))
+        #expect(!ledger.admit(Self.impression(long, device: "d")))
+        #expect(ledger.admit(Self.impression("e", device: "d")))
+        #expect(!ledger.admit(LaunchEvent(eventId: "e", type: .click, campaignId: 7, deviceId: "other")))
+        #expect(ledger.admit(LaunchEvent(eventId: "c", type: .click, campaignId: 42, deviceId: "d")))
+        #expect(ledger.count == 3)
+        let counts = ledger.drain()
+        #expect(counts.map(\.id) == [42])
+        #expect(counts.first.map { [$0.impressions, $0.clicks, $0.skips] } == [2, 1, 0])
+    }
+
+    @Test("a campaign's impressions are kept as far as its cap counts, even past 64, in time order")
+    func caps() {
+        let now = Timestamp(rfc3339: "2026-11-22T12:00:00Z")!
+        let history = DeviceHistory(capacity: 100)
+        let wide = APIExamples.campaign { $0.id = 1; $0.frequencyCap = FrequencyCap(shows: 100, hours: 720) }
+        for index in 0..<100 {
+            history.record(Self.impression("w\(index)", device: "d-1", campaign: 1), of: wide, at: now.adding(seconds: Double(-index * 60)))
+        }
+        #expect(history.view("d-1").shows(of: 1, hours: 720, now: now) == 100)
+        #expect(history.view("d-2").rotation == 0)
+        #expect(history.view("d-2").impressions.isEmpty)
+
+        // Out of order: the latest three are kept, whatever order they came in.
+        let three = APIExamples.campaign { $0.id = 2; $0.frequencyCap = FrequencyCap(shows: 3, hours: 1) }
+        for minutes in [-10, -90, -5, -200, -1, -30] {
+            history.record(Self.impression("t\(minutes)", device: "d-1", campaign: 2), of: three, at: now.adding(seconds: Double(minutes * 60)))
+        }
+        #expect(history.view("d-1").impressions[2] == [-10, -5, -1].map { now.adding(seconds: Double($0 * 60)) })
+        #expect(history.view("d-1").shows(of: 2, hours: 1, now: now) == 3)
+        #expect(history.view("d-1").shows(of: 2, hours: 1, now: now.adding(seconds: 51 * 60)) == 2)
+
+        // Without a cap, no times are kept; the rotation still moves on.
+        let open = APIExamples.campaign { $0.id = 3; $0.frequencyCap = nil }
+        let sha256 = String(repeating: "a", count: 64)
+        history.record(Self.impression("o", device: "d-1", campaign: 3, sha256: sha256), of: open, at: now)
+        let view = history.view("d-1")
+        #expect(view.impressions[3] == nil)
+        #expect(view.seenCampaigns == [1, 2, 3])
+        #expect(view.variantKeys == [DeviceView.variantKey(sha256)])
+        #expect(view.rotation == 107)
+        // Clicks and skips change nothing.
+        history.record(LaunchEvent(eventId: "k", type: .click, campaignId: 3, deviceId: "d-3"), of: open, at: now)
+        #expect(history.count == 1)
+    }
+}
