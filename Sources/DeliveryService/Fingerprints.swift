@@ -96,3 +96,78 @@ struct FingerprintSet: ~Copyable {
         }
     }
 }
+
+/// A map from fingerprints to values, bounded in count: two generations of open-addressed slots, each slot a key
+/// and its value side by side (one cache line for both). When the current generation holds its share and a new
+/// key comes, the older generation is dropped whole. Reading a key of the older generation through ``get(_:)``
+/// copies it into the current one, so the keys in use stay; its stale copy goes with its generation.
+struct FingerprintMap<Value> {
+    private struct Slot {
+        var key: UInt64
+        var value: Value?
+    }
+
+    /// Keys per generation: at most half its slots, so a probe always ends at an empty slot.
+    let generation: Int
+    private let mask: Int
+    /// Allocated at the first key (an edge that never hears a report holds none).
+    private var current: [Slot] = []
+    private var previous: [Slot] = []
+    private var currentCount = 0
+    private var previousCount = 0
+
+    init(capacity: Int) {
+        generation = max(1, capacity / 2)
+        var slots = 2
+        while slots < 2 * generation { slots <<= 1 }
+        mask = slots - 1
+    }
+
+    /// Keys held, a key read from the older generation counted in both.
+    var count: Int { currentCount + previousCount }
+
+    /// The value of `key`, as last set.
+    func peek(_ key: UInt64) -> Value? {
+        let key = key == 0 ? 1 : key
+        if currentCount > 0, let value = Self.find(current, mask, key).value { return value }
+        return previousCount > 0 ? Self.find(previous, mask, key).value : nil
+    }
+
+    /// The value of `key`, kept in the current generation from now on.
+    mutating func get(_ key: UInt64) -> Value? {
+        let key = key == 0 ? 1 : key
+        if currentCount > 0, let value = Self.find(current, mask, key).value { return value }
+        guard previousCount > 0, let value = Self.find(previous, mask, key).value else { return nil }
+        set(key, value)
+        return value
+    }
+
+    mutating func set(_ key: UInt64, _ value: Value) {
+        let key = key == 0 ? 1 : key
+        if current.isEmpty { current = Array(repeating: Slot(key: 0, value: nil), count: mask + 1) }
+        let place = Self.find(current, mask, key)
+        var slot = place.slot
+        let found = place.found
+        if !found && currentCount >= generation {
+            previous = current
+            previousCount = currentCount
+            current = Array(repeating: Slot(key: 0, value: nil), count: mask + 1)
+            currentCount = 0
+            slot = Self.find(current, mask, key).slot
+        }
+        if !found { currentCount += 1 }
+        current[slot] = Slot(key: key, value: value)
+    }
+
+    private static func find(_ slots: [Slot], _ mask: Int, _ key: UInt64) -> (slot: Int, found: Bool, value: Value?) {
+        slots.withUnsafeBufferPointer { slots in
+            var slot = Int(truncatingIfNeeded: key) & mask
+            while true {
+                let held = slots[slot].key
+                if held == key { return (slot, true, slots[slot].value) }
+                if held == 0 { return (slot, false, nil) }
+                slot = (slot &+ 1) & mask
+            }
+        }
+    }
+}

@@ -9,51 +9,17 @@ import Synchronization
 import ZMQRPC
 import ZeroMQ
 
-/// A map bounded in size: two generations, the older dropped whole when the newer fills up. Lookups promote.
-struct BoundedMap<Key: Hashable, Value> {
-    private var current: [Key: Value] = [:]
-    private var previous: [Key: Value] = [:]
-    let generation: Int
-
-    init(capacity: Int) {
-        generation = max(1, capacity / 2)
-    }
-
-    var count: Int { current.count + previous.count }
-
-    mutating func get(_ key: Key) -> Value? {
-        if let value = current[key] { return value }
-        guard let value = previous.removeValue(forKey: key) else { return nil }
-        set(key, value)
-        return value
-    }
-
-    /// The value of `key`, without hashing it into a generation that holds nothing.
-    func peek(_ key: Key) -> Value? {
-        if !current.isEmpty, let value = current[key] { return value }
-        return previous.isEmpty ? nil : previous[key]
-    }
-
-    mutating func set(_ key: Key, _ value: Value) {
-        if current[key] == nil && current.count >= generation {
-            previous = current
-            current = [:]
-        }
-        current[key] = value
-    }
-}
-
 /// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded: the
 /// least recently reported devices are forgotten first. A device is known by its id's fingerprint, so its id is not
 /// kept; and of a campaign's impressions only as many as its cap counts are kept, none for a campaign without one.
 final class DeviceHistory: Sendable {
-    private let devices: Mutex<BoundedMap<UInt64, DeviceView>>
+    private let devices: Mutex<FingerprintMap<DeviceView>>
     /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
     /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
     private let anyRecorded = Atomic<Bool>(false)
 
     init(capacity: Int) {
-        devices = Mutex(BoundedMap(capacity: capacity))
+        devices = Mutex(FingerprintMap(capacity: capacity))
     }
 
     func view(_ deviceId: String?) -> DeviceView {

@@ -53,6 +53,43 @@ struct ReportMemoryTests {
         }
     }
 
+    @Test("the fingerprint map keeps, promotes and forgets as two generations do", arguments: [1, 2, 9, 100])
+    func mapGenerations(capacity: Int) {
+        var map = FingerprintMap<Int>(capacity: capacity)
+        // The model: a read from the older generation copies the key into the newer one.
+        var current: [UInt64: Int] = [:], previous: [UInt64: Int] = [:]
+        let generation = max(1, capacity / 2)
+        func modelSet(_ key: UInt64, _ value: Int) {
+            if current[key] == nil && current.count >= generation { (previous, current) = (current, [:]) }
+            current[key] = value
+        }
+        var random = SeededRandom(seed: UInt64(capacity) &+ 99)
+        var keys: [UInt64] = []
+        for step in 0..<4_000 {
+            let key: UInt64 = switch random.index(4) {
+            case 0 where !keys.isEmpty: keys[random.index(keys.count)]
+            case 1: UInt64(random.index(4)) << 33  // the same first slot, and 0
+            default: random.next()
+            }
+            keys.append(key)
+            if keys.count > 4 * capacity { keys.removeFirst() }
+            let model = key == 0 ? UInt64(1) : key
+            if random.chance(0.5) {
+                map.set(key, step)
+                modelSet(model, step)
+            } else {
+                let expected = current[model] ?? previous[model]
+                if current[model] == nil, let value = previous[model] { modelSet(model, value) }
+                let got = map.get(key)
+                #expect(got == expected, "step \(step)")
+            }
+            let probe = keys[random.index(keys.count)], probeModel = probe == 0 ? UInt64(1) : probe
+            let (peeked, count) = (map.peek(probe), map.count)
+            #expect(peeked == current[probeModel] ?? previous[probeModel], "step \(step)")
+            #expect(count == current.count + previous.count)
+        }
+    }
+
     @Test("the last half of the capacity is always remembered, and the memory is fixed")
     func recentKept() {
         let capacity = 10_000
