@@ -125,12 +125,11 @@ enum ClientHandlers {
     }
 }
 
-/// Where `imgUrl` points: `--public-url`, or the HTTP address once bound.
+/// Where `imgUrl` and prefetch items' `url` point: `--public-url`, or the HTTP address once bound.
 final class PublicBase: Sendable {
     private let storage: Mutex<CreativeBase>
     init(_ value: String) { storage = Mutex(CreativeBase(value)) }
-    var value: String { storage.withLock { $0.url } }
-    /// The base as launch answers write it.
+    /// The base as answers write it.
     var prepared: CreativeBase { storage.withLock { $0 } }
     func set(_ value: String) { storage.withLock { $0 = CreativeBase(value) } }
 }
