@@ -87,8 +87,8 @@ public enum CodecInvariants {
     // MARK: The launch query's fast path
 
     /// A params type through its synthesized `Decodable` conformance only (the decoder would otherwise pick the
-    /// `JSONReadable` fast path). Members of a `JSONReadable` type inside it still read themselves, so each such
-    /// type is checked on its own.
+    /// `JSONReadable` fast path). Members of a `JSONReadable` type inside it still read themselves (a screen, an
+    /// event), so each such type is checked on its own as well.
     struct ViaCodable<Params: Decodable>: Decodable {
         let value: Params
         init(from decoder: any Decoder) throws { value = try Params(from: decoder) }
@@ -102,6 +102,7 @@ public enum CodecInvariants {
         _ = checkFastPath(LaunchPrefetchParams.self, "launch.prefetch", bytes, &violations)
         _ = checkFastPath(LaunchReportParams.self, "launch.report", bytes, &violations)
         _ = checkFastPath(LaunchEvent.self, "launch.report's event", bytes, &violations)
+        _ = checkFastPath(LaunchQueryParams.Screen.self, "a screen", bytes, &violations)
     }
 
     /// Reads `bytes` as `Params` both ways; the value when both accept it alike.

@@ -6,6 +6,8 @@ import Darwin
 
 /// A 64-bit fingerprint of a text: SipHash under this process's random seed, so nobody outside can aim two texts
 /// at one fingerprint. Never 0. Two different texts share one by chance only, about once in 2⁶⁴ comparisons.
+/// (64 bits where `Int` has them, as on every platform the edge is built for; and the seed is random unless the
+/// process runs with `SWIFT_DETERMINISTIC_HASHING` set, which nobody should do to an edge.)
 func fingerprint(_ text: String) -> UInt64 {
     var text = text
     var hasher = Hasher()
@@ -74,8 +76,7 @@ struct FingerprintSet: ~Copyable {
         var (found, slot) = probe(current, key)
         if found { return false }
         if currentCount >= generation {
-            // Drop the older generation: its pages go back and read as zero again.
-            madvise(previous, bytes, MADV_DONTNEED)
+            Self.clear(previous, bytes)
             swap(&current, &previous)
             previousCount = currentCount
             currentCount = 0
@@ -84,6 +85,15 @@ struct FingerprintSet: ~Copyable {
         current[slot] = key
         currentCount += 1
         return true
+    }
+
+    /// Empties a generation. On Linux its pages go back to the system and read as zero again when next touched
+    /// (what `MADV_DONTNEED` does to private anonymous memory there); elsewhere, or should that fail, it is zeroed.
+    private static func clear(_ table: UnsafeMutablePointer<UInt64>, _ bytes: Int) {
+        #if os(Linux)
+        if madvise(table, bytes, MADV_DONTNEED) == 0 { return }
+        #endif
+        table.update(repeating: 0, count: bytes / MemoryLayout<UInt64>.stride)
     }
 
     private func probe(_ table: UnsafeMutablePointer<UInt64>, _ key: UInt64) -> (found: Bool, slot: Int) {
@@ -98,9 +108,9 @@ struct FingerprintSet: ~Copyable {
 }
 
 /// A map from fingerprints to values, bounded in count: two generations of open-addressed slots, each slot a key
-/// and its value side by side (one cache line for both). When the current generation holds its share and a new
-/// key comes, the older generation is dropped whole. Reading a key of the older generation through ``get(_:)``
-/// copies it into the current one, so the keys in use stay; its stale copy goes with its generation.
+/// and its value side by side (for a class or a reference-holding value, the reference: one probe finds both).
+/// When the current generation holds its share and a new key comes, the older generation is dropped whole.
+/// Reading a key of the older generation through ``get(_:)`` moves it to the current one, so the keys in use stay.
 struct FingerprintMap<Value> {
     private struct Slot {
         var key: UInt64
@@ -123,27 +133,37 @@ struct FingerprintMap<Value> {
         mask = slots - 1
     }
 
-    /// Keys held, a key read from the older generation counted in both.
+    /// A slot of the older generation whose key moved to the current one: probes go on past it.
+    private static var moved: UInt64 { .max }
+
+    /// Keys held.
     var count: Int { currentCount + previousCount }
+
+    /// Keys are never 0 (an empty slot) or `moved`.
+    private static func key(_ fingerprint: UInt64) -> UInt64 { fingerprint == 0 ? 1 : fingerprint == moved ? moved - 1 : fingerprint }
 
     /// The value of `key`, as last set.
     func peek(_ key: UInt64) -> Value? {
-        let key = key == 0 ? 1 : key
+        let key = Self.key(key)
         if currentCount > 0, let value = Self.find(current, mask, key).value { return value }
         return previousCount > 0 ? Self.find(previous, mask, key).value : nil
     }
 
     /// The value of `key`, kept in the current generation from now on.
     mutating func get(_ key: UInt64) -> Value? {
-        let key = key == 0 ? 1 : key
+        let key = Self.key(key)
         if currentCount > 0, let value = Self.find(current, mask, key).value { return value }
-        guard previousCount > 0, let value = Self.find(previous, mask, key).value else { return nil }
+        guard previousCount > 0 else { return nil }
+        let old = Self.find(previous, mask, key)
+        guard let value = old.value else { return nil }
+        previous[old.slot] = Slot(key: Self.moved, value: nil)
+        previousCount -= 1
         set(key, value)
         return value
     }
 
     mutating func set(_ key: UInt64, _ value: Value) {
-        let key = key == 0 ? 1 : key
+        let key = Self.key(key)
         if current.isEmpty { current = Array(repeating: Slot(key: 0, value: nil), count: mask + 1) }
         let place = Self.find(current, mask, key)
         var slot = place.slot

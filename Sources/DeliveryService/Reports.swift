@@ -11,12 +11,22 @@ import ZeroMQ
 
 /// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded: the
 /// least recently reported devices are forgotten first. A device is known by its id's fingerprint, so its id is not
-/// kept; and of a campaign's impressions only as many as its cap counts are kept, none for a campaign without one.
+/// kept.
+///
+/// Of a campaign's impressions, only as many as its cap counts are kept, and none for a campaign without a cap. So
+/// a cap counts the impressions reported while the campaign had one: a cap added to a running campaign (or lifted
+/// and set again) counts from then on. Raising a cap loses nothing, as no more impressions than the old cap could
+/// have been shown in its window. A device keeps at most ``keptPerDevice`` times over all its campaigns and 256
+/// campaigns, those shown longest ago forgotten first.
 final class DeviceHistory: Sendable {
     private let devices: Mutex<FingerprintMap<DeviceView>>
     /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
     /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
     private let anyRecorded = Atomic<Bool>(false)
+
+    /// Impression times kept per device over all its campaigns: enough for the largest cap (1,000 shows), and a
+    /// bound on what one device's reports can make the edge hold and rework on each report.
+    static let keptPerDevice = 1_000
 
     init(capacity: Int) {
         devices = Mutex(FingerprintMap(capacity: capacity))
@@ -45,9 +55,12 @@ final class DeviceHistory: Sendable {
                 times.insert(time, at: place)
                 if times.count > kept { times.removeFirst(times.count - kept) }
                 impressions[event.campaignId] = times
-                if impressions.count > 256 {  // forget the campaigns shown longest ago
-                    let oldest = impressions.min { ($0.value.last ?? time) < ($1.value.last ?? time) }!.key
-                    impressions[oldest] = nil
+                var total = impressions.values.reduce(0) { $0 + $1.count }
+                while total > Self.keptPerDevice || impressions.count > 256 {  // forget the campaigns shown longest ago
+                    guard let oldest = impressions.lazy.filter({ $0.key != event.campaignId })
+                        .min(by: { ($0.value.last ?? time) < ($1.value.last ?? time) }) else { break }
+                    total -= oldest.value.count
+                    impressions[oldest.key] = nil
                 }
             } else {
                 impressions[event.campaignId] = nil  // its cap was lifted

@@ -1,5 +1,7 @@
 /// A type that reads itself straight from JSON, without `Codable`'s generic machinery: for params of hot
-/// methods (the launch query). It must accept and refuse exactly what its `Decodable` conformance does.
+/// methods (the launch query, prefetch and report). It must accept and refuse exactly what its `Decodable`
+/// conformance does, naming the same field in an error. Readers refuse members they do not know (as the params'
+/// strict decoding does), also where a lenient decoder would be asked to ignore them.
 public protocol JSONReadable: Decodable, SendableMetatype {
     init(json: JSONReader) throws
 }

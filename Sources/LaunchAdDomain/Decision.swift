@@ -48,7 +48,7 @@ public struct LaunchRequest: Sendable {
 }
 
 /// The fixed part of a ``DeviceView``: its rotation and how many of each kind of element follow.
-public struct DeviceViewHeader: Sendable {
+struct DeviceViewHeader: Sendable {
     let rotation: Int
     let campaigns: Int32
     let variants: Int32
@@ -104,21 +104,21 @@ public struct DeviceView: @unchecked Sendable {
 
     public static let unknown = DeviceView.make()
 
-    /// A variant's key: the first 64 bits of its sha256 (its first 16 hex digits), or for a text that is not hex, a
-    /// hash of it.
+    /// A variant's key: the first 64 bits of its sha256 when the text is one (64 lowercase hex digits), else a hash
+    /// of the whole text.
     public static func variantKey(_ sha256: String) -> UInt64 {
-        var key: UInt64 = 0, digits = 0
-        for byte in sha256.utf8.prefix(16) {
-            let digit: UInt8
+        var key: UInt64 = 0, count = 0, hex = true
+        for byte in sha256.utf8 {
+            count += 1
+            guard count <= 16 else { hex = hex && (byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6); continue }
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            default: return DecisionEngine.mix(sha256.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 })
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): key = key << 4 | UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): key = key << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
+            default: hex = false
             }
-            key = key << 4 | UInt64(digit)
-            digits += 1
         }
-        return digits == 16 ? key : DecisionEngine.mix(key ^ UInt64(digits))
+        if hex && count == 64 { return key }
+        return DecisionEngine.mix(sha256.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 } ^ UInt64(count))
     }
 
     /// Grows with each impression: it moves the stable choice on.
@@ -171,9 +171,17 @@ public struct DeviceView: @unchecked Sendable {
         let since = now.milliseconds - Int64(hours) * 3_600_000
         return storage.withUnsafeMutablePointers { header, elements in
             let start = elements + Int(header.pointee.campaigns + header.pointee.variants)
-            var count = 0
-            for pair in 0..<Int(header.pointee.impressions) where start[2 * pair] == campaign && start[2 * pair + 1] > since {
+            // The pairs are grouped by campaign in ascending order, oldest first within a group: find the end of the
+            // campaign's group, then count back while the times are recent enough.
+            var low = 0, high = Int(header.pointee.impressions)
+            while low < high {
+                let middle = (low + high) / 2
+                if start[2 * middle] <= campaign { low = middle + 1 } else { high = middle }
+            }
+            var count = 0, pair = low - 1
+            while pair >= 0, start[2 * pair] == campaign, start[2 * pair + 1] > since {
                 count += 1
+                pair -= 1
             }
             return count
         }
@@ -505,8 +513,8 @@ public enum DecisionEngine {
         }
         var best = Double.infinity
         if let target { for creative in held { best = min(best, abs(creative.logAspect - target)) } }
-        // Each creative's standing, worked out once (the sets are asked only when they hold something: hashing
-        // a sha256 costs more than the rest of the choice).
+        // Each creative's standing, worked out once (the client's set is asked only when it holds something:
+        // hashing a sha256 costs more than the rest of the choice).
         let cached = request.cached, seenNone = !device.hasSeenAnyVariant
         let near: UInt8 = 1, inCache: UInt8 = 2, unseen: UInt8 = 4, pool: UInt8 = 8
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: held.count) { flags -> HeldCreative in

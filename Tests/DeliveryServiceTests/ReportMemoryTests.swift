@@ -1,4 +1,5 @@
 @testable import DeliveryService
+import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
 import SeededRandomness
@@ -56,7 +57,7 @@ struct ReportMemoryTests {
     @Test("the fingerprint map keeps, promotes and forgets as two generations do", arguments: [1, 2, 9, 100])
     func mapGenerations(capacity: Int) {
         var map = FingerprintMap<Int>(capacity: capacity)
-        // The model: a read from the older generation copies the key into the newer one.
+        // The model: a read from the older generation moves the key into the newer one.
         var current: [UInt64: Int] = [:], previous: [UInt64: Int] = [:]
         let generation = max(1, capacity / 2)
         func modelSet(_ key: UInt64, _ value: Int) {
@@ -69,21 +70,22 @@ struct ReportMemoryTests {
             let key: UInt64 = switch random.index(4) {
             case 0 where !keys.isEmpty: keys[random.index(keys.count)]
             case 1: UInt64(random.index(4)) << 33  // the same first slot, and 0
+            case 2: UInt64.max - UInt64(random.index(2))  // the moved mark, and the key it is taken for
             default: random.next()
             }
             keys.append(key)
             if keys.count > 4 * capacity { keys.removeFirst() }
-            let model = key == 0 ? UInt64(1) : key
+            let model = key == 0 ? UInt64(1) : key == .max ? .max - 1 : key
             if random.chance(0.5) {
                 map.set(key, step)
                 modelSet(model, step)
             } else {
                 let expected = current[model] ?? previous[model]
-                if current[model] == nil, let value = previous[model] { modelSet(model, value) }
+                if current[model] == nil, let value = previous.removeValue(forKey: model) { modelSet(model, value) }
                 let got = map.get(key)
                 #expect(got == expected, "step \(step)")
             }
-            let probe = keys[random.index(keys.count)], probeModel = probe == 0 ? UInt64(1) : probe
+            let probe = keys[random.index(keys.count)], probeModel = probe == 0 ? UInt64(1) : probe == .max ? .max - 1 : probe
             let (peeked, count) = (map.peek(probe), map.count)
             #expect(peeked == current[probeModel] ?? previous[probeModel], "step \(step)")
             #expect(count == current.count + previous.count)
@@ -96,15 +98,19 @@ struct ReportMemoryTests {
         var set = FingerprintSet(capacity: capacity)
         var random = SeededRandom(seed: 7)
         var values: [UInt64] = []
-        for _ in 0..<(5 * capacity) {
+        for step in 1...(5 * capacity) {
             let value = random.next()
             let inserted = set.insert(value)
             #expect(inserted)
             values.append(value)
+            // Checked at seeded points inside generations and at their edges.
+            guard step % 1_237 == 0 || step % (capacity / 2) == 0 || step % (capacity / 2) == 1 else { continue }
+            let kept = values.suffix(capacity / 2).filter { set.contains($0) }.count
+            #expect(kept == min(step, capacity / 2), "step \(step)")
+            let held = set.count
+            #expect(held <= capacity && held >= min(step, capacity / 2))
         }
-        let kept = values.suffix(capacity / 2).filter { set.contains($0) }.count
         let forgotten = values.prefix(2 * capacity).filter { !set.contains($0) }.count
-        #expect(kept == capacity / 2)
         #expect(forgotten == 2 * capacity)
         // Two generations of 8,192 slots for 5,000 each; 64 MiB for the edge's default of 4,000,000 event ids.
         #expect(FingerprintSet.bytes(capacity: capacity) == 2 * 16_384 * 8)
@@ -174,8 +180,62 @@ struct ReportMemoryTests {
         #expect(view.seenCampaigns == [1, 2, 3])
         #expect(view.variantKeys == [DeviceView.variantKey(sha256)])
         #expect(view.rotation == 107)
+        // A cap lifted: the campaign's times go; set again, it counts from then on.
+        let lifted = APIExamples.campaign { $0.id = 2; $0.frequencyCap = nil }
+        history.record(Self.impression("l", device: "d-1", campaign: 2), of: lifted, at: now)
+        #expect(history.view("d-1").impressions[2] == nil)
+        history.record(Self.impression("l2", device: "d-1", campaign: 2), of: three, at: now)
+        #expect(history.view("d-1").shows(of: 2, hours: 1, now: now) == 1)
         // Clicks and skips change nothing.
         history.record(LaunchEvent(eventId: "k", type: .click, campaignId: 3, deviceId: "d-3"), of: open, at: now)
         #expect(history.count == 1)
+    }
+
+    /// Runs `body` on a thread of its own, so a second of work does not hold one of the few threads every suite's
+    /// async tests share.
+    static func offPool(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                body()
+                done.resume()
+            }.start()
+        }
+    }
+
+    @Test("a device keeps at most 1,000 impression times and 256 campaigns, forgetting those shown longest ago")
+    func deviceBounds() async {
+        await Self.offPool(Self.checkDeviceBounds)
+    }
+
+    static func checkDeviceBounds() {
+        let now = Timestamp(rfc3339: "2026-11-22T12:00:00Z")!
+        let history = DeviceHistory(capacity: 100)
+        // 300 campaigns capped at 10 shows, each shown 5 times, the later campaigns later.
+        for id in 1...300 {
+            let campaign = APIExamples.campaign { $0.id = Int64(id); $0.frequencyCap = FrequencyCap(shows: 10, hours: 720) }
+            for shown in 0..<5 {
+                history.record(Self.impression("c\(id)-\(shown)", device: "d", campaign: Int64(id)), of: campaign,
+                               at: now.adding(seconds: Double(id * 60 + shown)))
+            }
+        }
+        var impressions = history.view("d").impressions
+        #expect(impressions.count == 200)  // 1,000 times of 5 each: campaigns 101 to 300
+        #expect(impressions.values.reduce(0) { $0 + $1.count } == 1_000)
+        #expect(impressions.keys.min() == 101 && impressions.keys.max() == 300)
+        // 300 campaigns capped at one show, each shown once: the latest 256 campaigns are kept.
+        for id in 1...300 {
+            let campaign = APIExamples.campaign { $0.id = Int64(id); $0.frequencyCap = FrequencyCap(shows: 1, hours: 24) }
+            history.record(Self.impression("e\(id)", device: "e", campaign: Int64(id)), of: campaign, at: now.adding(seconds: Double(id)))
+        }
+        #expect(history.view("e").impressions.keys.sorted() == Array(45...300))
+        // A campaign capped at 1,000 shows keeps its own 1,000, the others forgotten first.
+        let wide = APIExamples.campaign { $0.id = 7_000; $0.frequencyCap = FrequencyCap(shows: 1_000, hours: 720) }
+        for shown in 0..<1_200 {
+            history.record(impression("w\(shown)", device: "d", campaign: 7_000), of: wide, at: now.adding(seconds: Double(30_000 + shown)))
+        }
+        impressions = history.view("d").impressions
+        #expect(impressions.keys.sorted() == [7_000])
+        #expect(impressions[7_000]?.count == 1_000)
+        #expect(impressions[7_000]?.first == now.adding(seconds: 30_200))
     }
 }

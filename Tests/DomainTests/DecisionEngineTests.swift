@@ -1,4 +1,5 @@
 import LaunchAdDomain
+import SeededRandomness
 import Testing
 
 @Suite("Decision engine", .timeLimit(.minutes(1)))
@@ -162,10 +163,31 @@ struct DecisionEngineTests {
         #expect(view.shows(of: 3, hours: 3, now: now) == 0)
         #expect(view.hasSeen(variant: DeviceView.variantKey(sha256)))
         #expect(!view.hasSeen(variant: 0x0123_4567_89AB_CDEE))
-        // Upper-case or short texts are not sha256 digests: hashed whole, never taken for the digest they resemble.
+        // Texts that are not sha256 digests (upper case, short, long) are hashed whole, never taken for a digest.
         #expect(DeviceView.variantKey("0123456789ABCDEF") != 0x0123_4567_89AB_CDEF)
         #expect(DeviceView.variantKey("0123") != DeviceView.variantKey("00123"))
+        #expect(DeviceView.variantKey("") != DeviceView.variantKey("0"))
+        #expect(DeviceView.variantKey(sha256 + "0") != DeviceView.variantKey(sha256))
         #expect(DeviceView.unknown.seenCampaigns.isEmpty && DeviceView.unknown.impressions.isEmpty && DeviceView.unknown.rotation == 0)
+    }
+
+    @Test("a device's impressions in a window are counted as the times themselves say, for any campaign")
+    func showsCounted() {
+        var random = SeededRandom(seed: 11)
+        for _ in 0..<300 {
+            var impressions: [Int64: [Timestamp]] = [:]
+            for _ in 0..<random.index(6) {
+                let campaign = Int64(random.index(9)) - 4
+                impressions[campaign, default: []].append(Self.now.adding(seconds: -Double(random.index(100_000))))
+            }
+            let view = DeviceView.make(impressions: impressions)
+            for campaign in -5...5 {
+                let hours = 1 + random.index(30)
+                let since = Self.now.milliseconds - Int64(hours) * 3_600_000
+                let expected = impressions[Int64(campaign)]?.filter { $0.milliseconds > since }.count ?? 0
+                #expect(view.shows(of: Int64(campaign), hours: hours, now: Self.now) == expected, "\(impressions), \(campaign)")
+            }
+        }
     }
 
     @Test("variants rotate without repeats: a variant the device has seen goes after those it has not")

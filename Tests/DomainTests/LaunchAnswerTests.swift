@@ -122,6 +122,14 @@ struct PrefetchAnswerTests {
                              delete: ["\u{2028}"], revoked: [], epoch: "é\n", seq: -1),
     ]
 
+    @Test("the report answer written directly is byte for byte its Codable encoding")
+    func reportAnswer() throws {
+        for result in [LaunchReportResult(accepted: 0, duplicates: 0), LaunchReportResult(accepted: 100, duplicates: -1),
+                       LaunchReportResult(accepted: .max, duplicates: .min)] {
+            #expect(Self.written(result) == (try Self.encoded(result)))
+        }
+    }
+
     // By index, so the test's log names a case in a few characters.
     @Test("the prefetch answer written directly is byte for byte its Codable encoding", arguments: PrefetchAnswerTests.results.indices)
     func sameBytes(_ index: Int) throws {

@@ -62,7 +62,7 @@ struct CodecPropertyTests {
         }
     }
 
-    @Test("launch.prefetch and launch.report params read from the tape as their Codable conformances read them", arguments: [
+    @Test("launch.prefetch and launch.report params, events and screens read from the tape as their Codable conformances do", arguments: [
         (#"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","screen":{"width":1179,"height":2556},"horizonHours":48,"cached":["a"]}"#, nil),
         (#"{"cached":null,"appVersion":"1","platform":"x","app":"a","region":null,"horizonHours":-1}"#, nil),
         (#"{"app":"a","platform":"ios","appVersion":"1","screen":{"width":1}}"#, "screen.height"),
@@ -83,16 +83,26 @@ struct CodecPropertyTests {
         (#"{"events":[{"eventId":null,"type":"click","campaignId":1,"deviceId":"d"}]}"#, "events[0].eventId"),
         (#"{"events":{}}"#, "events"),
         (#"{}"#, "events"),
+        // An event and a screen alone: inside params, their own readers run on both sides of the comparison.
+        (#"{"eventId":"e","type":"view","campaignId":1,"deviceId":"d"}"#, "type"),
+        (#"{"eventId":"e","type":"skip","campaignId":1,"deviceId":"d","at":"2026-11-22T08:00:00Z"}"#, nil),
+        (#"{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","sha256":7}"#, "sha256"),
+        (#"{"width":1,"height":2}"#, nil),
+        (#"{"width":1,"height":"2"}"#, "height"),
+        (#"{"height":2}"#, "width"),
     ] as [(String, String?)])
     func clientParamsFastPaths(_ input: String, _ refused: String?) throws {
         var violations: [InvariantViolation] = []
         CodecInvariants.checkFastPath(Array(input.utf8), parsed: try JSONParser.parse(input), &violations)
         #expect(violations.isEmpty, "\(violations)")
         // And the reader does what the table says, so the comparison above is not between two failures to run.
-        let bytes = Array(input.utf8)
-        let outcome: Result<Void, any Error> = input.hasPrefix(#"{"events""#) || input == "{}"
-            ? Result { _ = try JSONValueDecoder().decode(LaunchReportParams.self, fromJSON: bytes) }
-            : Result { _ = try JSONValueDecoder().decode(LaunchPrefetchParams.self, fromJSON: bytes) }
+        let bytes = Array(input.utf8), decoder = JSONValueDecoder()
+        let outcome: Result<Void, any Error> =
+            if input.hasPrefix(#"{"events""#) || input == "{}" { Result { _ = try decoder.decode(LaunchReportParams.self, fromJSON: bytes) } }
+            else if input.hasPrefix(#"{"eventId""#) { Result { _ = try decoder.decode(LaunchEvent.self, fromJSON: bytes) } }
+            else if input.hasPrefix(#"{"width""#) || input.hasPrefix(#"{"height""#) {
+                Result { _ = try decoder.decode(LaunchQueryParams.Screen.self, fromJSON: bytes) }
+            } else { Result { _ = try decoder.decode(LaunchPrefetchParams.self, fromJSON: bytes) } }
         switch (outcome, refused) {
         case (.success, nil): break
         case (.failure(let error), .some(let field)):
