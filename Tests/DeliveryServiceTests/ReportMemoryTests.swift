@@ -1,7 +1,7 @@
 @testable import DeliveryService
-import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdTesting
 import SeededRandomness
 import Testing
 
@@ -191,20 +191,9 @@ struct ReportMemoryTests {
         #expect(history.count == 1)
     }
 
-    /// Runs `body` on a thread of its own, so a second of work does not hold one of the few threads every suite's
-    /// async tests share.
-    static func offPool(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                body()
-                done.resume()
-            }.start()
-        }
-    }
-
     @Test("a device keeps at most 1,000 impression times and 256 campaigns, forgetting those shown longest ago")
-    func deviceBounds() async {
-        await Self.offPool(Self.checkDeviceBounds)
+    func deviceBounds() async throws {
+        try await onThread(Self.checkDeviceBounds)  // a second of work, off the test pool
     }
 
     static func checkDeviceBounds() {

@@ -2,6 +2,7 @@
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdTesting
 import SeededRandomness
 import Testing
 

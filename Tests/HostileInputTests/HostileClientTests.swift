@@ -9,13 +9,6 @@ import Synchronization
 import Testing
 import ZeroMQ
 
-/// Runs blocking work (raw sockets) on a thread of its own, so no thread of Swift's cooperative pool is held.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
-}
-
 /// A process's resident memory in bytes, from `VmRSS` in /proc/PID/status.
 func residentBytes(_ pid: Int32) -> Int? {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
