@@ -638,7 +638,7 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     }
 }
 
-public struct PrefetchItem: Codable, Sendable, Hashable, JSONWritable {
+public struct PrefetchItem: Codable, Sendable, Hashable {
     public var campaignId: Int64
     public var sha256: String
     public var url: String
@@ -661,27 +661,12 @@ public struct PrefetchItem: Codable, Sendable, Hashable, JSONWritable {
         self.startsAt = startsAt
         self.endsAt = endsAt
     }
-
-    /// The bytes of its `Codable` encoding, written directly (an answer lists dozens of these).
-    public func write(json: inout JSONWriter) {
-        json.writeObject { object in
-            object.field("campaignId", Int(campaignId))
-            object.field("sha256", sha256)
-            object.field("url", url)
-            object.field("contentType", contentType)
-            object.field("width", width)
-            object.field("height", height)
-            object.field("size", size)
-            object.field("startsAt", startsAt.rfc3339)
-            object.field("endsAt", endsAt.rfc3339)
-        }
-    }
 }
 
-/// The answer of `launch.prefetch`. Written directly (``write(json:)``, the bytes of its `Codable` encoding): it
-/// lists every creative of the campaigns ahead, and encoding that through `Codable` cost more than all the launch
-/// queries between two prefetches.
-public struct LaunchPrefetchResult: Codable, Sendable, JSONWritable {
+/// The answer of `launch.prefetch`. The edge writes it from parts prepared with its state
+/// (``write(download:delete:revoked:epoch:seq:creativeBase:into:)``): it lists every creative of the campaigns ahead,
+/// and encoding that through `Codable` cost more than all the launch queries between two prefetches.
+public struct LaunchPrefetchResult: Codable, Sendable {
     /// What to download now and keep, with each campaign's window.
     public var download: [PrefetchItem]
     /// Cached creatives no campaign ahead uses: delete them.
@@ -716,16 +701,6 @@ public struct LaunchPrefetchResult: Codable, Sendable, JSONWritable {
         json.writeRaw(",\"seq\":")
         json.write(int: Int(seq))
         json.append(UInt8(ascii: "}"))
-    }
-
-    public func write(json: inout JSONWriter) {
-        json.writeObject { object in
-            object.field("download") { writer in writer.writeArray(download) { writer, item in item.write(json: &writer) } }
-            object.field("delete") { writer in writer.writeArray(delete) { writer, sha256 in writer.write(string: sha256) } }
-            object.field("revoked") { writer in LaunchAnswer.writeRevoked(revoked, json: &writer) }
-            object.field("epoch", epoch)
-            object.field("seq", Int(seq))
-        }
     }
 }
 

@@ -103,32 +103,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         var secondOfDay = Int(totalSeconds - Int64(days) * 86_400)
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
         let (year, month, day) = Self.civilFromDays(days)
-        if (0...9999).contains(year) {
-            // The usual years, digit by digit into 24 bytes at most (a prefetch answer writes dozens of times).
-            return String(unsafeUninitializedCapacity: 24) { buffer in
-                var count = 0
-                func put(_ value: Int, _ width: Int) {
-                    var divisor = 1
-                    for _ in 1..<width { divisor *= 10 }
-                    var rest = value
-                    while divisor > 0 {
-                        buffer[count] = UInt8(ascii: "0") + UInt8(rest / divisor)
-                        rest %= divisor
-                        divisor /= 10
-                        count += 1
-                    }
-                }
-                func put(_ byte: Unicode.Scalar) {
-                    buffer[count] = UInt8(ascii: byte)
-                    count += 1
-                }
-                put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
-                put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
-                if millis != 0 { put("."); put(millis, 3) }
-                put("Z")
-                return count
-            }
-        }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

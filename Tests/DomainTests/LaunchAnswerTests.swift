@@ -104,38 +104,12 @@ struct PrefetchAnswerTests {
         String(decoding: try JSONValueEncoder().encodeJSON(value), as: UTF8.self)
     }
 
-    static func item(_ id: Int64, url: String = "http://127.0.0.1:8200/creatives/", contentType: String = "image/png",
-                     startsAt: Timestamp = Timestamp(milliseconds: 1_790_000_000_000)) -> PrefetchItem {
-        let sha256 = String(repeating: String(id % 10), count: 64)
-        return PrefetchItem(campaignId: id, sha256: sha256, url: url + sha256, contentType: contentType, width: 1179 + Int(id),
-                            height: 2556, size: 20_045 * Int(id), startsAt: startsAt, endsAt: startsAt.adding(seconds: 86_400.5))
-    }
-
-    /// Answers of every shape: empty, one item, 30 items with extreme numbers, and escapes everywhere.
-    static let results = [
-        LaunchPrefetchResult(download: [], delete: [], revoked: [], epoch: "", seq: 0),
-        LaunchPrefetchResult(download: [item(1)], delete: [String(repeating: "a", count: 64)], revoked: [7], epoch: "e1", seq: 3),
-        LaunchPrefetchResult(download: (1...30).map { item($0) }, delete: ["x", "y\"z"], revoked: [1, -2, Int64.max],
-                             epoch: "2d2f783a392b9cbdb292deab487f7fd1", seq: Int64.max),
-        LaunchPrefetchResult(download: [item(-5, url: "http://[::1]:80/a\\b/\u{e9}/\u{1}", contentType: "image/\"png\"",
-                                             startsAt: Timestamp(milliseconds: -1))],
-                             delete: ["\u{2028}"], revoked: [], epoch: "é\n", seq: -1),
-    ]
-
     @Test("the report answer written directly is byte for byte its Codable encoding")
     func reportAnswer() throws {
         for result in [LaunchReportResult(accepted: 0, duplicates: 0), LaunchReportResult(accepted: 100, duplicates: -1),
                        LaunchReportResult(accepted: .max, duplicates: .min)] {
             #expect(Self.written(result) == (try Self.encoded(result)))
         }
-    }
-
-    // By index, so the test's log names a case in a few characters.
-    @Test("the prefetch answer written directly is byte for byte its Codable encoding", arguments: PrefetchAnswerTests.results.indices)
-    func sameBytes(_ index: Int) throws {
-        let result = Self.results[index]
-        #expect(Self.written(result) == (try Self.encoded(result)))
-        for item in result.download { #expect(Self.written(item) == (try Self.encoded(item))) }
     }
 
     @Test("the prefetch answer written from the parts prepared with the state is the answer made of items",
@@ -168,11 +142,16 @@ struct PrefetchAnswerTests {
             }
         }
         #expect(held.count == 1 + 2 + 3 + 3)  // the creative the edge does not hold is left out
-        for (delete, revoked) in [([String](), [Int64]()), (["x\"", String(repeating: "d", count: 64)], [5, Int64.min])] {
+        let ends: [([String], [Int64], String, Int64)] = [
+            ([], [], "e\u{0}", 17),
+            (["x\"", String(repeating: "d", count: 64)], [5, Int64.min], "e\u{0}", 17),
+            (["y\"z", "\u{2028}"], [1, -2, Int64.max], "é\n", Int64.max),
+        ]
+        for (delete, revoked, epoch, seq) in ends {
             var writer = JSONWriter()
-            LaunchPrefetchResult.write(download: held, delete: delete, revoked: revoked, epoch: "e\u{0}", seq: 17,
+            LaunchPrefetchResult.write(download: held, delete: delete, revoked: revoked, epoch: epoch, seq: seq,
                                        creativeBase: CreativeBase(base), into: &writer)
-            let expected = LaunchPrefetchResult(download: items, delete: delete, revoked: revoked, epoch: "e\u{0}", seq: 17)
+            let expected = LaunchPrefetchResult(download: items, delete: delete, revoked: revoked, epoch: epoch, seq: seq)
             #expect(String(decoding: writer.bytes, as: UTF8.self) == (try Self.encoded(expected)))
         }
     }
