@@ -55,15 +55,20 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         // Members are found by their slot in `fields`, the order of the list above. Read into locals and made in
         // one step (assigning to `self` field by field costs a copy of the whole value).
         let object = try json.object(fields: Self.fields)
-        let app = try object.string(slot: 0)
-        let platform = try object.string(slot: 1)
-        let appVersion = try object.string(slot: 2)
-        let region = try object.optionalString(slot: 3)
-        let locale = try object.optionalString(slot: 4)
+        let target = try Self.readTarget(object)
         let deviceId = try object.optionalString(slot: 5)
         let rest = try Self.readRest(object)
-        self.init(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
-                  screen: rest.screen, launchType: rest.launchType, backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
+        self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
+                  locale: target.locale, deviceId: deviceId, screen: rest.screen, launchType: rest.launchType,
+                  backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
+    }
+
+    /// The members a launch query's and a prefetch's params both begin with, in slots 0 to 4 of their fields: the
+    /// app, the platform, the version, the region and the locale, as their `Codable` conformances read them.
+    static func readTarget(_ object: JSONObjectReader) throws
+        -> (app: String, platform: String, appVersion: String, region: String?, locale: String?) {
+        (try object.string(slot: 0), try object.string(slot: 1), try object.string(slot: 2), try object.optionalString(slot: 3),
+         try object.optionalString(slot: 4))
     }
 
     /// The launch request read and checked in one pass: what decoding the params and then ``validated()`` give
@@ -625,16 +630,12 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     /// field.
     public init(json: JSONReader) throws {
         let object = try json.object(fields: Self.fields)
-        let app = try object.string(slot: 0)
-        let platform = try object.string(slot: 1)
-        let appVersion = try object.string(slot: 2)
-        let region = try object.optionalString(slot: 3)
-        let locale = try object.optionalString(slot: 4)
+        let target = try LaunchQueryParams.readTarget(object)
         let screen = try object.optional(slot: 5).map(LaunchQueryParams.Screen.init(json:))
         let horizonHours = try object.optionalInt(slot: 6)
         let cached = try object.optional(slot: 7)?.array().map { try $0.string() }
-        self.init(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, screen: screen,
-                  horizonHours: horizonHours, cached: cached)
+        self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
+                  locale: target.locale, screen: screen, horizonHours: horizonHours, cached: cached)
     }
 }
 
