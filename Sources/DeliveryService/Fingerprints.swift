@@ -16,6 +16,14 @@ func fingerprint(_ text: String) -> UInt64 {
     return value == 0 ? 1 : value
 }
 
+/// The slots of a generation of `generation` keys in a fingerprint table: the power of two at least twice that, so a
+/// generation is never more than half full and a probe always ends at an empty slot.
+func fingerprintSlots(_ generation: Int) -> Int {
+    var slots = 2
+    while slots < 2 * generation { slots <<= 1 }
+    return slots
+}
+
 /// A set of fingerprints in fixed memory, bounded in count: two generations of open-addressed slots, each mapped
 /// once. When the current generation holds its share, the older one is dropped whole (its pages go back to the
 /// system) and becomes the current one. So the most recent `capacity / 2` fingerprints are always kept, and
@@ -32,7 +40,7 @@ struct FingerprintSet: ~Copyable {
 
     init(capacity: Int) {
         generation = max(1, capacity / 2)
-        let slots = Self.slots(generation)
+        let slots = fingerprintSlots(generation)
         mask = slots - 1
         bytes = slots * MemoryLayout<UInt64>.stride
         current = Self.map(bytes)
@@ -45,13 +53,7 @@ struct FingerprintSet: ~Copyable {
     }
 
     /// The memory the set can come to hold (its pages are taken only as fingerprints land on them).
-    static func bytes(capacity: Int) -> Int { 2 * slots(max(1, capacity / 2)) * MemoryLayout<UInt64>.stride }
-
-    private static func slots(_ generation: Int) -> Int {
-        var slots = 2
-        while slots < 2 * generation { slots <<= 1 }
-        return slots
-    }
+    static func bytes(capacity: Int) -> Int { 2 * fingerprintSlots(max(1, capacity / 2)) * MemoryLayout<UInt64>.stride }
 
     private static func map(_ bytes: Int) -> UnsafeMutablePointer<UInt64> {
         // Anonymous pages read as zero (an empty slot) and take memory only once written.
@@ -128,9 +130,7 @@ struct FingerprintMap<Value> {
 
     init(capacity: Int) {
         generation = max(1, capacity / 2)
-        var slots = 2
-        while slots < 2 * generation { slots <<= 1 }
-        mask = slots - 1
+        mask = fingerprintSlots(generation) - 1
     }
 
     /// A slot of the older generation whose key moved to the current one: probes go on past it.
