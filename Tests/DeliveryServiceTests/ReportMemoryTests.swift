@@ -54,9 +54,10 @@ struct ReportMemoryTests {
         }
     }
 
-    @Test("the fingerprint map keeps, promotes and forgets as two generations do", arguments: [1, 2, 9, 100])
-    func mapGenerations(capacity: Int) {
-        var map = FingerprintMap<Int>(capacity: capacity)
+    @Test("the fingerprint map keeps, promotes and forgets as two generations do, its slots growing or not",
+          arguments: [(1, 1), (2, 2), (9, 1_024), (9, 2), (100, 1_024), (100, 2), (1_000, 4)])
+    func mapGenerations(capacity: Int, initialSlots: Int) {
+        var map = FingerprintMap<Int>(capacity: capacity, initialSlots: initialSlots)
         // The model: a read from the older generation moves the key into the newer one.
         var current: [UInt64: Int] = [:], previous: [UInt64: Int] = [:]
         let generation = max(1, capacity / 2)
@@ -89,7 +90,24 @@ struct ReportMemoryTests {
             let (peeked, count) = (map.peek(probe), map.count)
             #expect(peeked == current[probeModel] ?? previous[probeModel], "step \(step)")
             #expect(count == current.count + previous.count)
+            #expect(map.slots <= 2 * fingerprintSlots(generation))
         }
+    }
+
+    @Test("a generation's slots grow with its keys: twice the keys, rounded up to a power of two")
+    func mapGrowth() {
+        var map = FingerprintMap<Int>(capacity: 1_000_000)
+        var random = SeededRandom(seed: 5)
+        var keys: [UInt64] = []
+        for index in 0..<10_000 {
+            let key = random.next()
+            keys.append(key)
+            map.set(key, index)
+            if index == 511 { #expect(map.slots == 1_024) }
+            if index == 512 { #expect(map.slots == 2_048) }
+        }
+        #expect(map.slots == 32_768)  // not the 1,048,576 a full generation of 500,000 takes
+        #expect(keys.indices.allSatisfy { map.peek(keys[$0]) == $0 })
     }
 
     @Test("the last half of the capacity is always remembered, and the memory is fixed")
