@@ -31,8 +31,9 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 ///   and refuse exactly what their `Codable` conformances do, naming the same field;
 /// - the edge's one-pass reader of `launch.query` gives what decoding and then validating the params give: the
 ///   same request, or the same error;
-/// - a compact `launch.query` call, read straight from its bytes, is answered exactly as the general way (parsing,
-///   then the one-pass reader) answers it, whether the bytes are a whole message or the params of one;
+/// - a compact `launch.query`, `launch.prefetch` or `launch.report` call, read straight from its bytes, is answered
+///   exactly as the general way (parsing, then the tape readers) answers it, whether the bytes are a whole message
+///   or the params of one;
 /// - the domain's validation of decoded params (launch requests, campaign fields) never traps;
 /// - the dispatcher answers every input with well-formed JSON-RPC 2.0 responses (or nothing, only for
 ///   notifications), echoes the request's id, and answers a known method with a result exactly when its params
@@ -191,13 +192,17 @@ public enum CodecInvariants {
     }
     @TaskLocal public static var compactProbe: CompactProbe?
 
-    /// `launch.query` with the edge's readers and a handler that writes back the request it was given; one
-    /// dispatcher takes compact calls without the parser, the other takes every call the general way.
+    /// The methods with compact readers on the edge: each call's params are checked as those of every one.
+    public static let compactMethods = ["launch.query", "launch.prefetch", "launch.report"]
+
+    /// `launch.query`, `launch.prefetch` and `launch.report` with the edge's readers and handlers that write back
+    /// what they were given; one dispatcher takes compact calls without the parser, the other takes every call the
+    /// general way.
     static let compactDispatchers: (compact: JSONRPCDispatcher, general: JSONRPCDispatcher) = {
         let write: @Sendable (LaunchRequest, RPCContext, inout JSONWriter) -> Void = { request, context, json in
             json.write(describe(request, id: context.id))
         }
-        var probed = MethodTable()
+        var probed = MethodTable(), plain = MethodTable()
         probed.register(ClientAPI.launchQuery, reading: { json in
             CodecInvariants.compactProbe?.counts.withLock { $0.general += 1 }
             return try LaunchQueryParams.request(json: json)
@@ -209,11 +214,40 @@ public enum CodecInvariants {
             CodecInvariants.compactProbe?.counts.withLock { $0.runs += 1 }
             write(request, context, &json)
         })
-        var plain = MethodTable()
         plain.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() }, writing: write)
+        register(ClientAPI.launchPrefetch, reading: LaunchPrefetchParams.init(json:), compact: LaunchPrefetchParams.init(compact:),
+                 probed: &probed, plain: &plain)
+        register(ClientAPI.launchReport, reading: LaunchReportParams.init(json:), compact: LaunchReportParams.init(compact:),
+                 probed: &probed, plain: &plain)
         let info = OpenRPCInfo(title: "compact", version: "1")
         return (JSONRPCDispatcher(methods: probed, info: info), JSONRPCDispatcher(methods: plain, info: info, compactCalls: false))
     }()
+
+    /// A method whose params read themselves, in both tables: with the probes and its compact reader, and without
+    /// them. Its handler writes back the params it was given (their `Codable` encoding) and the call's id.
+    private static func register<Params: Codable & Sendable, Result>(
+        _ method: RPCMethod<Params, Result>, reading: @escaping @Sendable (JSONReader) throws -> Params,
+        compact: @escaping @Sendable (inout CompactReader) -> Params?, probed: inout MethodTable, plain: inout MethodTable
+    ) {
+        let write: @Sendable (Params, RPCContext, inout JSONWriter) throws -> Void = { params, context, json in
+            var object = JSONObject()
+            object["params"] = try JSONValueEncoder().encode(params)
+            object["id"] = context.id?.json ?? .string("none")
+            json.write(JSONValue.object(object))
+        }
+        probed.register(method, reading: { json in
+            CodecInvariants.compactProbe?.counts.withLock { $0.general += 1 }
+            return try reading(json)
+        }, checking: { $0 }, compact: { reader in
+            let params = compact(&reader)
+            if params != nil { CodecInvariants.compactProbe?.counts.withLock { $0.compact += 1 } }
+            return params
+        }, writing: { params, context, json in
+            CodecInvariants.compactProbe?.counts.withLock { $0.runs += 1 }
+            try write(params, context, &json)
+        })
+        plain.register(method, reading: reading, checking: { $0 }, writing: write)
+    }
 
     /// Everything the handler is given, as JSON.
     static func describe(_ request: LaunchRequest, id: JSONRPCID?) -> JSONValue {
@@ -241,17 +275,19 @@ public enum CodecInvariants {
         }
     }
 
-    /// The bytes as the params of a compact `launch.query` call.
-    static func compactCall(params: [UInt8]) -> [UInt8] {
-        Array(#"{"jsonrpc":"2.0","id":7,"method":"launch.query","params":"#.utf8) + params + [UInt8(ascii: "}")]
+    /// The bytes as the params of a compact call of `method`.
+    static func compactCall(params: [UInt8], method: String = "launch.query") -> [UInt8] {
+        Array(#"{"jsonrpc":"2.0","id":7,"method":""#.utf8) + Array(method.utf8) + Array(#"","params":"#.utf8) + params + [UInt8(ascii: "}")]
     }
 
-    static func checkCompactCalls(_ bytes: [UInt8], _ violations: inout [InvariantViolation]) {
+    /// The bytes as a message, and as the params of a compact call of each of `methods`: every one is answered by the
+    /// compact dispatcher as the general one answers it.
+    static func checkCompactCalls(_ bytes: [UInt8], methods: [String] = compactMethods, _ violations: inout [InvariantViolation]) {
         let (compact, general) = compactDispatchers
-        for message in [bytes, compactCall(params: bytes)] {
+        for message in [bytes] + methods.map({ compactCall(params: bytes, method: $0) }) {
             let left = answer(compact, message), right = answer(general, message)
             if left != right {
-                violations.append(.init("a compact launch.query call is answered as the general way answers it",
+                violations.append(.init("a compact call is answered as the general way answers it",
                                         "\(left.map { String(decoding: $0, as: UTF8.self) } ?? "nothing") vs "
                                             + "\(right.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")"))
             }

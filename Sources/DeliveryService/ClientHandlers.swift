@@ -35,7 +35,9 @@ enum ClientHandlers {
             context.metrics.answered(hasAd: decision.candidate != nil)
             LaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         })
-        methods.register(ClientAPI.launchReport, inline: { params, _ in
+        // Reports and prefetches are read straight from the message's bytes too when their calls are compact.
+        methods.register(ClientAPI.launchReport, reading: LaunchReportParams.init(json:), checking: { $0 },
+                         compact: LaunchReportParams.init(compact:), writing: { params, _, json in
             guard !params.events.isEmpty, params.events.count <= 100 else {
                 throw JSONRPCError.invalidParams(field: "events", "must list 1 to 100 events")
             }
@@ -63,11 +65,12 @@ enum ClientHandlers {
                 accepted += 1
                 if let campaign = campaigns[event.campaignId] { context.devices.record(event, of: campaign, at: event.at ?? now) }
             }
-            return LaunchReportResult(accepted: accepted, duplicates: params.events.count - accepted)
+            LaunchReportResult(accepted: accepted, duplicates: params.events.count - accepted).write(json: &json)
         })
         // The answer is written straight from each creative's item prepared with the state (the same bytes as the
         // `LaunchPrefetchResult` listing them): an answer lists every creative of the campaigns ahead.
-        methods.register(ClientAPI.launchPrefetch, writing: { params, _, json in
+        methods.register(ClientAPI.launchPrefetch, reading: LaunchPrefetchParams.init(json:), checking: { $0 },
+                         compact: LaunchPrefetchParams.init(compact:), writing: { params, _, json in
             let query = LaunchQueryParams(app: params.app, platform: params.platform, appVersion: params.appVersion,
                                           region: params.region, locale: params.locale, screen: params.screen, cached: params.cached)
             let request = try query.validated()

@@ -8,9 +8,9 @@
 /// answers only messages that the general way would answer the same, and anything else (whitespace, an escape,
 /// a duplicate or unknown member, an error to report) is the general way's to answer, with its exact errors.
 public struct CompactReader {
-    /// The deepest nesting a compact call may have: the call, its params, and one object or array inside them
-    /// (a method's compact reader reads nothing deeper).
-    public static let maxDepth = 3
+    /// The deepest nesting a compact call may have: the call, its params, an object or array inside them, and
+    /// objects in such an array (a method's compact reader reads nothing deeper).
+    public static let maxDepth = 4
 
     // Inlinable, with what it reads: methods' compact readers live in other modules, and a call per byte or per
     // member would cost more than the reading.

@@ -104,8 +104,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
         var seen: UInt16 = 0
-        var app: UnsafeRawBufferPointer?, platform: UnsafeRawBufferPointer?, appVersion: UnsafeRawBufferPointer?
-        var region: UnsafeRawBufferPointer?, locale: UnsafeRawBufferPointer?, deviceId: UnsafeRawBufferPointer?
+        var target = CompactTarget(), deviceId: UnsafeRawBufferPointer?
         var screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
         repeat {
             guard let key = reader.key() else { return nil }
@@ -114,16 +113,11 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
             seen |= 1 << slot
             // A member of a type it cannot have is left to the general way, which names it.
             switch slot {
-            case 0...5:
+            case 0...4:
+                guard target.read(slot: slot, &reader) else { return nil }
+            case 5:
                 guard let text = reader.string() else { return nil }
-                switch slot {
-                case 0: app = text
-                case 1: platform = text
-                case 2: appVersion = text
-                case 3: region = text
-                case 4: locale = text
-                default: deviceId = text
-                }
+                deviceId = text
             case 6:
                 guard let value = compactScreen(&reader) else { return nil }
                 screen = value
@@ -140,10 +134,11 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
                 cached = list
             }
         } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), let app, let platform, let appVersion else { return nil }
+        guard reader.take(UInt8(ascii: "}")), let app = target.app, let platform = target.platform, let appVersion = target.appVersion
+        else { return nil }
         // The app, the region and the locale repeat from call to call: the reader's cache has their strings.
         return try? check(app: reader.text(app), platform: platformName(platform), version: AppVersion(utf8: appVersion),
-                          region: region.map(reader.text), locale: locale.map(reader.text),
+                          region: target.region.map(reader.text), locale: target.locale.map(reader.text),
                           deviceId: deviceId.map { String(decoding: $0, as: UTF8.self) }, screen: screen, launchType: launchType,
                           backgroundSeconds: backgroundSeconds, cached: cached)
     }
@@ -161,7 +156,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     }
 
     /// `{"width":…,"height":…}` in either order, both integers.
-    private static func compactScreen(_ reader: inout CompactReader) -> Screen? {
+    fileprivate static func compactScreen(_ reader: inout CompactReader) -> Screen? {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
         var width: Int?, height: Int?
         repeat {
@@ -181,7 +176,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     }
 
     /// An array of strings.
-    private static func compactStrings(_ reader: inout CompactReader) -> [String]? {
+    fileprivate static func compactStrings(_ reader: inout CompactReader) -> [String]? {
         guard reader.take(UInt8(ascii: "[")) else { return nil }
         var list: [String] = []
         if reader.take(UInt8(ascii: "]")) { return list }
@@ -193,7 +188,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     }
 
     /// A platform's name from its bytes, the two common ones without making a string.
-    private static func platformName(_ utf8: UnsafeRawBufferPointer) -> String {
+    fileprivate static func platformName(_ utf8: UnsafeRawBufferPointer) -> String {
         CompactReader.equals(utf8, "ios") ? "ios" : CompactReader.equals(utf8, "android") ? "android" : String(decoding: utf8, as: UTF8.self)
     }
 
@@ -264,6 +259,28 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         return LaunchRequest(app: app, platform: platform, appVersion: version, region: region, locale: locale, deviceId: deviceId,
                              screen: screen.map { (width: $0.width, height: $0.height) }, launchType: type,
                              backgroundSeconds: backgroundSeconds, cached: cached.map(Set.init) ?? [])
+    }
+}
+
+/// The members a launch query's and a prefetch's params begin with (slots 0 to 4 of their fields: the app, the
+/// platform, the version, the region and the locale), as their compact readers find them: each a compact string's
+/// bytes.
+private struct CompactTarget {
+    var app: UnsafeRawBufferPointer?, platform: UnsafeRawBufferPointer?, appVersion: UnsafeRawBufferPointer?
+    var region: UnsafeRawBufferPointer?, locale: UnsafeRawBufferPointer?
+
+    /// Reads the member of `slot` (0 to 4); false when its value is not a compact string.
+    @inline(__always)
+    mutating func read(slot: Int, _ reader: inout CompactReader) -> Bool {
+        guard let text = reader.string() else { return false }
+        switch slot {
+        case 0: app = text
+        case 1: platform = text
+        case 2: appVersion = text
+        case 3: region = text
+        default: locale = text
+        }
+        return true
     }
 }
 
@@ -565,6 +582,51 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         let at = try object.optional(slot: 5).map { try $0.decode(Timestamp.self) }
         self.init(eventId: eventId, type: type, campaignId: campaignId, deviceId: deviceId, sha256: sha256, at: at)
     }
+
+    /// An event of a compact call's params, or `nil` when it is not compact, names a member twice or one that is
+    /// not an event's, or holds a null, a value of another type or a time that is not one. What it gives is what
+    /// ``init(json:)`` gives for the same bytes.
+    init?(compact reader: inout CompactReader) {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var seen: UInt8 = 0
+        var eventId: UnsafeRawBufferPointer?, type: Kind?, campaignId: Int?, deviceId: UnsafeRawBufferPointer?
+        var sha256: UnsafeRawBufferPointer?, at: Timestamp?
+        repeat {
+            guard let key = reader.key() else { return nil }
+            let slot = switch key.count {
+            case 2: CompactReader.equals(key, "at") ? 5 : -1
+            case 4: CompactReader.equals(key, "type") ? 1 : -1
+            case 6: CompactReader.equals(key, "sha256") ? 4 : -1
+            case 7: CompactReader.equals(key, "eventId") ? 0 : -1
+            case 8: CompactReader.equals(key, "deviceId") ? 3 : -1
+            case 10: CompactReader.equals(key, "campaignId") ? 2 : -1
+            default: -1
+            }
+            guard slot >= 0, seen & (1 << slot) == 0 else { return nil }
+            seen |= 1 << slot
+            if slot == 2 {
+                guard let value = reader.int() else { return nil }
+                campaignId = value
+                continue
+            }
+            guard let text = reader.string() else { return nil }
+            switch slot {
+            case 0: eventId = text
+            case 1:
+                guard let kind = CompactReader.equals(text, "impression") ? Kind.impression : CompactReader.equals(text, "click") ? .click
+                        : CompactReader.equals(text, "skip") ? .skip : nil else { return nil }
+                type = kind
+            case 3: deviceId = text
+            case 4: sha256 = text
+            default:
+                guard let time = Timestamp(rfc3339: String(decoding: text, as: UTF8.self)) else { return nil }
+                at = time
+            }
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "}")), let eventId, let type, let campaignId, let deviceId else { return nil }
+        self.init(eventId: String(decoding: eventId, as: UTF8.self), type: type, campaignId: Int64(campaignId),
+                  deviceId: String(decoding: deviceId, as: UTF8.self), sha256: sha256.map { String(decoding: $0, as: UTF8.self) }, at: at)
+    }
 }
 
 public struct LaunchReportParams: Codable, Sendable, JSONReadable {
@@ -577,6 +639,25 @@ public struct LaunchReportParams: Codable, Sendable, JSONReadable {
     public init(json: JSONReader) throws {
         let object = try json.object(fields: Self.fields)
         events = try object.require(slot: 0).array().map { try LaunchEvent(json: $0) }
+    }
+
+    /// The params of a compact call (see `CompactReader`): `{"events":[…]}` with each event compact, or `nil` for
+    /// anything else (a member named twice or unknown, a null, a value of another type, a time that is not one):
+    /// the call is then read the general way, which answers its errors. What it gives is what ``init(json:)`` gives
+    /// for the same bytes.
+    public init?(compact reader: inout CompactReader) {
+        guard reader.take(UInt8(ascii: "{")), let key = reader.key(), CompactReader.equals(key, "events"),
+              reader.take(UInt8(ascii: "[")) else { return nil }
+        var events: [LaunchEvent] = []
+        if !reader.take(UInt8(ascii: "]")) {
+            repeat {
+                guard let event = LaunchEvent(compact: &reader) else { return nil }
+                events.append(event)
+            } while reader.take(UInt8(ascii: ","))
+            guard reader.take(UInt8(ascii: "]")) else { return nil }
+        }
+        guard reader.take(UInt8(ascii: "}")) else { return nil }
+        self.init(events: events)
     }
 }
 
@@ -636,6 +717,53 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
         let cached = try object.optional(slot: 7)?.array().map { try $0.string() }
         self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
                   locale: target.locale, screen: screen, horizonHours: horizonHours, cached: cached)
+    }
+
+    /// The params of a compact call (see `CompactReader`), or `nil` when they are not compact, or name a member twice
+    /// or one that is not a param, or hold a null or a value of another type: the call is then read the general
+    /// way, which answers its errors. What it gives is what ``init(json:)`` gives for the same bytes.
+    public init?(compact reader: inout CompactReader) {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var seen: UInt8 = 0
+        var target = CompactTarget()
+        var screen: LaunchQueryParams.Screen?, horizonHours: Int?, cached: [String]?
+        repeat {
+            guard let key = reader.key() else { return nil }
+            let slot = Self.compactSlot(key)
+            guard slot >= 0, seen & (1 << slot) == 0 else { return nil }
+            seen |= 1 << slot
+            switch slot {
+            case 0...4:
+                guard target.read(slot: slot, &reader) else { return nil }
+            case 5:
+                guard let value = LaunchQueryParams.compactScreen(&reader) else { return nil }
+                screen = value
+            case 6:
+                guard let value = reader.int() else { return nil }
+                horizonHours = value
+            default:
+                guard let list = LaunchQueryParams.compactStrings(&reader) else { return nil }
+                cached = list
+            }
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "}")), let app = target.app, let platform = target.platform, let appVersion = target.appVersion
+        else { return nil }
+        // The app, the region and the locale repeat from call to call: the reader's cache has their strings.
+        self.init(app: reader.text(app), platform: LaunchQueryParams.platformName(platform),
+                  appVersion: String(decoding: appVersion, as: UTF8.self), region: target.region.map(reader.text),
+                  locale: target.locale.map(reader.text), screen: screen, horizonHours: horizonHours, cached: cached)
+    }
+
+    /// The slot in `fields` of a param's name, or -1.
+    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
+        switch key.count {
+        case 3: CompactReader.equals(key, "app") ? 0 : -1
+        case 6: CompactReader.equals(key, "region") ? 3 : CompactReader.equals(key, "locale") ? 4 : CompactReader.equals(key, "screen") ? 5 : CompactReader.equals(key, "cached") ? 7 : -1
+        case 8: CompactReader.equals(key, "platform") ? 1 : -1
+        case 10: CompactReader.equals(key, "appVersion") ? 2 : -1
+        case 12: CompactReader.equals(key, "horizonHours") ? 6 : -1
+        default: -1
+        }
     }
 }
 

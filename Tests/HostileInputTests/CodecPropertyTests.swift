@@ -150,7 +150,7 @@ struct CodecPropertyTests {
         let probe = CodecInvariants.CompactProbe()
         var violations: [InvariantViolation] = []
         CodecInvariants.$compactProbe.withValue(probe) {
-            CodecInvariants.checkCompactCalls(Array(params.utf8), &violations)
+            CodecInvariants.checkCompactCalls(Array(params.utf8), methods: ["launch.query"], &violations)
         }
         #expect(violations.isEmpty, "\(violations)")
         // The params alone are not a call, so only their call can go the compact way, and does when they are compact.
@@ -163,6 +163,55 @@ struct CodecPropertyTests {
         } else {
             #expect(answer["result"] != nil || answer["error"]?["code"]?.intValue == -32602 || answer["error"]?["code"]?.intValue == -32700,
                     "\(answer)")
+        }
+    }
+
+    static let sha = String(repeating: "ab", count: 32)
+    static let event = #"{"eventId":"e-1","type":"impression","campaignId":42,"deviceId":"d-1"}"#
+
+    @Test("compact launch.prefetch and launch.report calls are read straight from their bytes and answered as the general way answers them",
+          arguments: [
+        ("launch.prefetch", #"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","screen":{"width":1179,"height":2556}}"#, true),
+        ("launch.prefetch", #"{"cached":[],"horizonHours":168,"screen":{"height":1,"width":2},"appVersion":"1","platform":"android","app":"a"}"#, true),
+        ("launch.prefetch", #"{"app":"a","platform":"ios","appVersion":"x","horizonHours":0,"cached":["\#(sha)","nope"]}"#, true),  // read all the same (the edge refuses it)
+        ("launch.prefetch", #"{"app":"a","platform":"ios","appVersion":"1","deviceId":"d-1"}"#, false),
+        ("launch.prefetch", #"{"app":"a","platform":"ios","appVersion":"1","horizonHours":24.0}"#, false),
+        ("launch.prefetch", #"{"app":"a","platform":"ios","appVersion":"1","horizonHours":null}"#, false),
+        ("launch.prefetch", #"{"app":"a","platform":"ios","appVersion":"1","app":"b"}"#, false),
+        ("launch.prefetch", #"{"app":"a","platform":"ios"}"#, false),
+        ("launch.prefetch", #"{"app":"a","platform":"ios","appVersion":"1","screen":{"width":1}}"#, false),
+        ("launch.report", #"{"events":[\#(event)]}"#, true),
+        ("launch.report", #"{"events":[]}"#, true),  // read all the same (the edge refuses it)
+        ("launch.report", #"{"events":[{"at":"2026-11-22T08:00:00.250Z","sha256":"\#(sha)","deviceId":"d","campaignId":-3,"type":"skip","eventId":"x"},\#(event),{"eventId":"e","type":"click","campaignId":0,"deviceId":"d"}]}"#, true),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","sha256":"not hex"}]}"#, true),  // read all the same (the edge refuses it)
+        ("launch.report", #"{"events":[\#(event),]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"view","campaignId":1,"deviceId":"d"}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"click","campaignId":1.0,"deviceId":"d"}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","at":"yesterday"}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","at":null}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","x":1}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","type":"click","campaignId":1}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"e","eventId":"f","type":"click","campaignId":1,"deviceId":"d"}]}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"\u0065","type":"click","campaignId":1,"deviceId":"d"}]}"#, false),
+        ("launch.report", #"{"events":[[]]}"#, false),
+        ("launch.report", #"{"events":{}}"#, false),
+        ("launch.report", #"{"events":[\#(event)],"more":1}"#, false),
+    ] as [(String, String, Bool)])
+    func compactPrefetchAndReportCalls(_ method: String, _ params: String, _ compact: Bool) throws {
+        let probe = CodecInvariants.CompactProbe()
+        var violations: [InvariantViolation] = []
+        CodecInvariants.$compactProbe.withValue(probe) {
+            CodecInvariants.checkCompactCalls(Array(params.utf8), methods: [method], &violations)
+        }
+        #expect(violations.isEmpty, "\(violations)")
+        #expect(probe.tookCompactWay == compact)
+        // The answers compared are the params written back when read, else an error naming a field, or a parse error.
+        let message = CodecInvariants.compactCall(params: Array(params.utf8), method: method)
+        let answer = try JSONParser.parse(try #require(CodecInvariants.answer(CodecInvariants.compactDispatchers.general, message)))
+        if compact {
+            #expect(answer["result"]?["params"] != nil, "\(answer)")
+        } else {
+            #expect(answer["result"] != nil || [-32602, -32700].contains(answer["error"]?["code"]?.intValue), "\(answer)")
         }
     }
 
