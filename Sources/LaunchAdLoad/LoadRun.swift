@@ -85,13 +85,15 @@ func monotonicNanoseconds() -> UInt64 {
 /// from a pointer without touching reference counts.
 final class TemplateArena: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
-    /// Per device and kind (cold query, hot query, prefetch): offset and length in `base`.
+    /// Per device and kind (cold query, hot query, prefetch, device id): offset and length in `base`.
     let offsets: UnsafeMutablePointer<Int32>
     let lengths: UnsafeMutablePointer<Int32>
     let longest: Int
 
     init(_ templates: RequestTemplates) {
-        let all = zip(zip(templates.coldQuery, templates.hotQuery), templates.prefetch).flatMap { [$0.0, $0.1, $1] }
+        let all = templates.coldQuery.indices.flatMap { device in
+            [templates.coldQuery[device], templates.hotQuery[device], templates.prefetch[device], templates.deviceIds[device]]
+        }
         let total = all.reduce(0) { $0 + $1.count }
         let base = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
         let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: all.count)
@@ -140,7 +142,6 @@ final class LoadWorker {
 
     private let configuration: LoadConfiguration
     private let arena: TemplateArena
-    private let population: Population
     private let progress: LoadProgress
     private let workerIndex: Int
     private let sockets: [Socket]
@@ -161,6 +162,7 @@ final class LoadWorker {
     private let lastCampaign: UnsafeMutablePointer<Int64>
     private let buffer: UnsafeMutablePointer<UInt8>
     private let bufferSize: Int
+    private let report: ReportTemplate
     private let message: UnsafeMutablePointer<zmq_msg_t>
     private(set) var totals = Totals()
 
@@ -168,7 +170,6 @@ final class LoadWorker {
          population: Population, progress: LoadProgress, context: ZMQContext, runNonce: UInt64) throws {
         self.configuration = configuration
         self.arena = arena
-        self.population = population
         self.progress = progress
         self.runNonce = runNonce
         workerIndex = index
@@ -189,7 +190,8 @@ final class LoadWorker {
         deviceCount = (population.devices.count - index + configuration.threads - 1) / configuration.threads
         lastCampaign = .allocate(capacity: deviceCount)
         lastCampaign.initialize(repeating: 0, count: deviceCount)
-        bufferSize = RequestTemplates.head.count + 24 + max(arena.longest, 1024)
+        report = ReportTemplate(runNonce: runNonce, worker: index)
+        bufferSize = RequestTemplates.head.count + 24 + max(arena.longest, report.longest(deviceIdBytes: arena.longest), 1024)
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
         RequestTemplates.head.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: $0.count) }
         self.buffer = buffer
@@ -345,13 +347,9 @@ final class LoadWorker {
         length += writeDecimal(id, to: buffer + length)
         if kind == Self.kindReport {
             eventCounter += 1
-            let tail = #","method":"launch.report","params":{"events":[{"eventId":"adload-\#(String(runNonce, radix: 36))-\#(workerIndex)-\#(eventCounter)","type":"impression","campaignId":\#(lastCampaign[localDevice]),"deviceId":"\#(population.devices[device].deviceId)"}]}}"#
-            let bytes = Array(tail.utf8)
-            guard length + bytes.count <= bufferSize else { totals.sendFailures += 1; return false }
-            bytes.withUnsafeBufferPointer { (buffer + length).update(from: $0.baseAddress!, count: bytes.count) }
-            length += bytes.count
+            length += writeReport(event: eventCounter, device: device, localDevice: localDevice, at: length)
         } else {
-            var which = device * 3
+            var which = device * 4
             if kind == Self.kindPrefetch {
                 which += 2
             } else if configuration.hotShare > 0 && random.chance(configuration.hotShare) {
@@ -370,6 +368,16 @@ final class LoadWorker {
         slotDevice[slot] = Int32(localDevice)
         slotKind[slot] = kind
         return true
+    }
+
+    /// Writes an impression report of the device's last campaign at `offset` in the send buffer; returns its length.
+    /// (Kept out of `send`, so that the loop around it stays inlined.)
+    @inline(never)
+    private func writeReport(event: UInt64, device: Int, localDevice: Int, at offset: Int) -> Int {
+        let id = device * 4 + 3
+        let deviceId = UnsafeRawBufferPointer(start: arena.base + Int(arena.offsets[id]), count: Int(arena.lengths[id]))
+        return report.write(event: event, campaign: UInt64(truncatingIfNeeded: lastCampaign[localDevice]), deviceId: deviceId,
+                            to: buffer + offset)
     }
 
     /// Counts one reply; returns the slot it freed, or nil for a reply to no request of ours.

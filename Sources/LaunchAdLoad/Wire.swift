@@ -10,11 +10,12 @@ import JSONRPC
 struct RequestTemplates: Sendable {
     static let head = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
 
-    /// Per device: the cold-start query, the hot-start query and the prefetch.
+    /// Per device: the cold-start query, the hot-start query and the prefetch; and its id's bytes, for reports.
     let coldQuery: [[UInt8]]
     let hotQuery: [[UInt8]]
     let prefetch: [[UInt8]]
-    /// The longest tail, so a send buffer can be sized once.
+    let deviceIds: [[UInt8]]
+    /// The longest tail or id, so a send buffer can be sized once.
     let longest: Int
 
     init(population: Population) {
@@ -49,7 +50,50 @@ struct RequestTemplates: Sendable {
             }
         }
         prefetch = population.devices.map { device in tail("launch.prefetch", device) { _ in } }
-        longest = (coldQuery + hotQuery + prefetch).map(\.count).max() ?? 0
+        deviceIds = population.devices.map { Array($0.deviceId.utf8) }
+        longest = (coldQuery + hotQuery + prefetch + deviceIds).map(\.count).max() ?? 0
+    }
+}
+
+/// The tail of an impression report, written from fixed pieces and the numbers of the event (no string made per
+/// report): `,"method":"launch.report","params":{"events":[{"eventId":"` + the run's prefix + the event's number +
+/// `","type":"impression","campaignId":` + the campaign + `,"deviceId":"` + the device + `"}]}}`. Device ids and
+/// the prefix are plain ASCII (`d-N`, `adload-…`), so nothing needs escaping.
+struct ReportTemplate {
+    /// Everything before the event's number.
+    let head: [UInt8]
+    static let middle = Array(#"","type":"impression","campaignId":"#.utf8)
+    static let deviceKey = Array(#","deviceId":""#.utf8)
+    static let end = Array(#""}]}}"#.utf8)
+
+    /// Reports of a run's worker: event ids `adload-<run nonce in base 36>-<worker>-<number>`.
+    init(runNonce: UInt64, worker: Int) {
+        head = Array(#","method":"launch.report","params":{"events":[{"eventId":"adload-\#(String(runNonce, radix: 36))-\#(worker)-"#.utf8)
+    }
+
+    /// The most bytes a report with a device id of `deviceIdBytes` takes.
+    func longest(deviceIdBytes: Int) -> Int {
+        head.count + 20 + Self.middle.count + 20 + Self.deviceKey.count + deviceIdBytes + Self.end.count
+    }
+
+    /// Writes the tail at `destination` (room for ``longest(deviceIdBytes:)``); returns its length.
+    @inline(__always)
+    func write(event: UInt64, campaign: UInt64, deviceId: UnsafeRawBufferPointer, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        var length = 0
+        func put(_ bytes: UnsafeRawBufferPointer) {
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                UnsafeMutableRawPointer(destination + length).copyMemory(from: base, byteCount: bytes.count)
+            }
+            length += bytes.count
+        }
+        head.withUnsafeBytes(put)
+        length += writeDecimal(event, to: destination + length)
+        Self.middle.withUnsafeBytes(put)
+        length += writeDecimal(campaign, to: destination + length)
+        Self.deviceKey.withUnsafeBytes(put)
+        put(deviceId)
+        Self.end.withUnsafeBytes(put)
+        return length
     }
 }
 

@@ -44,6 +44,25 @@ struct LoadTests {
         }
     }
 
+    @Test("a report is written from its pieces: the bytes of the plain text, and params the edge's own types accept")
+    func reportTemplate() throws {
+        for (nonce, worker, event, campaign, device) in [(UInt64(0), 0, UInt64(1), UInt64(1), "d-0"), (UInt64.max, 63, UInt64.max, UInt64(Int64.max), "d-9999999"),
+                                                         (UInt64(123_456_789), 7, UInt64(10), UInt64(42), "")] {
+            let template = ReportTemplate(runNonce: nonce, worker: worker)
+            let expected = Array(#","method":"launch.report","params":{"events":[{"eventId":"adload-\#(String(nonce, radix: 36))-\#(worker)-\#(event)","type":"impression","campaignId":\#(campaign),"deviceId":"\#(device)"}]}}"#.utf8)
+            let longest = template.longest(deviceIdBytes: device.utf8.count)
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: longest)
+            defer { buffer.deallocate() }
+            let length = Array(device.utf8).withUnsafeBytes { template.write(event: event, campaign: campaign, deviceId: $0, to: buffer) }
+            #expect(length <= longest)
+            let written = Array(UnsafeBufferPointer(start: buffer, count: length))
+            #expect(written == expected, "\(String(decoding: written, as: UTF8.self))")
+            let request = try JSONParser.parse(RequestTemplates.head + Array("5".utf8) + written)
+            let params = try JSONValueDecoder().decode(LaunchReportParams.self, from: try #require(request["params"]))
+            #expect(params.events.map(\.deviceId) == [device] && params.events.map(\.campaignId) == [Int64(bitPattern: campaign)])
+        }
+    }
+
     @Test("--mix is parsed strictly")
     func mix() throws {
         #expect(try RequestMix(parsing: "query=90,prefetch=5,report=5") == RequestMix(query: 90, prefetch: 5, report: 5))
