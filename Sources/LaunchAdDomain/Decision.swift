@@ -357,9 +357,22 @@ public final class Candidate: Sendable {
 /// The campaigns of one app, indexed for the launch query. Immutable: the edge builds a new one per change.
 public struct AppIndex: Sendable {
     /// Campaigns that may still serve (scheduled, live), forced first, then by priority, then by id.
-    public var candidates: [Candidate]
+    public var candidates: [Candidate] { didSet { earliestEnd = Self.earliestEnd(candidates) } }
     /// Expired and deleted campaigns, most recent first (bounded), for `revoked`.
     public var revoked: [Int64]
+    /// The earliest end among the candidates: until the clock reaches it, none has ended by the clock, and a
+    /// decision need not look for them.
+    private(set) var earliestEnd: Timestamp
+
+    public init(candidates: [Candidate], revoked: [Int64]) {
+        self.candidates = candidates
+        self.revoked = revoked
+        earliestEnd = Self.earliestEnd(candidates)
+    }
+
+    private static func earliestEnd(_ candidates: [Candidate]) -> Timestamp {
+        candidates.lazy.map(\.campaign.endsAt).min() ?? Timestamp(milliseconds: .max)
+    }
 }
 
 /// The launch decision: a pure function of the edge's campaigns, the request, the device's history and the time.
@@ -416,21 +429,23 @@ public enum DecisionEngine {
         let endClock = max(now, serviceNow ?? now)
         var revoked = index.revoked
         let candidates = index.candidates
+        // The campaign's fields are read in place (a copy of the whole campaign costs a reference count per field).
         func eligible(_ candidate: Candidate) -> Bool {
-            let campaign = candidate.campaign
-            return campaign.endsAt > endClock && campaign.startsAt <= now && !candidate.held.isEmpty
-                && matches(candidate, request) && underCap(campaign, device, now)
+            candidate.campaign.endsAt > endClock && candidate.campaign.startsAt <= now && !candidate.held.isEmpty
+                && matches(candidate, request) && underCap(candidate.campaign.id, candidate.campaign.frequencyCap, device, now)
         }
-        for candidate in candidates where candidate.campaign.endsAt <= endClock && revoked.count < revokedLimit {
-            revoked.append(candidate.campaign.id)
+        if index.earliestEnd <= endClock {
+            for candidate in candidates where candidate.campaign.endsAt <= endClock && revoked.count < revokedLimit {
+                revoked.append(candidate.campaign.id)
+            }
         }
         // Candidates are sorted: the first eligible one leads the best group (same forced flag and priority).
         guard let first = candidates.firstIndex(where: eligible) else {
             return Decision(candidate: nil, held: nil, revoked: revoked)
         }
-        let lead = candidates[first].campaign
+        let forced = candidates[first].campaign.forced, priority = candidates[first].campaign.priority
         var end = first + 1
-        while end < candidates.count, candidates[end].campaign.forced == lead.forced, candidates[end].campaign.priority == lead.priority {
+        while end < candidates.count, candidates[end].campaign.forced == forced, candidates[end].campaign.priority == priority {
             end += 1
         }
         let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
@@ -449,9 +464,9 @@ public enum DecisionEngine {
             let onlyUnseen = unseenWeight > 0
             var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
             for offset in 0..<(end - first) where inGroup[offset] {
-                let campaign = candidates[first + offset].campaign
-                if onlyUnseen && !seenNone && device.hasSeen(campaign: campaign.id) { continue }
-                point -= max(1, campaign.weight)
+                let candidate = candidates[first + offset]
+                if onlyUnseen && !seenNone && device.hasSeen(campaign: candidate.campaign.id) { continue }
+                point -= max(1, candidate.campaign.weight)
                 if point < 0 { return first + offset }
             }
             return first
@@ -496,9 +511,9 @@ public enum DecisionEngine {
         return true
     }
 
-    static func underCap(_ campaign: Campaign, _ device: DeviceView, _ now: Timestamp) -> Bool {
-        guard let cap = campaign.frequencyCap else { return true }
-        return device.shows(of: campaign.id, hours: cap.hours, now: now) < cap.shows
+    static func underCap(_ campaign: Int64, _ cap: FrequencyCap?, _ device: DeviceView, _ now: Timestamp) -> Bool {
+        guard let cap else { return true }
+        return device.shows(of: campaign, hours: cap.hours, now: now) < cap.shows
     }
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the

@@ -43,6 +43,26 @@ struct DecisionEngineTests {
         #expect(Self.decide([Self.campaign(1)]).campaign?.id == 1)
     }
 
+    @Test("campaigns ended by the clock are revoked from their exact end, whichever candidate ends first, and after the candidates change")
+    func endedByClock() throws {
+        let campaigns = [Self.campaign(1, priority: 90, end: 30), Self.campaign(2, priority: 50, end: 10), Self.campaign(3, priority: 10, end: 20)]
+        var index = try #require(DecisionEngine.index(campaigns, creatives: Self.held)["shop"])
+        func revoked(at seconds: Double) -> [Int64] {
+            DecisionEngine.decide(Self.request(), index: index, device: .unknown, now: Self.now.adding(seconds: seconds)).revoked
+        }
+        #expect(revoked(at: 9.999) == [])
+        #expect(revoked(at: 10) == [2])
+        #expect(revoked(at: 20) == [2, 3])
+        #expect(revoked(at: 30) == [1, 2, 3])
+        index.candidates.removeAll { $0.campaign.id == 2 }  // the earliest end is now campaign 3's
+        #expect(revoked(at: 19.999) == [])
+        #expect(revoked(at: 20) == [3])
+        let early = try #require(DecisionEngine.index([Self.campaign(4, priority: 5, end: 5)], creatives: Self.held)["shop"])
+        index.candidates += early.candidates  // and now campaign 4's, earlier than any before
+        #expect(revoked(at: 4.999) == [])
+        #expect(revoked(at: 5) == [4])
+    }
+
     @Test("a campaign is over once either clock passed its end")
     func skew() {
         let decision = Self.decide([Self.campaign(1, end: 1)], serviceNow: Self.now.adding(seconds: 2))
