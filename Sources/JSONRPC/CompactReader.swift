@@ -76,6 +76,17 @@ public struct CompactReader {
         return name
     }
 
+    /// The next member's slot: its name's index by `slot` (-1 for a name not taken), marked in `seen`; or `nil` for
+    /// anything but a name that is taken and not seen before (the caller gives up on the message).
+    @inlinable @inline(__always)
+    public mutating func member(_ seen: inout UInt64, slot: (UnsafeRawBufferPointer) -> Int) -> Int? {
+        guard let name = key() else { return nil }
+        let index = slot(name)
+        guard index >= 0, index < 64, seen & (1 << index) == 0 else { return nil }
+        seen |= 1 << index
+        return index
+    }
+
     /// An integer in JSON's grammar (`-`, then `0` or digits not starting with `0`) of at most 18 digits, not
     /// followed by a fraction or an exponent. Read in one pass, digits and value together.
     @inlinable

@@ -103,14 +103,11 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     /// for the same bytes: the same checks make it.
     public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
-        var seen: UInt16 = 0
+        var seen: UInt64 = 0
         var target = CompactTarget(), deviceId: UnsafeRawBufferPointer?
         var screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
         repeat {
-            guard let key = reader.key() else { return nil }
-            let slot = compactSlot(key)
-            guard slot >= 0, seen & (1 << slot) == 0 else { return nil }
-            seen |= 1 << slot
+            guard let slot = reader.member(&seen, slot: compactSlot) else { return nil }
             // A member of a type it cannot have is left to the general way, which names it.
             switch slot {
             case 0...4:
@@ -588,22 +585,11 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
     /// ``init(json:)`` gives for the same bytes.
     init?(compact reader: inout CompactReader) {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
-        var seen: UInt8 = 0
+        var seen: UInt64 = 0
         var eventId: UnsafeRawBufferPointer?, type: Kind?, campaignId: Int?, deviceId: UnsafeRawBufferPointer?
         var sha256: UnsafeRawBufferPointer?, at: Timestamp?
         repeat {
-            guard let key = reader.key() else { return nil }
-            let slot = switch key.count {
-            case 2: CompactReader.equals(key, "at") ? 5 : -1
-            case 4: CompactReader.equals(key, "type") ? 1 : -1
-            case 6: CompactReader.equals(key, "sha256") ? 4 : -1
-            case 7: CompactReader.equals(key, "eventId") ? 0 : -1
-            case 8: CompactReader.equals(key, "deviceId") ? 3 : -1
-            case 10: CompactReader.equals(key, "campaignId") ? 2 : -1
-            default: -1
-            }
-            guard slot >= 0, seen & (1 << slot) == 0 else { return nil }
-            seen |= 1 << slot
+            guard let slot = reader.member(&seen, slot: Self.compactSlot) else { return nil }
             if slot == 2 {
                 guard let value = reader.int() else { return nil }
                 campaignId = value
@@ -626,6 +612,19 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         guard reader.take(UInt8(ascii: "}")), let eventId, let type, let campaignId, let deviceId else { return nil }
         self.init(eventId: String(decoding: eventId, as: UTF8.self), type: type, campaignId: Int64(campaignId),
                   deviceId: String(decoding: deviceId, as: UTF8.self), sha256: sha256.map { String(decoding: $0, as: UTF8.self) }, at: at)
+    }
+
+    /// The slot in `fields` of a member's name, or -1.
+    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
+        switch key.count {
+        case 2: CompactReader.equals(key, "at") ? 5 : -1
+        case 4: CompactReader.equals(key, "type") ? 1 : -1
+        case 6: CompactReader.equals(key, "sha256") ? 4 : -1
+        case 7: CompactReader.equals(key, "eventId") ? 0 : -1
+        case 8: CompactReader.equals(key, "deviceId") ? 3 : -1
+        case 10: CompactReader.equals(key, "campaignId") ? 2 : -1
+        default: -1
+        }
     }
 }
 
@@ -724,14 +723,11 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     /// way, which answers its errors. What it gives is what ``init(json:)`` gives for the same bytes.
     public init?(compact reader: inout CompactReader) {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
-        var seen: UInt8 = 0
+        var seen: UInt64 = 0
         var target = CompactTarget()
         var screen: LaunchQueryParams.Screen?, horizonHours: Int?, cached: [String]?
         repeat {
-            guard let key = reader.key() else { return nil }
-            let slot = Self.compactSlot(key)
-            guard slot >= 0, seen & (1 << slot) == 0 else { return nil }
-            seen |= 1 << slot
+            guard let slot = reader.member(&seen, slot: Self.compactSlot) else { return nil }
             switch slot {
             case 0...4:
                 guard target.read(slot: slot, &reader) else { return nil }

@@ -42,6 +42,29 @@ struct CompactCallTests {
         #expect(Self.read(#""app""#) { $0.key() }.value == nil)
     }
 
+    @Test("a member is a name taken once: its slot, or nothing for a name not taken, one seen before, or a slot past 63")
+    func members() {
+        func slot(_ name: UnsafeRawBufferPointer) -> Int {
+            CompactReader.equals(name, "a") ? 0 : CompactReader.equals(name, "b") ? 63 : CompactReader.equals(name, "c") ? 64 : -1
+        }
+        func slots(_ text: String) -> [Int?] {
+            Self.read(text) { reader in
+                var seen: UInt64 = 0, found: [Int?] = []
+                repeat {
+                    let member = reader.member(&seen, slot: slot)
+                    found.append(member)
+                    guard member != nil, reader.int() != nil else { break }
+                } while reader.take(UInt8(ascii: ","))
+                return found
+            }.value
+        }
+        #expect(slots(#""a":1,"b":2"#) == [0, 63])
+        #expect(slots(#""b":1,"a":2,"a":3"#) == [63, 0, nil])
+        #expect(slots(#""a":1,"x":2"#) == [0, nil])
+        #expect(slots(#""c":1"#) == [nil])
+        #expect(slots(#""a"1"#) == [nil])
+    }
+
     /// A method whose compact reader reads `{"n":<integer>}`; the counters count the params read compactly and
     /// the general way, and the handler's runs.
     static func dispatchers() -> (compact: JSONRPCDispatcher, general: JSONRPCDispatcher, counters: [Counter]) {
