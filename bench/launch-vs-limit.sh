@@ -9,6 +9,8 @@
 # 90% queries (20% of them hot starts), 4% prefetches and 6% impression reports.
 # COMPARE_BIN=/path/to/another/deliveryd starts a second edge from that build on the same campaignd and drives it in
 # every round right after this build's (label "compare"), for paired runs of two builds.
+# SCHED_TRACES=N (needs perf, as root) ends with N pairs of scheduling traces under adload's mix, the limit's then
+# the edge's (bench/sched-trace.sh): per-thread CPU, switches and waits for a CPU, and the cores' idle share.
 #
 #   bench/launch-vs-limit.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per run)
 set -euo pipefail
@@ -86,7 +88,7 @@ if [ -n "${COMPARE_BIN:-}" ]; then
 fi
 echo "sample answer: $("$BIN/adctl" --endpoint "$EDGE" call launch.query '{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-1","screen":{"width":1179,"height":2556}}' | cut -c1-160)..."
 
-TOTAL=$(( ROUNDS * (SECS + 2) * 6 + MEMORY_SECONDS + 60 ))
+TOTAL=$(( ROUNDS * (SECS + 2) * 6 + ${SCHED_TRACES:-0} * 20 + MEMORY_SECONDS + 60 ))
 PORT=$(( 20000 + RANDOM % 20000 ))
 "$OUT"/zmq_limit_server -e "tcp://127.0.0.1:$PORT" -t "$TOTAL" >"$RUN/limit.log" &
 pids+=($!)
@@ -110,6 +112,11 @@ for round in $(seq "$ROUNDS"); do
     drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
     if [ -n "$COMPARE" ]; then drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140; fi
   done
+done
+
+for _ in $(seq "${SCHED_TRACES:-0}"); do
+  bench/sched-trace.sh limit "tcp://127.0.0.1:$PORT" "$BIN/adload" | tee -a "$LOG"
+  bench/sched-trace.sh deliveryd "$EDGE" "$BIN/adload" | tee -a "$LOG"
 done
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$EDGE_PID/status"; }
