@@ -18,10 +18,13 @@ func fingerprint(_ text: String) -> UInt64 {
 
 /// The slots of a generation of `generation` keys in a fingerprint table: the power of two at least twice that, so a
 /// generation is never more than half full and a probe always ends at an empty slot.
-func fingerprintSlots(_ generation: Int) -> Int {
-    var slots = 2
-    while slots < 2 * generation { slots <<= 1 }
-    return slots
+func fingerprintSlots(_ generation: Int) -> Int { powerOfTwo(atLeast: 2 * generation) }
+
+/// The least power of two, from 2 up, that is at least `count`.
+func powerOfTwo(atLeast count: Int) -> Int {
+    var value = 2
+    while value < count { value <<= 1 }
+    return value
 }
 
 /// A set of fingerprints in fixed memory, bounded in count: two generations of open-addressed slots, each mapped
@@ -137,9 +140,7 @@ struct FingerprintMap<Value> {
     init(capacity: Int, initialSlots: Int = 1_024) {
         generation = max(1, capacity / 2)
         maxSlots = fingerprintSlots(generation)
-        var first = 2
-        while first < min(initialSlots, maxSlots) { first <<= 1 }
-        firstSlots = first
+        firstSlots = powerOfTwo(atLeast: min(initialSlots, maxSlots))
     }
 
     /// A slot of the older generation whose key moved to the current one: probes go on past it.
