@@ -68,7 +68,8 @@ enum ClientHandlers {
             LaunchReportResult(accepted: accepted, duplicates: params.events.count - accepted).write(json: &json)
         })
         // The answer is written straight from each creative's item prepared with the state (the same bytes as the
-        // `LaunchPrefetchResult` listing them): an answer lists every creative of the campaigns ahead.
+        // `LaunchPrefetchResult` listing them): an answer lists, for each campaign ahead, the creatives of the
+        // client's shape (all of them when it gives no screen).
         methods.register(ClientAPI.launchPrefetch, reading: LaunchPrefetchParams.init(json:), checking: { $0 },
                          compact: LaunchPrefetchParams.init(compact:), writing: { params, _, json in
             let query = LaunchQueryParams(app: params.app, platform: params.platform, appVersion: params.appVersion,
@@ -87,7 +88,8 @@ enum ClientHandlers {
                 guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(candidate, request) ||
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
                 else { continue }
-                download.append(contentsOf: candidate.held)
+                // Only the creatives a query from the client's screen may show: it would never be shown the others.
+                download.append(contentsOf: DecisionEngine.creatives(of: candidate, for: request.screen))
             }
             var delete: [String] = []
             if !request.cached.isEmpty {

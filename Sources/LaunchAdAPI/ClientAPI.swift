@@ -685,6 +685,8 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     public var appVersion: String
     public var region: String?
     public var locale: String?
+    /// The client's screen: each campaign then lists only its creatives nearest this aspect ratio (the ones a launch
+    /// query from it may answer); without it, all of them.
     public var screen: LaunchQueryParams.Screen?
     /// How far ahead to look, in hours (default 24, at most 168).
     public var horizonHours: Int?

@@ -321,8 +321,8 @@ extension PrefetchItem: JSONSchemaDescribable {
 extension LaunchPrefetchResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
-            "download": .array(of: PrefetchItem.jsonSchema, "What to download now and keep, with each campaign's window."),
-            "delete": .array(of: .sha256(), "Cached creatives no campaign ahead uses: delete them."),
+            "download": .array(of: PrefetchItem.jsonSchema, "What to download now and keep, with each campaign's window: given a screen, only each campaign's creatives nearest its aspect ratio."),
+            "delete": .array(of: .sha256(), "Cached creatives no campaign ahead uses (on this screen, when given): delete them."),
             "revoked": .array(of: campaignIDSchema, "Campaigns the client must delete."),
             "epoch": epochSchema,
             "seq": .integer(minimum: 0),

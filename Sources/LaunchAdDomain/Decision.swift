@@ -516,18 +516,41 @@ public enum DecisionEngine {
         return device.shows(of: campaign, hours: cap.hours, now: now) < cap.shows
     }
 
+    /// How much farther a creative's aspect ratio may be from the screen's than the nearest one's and still count as
+    /// nearest (in log(width / height), about 2%): shapes that differ by a few pixels are the same shape.
+    static let aspectTolerance = 0.02
+
+    /// The screen's log(width / height), what the creatives' aspect ratios are compared with; `nil` without a screen.
+    static func logAspect(_ screen: (width: Int, height: Int)?) -> Double? {
+        guard let screen, screen.width > 0, screen.height > 0 else { return nil }
+        return log(Double(screen.width) / Double(screen.height))
+    }
+
+    /// How far the nearest of `held` is from `target`.
+    static func nearestDistance(_ held: [HeldCreative], to target: Double) -> Double {
+        var best = Double.infinity
+        for creative in held { best = min(best, abs(creative.logAspect - target)) }
+        return best
+    }
+
+    /// The creatives of `candidate` that a launch query from `screen` may be answered with: those whose aspect ratio
+    /// is nearest the screen's (every one without a screen), in their order. What a client on that screen needs to
+    /// download; the others it would never be shown.
+    public static func creatives(of candidate: Candidate, for screen: (width: Int, height: Int)?) -> [HeldCreative] {
+        let held = candidate.held
+        guard held.count > 1, let target = logAspect(screen) else { return held }
+        let limit = nearestDistance(held, to: target) + aspectTolerance
+        return held.filter { abs($0.logAspect - target) <= limit }
+    }
+
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
     /// variants not yet seen, by weight.
     static func chooseCreative(_ candidate: Candidate, request: LaunchRequest, device: DeviceView, seed: UInt64) -> HeldCreative? {
         let held = candidate.held
         guard !held.isEmpty else { return nil }
         if held.count == 1 { return held[0] }
-        var target: Double?
-        if let screen = request.screen, screen.width > 0, screen.height > 0 {
-            target = log(Double(screen.width) / Double(screen.height))
-        }
-        var best = Double.infinity
-        if let target { for creative in held { best = min(best, abs(creative.logAspect - target)) } }
+        let target = logAspect(request.screen)
+        let best = target.map { nearestDistance(held, to: $0) } ?? .infinity
         // Each creative's standing, worked out once (the client's set is asked only when it holds something:
         // hashing a sha256 costs more than the rest of the choice).
         let cached = request.cached, seenNone = !device.hasSeenAnyVariant
@@ -536,7 +559,7 @@ public enum DecisionEngine {
             var anyCached = false
             for (offset, creative) in held.enumerated() {
                 var flag: UInt8 = 0
-                if target.map({ abs(creative.logAspect - $0) <= best + 0.02 }) ?? true {
+                if target.map({ abs(creative.logAspect - $0) <= best + aspectTolerance }) ?? true {
                     flag = near
                     if !cached.isEmpty && cached.contains(creative.facts.sha256) {
                         flag |= inCache

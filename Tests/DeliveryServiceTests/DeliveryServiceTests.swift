@@ -250,6 +250,33 @@ struct EdgeReportTests {
         await fixture.stop()
     }
 
+    @Test("prefetch with a screen lists each campaign's creatives of that shape, and has the client delete the others it holds")
+    func prefetchForScreen() async throws {
+        let (fixture, admin, tall) = try await DeliveryServiceTests.setUp()
+        let classic = try await fixture.uploadPNG(admin, width: 1080, height: 1920)
+        let larger = try await fixture.uploadPNG(admin, width: 1440, height: 2560)
+        let edge = try await fixture.startEdge("edge-s")
+        var fields = CampaignFixture.fields(name: "three shapes", creative: tall, startIn: 3600)
+        fields.creatives = [CreativeRef(sha256: tall), CreativeRef(sha256: classic), CreativeRef(sha256: larger)]
+        let created = try await admin.call(AdminAPI.campaignCreate, fields)
+        #expect(await edge.waitFor(seq: created.seq, creatives: 3))
+        func prefetch(_ screen: LaunchQueryParams.Screen?, cached: [String]? = nil) async throws -> LaunchPrefetchResult {
+            try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(
+                app: "shop", platform: "ios", appVersion: "5.2.0", screen: screen, horizonHours: 24, cached: cached))
+        }
+        let phone = try await prefetch(LaunchQueryParams.Screen(width: 1179, height: 2556), cached: [tall, classic])
+        #expect(phone.download.map(\.sha256) == [tall] && phone.download.map(\.campaignId) == [created.campaign.id])
+        #expect(phone.delete == [classic])
+        // 1080x1920 and 1440x2560 are one shape: both, in the campaign's order.
+        let older = try await prefetch(LaunchQueryParams.Screen(width: 720, height: 1280))
+        #expect(older.download.map(\.sha256) == [classic, larger] && older.delete.isEmpty)
+        let any = try await prefetch(nil, cached: [tall, classic])
+        #expect(any.download.map(\.sha256) == [tall, classic, larger] && any.delete.isEmpty)
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
     func prefetchAndCreatives() async throws {
         let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()

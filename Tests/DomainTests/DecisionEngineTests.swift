@@ -243,6 +243,36 @@ struct DecisionEngineTests {
         }
     }
 
+    @Test("a screen's creatives: the nearest shape (all without a screen), and every creative a query from it is answered with")
+    func creativesForScreen() throws {
+        let twin = CreativeFacts(sha256: String(repeating: "d", count: 64), contentType: "image/png", width: 1170, height: 2532, size: 1)
+        var creatives = Self.held
+        creatives[twin.sha256] = twin
+        let campaign = Self.campaign(1, creatives: [Self.tall, Self.wide, Self.square, twin])
+        let candidate = try #require(DecisionEngine.index([campaign], creatives: creatives)["shop"]?.candidates.first)
+        func shas(_ screen: (width: Int, height: Int)?) -> [String] { DecisionEngine.creatives(of: candidate, for: screen).map(\.facts.sha256) }
+        // 1179x2556 and 1170x2532 differ by 0.1% in shape: both are the nearest, in the campaign's order.
+        #expect(shas((width: 1179, height: 2556)) == [Self.tall.sha256, twin.sha256])
+        #expect(shas((width: 1080, height: 1920)) == [Self.wide.sha256])
+        #expect(shas((width: 1440, height: 2560)) == [Self.wide.sha256])  // the same shape, larger
+        #expect(shas((width: 2000, height: 2000)) == [Self.square.sha256])
+        #expect(shas((width: 4000, height: 1000)) == [Self.square.sha256])  // nothing close: still the nearest
+        #expect(shas(nil) == [Self.tall.sha256, Self.wide.sha256, Self.square.sha256, twin.sha256])
+        #expect(shas((width: 0, height: 100)) == shas(nil))
+        let single = try #require(DecisionEngine.index([Self.campaign(2, creatives: [Self.square])], creatives: creatives)["shop"]?.candidates.first)
+        #expect(DecisionEngine.creatives(of: single, for: (width: 1179, height: 2556)).map(\.facts.sha256) == [Self.square.sha256])
+        // What a query answers is always among what the same screen's list holds, whatever the device, the screen
+        // and the creatives it holds.
+        var random = SeededRandom(seed: 0xA5BEC7)
+        for step in 0..<500 {
+            let screen = (200 + random.index(2801), 200 + random.index(2801))
+            let cached: Set<String> = random.chance(0.3) ? [Self.square.sha256, twin.sha256] : []
+            let answer = Self.decide([campaign], Self.request(device: "d-\(step)", screen: screen, cached: cached), creatives: creatives)
+            let listed = shas((width: screen.0, height: screen.1))
+            #expect(answer.creative.map { listed.contains($0.sha256) } == true, "screen \(screen)")
+        }
+    }
+
     @Test("reindexing the apps a change touches gives the index built from scratch")
     func reindex() {
         // A seeded walk of 400 changes over 40 campaigns in 5 apps: new campaigns, moves between apps, every state,
