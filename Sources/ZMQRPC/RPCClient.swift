@@ -129,6 +129,9 @@ public final class RPCClient: Sendable {
                     return accepting
                 }
                 if !posted { continuation.resume(throwing: RPCClientError.closed) }
+                // A task cancelled before this point had its cancel posted ahead of the call, where it found nothing
+                // to cancel: cancel again behind the call, or it would wait out its whole timeout.
+                else if Task.isCancelled { mailbox.post(.cancel(id)) }
             }
         } onCancel: {
             mailbox.post(.cancel(id))

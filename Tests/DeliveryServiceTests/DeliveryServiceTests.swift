@@ -98,6 +98,25 @@ struct DeliveryServiceTests {
         await fixture.stop()
     }
 
+    @Test("SIGTERM with campaignd just killed: the edge exits 0 at once, its calls to campaignd not waiting out their timeouts")
+    func gracefulStopWithoutCampaignd() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let edge = try await fixture.startEdge("edge-t")
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        await admin.close()
+        await fixture.kill()
+        // Acknowledgements and snapshot requests now go unanswered: shutting down must cancel them, not wait.
+        await edge.client.close()
+        let started = ContinuousClock.now
+        edge.process.signal(SIGTERM)
+        let status = await edge.process.exitStatus()
+        let took = ContinuousClock.now - started
+        #expect(status == 0, "\(edge.process.log)")
+        #expect(took < .milliseconds(1500), "exit took \(took)")
+        await fixture.stop()
+    }
+
     @Test("converges after a late start, after updates lost to a tiny receive HWM, and after campaignd restarts")
     func convergence() async throws {
         let (fixture, admin, creative) = try await Self.setUp()

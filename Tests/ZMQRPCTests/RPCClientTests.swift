@@ -103,6 +103,15 @@ struct RPCClientTests {
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
+        // A call made by a task already cancelled: it is cancelled too, not left to wait out its timeout.
+        let late = Task { () async throws -> Bool in
+            while !Task.isCancelled { await Task.yield() }
+            return try await client.call(SpecExamples.update, [1], timeout: .seconds(30))
+        }
+        late.cancel()
+        let started = ContinuousClock.now
+        await #expect(throws: CancellationError.self) { _ = try await late.value }
+        #expect(ContinuousClock.now - started < .seconds(5))
         await client.close()
         await #expect(throws: RPCClientError.closed) { _ = try await client.call(SpecExamples.update, [1]) }
         withExtendedLifetime(silent) {}
