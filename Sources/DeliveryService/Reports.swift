@@ -47,28 +47,29 @@ final class DeviceHistory: Sendable {
         devices.withLock { devices in
             if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
             let old = devices.get(key) ?? .unknown
+            guard kept > 0 else {
+                // No cap: no times to keep, so the view is written straight from the old one.
+                devices.set(key, old.seeing(uncapped: event.campaignId, variant: event.sha256.map(DeviceView.variantKey)))
+                return
+            }
             var impressions = old.impressions
-            if kept > 0 {
-                var times = impressions.removeValue(forKey: event.campaignId) ?? []
-                // Reports may come out of order: keep the times sorted, so the last `kept` are the latest.
-                let place = times.lastIndex { $0 <= time }.map { $0 + 1 } ?? 0
-                times.insert(time, at: place)
-                if times.count > kept { times.removeFirst(times.count - kept) }
-                impressions[event.campaignId] = times
-                var total = impressions.values.reduce(0) { $0 + $1.count }
-                while total > Self.keptPerDevice || impressions.count > 256 {  // forget the campaigns shown longest ago
-                    guard let oldest = impressions.lazy.filter({ $0.key != event.campaignId })
-                        .min(by: { ($0.value.last ?? time) < ($1.value.last ?? time) }) else { break }
-                    total -= oldest.value.count
-                    impressions[oldest.key] = nil
-                }
-            } else {
-                impressions[event.campaignId] = nil  // its cap was lifted
+            var times = impressions.removeValue(forKey: event.campaignId) ?? []
+            // Reports may come out of order: keep the times sorted, so the last `kept` are the latest.
+            let place = times.lastIndex { $0 <= time }.map { $0 + 1 } ?? 0
+            times.insert(time, at: place)
+            if times.count > kept { times.removeFirst(times.count - kept) }
+            impressions[event.campaignId] = times
+            var total = impressions.values.reduce(0) { $0 + $1.count }
+            while total > Self.keptPerDevice || impressions.count > 256 {  // forget the campaigns shown longest ago
+                guard let oldest = impressions.lazy.filter({ $0.key != event.campaignId })
+                    .min(by: { ($0.value.last ?? time) < ($1.value.last ?? time) }) else { break }
+                total -= oldest.value.count
+                impressions[oldest.key] = nil
             }
             // The rotation moves on; once the sets grow large, it starts over.
             var seenCampaigns = old.seenCampaigns, variantKeys = old.variantKeys
-            if seenCampaigns.count >= 64 { seenCampaigns.removeAll() }
-            if variantKeys.count >= 64 { variantKeys.removeAll() }
+            if seenCampaigns.count >= DeviceView.rotationLimit { seenCampaigns.removeAll() }
+            if variantKeys.count >= DeviceView.rotationLimit { variantKeys.removeAll() }
             seenCampaigns.append(event.campaignId)
             if let sha256 = event.sha256 { variantKeys.append(DeviceView.variantKey(sha256)) }
             devices.set(key, DeviceView.make(impressions: impressions, seenCampaigns: seenCampaigns, variantKeys: variantKeys,

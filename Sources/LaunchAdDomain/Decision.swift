@@ -91,6 +91,47 @@ public struct DeviceView: @unchecked Sendable {
         return DeviceView(storage: unsafeDowncast(buffer, to: DeviceViewStorage.self))
     }
 
+    /// The seen campaigns and variants a rotation holds at most: at this many, the next impression starts it over.
+    public static let rotationLimit = 64
+
+    /// This view after an impression of `campaign`, a campaign without a cap: the campaign and `variant` seen (a
+    /// list that has reached ``rotationLimit`` starts over first), the rotation one step on, and no times kept for
+    /// `campaign` (a cap it had was lifted); the other campaigns' times as they were. The same view as `make` gives
+    /// for those facts, written straight from this one's elements (an impression report is on the query path).
+    public func seeing(uncapped campaign: Int64, variant: UInt64?) -> DeviceView {
+        storage.withUnsafeMutablePointers { header, elements in
+            let old = header.pointee
+            let campaigns = UnsafeBufferPointer(start: elements, count: Int(old.campaigns))
+            let variants = UnsafeBufferPointer(start: elements + campaigns.count, count: Int(old.variants))
+            let pairs = elements + campaigns.count + variants.count
+            // Kept as they are when the rotation goes on; empty, then the new one, when it starts over.
+            let keptCampaigns = campaigns.count >= Self.rotationLimit ? UnsafeBufferPointer(start: elements, count: 0) : campaigns
+            let keptVariants = variants.count >= Self.rotationLimit ? UnsafeBufferPointer(start: pairs, count: 0) : variants
+            let addCampaign = !keptCampaigns.contains(campaign)
+            let addVariant = variant.map { !keptVariants.contains(Int64(bitPattern: $0)) } ?? false
+            var dropped = 0
+            for pair in 0..<Int(old.impressions) where pairs[2 * pair] == campaign { dropped += 1 }
+            let header = DeviceViewHeader(rotation: old.rotation &+ 1, campaigns: Int32(keptCampaigns.count + (addCampaign ? 1 : 0)),
+                                          variants: Int32(keptVariants.count + (addVariant ? 1 : 0)),
+                                          impressions: old.impressions - Int32(dropped))
+            let count = Int(header.campaigns + header.variants + 2 * header.impressions)
+            let buffer = DeviceViewStorage.create(minimumCapacity: count) { _ in header }
+            buffer.withUnsafeMutablePointerToElements { target in
+                var next = target
+                for id in keptCampaigns { next.initialize(to: id); next += 1 }
+                if addCampaign { next.initialize(to: campaign); next += 1 }
+                for key in keptVariants { next.initialize(to: key); next += 1 }
+                if addVariant, let variant { next.initialize(to: Int64(bitPattern: variant)); next += 1 }
+                for pair in 0..<Int(old.impressions) where pairs[2 * pair] != campaign {
+                    next.initialize(to: pairs[2 * pair])
+                    (next + 1).initialize(to: pairs[2 * pair + 1])
+                    next += 2
+                }
+            }
+            return DeviceView(storage: unsafeDowncast(buffer, to: DeviceViewStorage.self))
+        }
+    }
+
     /// The same, with the variants named by their sha256.
     public static func make(impressions: [Int64: [Timestamp]] = [:], seenCampaigns: [Int64] = [], seenVariants: [String],
                             rotation: Int = 0) -> DeviceView {

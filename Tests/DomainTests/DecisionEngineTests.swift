@@ -191,6 +191,47 @@ struct DecisionEngineTests {
         #expect(DeviceView.unknown.seenCampaigns.isEmpty && DeviceView.unknown.impressions.isEmpty && DeviceView.unknown.rotation == 0)
     }
 
+    @Test("an impression of an uncapped campaign, written straight from a device's view, gives the view its facts make")
+    func seeingUncapped() {
+        var random = SeededRandom(seed: 0x5EE1)
+        let now = Self.now
+        for step in 0..<400 {
+            // Up to 70 campaigns and variants seen (so past the rotation's limit at times) and a few campaigns' times.
+            let seen = (0..<random.index(71)).map { _ in Int64(random.index(1_000)) }
+            let variants = (0..<random.index(71)).map { _ in UInt64(random.index(1_000)) &* 0x9E37_79B9_7F4A_7C15 }
+            var impressions: [Int64: [Timestamp]] = [:]
+            for _ in 0..<random.index(12) {
+                impressions[Int64(random.index(8)) * 125, default: []].append(now.adding(seconds: -Double(random.index(20_000))))
+            }
+            let view = step == 0 ? DeviceView.unknown
+                : DeviceView.make(impressions: impressions, seenCampaigns: seen, variantKeys: variants, rotation: random.index(1_000))
+            let campaign: Int64
+            switch random.index(3) {
+            case 0: campaign = seen.isEmpty ? 3 : seen[random.index(seen.count)]
+            case 1: campaign = impressions.keys.sorted().first ?? 4
+            default: campaign = Int64(random.index(1_000))
+            }
+            let variant: UInt64? = random.chance(0.2) ? nil
+                : random.chance(0.5) && !variants.isEmpty ? variants[random.index(variants.count)] : UInt64(random.index(1_000)) &* 3
+            let fast = view.seeing(uncapped: campaign, variant: variant)
+            // The same facts the general way.
+            var times = view.impressions
+            times[campaign] = nil
+            var campaigns = view.seenCampaigns, keys = view.variantKeys
+            if campaigns.count >= DeviceView.rotationLimit { campaigns.removeAll() }
+            if keys.count >= DeviceView.rotationLimit { keys.removeAll() }
+            campaigns.append(campaign)
+            if let variant { keys.append(variant) }
+            let general = DeviceView.make(impressions: times, seenCampaigns: campaigns, variantKeys: keys, rotation: view.rotation + 1)
+            #expect(fast.rotation == general.rotation && fast.seenCampaigns == general.seenCampaigns, "step \(step)")
+            #expect(fast.variantKeys == general.variantKeys && fast.impressions == general.impressions, "step \(step)")
+            // The times are laid out as the count of shows expects: grouped by campaign, oldest first.
+            for id in stride(from: Int64(0), through: 875, by: 125) {
+                #expect(fast.shows(of: id, hours: 3, now: now) == general.shows(of: id, hours: 3, now: now), "step \(step), campaign \(id)")
+            }
+        }
+    }
+
     @Test("a device's impressions in a window are counted as the times themselves say, for any campaign")
     func showsCounted() {
         var random = SeededRandom(seed: 11)
