@@ -97,7 +97,8 @@ public struct DeviceView: @unchecked Sendable {
     /// This view after an impression of `campaign`, a campaign without a cap: the campaign and `variant` seen (a
     /// list that has reached ``rotationLimit`` starts over first), the rotation one step on, and no times kept for
     /// `campaign` (a cap it had was lifted); the other campaigns' times as they were. The same view as `make` gives
-    /// for those facts, written straight from this one's elements (an impression report is on the query path).
+    /// for those facts, written straight from this one's elements (reports are answered on the socket's thread,
+    /// between queries).
     public func seeing(uncapped campaign: Int64, variant: UInt64?) -> DeviceView {
         storage.withUnsafeMutablePointers { header, elements in
             let old = header.pointee

@@ -191,7 +191,7 @@ struct DecisionEngineTests {
         #expect(DeviceView.unknown.seenCampaigns.isEmpty && DeviceView.unknown.impressions.isEmpty && DeviceView.unknown.rotation == 0)
     }
 
-    @Test("an impression of an uncapped campaign, written straight from a device's view, gives the view its facts make")
+    @Test("an uncapped impression written straight from a device's view gives the view that make gives for the same facts")
     func seeingUncapped() {
         var random = SeededRandom(seed: 0x5EE1)
         let now = Self.now
