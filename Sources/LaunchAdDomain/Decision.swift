@@ -53,6 +53,9 @@ struct DeviceViewHeader: Sendable {
     let campaigns: Int32
     let variants: Int32
     let impressions: Int32
+
+    /// The elements that follow: the campaigns, the variants, and two per impression.
+    var elementCount: Int { Int(campaigns) + Int(variants) + 2 * Int(impressions) }
 }
 
 /// What the engine knows of one device: impressions per campaign (for caps) and what it has seen in the current
@@ -72,11 +75,9 @@ public struct DeviceView: @unchecked Sendable {
         let campaigns = uniqued(seenCampaigns), variants = uniqued(variantKeys)
         let shown = impressions.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
         let pairs = shown.reduce(0) { $0 + $1.value.count }
-        let count = campaigns.count + variants.count + 2 * pairs
-        let buffer = DeviceViewStorage.create(minimumCapacity: count) { _ in
-            DeviceViewHeader(rotation: rotation, campaigns: Int32(campaigns.count), variants: Int32(variants.count), impressions: Int32(pairs))
-        }
-        buffer.withUnsafeMutablePointerToElements { elements in
+        let header = DeviceViewHeader(rotation: rotation, campaigns: Int32(campaigns.count), variants: Int32(variants.count),
+                                      impressions: Int32(pairs))
+        return filled(header) { elements in
             var next = elements
             for id in campaigns { next.initialize(to: id); next += 1 }
             for key in variants { next.initialize(to: Int64(bitPattern: key)); next += 1 }
@@ -88,6 +89,12 @@ public struct DeviceView: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// A view of `header`'s counts, its elements written by `write` (exactly as many as the header says).
+    private static func filled(_ header: DeviceViewHeader, _ write: (UnsafeMutablePointer<Int64>) -> Void) -> DeviceView {
+        let buffer = DeviceViewStorage.create(minimumCapacity: header.elementCount) { _ in header }
+        buffer.withUnsafeMutablePointerToElements(write)
         return DeviceView(storage: unsafeDowncast(buffer, to: DeviceViewStorage.self))
     }
 
@@ -115,9 +122,7 @@ public struct DeviceView: @unchecked Sendable {
             let header = DeviceViewHeader(rotation: old.rotation &+ 1, campaigns: Int32(keptCampaigns.count + (addCampaign ? 1 : 0)),
                                           variants: Int32(keptVariants.count + (addVariant ? 1 : 0)),
                                           impressions: old.impressions - Int32(dropped))
-            let count = Int(header.campaigns + header.variants + 2 * header.impressions)
-            let buffer = DeviceViewStorage.create(minimumCapacity: count) { _ in header }
-            buffer.withUnsafeMutablePointerToElements { target in
+            return Self.filled(header) { target in
                 var next = target
                 for id in keptCampaigns { next.initialize(to: id); next += 1 }
                 if addCampaign { next.initialize(to: campaign); next += 1 }
@@ -129,7 +134,6 @@ public struct DeviceView: @unchecked Sendable {
                     next += 2
                 }
             }
-            return DeviceView(storage: unsafeDowncast(buffer, to: DeviceViewStorage.self))
         }
     }
 
@@ -234,7 +238,7 @@ public struct DeviceView: @unchecked Sendable {
 final class DeviceViewStorage: ManagedBuffer<DeviceViewHeader, Int64> {
     deinit {
         _ = withUnsafeMutablePointers { header, elements in
-            elements.deinitialize(count: Int(header.pointee.campaigns + header.pointee.variants + 2 * header.pointee.impressions))
+            elements.deinitialize(count: header.pointee.elementCount)
         }
     }
 }
