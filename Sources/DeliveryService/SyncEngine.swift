@@ -171,8 +171,21 @@ final class SyncEngine: Service {
             events.finish()
         }
 
+        // Acknowledgements go out from a task of their own, each with the newest saved seq (requests made while one
+        // is on its way become one), so that a slow or unreachable sync socket never holds up applying what the
+        // update stream brings, nor the count of silent heartbeats.
+        let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let acknowledger = Task {
+            for await _ in ackRequests { await self.acknowledge(client) }
+        }
+        defer {
+            acks.finish()
+            acknowledger.cancel()
+        }
+        let link = SyncLink(client: client, acks: acks)
+
         // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
-        try await resync(client, preferChanges: true)
+        try await resync(link, preferChanges: true)
         var lastHeard = ContinuousClock.now
         for await _ in events.signals {
             // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
@@ -192,11 +205,11 @@ final class SyncEngine: Service {
                         run.append(next)
                         index += 1
                     }
-                    if run.count == 1 { try await handle(message, client) } else { try await handle(changes: run, client) }
+                    if run.count == 1 { try await handle(message, link) } else { try await handle(changes: run, link) }
                     // After handling: a long catch-up is not silence.
                     lastHeard = .now
                 case .saved:
-                    await acknowledge(client)
+                    link.acknowledge()
                 }
                 index += 1
             }
@@ -205,7 +218,7 @@ final class SyncEngine: Service {
 
     /// Several changes that arrived together: applied as one new state when they follow on from ours in our
     /// epoch (the usual case in a burst), else one by one, which notices the gap or the new epoch.
-    private func handle(changes messages: [PublishedMessage], _ client: RPCClient) async throws {
+    private func handle(changes messages: [PublishedMessage], _ link: SyncLink) async throws {
         let state = cell.state
         var changes: [Change] = []
         changes.reserveCapacity(messages.count)
@@ -227,7 +240,7 @@ final class SyncEngine: Service {
             next += 1
         }
         guard regular else {
-            for message in messages { try await handle(message, client) }
+            for message in messages { try await handle(message, link) }
             return
         }
         status.heard()
@@ -238,7 +251,7 @@ final class SyncEngine: Service {
         }
     }
 
-    private func handle(_ message: PublishedMessage, _ client: RPCClient) async throws {
+    private func handle(_ message: PublishedMessage, _ link: SyncLink) async throws {
         let state = cell.state
         guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
         let seq = Int64(seqValue)
@@ -251,30 +264,30 @@ final class SyncEngine: Service {
             fetchMissing(cell.state)
             if epoch != state.epoch || seq < state.seq {
                 // Another database, or this one rolled back behind what we applied: start over from a snapshot.
-                try await resync(client, preferChanges: false)
+                try await resync(link, preferChanges: false)
             } else if seq > state.seq {
                 status.gapNoticed()
-                try await resync(client, preferChanges: true)
+                try await resync(link, preferChanges: true)
             } else {
-                await acknowledge(client)
+                link.acknowledge()
             }
             return
         }
         guard message.method == UpdateStream.changed else { return }
         status.heard()
         if epoch != state.epoch {
-            try await resync(client, preferChanges: false)
+            try await resync(link, preferChanges: false)
             return
         }
         if seq <= state.seq { return }
         if seq != state.seq + 1 {
             status.gapNoticed()
-            try await resync(client, preferChanges: true)
+            try await resync(link, preferChanges: true)
             return
         }
         guard let params = message.params.objectValue,
               let change = try? JSONValueDecoder(rejectUnknownKeys: false).decode(ChangeMessage.self, from: .object(params)) else {
-            try await resync(client, preferChanges: true)
+            try await resync(link, preferChanges: true)
             return
         }
         install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
@@ -291,7 +304,7 @@ final class SyncEngine: Service {
     }
 
     /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.
-    private func resync(_ client: RPCClient, preferChanges: Bool) async throws {
+    private func resync(_ link: SyncLink, preferChanges: Bool) async throws {
         let state = cell.state
         if preferChanges && state.isLoaded {
             var current = state
@@ -299,7 +312,7 @@ final class SyncEngine: Service {
             while true {
                 let page: ChangesResult
                 do {
-                    page = try await client.call(SyncAPI.changes, ChangesParams(epoch: current.epoch, since: current.seq, limit: 1000))
+                    page = try await link.client.call(SyncAPI.changes, ChangesParams(epoch: current.epoch, since: current.seq, limit: 1000))
                 } catch let error as JSONRPCError where error.code == APIError.changesUnavailable.code {
                     complete = false
                     break
@@ -313,12 +326,12 @@ final class SyncEngine: Service {
                     logger.info("caught up from the change log", metadata: ["epoch": "\(current.epoch)", "from_seq": "\(state.seq)",
                                                                             "seq": "\(current.seq)"])
                 } else {
-                    await acknowledge(client)
+                    link.acknowledge()
                 }
                 return
             }
         }
-        let snapshot = try await client.call(SyncAPI.snapshot, NoParams())
+        let snapshot = try await link.client.call(SyncAPI.snapshot, NoParams())
         status.resynced()
         // Creatives already verified stay known across snapshots.
         install(EdgeState(snapshot: snapshot, creatives: cell.state.creatives))
@@ -428,6 +441,15 @@ final class SyncEngine: Service {
             }
             persisted.withLock { $0 = (state.epoch, state.seq) }
         }
+    }
+
+    /// What a session reaches campaignd's sync socket with: calls, and acknowledgements sent by a task of its own.
+    private struct SyncLink: Sendable {
+        let client: RPCClient
+        let acks: AsyncStream<Void>.Continuation
+
+        /// Has the newest saved seq acknowledged soon, without waiting for campaignd's answer.
+        func acknowledge() { acks.yield() }
     }
 
     /// Tells campaignd the seq this edge has applied and saved.

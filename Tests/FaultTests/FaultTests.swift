@@ -287,6 +287,49 @@ struct FaultTests {
         await fixture.stop()
     }
 
+    /// While the sync socket is unreachable every acknowledgement waits its whole timeout (2 s) for an answer. The
+    /// update stream still brings each change, and the edge must apply it at once rather than after such a wait.
+    @Test("the sync socket cut while the update stream flows: changes apply at once, the edge hears campaignd, and acknowledges after healing")
+    func syncCutUpdatesFlow() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let syncLink = try TCPProxy(upstream: fixture.endpoints["sync"]!)
+        defer { syncLink.stop() }
+        let edge = try await fixture.startEdge("edge-sync-cut", sync: syncLink.endpoint)
+        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "first", creative: creative))
+        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+
+        syncLink.cut()
+        // Long enough for heartbeats to arrive and their acknowledgements to hang.
+        try await Task.sleep(for: .milliseconds(2_500))
+        var last = first.seq
+        var delays: [Duration] = []
+        for round in 0..<4 {
+            let forced = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "cut \(round)", creative: creative))
+            let sent = ContinuousClock.now
+            #expect(await edge.waitFor(seq: forced.seq, timeout: .seconds(10)), "change \(forced.seq) never applied")
+            delays.append(ContinuousClock.now - sent)
+            last = forced.seq
+            try await Task.sleep(for: .milliseconds(700))
+        }
+        // A change waiting behind a hung acknowledgement would take up to 2 s (half of them over 1 s).
+        #expect(delays.allSatisfy { $0 < .milliseconds(600) }, "changes applied after \(delays)")
+        #expect(try await edge.health()["stale"] == false, "the edge hears campaignd's heartbeats")
+        #expect(try await edge.query().seq == last)
+        #expect(syncLink.counts.refused > 0, "the edge never tried the cut sync socket again: the test proves nothing")
+
+        syncLink.heal()
+        #expect(await eventually(timeout: .seconds(10)) {
+            (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-sync-cut" }?.appliedSeq) == last
+        }, "campaignd never heard what the edge applied")
+        let milliseconds = delays.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+        figure("sync socket cut: changes applied \(milliseconds.map(String.init).joined(separator: ", ")) ms after their commit")
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     /// The live case (campaignd replaced under a running edge) is `DeliveryServiceTests.newEpoch`; here the edge is
     /// down while it happens and the new database has reached the same seq, so only the epoch tells them apart.
     @Test("campaignd's database replaced while an edge is down, at the same seq: the edge notices the epoch and takes a fresh snapshot")
