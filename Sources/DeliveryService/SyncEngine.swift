@@ -317,6 +317,8 @@ final class SyncEngine: Service {
                     complete = false
                     break
                 }
+                // An answer is word from campaignd as much as a heartbeat is: a new session is not stale once it has one.
+                status.heard()
                 current = current.applying(page.changes)
                 if page.changes.isEmpty || current.seq >= page.seq { break }
             }
@@ -332,6 +334,7 @@ final class SyncEngine: Service {
             }
         }
         let snapshot = try await link.client.call(SyncAPI.snapshot, NoParams())
+        status.heard()
         status.resynced()
         // Creatives already verified stay known across snapshots.
         install(EdgeState(snapshot: snapshot, creatives: cell.state.creatives))

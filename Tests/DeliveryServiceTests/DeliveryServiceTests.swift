@@ -174,6 +174,23 @@ struct DeliveryServiceTests {
         await fixture.stop()
     }
 
+    /// Heartbeats come once a second; the snapshot a new edge takes is already word from campaignd. (`/healthz` says
+    /// stale from the same record.)
+    @Test("a new edge is not stale once it holds campaignd's snapshot, before any heartbeat")
+    func notStaleAfterSnapshot() async throws {
+        let (fixture, admin, creative) = try await Self.setUp()
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        for round in 0..<3 {
+            let edge = try await fixture.startEdge("edge-fresh-\(round)")
+            #expect(await edge.waitFor(seq: created.seq))
+            let status = try await edge.status()
+            #expect(status.loaded && !status.stale, "\(status)")
+            await edge.stop()
+        }
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("restarted with campaignd down, an edge answers from disk within a second of starting")
     func answersFromDisk() async throws {
         let (fixture, admin, creative) = try await Self.setUp()
