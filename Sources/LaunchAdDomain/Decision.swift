@@ -481,9 +481,13 @@ public enum DecisionEngine {
                 && matches(candidate, request) && underCap(candidate.campaign.id, candidate.campaign.frequencyCap, device, now)
         }
         if index.earliestEnd <= endClock {
-            for candidate in candidates where candidate.campaign.endsAt <= endClock && revoked.count < revokedLimit {
-                revoked.append(candidate.campaign.id)
+            // Campaigns ended by the clock come first: campaignd has not said so yet (or cannot reach the edge), and
+            // they are the takedowns a client is the likeliest to still hold. The limit drops the oldest of the rest.
+            var ended: [Int64] = []
+            for candidate in candidates where candidate.campaign.endsAt <= endClock && ended.count < revokedLimit {
+                ended.append(candidate.campaign.id)
             }
+            revoked = ended + index.revoked.prefix(revokedLimit - ended.count)
         }
         // Candidates are sorted: the first eligible one leads the best group (same forced flag and priority).
         guard let first = candidates.firstIndex(where: eligible) else {

@@ -63,6 +63,20 @@ struct DecisionEngineTests {
         #expect(revoked(at: 5) == [4])
     }
 
+    @Test("a campaign ended by the clock is revoked first, even when the app already has as many revoked ids as an answer lists")
+    func endedByClockFirst() throws {
+        let expired = (1...Int64(DecisionEngine.revokedLimit)).map { Self.campaign($0, state: .expired) }
+        let index = try #require(DecisionEngine.index(expired + [Self.campaign(500, end: 10)], creatives: Self.held)["shop"])
+        #expect(index.revoked.count == DecisionEngine.revokedLimit)
+        let before = DecisionEngine.decide(Self.request(), index: index, device: .unknown, now: Self.now.adding(seconds: 9))
+        #expect(before.campaign?.id == 500 && before.revoked == index.revoked)
+        let after = DecisionEngine.decide(Self.request(), index: index, device: .unknown, now: Self.now.adding(seconds: 10))
+        #expect(after.campaign == nil)
+        #expect(after.revoked.count == DecisionEngine.revokedLimit)
+        #expect(after.revoked.first == 500)
+        #expect(Array(after.revoked.dropFirst()) == Array(index.revoked.prefix(DecisionEngine.revokedLimit - 1)))
+    }
+
     @Test("a campaign is over once either clock passed its end")
     func skew() {
         let decision = Self.decide([Self.campaign(1, end: 1)], serviceNow: Self.now.adding(seconds: 2))
