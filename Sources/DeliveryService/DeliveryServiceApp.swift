@@ -94,10 +94,15 @@ public final class DeliveryServiceApp: Sendable {
         clientConfiguration.maxInFlight = 256
         // What a peer that sends and never reads can make the edge hold is about this many replies (and as many
         // requests) per connection: libzmq's default, a tenth of the internal sockets', so that a flood of such
-        // connections stays within tens of MiB instead of hundreds.
+        // connections stays within tens of MiB instead of hundreds. That holds for small replies; large ones are
+        // bounded in bytes, over all connections together, by the reply budget below.
         clientConfiguration.highWaterMark = 1_000
+        // Replies of 64 KiB and more (creative chunks, big batches) are bounded in bytes as well: libzmq's queues
+        // count messages, so a client asking for them and never reading could otherwise hold any amount of memory.
+        let busy = JSONRPCError(code: APIError.busy.code, message: APIError.busy.message)
+        let replyBudget = ReplyBudget(limit: max(configuration.maxHeldReplyBytes, DeliveryServiceConfiguration.minHeldReplyBytes), error: busy)
         client = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: methods, info: ClientAPI.info,
-                                                                               onCall: metrics.callObserver()),
+                                                                               onCall: metrics.callObserver(), replyBudget: replyBudget),
                                configuration: clientConfiguration, logger: logger)
 
         // HTTP: creatives by sha256, /healthz, /metrics.

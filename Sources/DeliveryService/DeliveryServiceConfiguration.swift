@@ -25,6 +25,11 @@ public struct DeliveryServiceConfiguration: Sendable {
     /// Event ids remembered, so that a report sent again is counted once: at least the most recent half of this
     /// many, in fixed memory (64 MiB for the default; see `FingerprintSet`).
     public var maxEventIds = 4_000_000
+    /// The most bytes of large replies (64 KiB and more: creative chunks, big batches) that the client socket lets
+    /// libzmq hold for clients that have not read them yet; past it, such calls are answered `Busy` (-32006).
+    public var maxHeldReplyBytes = 64 * 1024 * 1024
+    /// The least ``maxHeldReplyBytes`` may be: room for one whole creative chunk (1 MiB, base64) and its envelope.
+    public static let minHeldReplyBytes = 2 * 1024 * 1024
     /// How often impression, click and skip counts are shipped to campaignd.
     public var reportInterval: Duration = .seconds(2)
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).

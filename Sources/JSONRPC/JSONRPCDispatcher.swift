@@ -41,6 +41,8 @@ public final class JSONRPCDispatcher: Sendable {
     /// method has one (no message is looked at twice), nor when the nesting limit is below the three levels a
     /// compact call may reach: such a call must then be refused as the parser refuses it.
     public let compactCalls: Bool
+    /// The bound on large replies held by the transport, or `nil` for none (see ``ReplyBudget``).
+    public let replyBudget: ReplyBudget?
 
     /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took in
     /// nanoseconds (of the monotonic clock).
@@ -54,9 +56,12 @@ public final class JSONRPCDispatcher: Sendable {
         return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
     }
 
-    /// `compactCalls: false` handles every message the general way (for tests that compare the two).
+    /// `compactCalls: false` handles every message the general way (for tests that compare the two). With a
+    /// `replyBudget`, a call whose response would make its message a large reply that does not fit is answered the
+    /// budget's error instead; the server that sends the replies holds and releases them against the same budget.
     public init(methods: MethodTable, info: OpenRPCInfo, limits: Limits = Limits(),
-                onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil, compactCalls: Bool = true) {
+                onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil, compactCalls: Bool = true,
+                replyBudget: ReplyBudget? = nil) {
         var table = methods
         let document = OpenRPC.document(info: info, methods: methods.methods)
         let documentBytes = document.jsonBytes
@@ -72,6 +77,7 @@ public final class JSONRPCDispatcher: Sendable {
         self.onCall = onCall
         self.compactCalls = compactCalls && limits.maxDepth >= CompactReader.maxDepth
             && table.entries.values.contains { $0.compact != nil }
+        self.replyBudget = replyBudget
     }
 
     /// The methods served, `rpc.discover` included.
@@ -144,11 +150,15 @@ public final class JSONRPCDispatcher: Sendable {
         }
         var pieces: [Piece] = []
         var anyLater = false
+        // The bytes of the responses written so far: with a reply budget, each call's response counts with them.
+        var written = 1  // the opening bracket
         for element in tape.elements(0) {
             var writer = JSONWriter()
-            switch handleCall(tape, element, context: context, into: &writer) {
+            switch handleCall(tape, element, context: context, pending: written, into: &writer) {
             case .none: continue
-            case .written: pieces.append(.bytes(writer.bytes))
+            case .written:
+                written += writer.count + 1  // and a comma or the closing bracket
+                pieces.append(.bytes(writer.bytes))
             case .later(let work):
                 anyLater = true
                 pieces.append(.later(work))
@@ -191,7 +201,8 @@ public final class JSONRPCDispatcher: Sendable {
         case later(@Sendable () async -> [UInt8]?)
     }
 
-    private func handleCall(_ tape: JSONTape, _ index: Int, context: RPCContext, into writer: inout JSONWriter) -> CallResult {
+    /// Handles the call at `index`; `pending` is the bytes of the responses its message holds before it (a batch's).
+    private func handleCall(_ tape: JSONTape, _ index: Int, context: RPCContext, pending: Int = 0, into writer: inout JSONWriter) -> CallResult {
         guard tape.kind(index) == .object else {
             let found = TapeDecoding.typeName(tape.kind(index))
             writer.writeRaw(Self.errorResponse(id: nil, .invalidRequest("expected a request object, got \(found)")))
@@ -259,7 +270,7 @@ public final class JSONRPCDispatcher: Sendable {
                 if let started { onCall?(name, code, Self.monotonicNanoseconds() - started) }
                 return .none
             }
-            run(name, id: id, context: callContext, started: started, into: &writer) { context, writer in
+            run(name, id: id, context: callContext, started: started, pending: pending, into: &writer) { context, writer in
                 try handler(source, context, &writer)
             }
             return .written
@@ -301,7 +312,7 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// Runs an inline handler of a call with an id, writing its response: the result, or the error it threw.
     @inline(__always)
-    private func run(_ name: String, id: UnsafeRawBufferPointer, context: RPCContext, started: Int64?,
+    private func run(_ name: String, id: UnsafeRawBufferPointer, context: RPCContext, started: Int64?, pending: Int = 0,
                      into writer: inout JSONWriter, _ handler: (RPCContext, inout JSONWriter) throws -> Void) {
         let start = writer.count
         Self.writeResultPrefix(id: id, into: &writer)
@@ -309,6 +320,12 @@ public final class JSONRPCDispatcher: Sendable {
         do {
             try handler(context, &writer)
             writer.append(UInt8(ascii: "}"))
+            if let replyBudget, !replyBudget.admits(pending + writer.count - start) {
+                // The message would be a large reply that the budget has no room for: the call is answered its error.
+                writer.truncate(to: start)
+                code = replyBudget.error.code
+                writer.writeRaw(Self.errorResponse(id: id, replyBudget.error))
+            }
         } catch {
             writer.truncate(to: start)
             let wire = Self.wireError(error, method: name, observer: onInternalError)

@@ -13,8 +13,11 @@ public enum APIError {
     public static let changesUnavailable = RPCErrorInfo(code: -32005, message: "those changes are no longer kept (or the epoch differs): take a snapshot",
                                                         name: "ChangesUnavailable")
 
+    public static let busy = RPCErrorInfo(code: -32006, message: "the edge holds too many large replies that clients have not read yet: retry later",
+                                          name: "Busy")
+
     /// Every application error code.
-    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable]
+    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy]
 }
 
 /// `creative.upload` params: the bytes, base64, and their declared type (checked against the bytes).

@@ -512,13 +512,13 @@ public struct EdgeStatus: Codable, Sendable {
 /// The client socket's methods: public, so strictly validated; no admin method is reachable here.
 public enum ClientAPI {
     public static let info = OpenRPCInfo(title: "deliveryd client", version: "1.0.0",
-                                         description: "The apps' API of an edge: which launch ad to show now. Public: every param is validated, and messages over 64 KiB are refused by the socket.")
+                                         description: "The apps' API of an edge: which launch ad to show now. Public: every param is validated, and messages over 64 KiB are refused by the socket. A call whose response makes its reply 64 KiB or more (a creative chunk, a large batch) is answered Busy (-32006) while the edge holds too many such replies that clients have not read.")
     typealias X = APIExamples
 
     public static let launchQuery = RPCMethod<LaunchQueryParams, LaunchAnswer>(
         "launch.query", summary: "Which launch ad to show now, and which cached ads to delete.",
         description: "Among the live campaigns that target the request and are under their cap for the device: forced ones first, then the highest priority, ties by weight (stable for a device until it reports an impression); the creative whose aspect ratio is nearest the screen, preferring one the client holds.",
-        idempotent: true,
+        idempotent: true, errors: [APIError.busy],
         examples: [
             RPCExample("an ad", params: LaunchQueryParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east",
                                                           locale: "zh-CN", deviceId: "d41d8cd98f00b204", screen: X.screen,
@@ -533,6 +533,7 @@ public enum ClientAPI {
         ])
     public static let edgeStatus = RPCMethod<NoParams, EdgeStatus>(
         "edge.status", summary: "The state the edge answers from and its contact with campaignd.", idempotent: true,
+        errors: [APIError.busy],
         examples: [RPCExample("in touch", params: NoParams(), result: EdgeStatus(
             edgeId: "edge-sh-1", region: "cn-east", epoch: X.epoch, seq: 18, loaded: true, stale: false, skewSeconds: -0.012,
             campaigns: 2, creatives: 2, resyncs: 1, gaps: 0))])
@@ -834,7 +835,7 @@ public struct LaunchPrefetchResult: Codable, Sendable {
 extension ClientAPI {
     public static let launchReport = RPCMethod<LaunchReportParams, LaunchReportResult>(
         "launch.report", summary: "Impressions, clicks and skips; idempotent by event id; they feed caps, rotation and stats.",
-        idempotent: true,
+        idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("an impression and a click, the impression sent before", params: LaunchReportParams(events: [
             LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-1", type: .impression, campaignId: 42, deviceId: "d41d8cd98f00b204",
                         sha256: X.creative.sha256, at: Timestamp(rfc3339: "2026-11-10T16:00:05Z")!),
@@ -842,7 +843,7 @@ extension ClientAPI {
         ]), result: LaunchReportResult(accepted: 1, duplicates: 1))])
     public static let launchPrefetch = RPCMethod<LaunchPrefetchParams, LaunchPrefetchResult>(
         "launch.prefetch", summary: "What to download now (campaigns live or starting within a horizon) and what to delete.",
-        idempotent: true,
+        idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("the next two days", params: LaunchPrefetchParams(
             app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east", locale: "zh-CN", screen: X.screen,
             horizonHours: 48, cached: [X.otherSHA256]), result: LaunchPrefetchResult(download: [
@@ -851,7 +852,7 @@ extension ClientAPI {
             ], delete: [X.otherSHA256], revoked: [7], epoch: X.epoch, seq: 18))])
     public static let creativeGet = RPCMethod<CreativeChunkParams, CreativeChunk>(
         "creative.get", summary: "Bytes of a creative the edge holds, at most 1 MiB a call.", idempotent: true,
-        errors: [APIError.creativeNotFound],
+        errors: [APIError.creativeNotFound, APIError.busy],
         examples: [RPCExample("from an offset", params: CreativeChunkParams(sha256: X.creative.sha256, offset: 16, length: 1024),
                               result: CreativeChunk(sha256: X.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
                                                     size: 41, offset: 16, data: "AAAEOAAAB4AIBgAAAAAAAABmaWxsZXItMA=="))])

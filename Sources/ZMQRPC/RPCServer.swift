@@ -171,7 +171,7 @@ public final class RPCServer: Sendable {
                 stats.inFlight.subtract(1, ordering: .relaxed)
                 guard completion.body != nil || completion.envelope.last?.isEmpty == true else { continue }
                 for frame in completion.envelope { frame.withUnsafeBytes { replies.append(copying: $0, last: false) } }
-                (completion.body ?? []).withUnsafeBytes { replies.append(copying: $0, last: true) }
+                (completion.body ?? []).withUnsafeBytes { appendBody($0, to: replies) }
             }
             flush(replies, to: socket)
             if !stopping && isStopping { stopping = true }
@@ -281,7 +281,18 @@ public final class RPCServer: Sendable {
     /// Queues a reply: the envelope frames move out of `frames`, the body is copied.
     private func enqueue(_ frames: MultipartBuffer, envelope: Range<Int>, body: UnsafeRawBufferPointer, in replies: OutgoingBatch) {
         for index in envelope { replies.append(moving: index, of: frames) }
-        replies.append(copying: body, last: true)
+        appendBody(body, to: replies)
+    }
+
+    /// Appends a reply's body, the last frame of its message. A large one is held against the dispatcher's reply
+    /// budget from now until libzmq lets go of it (written to the peer, or dropped with it).
+    private func appendBody(_ body: UnsafeRawBufferPointer, to replies: OutgoingBatch) {
+        guard let budget = dispatcher.replyBudget, body.count >= budget.largeReply else {
+            replies.append(copying: body, last: true)
+            return
+        }
+        budget.hold(body.count)
+        replies.append(copying: body, last: true) { budget.release($0) }
     }
 
     private func flush(_ replies: OutgoingBatch, to socket: Socket) {

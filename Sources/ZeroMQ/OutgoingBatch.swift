@@ -1,4 +1,9 @@
 import CZeroMQ
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Multipart messages queued on the sending thread and handed to libzmq together by ``flush(to:)``.
 ///
@@ -60,6 +65,24 @@ public final class OutgoingBatch {
         if let base = bytes.baseAddress, bytes.count > 0 {
             zmq_msg_data(slot).copyMemory(from: base, byteCount: bytes.count)
         }
+    }
+
+    /// Appends a frame holding a copy of `bytes` that tells when libzmq lets go of it: `released` runs with the
+    /// frame's size once libzmq has written it out or dropped it (on libzmq's I/O thread, or on this one for a frame
+    /// that is never sent), so a sender can bound the bytes libzmq holds for it. `last` ends the message.
+    public func append(copying bytes: UnsafeRawBufferPointer, last: Bool = true, whenReleased released: @escaping @Sendable (Int) -> Void) {
+        let slot = nextSlot(last: last)
+        zmq_msg_close(slot)
+        let count = bytes.count
+        guard let memory = malloc(max(1, count)) else { fatalError("out of memory for a \(count)-byte frame") }
+        if let base = bytes.baseAddress, count > 0 { memory.copyMemory(from: base, byteCount: count) }
+        let hint = Unmanaged.passRetained(ReleasedFrame(count: count, released)).toOpaque()
+        guard zmq_msg_init_data(slot, memory, count, { data, hint in
+            free(data)
+            guard let hint else { return }
+            let frame = Unmanaged<ReleasedFrame>.fromOpaque(hint).takeRetainedValue()
+            frame.released(frame.count)
+        }, hint) == 0 else { fatalError("out of memory for a \(count)-byte frame") }
     }
 
     /// Sends every whole message held, without blocking, and empties the batch. A message whose first frame
@@ -132,5 +155,16 @@ public final class OutgoingBatch {
         slots = newSlots
         lasts = newLasts
         capacity = newCapacity
+    }
+}
+
+/// What a frame appended with ``OutgoingBatch/append(copying:last:whenReleased:)`` hands to libzmq's free function.
+private final class ReleasedFrame: Sendable {
+    let count: Int
+    let released: @Sendable (Int) -> Void
+
+    init(count: Int, _ released: @escaping @Sendable (Int) -> Void) {
+        self.count = count
+        self.released = released
     }
 }

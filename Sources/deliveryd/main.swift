@@ -43,6 +43,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var readyFile: String?
     @Option(help: "Receive high-water mark of the update stream, in messages. [DELIVERYD_UPDATES_HWM]")
     var updatesHwm = Int32(Environment.string("DELIVERYD_UPDATES_HWM", default: "100000")) ?? -1
+    @Option(help: "Bytes of large replies (creative chunks, big batches) held for clients that have not read them; past it such calls get Busy (-32006). [DELIVERYD_MAX_HELD_REPLY_BYTES]")
+    var maxHeldReplyBytes = Int(Environment.string("DELIVERYD_MAX_HELD_REPLY_BYTES", default: "67108864")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
 
@@ -60,6 +62,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         _ = try Self.testClockOffset()
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
+        guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
+            throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minHeldReplyBytes)")
+        }
         guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else { throw ValidationError("--edge-id must be 1 to 128 bytes") }
         guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
     }
@@ -84,6 +89,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
         configuration.updatesHighWaterMark = updatesHwm
+        configuration.maxHeldReplyBytes = maxHeldReplyBytes
         let offset = (try? Self.testClockOffset()) ?? 0
         if offset != 0 { logger.warning("running with a test clock offset", metadata: ["seconds": "\(offset)"]) }
         do {

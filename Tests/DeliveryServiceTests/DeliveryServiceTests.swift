@@ -313,6 +313,48 @@ struct EdgeReportTests {
         await fixture.stop()
     }
 
+    @Test("large replies that clients do not read are bounded in bytes: past the budget whole chunks are answered Busy, small answers go on, and the budget comes back when the reader goes")
+    func replyBudget() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let png = CampaignFixture.png(width: 1179, height: 2556, seed: 7) + [UInt8](repeating: 0x78, count: 1_100_000)
+        let creative = try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(png).base64EncodedString())).sha256
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        // The least the flag takes: room for one whole chunk.
+        let edge = try await fixture.startEdge("edge-budget", arguments: ["--max-held-reply-bytes", "\(2 * 1024 * 1024)"])
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        func wholeChunk() async throws -> CreativeChunk { try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative)) }
+        #expect(try await wholeChunk().data.count > 1_000_000)
+
+        // A client that asks for whole chunks (1 MiB, about 1.4 MB of base64 each) and never reads them: with a receive
+        // high-water mark of 1 its own libzmq stops taking them too, so they back up into the edge.
+        let hog = try Socket(fixture.context, type: .dealer)
+        try hog.setReceiveHighWaterMark(1)
+        try hog.setLinger(milliseconds: 0)
+        try hog.connect(try #require(edge.endpoints["client"]))
+        for id in 0..<40 {
+            _ = try hog.send(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"creative.get","params":{"sha256":"\#(creative)"}}"#.utf8))
+        }
+        // Soon another client's whole chunk is refused with Busy, while its small answers still come.
+        #expect(await eventually(timeout: .seconds(10)) {
+            do {
+                _ = try await wholeChunk()
+                return false
+            } catch {
+                return (error as? JSONRPCError)?.code == APIError.busy.code
+            }
+        })
+        #expect(try await edge.query().hasAd == true)
+        let small = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative, offset: 0, length: 1024))
+        #expect([UInt8](Data(base64Encoded: small.data)!) == Array(png.prefix(1024)))
+        // The reader goes: libzmq drops what it held for it, and whole chunks come again.
+        hog.close()
+        #expect(await eventually(timeout: .seconds(10)) { (try? await wholeChunk())?.data.count ?? 0 > 1_000_000 })
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
     func prefetchAndCreatives() async throws {
         let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()

@@ -40,6 +40,45 @@ struct DispatcherTests {
         }
     }
 
+    struct Blob: Codable, Sendable { var size: Int }
+
+    @Test("with a reply budget, a call whose response would make its message a large reply that does not fit is answered the budget's error; small ones always go")
+    func replyBudget() async throws {
+        var methods = MethodTable()
+        methods.register(RPCMethod<Blob, String>("blob", summary: ""), inline: { params, _ in String(repeating: "x", count: params.size) })
+        let budget = ReplyBudget(limit: 10_000, largeReply: 1_000, error: JSONRPCError(code: -32006, message: "busy"))
+        let dispatcher = JSONRPCDispatcher(methods: methods, info: OpenRPCInfo(title: "t", version: "1"), replyBudget: budget)
+        func call(_ size: Int, id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"blob","params":{"size":\#(size)}}"# }
+        func code(_ response: JSONValue?) -> Int? { response?["error"]?["code"]?.intValue }
+
+        // Room: small and large replies go.
+        #expect(try await Self.respond(dispatcher, call(500, id: 1))?["result"]?.stringValue?.count == 500)
+        #expect(try await Self.respond(dispatcher, call(5_000, id: 2))?["result"]?.stringValue?.count == 5_000)
+        // The transport holds 8,000 bytes: a large reply no longer fits, a small one still goes.
+        budget.hold(8_000)
+        let refused = try #require(try await Self.respond(dispatcher, call(5_000, id: 3)))
+        #expect(code(refused) == -32006 && refused["id"] == 3 && refused["result"] == nil)
+        #expect(try await Self.respond(dispatcher, call(500, id: 4))?["result"]?.stringValue?.count == 500)
+        // A batch of small calls is one large reply: the calls that would take it past the budget are refused, each
+        // with its id, and everything after them too; the message stays within what the budget had room for.
+        let batch = "[" + (10..<20).map { call(300, id: $0) }.joined(separator: ",") + "]"
+        let (reply, bytes): (JSONValue, Int) = try {
+            guard case .reply(let writer) = dispatcher.dispatch(Array(batch.utf8)) else { throw JSONRPCError.internalError }
+            return (try JSONParser.parse(writer.bytes), writer.count)
+        }()
+        let responses = try #require(reply.arrayValue)
+        #expect(responses.map { $0["id"]?.intValue } == Array(10..<20))
+        let answered = responses.prefix { $0["result"] != nil }.count
+        #expect(answered >= 2 && answered < 10)
+        #expect(responses.dropFirst(answered).allSatisfy { code($0) == -32006 })
+        #expect(bytes <= budget.limit - budget.held + 64 * (10 - answered))
+        // Once the transport lets go, large replies go again.
+        budget.release(8_000)
+        #expect(budget.held == 0)
+        #expect(try await Self.respond(dispatcher, call(5_000, id: 5))?["result"]?.stringValue?.count == 5_000)
+        #expect(try await Self.respond(dispatcher, batch)?.arrayValue?.allSatisfy { $0["result"] != nil } == true)
+    }
+
     @Test("echoes ids with their JSON type and exact text", arguments: [#""abc""#, "7", "1.50", "-0", "123456789012345678901234567890", "null"])
     func echoesIds(_ id: String) async throws {
         let response = try #require(try await Self.respond(SpecExamples.dispatcher(), #"{"jsonrpc":"2.0","method":"sum","params":[1],"id":\#(id)}"#))

@@ -76,8 +76,9 @@ struct ZeroMQTests {
         #expect(Array(buffer.frame(1)) == Array("ok".utf8))
     }
 
-    @Test("an outgoing batch sends its messages whole and in order, drops those to unroutable peers, and grows")
-    func outgoingBatch() async throws {
+    /// A mandatory router and a dealer `peer-1` that has said hello: the router knows the peer, and `buffer` holds that
+    /// first message (its routing id, the empty delimiter, `hello`), whose envelope a reply can move out of it.
+    static func greetedRouter() async throws -> (context: ZMQContext, router: Socket, dealer: Socket, buffer: MultipartBuffer) {
         let context = try ZMQContext()
         let router = try Socket(context, type: .router)
         try router.setRouterMandatory(true)
@@ -86,11 +87,17 @@ struct ZeroMQTests {
         try dealer.setRoutingId(Array("peer-1".utf8))
         try dealer.setReceiveTimeout(milliseconds: 5000)
         try dealer.connect(endpoint)
-        // The router learns the peer from its first message; that message's frames are moved into the batch.
         try dealer.send(parts: [[], Array("hello".utf8)])
         let buffer = MultipartBuffer(capacity: 4)
-        var outcome = MultipartBuffer.Outcome.wouldBlock
-        #expect(await eventually { outcome = (try? buffer.receive(from: router, dontWait: true)) ?? .wouldBlock; return outcome == .message })
+        #expect(await eventually { (try? buffer.receive(from: router, dontWait: true)) == .message })
+        return (context, router, dealer, buffer)
+    }
+
+    @Test("an outgoing batch sends its messages whole and in order, drops those to unroutable peers, and grows")
+    func outgoingBatch() async throws {
+        // The router learns the peer from its first message; that message's frames are moved into the batch.
+        let (context, router, dealer, buffer) = try await Self.greetedRouter()
+        defer { withExtendedLifetime(context) {} }
 
         let batch = OutgoingBatch(frameCapacity: 2)  // grows several times below
         batch.append(moving: 0, of: buffer)
@@ -116,6 +123,37 @@ struct ZeroMQTests {
         Array("again".utf8).withUnsafeBytes { batch.append(copying: $0) }
         #expect(batch.flush(to: router).sent == 1)
         #expect(try dealer.receiveParts() == [Array("again".utf8)])
+    }
+
+    @Test("a frame appended with whenReleased reports its size once libzmq lets go of it: sent and read, dropped, or never sent")
+    func releasedFrames() async throws {
+        let (context, router, dealer, buffer) = try await Self.greetedRouter()
+        defer { withExtendedLifetime(context) {} }
+        let released = Mutex<[Int]>([])
+        let body = [UInt8](repeating: 0x61, count: 100_000)
+
+        // Sent: released once written out, whole and unchanged at the peer.
+        let batch = OutgoingBatch()
+        batch.append(moving: 0, of: buffer)
+        batch.append(moving: 1, of: buffer)
+        body.withUnsafeBytes { batch.append(copying: $0, last: true) { size in released.withLock { $0.append(size) } } }
+        #expect(released.withLock { $0 }.isEmpty)
+        #expect(batch.flush(to: router).sent == 1)
+        #expect(try dealer.receiveParts() == [[], body])
+        #expect(await eventually { released.withLock { $0 } == [100_000] })
+
+        // Dropped (no such peer): released by the flush itself.
+        Array("nobody".utf8).withUnsafeBytes { batch.append(copying: $0, last: false) }
+        Array("lost".utf8).withUnsafeBytes { batch.append(copying: $0, last: true) { size in released.withLock { $0.append(size) } } }
+        #expect(batch.flush(to: router) == OutgoingBatch.FlushResult(sent: 0, dropped: 1, error: nil))
+        #expect(released.withLock { $0 } == [100_000, 4])
+
+        // Never sent: released when the batch goes.
+        do {
+            let unsent = OutgoingBatch()
+            Array("never".utf8).withUnsafeBytes { unsent.append(copying: $0, last: true) { size in released.withLock { $0.append(size) } } }
+        }
+        #expect(released.withLock { $0 } == [100_000, 4, 5])
     }
 
     @Test("a poll loop wakes at once when another thread posts to its mailbox")
