@@ -81,13 +81,16 @@ public final class EdgeState: Sendable, AtomicReference {
         return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
     }
 
-    /// Every creative the campaigns refer to, that may still be served.
-    public var wantedCreatives: Set<String> {
-        var wanted = Set<String>()
-        for campaign in campaigns.values where !campaign.state.isFinal {
-            for creative in campaign.creatives { wanted.insert(creative.sha256) }
+    /// The creatives that campaigns which may still be served refer to and the edge does not hold, each once, in the
+    /// order to fetch them: forced campaigns' first, then by the campaigns' start.
+    public var missingCreatives: [String] {
+        let waiting = campaigns.values.filter { !$0.state.isFinal }.sorted { a, b in
+            if a.forced != b.forced { return a.forced }
+            if a.startsAt != b.startsAt { return a.startsAt < b.startsAt }
+            return a.id < b.id
         }
-        return wanted
+        var seen = Set<String>()
+        return waiting.flatMap(\.creatives).map(\.sha256).filter { creatives[$0] == nil && seen.insert($0).inserted }
     }
 
     /// Whether it came from a snapshot (an empty state answers nothing).

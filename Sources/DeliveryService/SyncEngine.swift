@@ -349,10 +349,17 @@ final class SyncEngine: Service {
         fetchMissing(installed)
     }
 
-    /// Fetches every creative the campaigns need and the edge does not hold (again, after a failure; also after a
-    /// restart that discarded some). Downloads already under way are not started twice.
+    /// Downloads under way at once, at most: each has a connection and a thread of its own, and a snapshot may name
+    /// hundreds of creatives the edge does not hold.
+    static let maxDownloads = 8
+
+    /// Fetches the creatives the campaigns need and the edge does not hold (again, after a failure; also after a
+    /// restart that discarded some), forced campaigns' first, up to ``maxDownloads`` at once; each download that
+    /// ends well starts the next. Downloads already under way are not started twice.
     private func fetchMissing(_ state: EdgeState) {
-        for sha256 in state.wantedCreatives where state.creatives[sha256] == nil { fetch(sha256) }
+        for sha256 in state.missingCreatives {
+            guard fetch(sha256) else { return }
+        }
     }
 
     /// Asks for the state to be saved soon (see ``persist()``).
@@ -463,10 +470,16 @@ final class SyncEngine: Service {
                                                        epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
     }
 
-    /// Downloads a creative in chunks, verifies its sha256, stores it, and makes it known.
-    private func fetch(_ sha256: String) {
-        let started = downloading.withLock { $0.insert(sha256).inserted }
-        guard started else { return }
+    /// Downloads a creative in chunks, verifies its sha256, stores it, and makes it known; then goes on with what is
+    /// still missing. Returns `false` when no download may start now (``maxDownloads`` are under way).
+    private func fetch(_ sha256: String) -> Bool {
+        let (started, room) = downloading.withLock { downloading -> (Bool, Bool) in
+            guard !downloading.contains(sha256) else { return (false, true) }
+            guard downloading.count < Self.maxDownloads else { return (false, false) }
+            downloading.insert(sha256)
+            return (true, true)
+        }
+        guard started else { return room }
         Task {
             defer { _ = downloading.withLock { $0.remove(sha256) } }
             var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
@@ -494,13 +507,18 @@ final class SyncEngine: Service {
                         logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(error)"])
                     }
                 }
-                cell.update { $0.adding(facts) }
+                let state = cell.update { $0.adding(facts) }
                 save()
                 logger.info("fetched a creative", metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)"])
+                // The next one at once (a failed download waits for the next heartbeat's look instead, so a creative
+                // that cannot be had is not asked for in a loop).
+                _ = downloading.withLock { $0.remove(sha256) }
+                fetchMissing(state)
             } catch {
                 logger.warning("could not fetch a creative; will retry", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
             }
         }
+        return true
     }
 
     enum DownloadError: Error { case corrupt }

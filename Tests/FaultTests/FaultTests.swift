@@ -198,6 +198,43 @@ struct FaultTests {
         await fixture.stop()
     }
 
+    @Test("creative downloads run at most 8 at once, however many are missing, and every one arrives once campaignd is reachable")
+    func boundedDownloads() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let syncLink = try TCPProxy(upstream: fixture.endpoints["sync"]!)
+        defer { syncLink.stop() }
+        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: try await fixture.uploadPNG(admin)))
+        let edge = try await fixture.startEdge("edge-downloads", sync: syncLink.endpoint)
+        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+        // With the sync socket unreachable, 20 new campaigns (known from the update stream) each want a creative:
+        // their downloads hang until they time out, so those under way can be counted by their threads.
+        syncLink.cut()
+        var last = first.seq
+        for seed in 1...20 {
+            let creative = try await fixture.uploadPNG(admin, seed: seed)
+            last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(seed)", creative: creative)).seq
+        }
+        #expect(await edge.waitFor(seq: last))
+        let pid = edge.process.process.processIdentifier
+        func downloads() -> Int {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return tasks.filter { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.hasPrefix("rpc-creatives") == true }.count
+        }
+        var most = 0
+        #expect(await eventually { most = max(most, downloads()); return most == 8 })
+        for _ in 0..<200 {  // 2 s, across a heartbeat's look for what is missing
+            most = max(most, downloads())
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(most == 8)
+        syncLink.heal()
+        #expect(await edge.waitFor(seq: last, creatives: 21, timeout: .seconds(60)))
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("an edge cut off behind a proxy, its clock 1.5 s (and another's 3 s) behind: never an expired ad, and it converges after healing")
     func partitionAndClockSkew() async throws {
         let fixture = try await CampaignFixture()

@@ -24,6 +24,27 @@ struct StateFileTests {
         Change(seq: seq, op: .updated, id: campaign.id, campaign: campaign, at: now, actor: "test")
     }
 
+    @Test("the creatives to fetch: those the edge lacks, of campaigns that may still serve, once each, forced campaigns' first, then by start")
+    func missingCreatives() {
+        func sha(_ letter: String) -> String { String(repeating: letter, count: 64) }
+        func campaign(_ id: Int64, start: Double, forced: Bool = false, state: CampaignState = .scheduled, _ creatives: [String]) -> Campaign {
+            var campaign = Self.campaign(id, app: "a", forced: forced, state: state)
+            campaign.startsAt = Self.now.adding(seconds: start)
+            campaign.creatives = creatives.map { CreativeRef(sha256: sha($0)) }
+            return campaign
+        }
+        let held = CreativeFacts(sha256: sha("h"), contentType: "image/png", width: 1080, height: 1920, size: 10)
+        let state = EdgeState(epoch: "e", seq: 1, campaigns: [
+            1: campaign(1, start: 600, ["b", "c"]),
+            2: campaign(2, start: 60, ["d", "h", "b"]),
+            3: campaign(3, start: 900, forced: true, ["e"]),
+            4: campaign(4, start: 0, state: .expired, ["f"]),
+            5: campaign(5, start: 0, state: .deleted, ["g"]),
+            6: campaign(6, start: 300, state: .paused, ["i"]),
+        ], creatives: [held.sha256: held])
+        #expect(state.missingCreatives == ["e", "d", "b", "i", "c"].map(sha))
+    }
+
     @Test("each save, after changes, a new snapshot, an empty state and a new writer, reads back as exactly the saved state")
     func roundTrip() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statefile-\(UUID().uuidString)")
