@@ -42,7 +42,8 @@ enum ClientHandlers {
                 throw JSONRPCError.invalidParams(field: "events", "must list 1 to 100 events")
             }
             let now = context.clock()
-            let campaigns = context.cell.state.campaigns
+            let state = context.cell.state
+            let campaigns = state.campaigns
             for (index, event) in params.events.enumerated() {
                 guard campaigns[event.campaignId] != nil else {
                     throw JSONRPCError.invalidParams(field: "events[\(index)].campaignId", "is not a campaign this edge knows")
@@ -63,7 +64,11 @@ enum ClientHandlers {
             var accepted = 0
             for event in params.events where context.ledger.admit(event) {
                 accepted += 1
-                if let campaign = campaigns[event.campaignId] { context.devices.record(event, of: campaign, at: event.at ?? now) }
+                if let campaign = campaigns[event.campaignId] {
+                    context.devices.record(event, of: campaign, at: event.at ?? now) {
+                        DecisionEngine.rotationGroup(of: campaign, in: state.appIndex(campaign.app))
+                    }
+                }
             }
             LaunchReportResult(accepted: accepted, duplicates: params.events.count - accepted).write(json: &json)
         })

@@ -39,17 +39,22 @@ final class DeviceHistory: Sendable {
     }
 
     /// Records an impression of `campaign` (other events change nothing here). `campaign`'s cap says how many of
-    /// its impressions to keep: a cap of `shows` in any window needs only the last `shows` of them.
-    func record(_ event: LaunchEvent, of campaign: Campaign, at time: Timestamp) {
+    /// its impressions to keep: a cap of `shows` in any window needs only the last `shows` of them. `group` gives
+    /// the campaigns the device's rotation goes round with `campaign` (asked for only when it sees one again; none
+    /// but `campaign` itself by default).
+    func record(_ event: LaunchEvent, of campaign: Campaign, at time: Timestamp, group: () -> [Int64] = { [] }) {
         guard event.type == .impression else { return }
         let key = fingerprint(event.deviceId)
         let kept = campaign.frequencyCap?.shows ?? 0
+        let variant = event.sha256.map(DeviceView.variantKey)
         devices.withLock { devices in
             if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
             let old = devices.get(key) ?? .unknown
-            guard kept > 0 else {
-                // No cap: no times to keep, so the view is written straight from the old one.
-                devices.set(key, old.seeing(uncapped: event.campaignId, variant: event.sha256.map(DeviceView.variantKey)))
+            let seenAgain = old.hasSeen(campaign: event.campaignId) || variant.map(old.hasSeen(variant:)) == true
+            guard kept > 0 || seenAgain else {
+                // No cap and nothing seen again: no times to keep, and the rotation just grows, so the view is written
+                // straight from the old one.
+                devices.set(key, old.seeing(uncapped: event.campaignId, variant: variant))
                 return
             }
             var impressions = old.impressions
@@ -66,13 +71,11 @@ final class DeviceHistory: Sendable {
                 total -= oldest.value.count
                 impressions[oldest.key] = nil
             }
-            // The rotation moves on; once the sets grow large, it starts over.
-            var seenCampaigns = old.seenCampaigns, variantKeys = old.variantKeys
-            if seenCampaigns.count >= DeviceView.rotationLimit { seenCampaigns.removeAll() }
-            if variantKeys.count >= DeviceView.rotationLimit { variantKeys.removeAll() }
-            seenCampaigns.append(event.campaignId)
-            if let sha256 = event.sha256 { variantKeys.append(DeviceView.variantKey(sha256)) }
-            devices.set(key, DeviceView.make(impressions: impressions, seenCampaigns: seenCampaigns, variantKeys: variantKeys,
+            // The rotation moves on (and starts over for what is seen again).
+            let rotation = DeviceView.rotated(campaigns: old.seenCampaigns, variants: old.variantKeys, after: event.campaignId,
+                                              variant: variant, group: group,
+                                              campaignVariants: { campaign.creatives.map { DeviceView.variantKey($0.sha256) } })
+            devices.set(key, DeviceView.make(impressions: impressions, seenCampaigns: rotation.campaigns, variantKeys: rotation.variants,
                                              rotation: old.rotation &+ 1))
         }
     }

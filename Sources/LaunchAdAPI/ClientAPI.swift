@@ -517,7 +517,7 @@ public enum ClientAPI {
 
     public static let launchQuery = RPCMethod<LaunchQueryParams, LaunchAnswer>(
         "launch.query", summary: "Which launch ad to show now, and which cached ads to delete.",
-        description: "Among the live campaigns that target the request and are under their cap for the device: forced ones first, then the highest priority, ties by weight (stable for a device until it reports an impression); the creative whose aspect ratio is nearest the screen, preferring one the client holds.",
+        description: "Among the live campaigns that target the request and are under their cap for the device: forced ones first, then the highest priority, ties by weight (stable for a device until it reports an impression); the creative whose aspect ratio is nearest the screen, preferring one the client holds. Reported impressions take a device round the tied campaigns, and round a campaign's variants, each once per round; a new round never starts with the one shown last.",
         idempotent: true, errors: [APIError.busy],
         examples: [
             RPCExample("an ad", params: LaunchQueryParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east",

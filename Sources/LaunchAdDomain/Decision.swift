@@ -137,6 +137,33 @@ public struct DeviceView: @unchecked Sendable {
         }
     }
 
+    /// The campaigns and variants a device's rotation holds after an impression of `campaign` (with `variant`).
+    ///
+    /// A list that has reached ``rotationLimit`` starts over first. Within a rotation nothing repeats: a campaign is
+    /// chosen again only once the device has seen its whole group (see ``DecisionEngine/rotationGroup(of:in:)``), so a
+    /// campaign seen again starts its group's rotation over, the group's campaigns leaving the list and it coming
+    /// last; likewise a variant seen again starts its campaign's variants (`campaignVariants`) over. The lists keep
+    /// the order things were shown in, which is how the next choice knows the one shown last. `group` and
+    /// `campaignVariants` are asked for only when something is seen again.
+    public static func rotated(campaigns: [Int64], variants: [UInt64], after campaign: Int64, variant: UInt64?,
+                               group: () -> [Int64], campaignVariants: () -> [UInt64]) -> (campaigns: [Int64], variants: [UInt64]) {
+        var campaigns = campaigns.count >= rotationLimit ? [] : campaigns
+        var variants = variants.count >= rotationLimit ? [] : variants
+        if campaigns.contains(campaign) {
+            let restarting = Set(group()).union([campaign])
+            campaigns.removeAll(where: restarting.contains)
+        }
+        campaigns.append(campaign)
+        if let variant {
+            if variants.contains(variant) {
+                let restarting = Set(campaignVariants()).union([variant])
+                variants.removeAll(where: restarting.contains)
+            }
+            variants.append(variant)
+        }
+        return (campaigns, variants)
+    }
+
     /// The same, with the variants named by their sha256.
     public static func make(impressions: [Int64: [Timestamp]] = [:], seenCampaigns: [Int64] = [], seenVariants: [String],
                             rotation: Int = 0) -> DeviceView {
@@ -197,10 +224,29 @@ public struct DeviceView: @unchecked Sendable {
     var hasSeenAnyCampaign: Bool { storage.header.campaigns > 0 }
     var hasSeenAnyVariant: Bool { storage.header.variants > 0 }
 
-    func hasSeen(campaign id: Int64) -> Bool {
+    public func hasSeen(campaign id: Int64) -> Bool {
         storage.withUnsafeMutablePointers { header, elements in
             for offset in 0..<Int(header.pointee.campaigns) where elements[offset] == id { return true }
             return false
+        }
+    }
+
+    /// Of the campaigns seen in the current rotation that `isMember` takes, the one shown last.
+    func lastSeen(campaignWhere isMember: (Int64) -> Bool) -> Int64? {
+        storage.withUnsafeMutablePointers { header, elements in
+            for offset in (0..<Int(header.pointee.campaigns)).reversed() where isMember(elements[offset]) { return elements[offset] }
+            return nil
+        }
+    }
+
+    /// Of the variants seen in the current rotation that `isMember` takes, the one shown last.
+    func lastSeen(variantWhere isMember: (UInt64) -> Bool) -> UInt64? {
+        storage.withUnsafeMutablePointers { header, elements in
+            let start = elements + Int(header.pointee.campaigns)
+            for offset in (0..<Int(header.pointee.variants)).reversed() where isMember(UInt64(bitPattern: start[offset])) {
+                return UInt64(bitPattern: start[offset])
+            }
+            return nil
         }
     }
 
@@ -501,17 +547,26 @@ public enum DecisionEngine {
         let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
         let seenNone = !device.hasSeenAnyCampaign
         let chosen = withUnsafeTemporaryAllocation(of: Bool.self, capacity: end - first) { inGroup -> Int in
-            var unseenWeight = 0, allWeight = 0
+            var unseenWeight = 0, allWeight = 0, eligibleCount = 0
             for offset in 0..<(end - first) {
                 let candidate = candidates[first + offset]
                 let ok = offset == 0 || eligible(candidate)
                 inGroup[offset] = ok
                 guard ok else { continue }
+                eligibleCount += 1
                 allWeight += max(1, candidate.campaign.weight)
                 if seenNone || !device.hasSeen(campaign: candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
             }
-            // Not repeating what the device saw, unless it saw them all.
+            // Not repeating what the device saw, unless it saw them all: then the rotation starts over, with any of
+            // them but the one shown last.
             let onlyUnseen = unseenWeight > 0
+            if !onlyUnseen && eligibleCount > 1 {
+                func member(_ id: Int64) -> Int? { (0..<(end - first)).first { inGroup[$0] && candidates[first + $0].campaign.id == id } }
+                if let last = device.lastSeen(campaignWhere: { member($0) != nil }), let offset = member(last) {
+                    inGroup[offset] = false
+                    allWeight -= max(1, candidates[first + offset].campaign.weight)
+                }
+            }
             var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
             for offset in 0..<(end - first) where inGroup[offset] {
                 let candidate = candidates[first + offset]
@@ -619,13 +674,20 @@ public enum DecisionEngine {
                 flags[offset] = flag
             }
             // The pool: the nearest, and of those the ones the client holds when it holds any.
-            var anyUnseen = false
+            var anyUnseen = false, pooled = 0
             for offset in held.indices where flags[offset] & near != 0 && (!anyCached || flags[offset] & inCache != 0) {
                 flags[offset] |= pool
+                pooled += 1
                 if seenNone || !device.hasSeen(variant: held[offset].variantKey) {
                     flags[offset] |= unseen
                     anyUnseen = true
                 }
+            }
+            // All of the pool seen: the variants' rotation starts over, with any of them but the one shown last.
+            if !anyUnseen && pooled > 1,
+               let last = device.lastSeen(variantWhere: { key in held.indices.contains { flags[$0] & pool != 0 && held[$0].variantKey == key } }),
+               held.indices.contains(where: { flags[$0] & pool != 0 && held[$0].variantKey != last }) {
+                for offset in held.indices where held[offset].variantKey == last { flags[offset] &= ~pool }
             }
             // Chosen: in the pool, and not yet seen unless all of the pool was.
             let chosen = anyUnseen ? pool | unseen : pool
@@ -638,6 +700,14 @@ public enum DecisionEngine {
             }
             return held.indices.first { flags[$0] & chosen == chosen }.map { held[$0] } ?? held[0]
         }
+    }
+
+    /// The campaigns a launch query chooses `campaign` among: its app's candidates with its forced flag and priority
+    /// (the decision's group, before the request's targeting, the clock and caps narrow it). A device's rotation over
+    /// them starts over once it has seen them all (see ``DeviceView/rotated(campaigns:variants:after:variant:group:campaignVariants:)``).
+    public static func rotationGroup(of campaign: Campaign, in index: AppIndex?) -> [Int64] {
+        (index?.candidates ?? []).filter { $0.campaign.forced == campaign.forced && $0.campaign.priority == campaign.priority }
+            .map(\.campaign.id)
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

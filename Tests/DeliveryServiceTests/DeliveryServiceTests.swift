@@ -286,6 +286,42 @@ struct EdgeReportTests {
         await fixture.stop()
     }
 
+    @Test("reported impressions take a device round a group of campaigns once per round, round after round, never twice in a row")
+    func rotationRounds() async throws {
+        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
+        let edge = try await fixture.startEdge("edge-rounds")
+        var last: Int64 = 0
+        for (name, weight) in [("a", 300), ("b", 200), ("c", 100)] {
+            var fields = CampaignFixture.fields(name: name, creative: creative)
+            fields.weight = weight
+            last = try await admin.call(AdminAPI.campaignCreate, fields).seq
+        }
+        // A campaign of another priority is not part of the round.
+        var lower = CampaignFixture.fields(name: "lower", creative: creative)
+        lower.priority = 10
+        last = try await admin.call(AdminAPI.campaignCreate, lower).seq
+        #expect(await edge.waitFor(seq: last, creatives: 1))
+        for device in 0..<4 {
+            let query = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-round-\(device)")
+            var shown: [Int64] = []
+            for impression in 0..<12 {
+                let answer = try await edge.query(query)
+                let id = try #require(answer.id)
+                shown.append(id)
+                let event = LaunchEvent(eventId: "d\(device)-\(impression)", type: .impression, campaignId: id, deviceId: query.deviceId!,
+                                        sha256: answer.creative?.sha256)
+                #expect(try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event])).accepted == 1)
+            }
+            for round in stride(from: 0, to: 12, by: 3) {
+                #expect(Set(shown[round..<round + 3]).count == 3, "device \(device) was shown \(shown)")
+            }
+            #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 != $1 }, "device \(device) was shown \(shown)")
+        }
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("prefetch with a screen lists each campaign's creatives of that shape, and has the client delete the others it holds")
     func prefetchForScreen() async throws {
         let (fixture, admin, tall) = try await DeliveryServiceTests.setUp()

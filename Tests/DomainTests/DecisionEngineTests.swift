@@ -181,6 +181,54 @@ struct DecisionEngineTests {
         }
     }
 
+    @Test("rotation after rotation, a group's campaigns and a campaign's variants each show once per round, a new round never starting with the one shown last")
+    func rotationRounds() throws {
+        // Three creatives of one shape, and three campaigns of one priority whose weights differ: weights order a
+        // round, they do not make a campaign repeat within one.
+        let shape = (1...3).map { CreativeFacts(sha256: String(repeating: "\($0)", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 100) }
+        let creatives = Dictionary(uniqueKeysWithValues: shape.map { ($0.sha256, $0) })
+        let campaigns = [Self.campaign(1, weight: 300, creatives: shape), Self.campaign(2, weight: 200, creatives: shape),
+                         Self.campaign(3, weight: 100, creatives: shape)]
+        let index = try #require(DecisionEngine.index(campaigns, creatives: creatives)["shop"])
+        let variantKeys = shape.map { DeviceView.variantKey($0.sha256) }
+        for device in 0..<40 {
+            let request = Self.request(device: "d-\(device)")
+            var view = DeviceView.unknown
+            var shown: [Int64] = [], variants: [UInt64] = []
+            for _ in 0..<30 {
+                let decision = DecisionEngine.decide(request, index: index, device: view, now: Self.now)
+                let campaign = try #require(decision.campaign), variant = try #require(decision.held?.variantKey)
+                shown.append(campaign.id)
+                variants.append(variant)
+                let next = DeviceView.rotated(campaigns: view.seenCampaigns, variants: view.variantKeys, after: campaign.id, variant: variant,
+                                              group: { DecisionEngine.rotationGroup(of: campaign, in: index) }, campaignVariants: { variantKeys })
+                view = DeviceView.make(seenCampaigns: next.campaigns, variantKeys: next.variants, rotation: view.rotation + 1)
+            }
+            for round in stride(from: 0, to: 30, by: 3) {
+                #expect(Set(shown[round..<round + 3]) == [1, 2, 3], "device \(device) was shown \(shown)")
+                #expect(Set(variants[round..<round + 3]) == Set(variantKeys), "device \(device) was shown variants \(variants)")
+            }
+            // Nor twice in a row, where one round ends and the next begins.
+            #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 != $1 }, "device \(device) was shown \(shown)")
+            #expect(zip(variants, variants.dropFirst()).allSatisfy { $0 != $1 }, "device \(device) was shown variants \(variants)")
+        }
+    }
+
+    @Test("a repeat starts the rotation of what it repeats over: the campaign's group, or the campaign's variants, and nothing else")
+    func rotatedLists() {
+        let none = DeviceView.rotated(campaigns: [4, 1, 2], variants: [40, 10], after: 3, variant: 30, group: { Issue.record("asked"); return [] },
+                                      campaignVariants: { Issue.record("asked"); return [] })
+        #expect(none.campaigns == [4, 1, 2, 3] && none.variants == [40, 10, 30])
+        let again = DeviceView.rotated(campaigns: [4, 1, 2, 3], variants: [40, 10, 20, 30], after: 2, variant: 10, group: { [1, 2, 3] },
+                                       campaignVariants: { [10, 20, 30] })
+        #expect(again.campaigns == [4, 2] && again.variants == [40, 10])
+        // A campaign no longer in any group (ended since) still moves to the end; full lists start over first.
+        #expect(DeviceView.rotated(campaigns: [7, 8], variants: [], after: 7, variant: nil, group: { [] }, campaignVariants: { [] }).campaigns == [8, 7])
+        let full = DeviceView.rotated(campaigns: (1...64).map(Int64.init), variants: (1...64).map(UInt64.init), after: 5, variant: 5,
+                                      group: { [5] }, campaignVariants: { [5] })
+        #expect(full.campaigns == [5] && full.variants == [5])
+    }
+
     @Test("a device's view keeps its facts in one piece: campaigns and variants seen, impressions by campaign, the rotation")
     func deviceView() {
         let now = Self.now
