@@ -43,6 +43,8 @@ public final class JSONRPCDispatcher: Sendable {
     public let compactCalls: Bool
     /// The bound on large replies held by the transport, or `nil` for none (see ``ReplyBudget``).
     public let replyBudget: ReplyBudget?
+    /// Its ``ReplyBudget/largeReply`` (`Int.max` without one): a reply below it is not looked at again.
+    public let largeReply: Int
 
     /// Hears each call of a known method: its name, 0 or the error code answered, and how long it took in
     /// nanoseconds (of the monotonic clock).
@@ -78,6 +80,7 @@ public final class JSONRPCDispatcher: Sendable {
         self.compactCalls = compactCalls && limits.maxDepth >= CompactReader.maxDepth
             && table.entries.values.contains { $0.compact != nil }
         self.replyBudget = replyBudget
+        largeReply = replyBudget?.largeReply ?? .max
     }
 
     /// The methods served, `rpc.discover` included.
@@ -320,7 +323,7 @@ public final class JSONRPCDispatcher: Sendable {
         do {
             try handler(context, &writer)
             writer.append(UInt8(ascii: "}"))
-            if let replyBudget, !replyBudget.admits(pending + writer.count - start) {
+            if pending + writer.count - start >= largeReply, let replyBudget, !replyBudget.admits(pending + writer.count - start) {
                 // The message would be a large reply that the budget has no room for: the call is answered its error.
                 writer.truncate(to: start)
                 code = replyBudget.error.code

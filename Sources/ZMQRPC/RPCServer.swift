@@ -287,7 +287,7 @@ public final class RPCServer: Sendable {
     /// Appends a reply's body, the last frame of its message. A large one is held against the dispatcher's reply
     /// budget from now until libzmq lets go of it (written to the peer, or dropped with it).
     private func appendBody(_ body: UnsafeRawBufferPointer, to replies: OutgoingBatch) {
-        guard let budget = dispatcher.replyBudget, body.count >= budget.largeReply else {
+        guard body.count >= dispatcher.largeReply, let budget = dispatcher.replyBudget else {
             replies.append(copying: body, last: true)
             return
         }
