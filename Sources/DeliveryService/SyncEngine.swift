@@ -262,9 +262,15 @@ final class SyncEngine: Service {
             }
             status.heard(skew: skew, heartbeatSeq: seq)
             fetchMissing(cell.state)
-            if epoch != state.epoch || seq < state.seq {
-                // Another database, or this one rolled back behind what we applied: start over from a snapshot.
+            if epoch != state.epoch {
+                // Another database: start over from a snapshot.
                 try await resync(link, preferChanges: false)
+            } else if seq < state.seq {
+                // Behind what we applied. Mostly a heartbeat that waited in the queue while we caught up from the change
+                // log, which answers what is committed a moment before heartbeats carry it; but it may be this database
+                // rolled back behind us. The change log tells: it answers from our seq while campaignd holds it, and
+                // refuses when campaignd is behind it, and then a snapshot follows.
+                try await resync(link, preferChanges: true)
             } else if seq > state.seq {
                 status.gapNoticed()
                 try await resync(link, preferChanges: true)

@@ -39,11 +39,13 @@ public final class CampaignFixture: @unchecked Sendable {
 
     /// Kills the process (SIGKILL by default) and starts it again on the same data. With `sameEndpoints`, it binds
     /// the ports it had (so connected edges find it again); otherwise new ones. With `freshData`, it starts on a new
-    /// database (a new epoch).
-    public func restart(signal: Int32 = SIGKILL, sameEndpoints: Bool = false, freshData: Bool = false) async throws {
+    /// database (a new epoch). `prepare` is given the data folder while the process is down (to save or restore it).
+    public func restart(signal: Int32 = SIGKILL, sameEndpoints: Bool = false, freshData: Bool = false,
+                        prepare: (URL) throws -> Void = { _ in }) async throws {
         process.signal(signal)
         _ = await process.exitStatus()
         let data = freshData ? "data-\(UUID().uuidString.prefix(6))" : "data"
+        try prepare(directory.appendingPathComponent(data))
         var lastError: (any Error)?
         // A port just released can take a moment to be free again.
         for _ in 0..<50 {

@@ -191,6 +191,8 @@ struct FaultTests {
         let converged = ContinuousClock.now - started - wrote
         let lossyStatus = try await lossy.status()
         #expect(lossyStatus.gaps > 0, "the edge with a HWM of 1 never lost an update: the test proves nothing")
+        // Every gap was filled from the change log (which campaignd keeps whole): the only snapshot is the first.
+        #expect(lossyStatus.resyncs == 1, "\(lossyStatus.resyncs) snapshots")
         figure("burst of \(await log.answered.count) changes written in \(wrote); edges converged \(converged) after its end; " +
                "HWM-1 edge caught up \(lossyStatus.gaps) times, \(lossyStatus.resyncs) snapshots")
         for edge in [lossy, steady] { await expectSavedState(of: edge, in: fixture, equals: final) }
@@ -364,6 +366,45 @@ struct FaultTests {
         }, "campaignd never heard what the edge applied")
         let milliseconds = delays.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
         figure("sync socket cut: changes applied \(milliseconds.map(String.init).joined(separator: ", ")) ms after their commit")
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    /// campaignd's database restored from a copy taken earlier: the same epoch, behind what the edge applied. Its
+    /// heartbeats are behind the edge, and the change log cannot answer from the edge's seq: the edge takes a snapshot
+    /// and forgets the changes the restored database does not have.
+    @Test("campaignd's database restored from an earlier copy, behind what an edge applied: the edge takes a snapshot and answers what it holds")
+    func databaseRolledBack() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let edge = try await fixture.startEdge("edge-rollback")
+        let kept = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "kept", creative: creative))
+        #expect(await edge.waitFor(seq: kept.seq, creatives: 1))
+        let backup = fixture.directory.appendingPathComponent("data-backup")
+        try await fixture.restart(signal: SIGTERM, sameEndpoints: true) { data in
+            try FileManager.default.copyItem(at: data, to: backup)
+        }
+        let epoch = try await edge.status().epoch
+        var lost = kept.seq
+        for name in ["lost 1", "lost 2", "lost 3"] {
+            var fields = CampaignFixture.fields(name: name, creative: creative)
+            fields.priority = 90
+            lost = try await admin.call(AdminAPI.campaignCreate, fields).seq
+        }
+        #expect(await edge.waitFor(seq: lost, epoch: epoch))
+        #expect(try await edge.query().id != kept.campaign.id)
+        try await fixture.restart(signal: SIGTERM, sameEndpoints: true) { data in
+            try FileManager.default.removeItem(at: data)
+            try FileManager.default.copyItem(at: backup, to: data)
+        }
+        #expect(await eventually(timeout: .seconds(15)) {
+            guard let status = try? await edge.status() else { return false }
+            return status.epoch == epoch && status.seq == kept.seq && status.campaigns == 1
+        }, "\(edge.process.log.suffix(1500))")
+        #expect(try await edge.query().id == kept.campaign.id)
+        #expect(try await edge.status().resyncs == 2)
         await edge.stop()
         await admin.close()
         await fixture.stop()
