@@ -426,6 +426,23 @@ struct EdgeReportTests {
         ranged.setValue("bytes=1-3", forHTTPHeaderField: "Range")
         let (part, partResponse) = try await URLSession.shared.data(for: ranged)
         #expect((partResponse as? HTTPURLResponse)?.statusCode == 206 && [UInt8](part) == [0x50, 0x4E, 0x47])
+        // Headers as clients send them: what each gets back, and how many bytes.
+        func get(_ headers: [String: String]) async throws -> (Int, Int, String?) {
+            var request = URLRequest(url: URL(string: "\(http)/creatives/\(creative)")!)
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (body, response) = try await URLSession.shared.data(for: request)
+            let http = try #require(response as? HTTPURLResponse)
+            return (http.statusCode, body.count, http.value(forHTTPHeaderField: "Content-Range"))
+        }
+        let size = CampaignFixture.png(width: 1179, height: 2556).count
+        #expect(try await get(["Range": "bytes=2-99999999999999999999"]) == (206, size - 2, "bytes 2-\(size - 1)/\(size)"))
+        #expect(try await get(["Range": "bytes=0-0,5-6"]) == (200, size, nil))
+        #expect(try await get(["Range": "bytes=\(size)-"]) == (416, 0, "bytes */\(size)"))
+        #expect(try await get(["Range": "bytes=1-3", "If-Range": "\"\(creative)\""]) == (206, 3, "bytes 1-3/\(size)"))
+        #expect(try await get(["Range": "bytes=1-3", "If-Range": "\"other\""]) == (200, size, nil))
+        #expect(try await get(["If-None-Match": "W/\"\(creative)\""]).0 == 304)
+        #expect(try await get(["If-None-Match": "\"other\", \"\(creative)\""]).0 == 304)
+        #expect(try await get(["If-None-Match": "\"other\""]) == (200, size, nil))
         let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
         #expect((missing as? HTTPURLResponse)?.statusCode == 404)
         let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(http)/metrics")!)
