@@ -59,8 +59,10 @@ public final class JSONRPCDispatcher: Sendable {
     }
 
     /// `compactCalls: false` handles every message the general way (for tests that compare the two). With a
-    /// `replyBudget`, a call whose response would make its message a large reply that does not fit is answered the
-    /// budget's error instead; the server that sends the replies holds and releases them against the same budget.
+    /// `replyBudget`, a call of an inline handler whose response would make its message a large reply that does not
+    /// fit is answered the budget's error instead; the server that sends the replies holds and releases them against
+    /// the same budget (an asynchronous handler's large reply is held too, but never refused: give a budget to
+    /// sockets whose large replies come inline, as the edge's client socket's all do).
     public init(methods: MethodTable, info: OpenRPCInfo, limits: Limits = Limits(),
                 onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil, compactCalls: Bool = true,
                 replyBudget: ReplyBudget? = nil) {
@@ -323,7 +325,8 @@ public final class JSONRPCDispatcher: Sendable {
         do {
             try handler(context, &writer)
             writer.append(UInt8(ascii: "}"))
-            if pending + writer.count - start >= largeReply, let replyBudget, !replyBudget.admits(pending + writer.count - start) {
+            let message = pending + writer.count - start
+            if message >= largeReply, let replyBudget, !replyBudget.admits(message) {
                 // The message would be a large reply that the budget has no room for: the call is answered its error.
                 writer.truncate(to: start)
                 code = replyBudget.error.code
