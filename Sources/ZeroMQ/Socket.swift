@@ -233,6 +233,9 @@ extension Socket {
     public func setReceiveHighWaterMark(_ messages: Int32) throws(ZMQError) { try setOption(ZMQ_RCVHWM, messages, "RCVHWM") }
     /// The largest inbound frame accepted; a peer sending more is disconnected (`ZMQ_MAXMSGSIZE`, -1 for no limit).
     public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) { try setOption(ZMQ_MAXMSGSIZE, bytes, "MAXMSGSIZE") }
+
+    /// The kernel's receive buffer of the socket's connections, in bytes (a fixed size turns off its autotuning).
+    public func setReceiveBufferSize(_ bytes: Int32) throws(ZMQError) { try setOption(ZMQ_RCVBUF, bytes, "RCVBUF") }
     /// Makes a ROUTER report unroutable messages (`EHOSTUNREACH`) and full peers (`EAGAIN`) instead of dropping silently.
     public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setBool(ZMQ_ROUTER_MANDATORY, on, "ROUTER_MANDATORY") }
     /// Queue messages only to completed connections (`ZMQ_IMMEDIATE`).

@@ -363,23 +363,39 @@ struct EdgeReportTests {
         #expect(try await wholeChunk().data.count > 1_000_000)
 
         // A client that asks for whole chunks (1 MiB, about 1.4 MB of base64 each) and never reads them: with a receive
-        // high-water mark of 1 its own libzmq stops taking them too, so they back up into the edge.
+        // high-water mark of 1 its own libzmq stops taking them too, and with a small fixed receive buffer its kernel
+        // takes little (autotuned, it may take tens of MB), so they back up into the edge after a few.
         let hog = try Socket(fixture.context, type: .dealer)
         try hog.setReceiveHighWaterMark(1)
+        try hog.setReceiveBufferSize(64 * 1024)
         try hog.setLinger(milliseconds: 0)
         try hog.connect(try #require(edge.endpoints["client"]))
-        for id in 0..<40 {
-            _ = try hog.send(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"creative.get","params":{"sha256":"\#(creative)"}}"#.utf8))
+        var asked = 0
+        func hogAsks(_ count: Int) throws {
+            for _ in 0..<count {
+                _ = try hog.send(Array(#"{"jsonrpc":"2.0","id":\#(asked),"method":"creative.get","params":{"sha256":"\#(creative)"}}"#.utf8))
+                asked += 1
+            }
         }
-        // Soon another client's whole chunk is refused with Busy, while its small answers still come.
-        #expect(await eventually(timeout: .seconds(10)) {
+        try hogAsks(40)
+        // Soon another client's whole chunk is refused with Busy, while its small answers still come. The hog keeps
+        // asking, as a flood would: what the kernels' buffers took of its first chunks leaves libzmq and the budget,
+        // so only once those buffers are full does the budget stay full. (Each chunk is written out in full before
+        // the budget is asked, which takes a while in a debug build.)
+        var outcomes: [String] = []
+        let refused = await eventually(timeout: .seconds(30)) {
+            try? hogAsks(4)
             do {
                 _ = try await wholeChunk()
+                outcomes.append("a whole chunk")
                 return false
             } catch {
+                outcomes.append("\(error)")
                 return (error as? JSONRPCError)?.code == APIError.busy.code
             }
-        })
+        }
+        let counted = refused ? [] : try await Self.metricLines(edge, containing: "creative.get")
+        #expect(refused, "\(outcomes.suffix(5)) \(counted)")
         #expect(try await edge.query().hasAd == true)
         let small = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative, offset: 0, length: 1024))
         #expect([UInt8](Data(base64Encoded: small.data)!) == Array(png.prefix(1024)))
@@ -389,6 +405,13 @@ struct EdgeReportTests {
         await edge.stop()
         await admin.close()
         await fixture.stop()
+    }
+
+    /// The lines of an edge's `/metrics` that contain `text`.
+    static func metricLines(_ edge: EdgeProcess, containing text: String) async throws -> [String] {
+        let http = try #require(edge.endpoints["http"])
+        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
+        return String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.contains(text) && !$0.hasPrefix("#") }
     }
 
     @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
