@@ -84,7 +84,10 @@ public final class EdgeState: Sendable, AtomicReference {
     /// The creatives that campaigns which may still be served refer to and the edge does not hold, each once, in the
     /// order to fetch them: forced campaigns' first, then by the campaigns' start.
     public var missingCreatives: [String] {
-        let waiting = campaigns.values.filter { !$0.state.isFinal }.sorted { a, b in
+        // Only the campaigns that lack one are sorted: this runs on every heartbeat, and mostly nothing is missing.
+        let waiting = campaigns.values.filter { campaign in
+            !campaign.state.isFinal && campaign.creatives.contains { creatives[$0.sha256] == nil }
+        }.sorted { a, b in
             if a.forced != b.forced { return a.forced }
             if a.startsAt != b.startsAt { return a.startsAt < b.startsAt }
             return a.id < b.id
