@@ -167,12 +167,21 @@ enum AdminHandlers {
 enum SyncHandlers {
     static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, clock: @escaping Clock) -> MethodTable {
         var table = MethodTable()
-        table.register(SyncAPI.snapshot) { _, _ in try await blocking { try database.snapshot() } }
+        table.register(SyncAPI.snapshot) { params, _ in
+            guard params.isPaged else { return try await blocking { try database.snapshot() } }
+            let after = params.after ?? 0
+            let limit = params.limit ?? SyncAPI.defaultSnapshotPage
+            guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
+            guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
+                throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
+            }
+            return try await blocking { try database.snapshotPage(after: after, limit: limit, maxBytes: SyncAPI.maxPageBytes) }
+        }
         table.register(SyncAPI.changes) { params, _ in
             let unavailable = JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
             guard params.epoch == database.epoch else { throw unavailable }
             let limit = min(max(params.limit ?? 1000, 1), 10_000)
-            let (changes, seq) = try await blocking { (try database.changes(since: params.since, limit: limit), try database.currentSeq()) }
+            let (changes, seq) = try await blocking { (try database.changes(since: params.since, limit: limit, maxBytes: SyncAPI.maxPageBytes), try database.currentSeq()) }
             guard let changes else { throw unavailable }
             return ChangesResult(epoch: database.epoch, seq: seq, changes: changes)
         }

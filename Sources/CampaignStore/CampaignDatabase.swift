@@ -23,16 +23,20 @@ public struct Change: Sendable, Codable, Hashable {
     }
 }
 
-/// Every campaign at one sequence number: what an edge starts from.
+/// Every campaign at one sequence number: what an edge starts from. Or one page of it: the campaigns after some id,
+/// read at `seq`, with `next` set when more follow.
 public struct Snapshot: Sendable, Codable, Hashable {
     public var epoch: String
     public var seq: Int64
     public var campaigns: [Campaign]
+    /// On a page that more campaigns follow: the id to ask for the next page after (the last id of this one).
+    public var next: Int64?
 
-    public init(epoch: String, seq: Int64, campaigns: [Campaign]) {
+    public init(epoch: String, seq: Int64, campaigns: [Campaign], next: Int64? = nil) {
         self.epoch = epoch
         self.seq = seq
         self.campaigns = campaigns
+        self.next = next
     }
 }
 
@@ -178,17 +182,48 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// The changes after `seq`, at most `limit`; `nil` when the log no longer reaches back that far.
-    public func changes(since seq: Int64, limit: Int = 1000) throws -> [Change]? {
+    /// One page of the snapshot: the campaigns after id `after` (deleted ones too), in order of id, read at one
+    /// `seq`; at most `limit` of them, and no more once their JSON passes `maxBytes` (but always one, when any
+    /// follows). `next` is set when more campaigns follow. Pages read at different times may hold different `seq`s:
+    /// an edge that joins them catches up from the first page's `seq` through the change log (see `changes`).
+    public func snapshotPage(after: Int64, limit: Int, maxBytes: Int) throws -> Snapshot {
+        try pool.read { db in
+            let seq = try Self.seq(db)
+            var campaigns: [Campaign] = []
+            var bytes = 0, more = false
+            let rows = try Row.fetchCursor(db, sql: "SELECT body FROM campaigns WHERE id > ? ORDER BY id", arguments: [after])
+            while let row = try rows.next() {
+                let body: String = row[0]
+                if !campaigns.isEmpty && (campaigns.count >= limit || bytes + body.utf8.count > maxBytes) {
+                    more = true
+                    break
+                }
+                bytes += body.utf8.count
+                campaigns.append(try Self.decode(body))
+            }
+            return Snapshot(epoch: epoch, seq: seq, campaigns: campaigns, next: more ? campaigns.last?.id : nil)
+        }
+    }
+
+    /// The changes after `seq`, at most `limit`, and no more once their campaigns' JSON passes `maxBytes` (but always
+    /// one, when any follows); `nil` when the log no longer reaches back that far.
+    public func changes(since seq: Int64, limit: Int = 1000, maxBytes: Int = .max) throws -> [Change]? {
         try pool.read { db in
             let current = try Self.seq(db)
             guard seq <= current else { return nil }
             if seq == current { return [] }
             let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes") ?? (current + 1)
             guard oldest <= seq + 1 else { return nil }
-            let rows = try Row.fetchAll(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
-                                        arguments: [seq, limit])
-            return try rows.map(Self.change)
+            let rows = try Row.fetchCursor(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                                           arguments: [seq, limit])
+            var changes: [Change] = [], bytes = 0
+            while let row = try rows.next() {
+                let size = (row["body"] as String).utf8.count
+                if !changes.isEmpty && bytes + size > maxBytes { break }
+                bytes += size
+                changes.append(try Self.change(row))
+            }
+            return changes
         }
     }
 

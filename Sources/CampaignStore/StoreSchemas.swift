@@ -21,8 +21,9 @@ extension Snapshot: JSONSchemaDescribable {
         .object([
             "epoch": .string("The database's random id; a new database is a new epoch.", minLength: 1),
             "seq": .integer("The sequence number of the last change the snapshot holds (0 before any).", minimum: 0),
-            "campaigns": .array(of: .of(Campaign.self), "Every campaign, deleted ones included (as tombstones)."),
-        ], required: ["epoch", "seq", "campaigns"], description: "Every campaign at one sequence number.")
+            "campaigns": .array(of: .of(Campaign.self), "Every campaign, deleted ones included (as tombstones), in order of id; or a page of them."),
+            "next": .integer("Only on a page that more campaigns follow: the id to ask for the next page after.", minimum: 1),
+        ], required: ["epoch", "seq", "campaigns"], description: "Every campaign at one sequence number, or one page of them.")
     }
 }
 

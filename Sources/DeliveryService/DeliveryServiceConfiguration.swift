@@ -1,3 +1,5 @@
+import LaunchAdAPI
+
 /// Everything `deliveryd` can be told, with the defaults DESIGN gives.
 public struct DeliveryServiceConfiguration: Sendable {
     /// The edge's state and creatives on disk.
@@ -32,6 +34,8 @@ public struct DeliveryServiceConfiguration: Sendable {
     public static let minHeldReplyBytes = 2 * 1024 * 1024
     /// How often impression, click and skip counts are shipped to campaignd.
     public var reportInterval: Duration = .seconds(2)
+    /// Campaigns asked for per snapshot page (campaignd also ends a page at about 4 MiB of them), 1 to 10,000.
+    public var snapshotPageSize = SyncAPI.defaultSnapshotPage
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).
     public var updatesHighWaterMark: Int32 = 100_000
     /// Saves of the state file are group commits: a change waits this long for others to join it before the save

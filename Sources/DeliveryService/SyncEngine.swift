@@ -312,39 +312,49 @@ final class SyncEngine: Service {
     /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.
     private func resync(_ link: SyncLink, preferChanges: Bool) async throws {
         let state = cell.state
-        if preferChanges && state.isLoaded {
-            var current = state
-            var complete = true
-            while true {
-                let page: ChangesResult
-                do {
-                    page = try await link.client.call(SyncAPI.changes, ChangesParams(epoch: current.epoch, since: current.seq, limit: 1000))
-                } catch let error as JSONRPCError where error.code == APIError.changesUnavailable.code {
-                    complete = false
-                    break
-                }
-                // An answer is word from campaignd as much as a heartbeat is: a new session is not stale once it has one.
-                status.heard()
-                current = current.applying(page.changes)
-                if page.changes.isEmpty || current.seq >= page.seq { break }
+        if preferChanges && state.isLoaded, let current = try await catchUp(state, link) {
+            if current.seq != state.seq {
+                install(current)
+                logger.info("caught up from the change log", metadata: ["epoch": "\(current.epoch)", "from_seq": "\(state.seq)",
+                                                                        "seq": "\(current.seq)"])
+            } else {
+                link.acknowledge()
             }
-            if complete {
-                if current.seq != state.seq {
-                    install(current)
-                    logger.info("caught up from the change log", metadata: ["epoch": "\(current.epoch)", "from_seq": "\(state.seq)",
-                                                                            "seq": "\(current.seq)"])
-                } else {
-                    link.acknowledge()
-                }
-                return
-            }
+            return
         }
-        let snapshot = try await link.client.call(SyncAPI.snapshot, NoParams())
-        status.heard()
+        let fresh = try await snapshot(link)
         status.resynced()
+        install(fresh.state)
+        logger.info("took a snapshot", metadata: ["epoch": "\(fresh.state.epoch)", "seq": "\(fresh.state.seq)",
+                                                  "campaigns": "\(fresh.state.campaigns.count)", "pages": "\(fresh.pages)"])
+    }
+
+    /// `state` with the change log applied up to campaignd's `seq`; `nil` when the log no longer reaches back.
+    private func catchUp(_ state: EdgeState, _ link: SyncLink) async throws -> EdgeState? {
+        try await CampaignSync.catchUp(state) { params in
+            let page = try await link.client.call(SyncAPI.changes, params)
+            // An answer is word from campaignd as much as a heartbeat is: a new session is not stale once it has one.
+            self.status.heard()
+            return page
+        }
+    }
+
+    /// campaignd's state, a page at a time (see ``CampaignSync/pagedSnapshot(pageSize:tries:creatives:page:catchUp:)``),
+    /// or whole when the pages kept missing each other.
+    private func snapshot(_ link: SyncLink) async throws -> (state: EdgeState, pages: Int) {
+        let creatives = cell.state.creatives
+        let paged = try await CampaignSync.pagedSnapshot(pageSize: configuration.snapshotPageSize, tries: 3, creatives: creatives) { params in
+            let page = try await link.client.call(SyncAPI.snapshot, params)
+            self.status.heard()
+            return page
+        } catchUp: { state in
+            try await self.catchUp(state, link)
+        }
+        if let paged { return paged }
+        let whole = try await link.client.call(SyncAPI.snapshot, SnapshotParams())
+        status.heard()
         // Creatives already verified stay known across snapshots.
-        install(EdgeState(snapshot: snapshot, creatives: cell.state.creatives))
-        logger.info("took a snapshot", metadata: ["epoch": "\(snapshot.epoch)", "seq": "\(snapshot.seq)", "campaigns": "\(snapshot.campaigns.count)"])
+        return (EdgeState(snapshot: whole, creatives: cell.state.creatives), 1)
     }
 
     /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), has it saved (and then

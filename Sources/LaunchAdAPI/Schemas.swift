@@ -113,11 +113,21 @@ extension ChangesParams: JSONSchemaDescribable {
     }
 }
 
+extension SnapshotParams: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "after": .integer("Start the page after this campaign id: 0 (or absent) for the first page, then the last page's `next`.", minimum: 0),
+            "limit": .integer("The most campaigns on the page, 1 to \(SyncAPI.maxSnapshotPage) (default \(SyncAPI.defaultSnapshotPage) once `after` is given).",
+                              minimum: 1, maximum: Int64(SyncAPI.maxSnapshotPage)),
+        ], description: "Both absent: the whole snapshot in one answer. Either present: one page.")
+    }
+}
+
 extension ChangesResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "epoch": epochSchema,
-            "seq": .integer("campaignd's sequence number now; the changes may stop short of it when limited.", minimum: 0),
+            "seq": .integer("campaignd's sequence number now; the changes stop short of it when `limit`, or about 4 MiB of campaigns, cut them.", minimum: 0),
             "changes": .array(of: Change.jsonSchema, "In sequence order, without gaps."),
         ], required: ["epoch", "seq", "changes"])
     }

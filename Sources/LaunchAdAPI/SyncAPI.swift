@@ -13,6 +13,22 @@ public struct ChangesParams: Codable, Sendable {
     }
 }
 
+/// `sync.snapshot` params. Without either member the answer is the whole snapshot at once (what edges that do not
+/// page ask for); with either, it is one page.
+public struct SnapshotParams: Codable, Sendable, Hashable {
+    /// The page starts after this campaign id (0, or absent, for the first page).
+    public var after: Int64?
+    /// The most campaigns on the page.
+    public var limit: Int?
+
+    public init(after: Int64? = nil, limit: Int? = nil) {
+        self.after = after
+        self.limit = limit
+    }
+
+    public var isPaged: Bool { after != nil || limit != nil }
+}
+
 public struct ChangesResult: Codable, Sendable {
     public var epoch: String
     /// The service's sequence number now (the changes may stop short of it when limited).
@@ -86,11 +102,26 @@ public enum SyncAPI {
     public static let maxChunk = 1 << 20
     typealias X = APIExamples
 
-    public static let snapshot = RPCMethod<NoParams, Snapshot>(
-        "sync.snapshot", summary: "Every campaign at one sequence number.",
-        description: "An edge subscribes to the update stream first, then takes a snapshot, and drops the updates it already holds (seq <= the snapshot's).",
+    /// The most bytes of campaigns' JSON on a snapshot page or a page of changes (one campaign or change may pass it
+    /// alone): well within what an edge takes in one reply.
+    public static let maxPageBytes = 4 << 20
+    /// The most campaigns on a snapshot page, and the page size when only `after` is given.
+    public static let maxSnapshotPage = 10_000
+    public static let defaultSnapshotPage = 1000
+
+    public static let snapshot = RPCMethod<SnapshotParams, Snapshot>(
+        "sync.snapshot", summary: "Every campaign at one sequence number, whole or a page at a time.",
+        description: """
+            An edge subscribes to the update stream first, then takes a snapshot, and drops the updates it already holds \
+            (seq <= the snapshot's). Without params the answer holds every campaign. With `limit` or `after` it is one page: \
+            the campaigns after id `after`, in order of id, at most `limit` and about 4 MiB of them, with `next` set when more \
+            follow. Each page is read at its own `seq`: an edge joins the pages, then applies the change log from the first \
+            page's `seq` (sync.changes), which makes every campaign current whichever page it came on.
+            """,
         idempotent: true,
-        examples: [RPCExample("two campaigns", params: NoParams(), result: Snapshot(epoch: X.epoch, seq: 17, campaigns: [X.plainCampaign, X.campaign]))])
+        examples: [RPCExample("two campaigns", params: SnapshotParams(), result: Snapshot(epoch: X.epoch, seq: 17, campaigns: [X.plainCampaign, X.campaign])),
+                   RPCExample("a first page of one campaign", params: SnapshotParams(limit: 1),
+                              result: Snapshot(epoch: X.epoch, seq: 17, campaigns: [X.plainCampaign], next: X.plainCampaign.id))])
     public static let changes = RPCMethod<ChangesParams, ChangesResult>(
         "sync.changes", summary: "The changes after a sequence number, while the log keeps them.",
         description: "What an edge asks for when it sees a gap in the update stream. When the log no longer keeps them, or the epoch differs, the answer is -32005 and the edge takes a snapshot.",

@@ -28,6 +28,9 @@ public struct TransitionError: Error, Sendable, Hashable, CustomStringConvertibl
 public enum CampaignRules {
     /// Platforms a campaign may target and a client may name.
     public static let platforms: Set<String> = ["ios", "android", "harmonyos"]
+    /// The regions, and the locales, a campaign may target at most: enough for any real list, and a bound on the
+    /// size of a campaign, which every snapshot page and change carries whole.
+    public static let maxTargets = 1000
 
     // MARK: Creating and updating
 
@@ -255,12 +258,14 @@ public enum CampaignRules {
         }
         if let regions = targeting.regions {
             guard !regions.isEmpty else { throw FieldError("targeting.regions", "must not be empty (leave it out to target all)") }
+            guard regions.count <= maxTargets else { throw FieldError("targeting.regions", "must list at most \(maxTargets) regions") }
             for (index, region) in regions.enumerated() where !matches(region, first: lowerDigit, rest: lowerDigit + "-", maxLength: 32) {
                 throw FieldError("targeting.regions[\(index)]", "must be 1 to 32 of a-z, 0-9 and '-'")
             }
         }
         if let locales = targeting.locales {
             guard !locales.isEmpty else { throw FieldError("targeting.locales", "must not be empty (leave it out to target all)") }
+            guard locales.count <= maxTargets else { throw FieldError("targeting.locales", "must list at most \(maxTargets) locales") }
             for (index, locale) in locales.enumerated() where !isLocale(locale) {
                 throw FieldError("targeting.locales[\(index)]", "must be a language tag such as zh-CN or en")
             }

@@ -60,8 +60,9 @@ extension Targeting: JSONSchemaDescribable {
         .object([
             "platforms": .array(of: .oneOf(CampaignRules.platforms.sorted()), minItems: 1, uniqueItems: true),
             "appVersions": .of(VersionRange.self),
-            "regions": .array(of: .string(pattern: "^[a-z0-9][a-z0-9-]{0,31}$"), minItems: 1),
-            "locales": .array(of: .string("A language tag such as zh-CN or en.", pattern: "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"), minItems: 1),
+            "regions": .array(of: .string(pattern: "^[a-z0-9][a-z0-9-]{0,31}$"), minItems: 1, maxItems: CampaignRules.maxTargets),
+            "locales": .array(of: .string("A language tag such as zh-CN or en.", pattern: "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"), minItems: 1,
+                               maxItems: CampaignRules.maxTargets),
         ], description: "Who the campaign is for. Every part is optional; a part left out means everyone.")
     }
 }

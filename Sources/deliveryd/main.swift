@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeliveryService
+import LaunchAdAPI
 import Foundation
 import LaunchAdDomain
 import LaunchAdRuntime
@@ -45,6 +46,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var updatesHwm = Int32(Environment.string("DELIVERYD_UPDATES_HWM", default: "100000")) ?? -1
     @Option(help: "Bytes of large replies (creative chunks, big batches) held for clients that have not read them; past it such calls get Busy (-32006). [DELIVERYD_MAX_HELD_REPLY_BYTES]")
     var maxHeldReplyBytes = Int(Environment.string("DELIVERYD_MAX_HELD_REPLY_BYTES", default: "67108864")) ?? -1
+    @Option(help: "Campaigns per snapshot page, 1 to 10000 (campaignd also ends a page at about 4 MiB). [DELIVERYD_SNAPSHOT_PAGE]")
+    var snapshotPage = Int(Environment.string("DELIVERYD_SNAPSHOT_PAGE", default: "1000")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
 
@@ -64,6 +67,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
             throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minHeldReplyBytes)")
+        }
+        guard (1...SyncAPI.maxSnapshotPage).contains(snapshotPage) else {
+            throw ValidationError("--snapshot-page must be a number of campaigns, 1 to \(SyncAPI.maxSnapshotPage)")
         }
         guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else { throw ValidationError("--edge-id must be 1 to 128 bytes") }
         guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
@@ -90,6 +96,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
         configuration.updatesHighWaterMark = updatesHwm
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
+        configuration.snapshotPageSize = snapshotPage
         let offset = (try? Self.testClockOffset()) ?? 0
         if offset != 0 { logger.warning("running with a test clock offset", metadata: ["seconds": "\(offset)"]) }
         do {

@@ -126,7 +126,7 @@ struct CampaignServiceTests {
         let creative = try await fixture.uploadPNG(admin)
         for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
         // Late start: snapshot first, then changes after it.
-        let snapshot = try await sync.call(SyncAPI.snapshot, NoParams())
+        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
         #expect(snapshot.seq == 10 && snapshot.campaigns.count == 10)
         for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "late\(index)", creative: creative)) }
         _ = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: 2))
@@ -143,7 +143,7 @@ struct CampaignServiceTests {
             }
             if applied == page.seq { break }
         }
-        let fresh = try await sync.call(SyncAPI.snapshot, NoParams())
+        let fresh = try await sync.call(SyncAPI.snapshot, SnapshotParams())
         #expect(applied == fresh.seq)
         #expect(state.values.sorted { $0.id < $1.id } == fresh.campaigns)
         await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: "another", since: 0)) } throws: {
@@ -152,6 +152,86 @@ struct CampaignServiceTests {
         await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: fresh.seq + 5)) } throws: {
             ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
         }
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+
+    @Test("sync.snapshot in pages: by id after a cursor, every campaign once, the whole snapshot without params; bad params named")
+    func snapshotPages() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let creative = try await fixture.uploadPNG(admin)
+        for index in 0..<7 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative)) }
+        _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 2))  // a tombstone is on its page too
+        let whole = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+        #expect(whole.campaigns.map(\.id) == Array(1...7) && whole.next == nil)
+        var pages: [Snapshot] = []
+        var after: Int64 = 0
+        while true {
+            let page = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: after, limit: 3))
+            pages.append(page)
+            guard let next = page.next else { break }
+            after = next
+        }
+        #expect(pages.map { $0.campaigns.map(\.id) } == [[1, 2, 3], [4, 5, 6], [7]])
+        #expect(pages.map(\.next) == [3, 6, nil])
+        #expect(pages.allSatisfy { $0.epoch == whole.epoch && $0.seq == whole.seq })
+        #expect(pages.flatMap(\.campaigns) == whole.campaigns)
+        // `after` alone takes the default page; past the last id, an empty page ends it.
+        #expect(try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 5)).campaigns.map(\.id) == [6, 7])
+        let past = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 7, limit: 10))
+        #expect(past.campaigns.isEmpty && past.next == nil && past.seq == whole.seq)
+
+        let peer = try TestPeer(fixture.context, type: .req, endpoint: try #require(fixture.endpoints["sync"]))
+        for (params, field) in [(#"{"limit":0}"#, "limit"), (#"{"limit":10001}"#, "limit"), (#"{"after":-1}"#, "after"),
+                                (#"{"after":"1"}"#, "after"), (#"{"page":2}"#, "page")] {
+            let reply = try #require(try await peer.request(#"{"jsonrpc":"2.0","id":1,"method":"sync.snapshot","params":"# + params + "}"))
+            #expect(reply["error"]?["code"]?.intValue == -32602, "\(params): \(reply)")
+            #expect(reply["error"]?["data"]?["field"]?.stringValue == field, "\(params): \(reply)")
+        }
+        await admin.close()
+        await sync.close()
+        await fixture.stop()
+    }
+
+    @Test("a snapshot page and a page of changes stop at about 4 MiB of campaigns, however many were asked for")
+    func pagesBoundedInBytes() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let creative = try await fixture.uploadPNG(admin)
+        // About 36 KB each: the most regions a campaign may target, each of the longest name.
+        var fields = CampaignFixture.fields(creative: creative)
+        fields.targeting = Targeting(regions: (0..<CampaignRules.maxTargets).map { "region-\($0)-" + String(repeating: "x", count: 20) })
+        let count = 140
+        for _ in 0..<count { _ = try await admin.call(AdminAPI.campaignCreate, fields) }
+        let size = try JSONEncoder().encode(try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 0, limit: 1)).campaigns[0]).count
+        #expect(size > 30_000)
+
+        var after: Int64 = 0, seen = 0, pages = 0
+        while true {
+            let page = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: after, limit: 1000))
+            pages += 1
+            seen += page.campaigns.count
+            #expect(page.campaigns.count * size <= SyncAPI.maxPageBytes + size, "a page of \(page.campaigns.count) campaigns")
+            guard let next = page.next else { break }
+            #expect(page.campaigns.count < 1000)
+            after = next
+        }
+        #expect(seen == count && pages >= 2, "\(seen) campaigns in \(pages) pages")
+
+        let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 0, limit: 1)).epoch
+        var since: Int64 = 0, changePages = 0
+        while true {
+            let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: since, limit: 1000))
+            changePages += 1
+            #expect(!page.changes.isEmpty && page.changes.count * size <= SyncAPI.maxPageBytes + size)
+            since = page.changes.last?.seq ?? since
+            if since >= page.seq { break }
+        }
+        #expect(since == Int64(count) && changePages >= 2, "\(since) changes in \(changePages) pages")
         await admin.close()
         await sync.close()
         await fixture.stop()
@@ -225,7 +305,7 @@ struct CampaignServiceTests {
         let first = try #require(await messages.next())
         let second = try #require(await messages.next())
         #expect(first.method == "heartbeat" && first.params["seq"] == 0)
-        let snapshot = try await sync.call(SyncAPI.snapshot, NoParams())
+        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
         #expect(first.params["epoch"]?.stringValue == snapshot.epoch)
         let gap = try #require(Timestamp(rfc3339: second.params["time"]?.stringValue ?? "")).milliseconds
             - #require(Timestamp(rfc3339: first.params["time"]?.stringValue ?? "")).milliseconds
@@ -295,7 +375,7 @@ struct CampaignOperationsTests {
             (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign.state) == .expired
         })
         let sync = try fixture.sync()
-        let snapshot = try await sync.call(SyncAPI.snapshot, NoParams())
+        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
         let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
         #expect(changes.map(\.op) == [.expired] && changes[0].actor == "scheduler")
         await admin.close()

@@ -140,7 +140,7 @@ struct DeliveryServiceTests {
         last = try await admin2.call(AdminAPI.campaignExpire, CampaignID(id: 2)).seq
         #expect(await late.waitFor(seq: last))
         #expect(await lossy.waitFor(seq: last))
-        let snapshot = try await fixture.sync().call(SyncAPI.snapshot, NoParams())
+        let snapshot = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams())
         for edge in [late, lossy] {
             let status = try await edge.status()
             #expect(status.epoch == snapshot.epoch && status.seq == snapshot.seq && status.campaigns == snapshot.campaigns.count)
@@ -162,7 +162,7 @@ struct DeliveryServiceTests {
         let newAdmin = try fixture.admin()
         let newCreative = try await fixture.uploadPNG(newAdmin, width: 1080, height: 1920, seed: 9)
         let created = try await newAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new world", creative: newCreative))
-        let epoch = try await fixture.sync().call(SyncAPI.snapshot, NoParams()).epoch
+        let epoch = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams()).epoch
         #expect(epoch != oldEpoch)
         #expect(await edge.waitFor(seq: created.seq, epoch: epoch))
         #expect(await eventually { (try? await edge.query().creative?.sha256) == newCreative })

@@ -67,6 +67,8 @@ struct CampaignRulesTests {
         ("targeting.appVersions.max", with { (f: inout CampaignFields) in f.targeting = Targeting(appVersions: VersionRange(min: "5.2", max: "5.2.0")) }),
         ("targeting.regions[0]", with { (f: inout CampaignFields) in f.targeting = Targeting(regions: ["CN East"]) }),
         ("targeting.locales[0]", with { (f: inout CampaignFields) in f.targeting = Targeting(locales: ["chinese"]) }),
+        ("targeting.regions", with { (f: inout CampaignFields) in f.targeting = Targeting(regions: (0...CampaignRules.maxTargets).map { "r\($0)" }) }),
+        ("targeting.locales", with { (f: inout CampaignFields) in f.targeting = Targeting(locales: Array(repeating: "zh-CN", count: CampaignRules.maxTargets + 1)) }),
         ("frequencyCap.shows", with { (f: inout CampaignFields) in f.frequencyCap = FrequencyCap(shows: 0, hours: 24) }),
         ("frequencyCap.hours", with { (f: inout CampaignFields) in f.frequencyCap = FrequencyCap(shows: 1, hours: 721) }),
     ])

@@ -36,7 +36,7 @@ extension CampaignFixture {
     func changeLog() async throws -> (epoch: String, seq: Int64, changes: [Change]) {
         let sync = try self.sync()
         defer { Task { await sync.close() } }
-        let epoch = try await sync.call(SyncAPI.snapshot, NoParams()).epoch
+        let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams()).epoch
         var changes: [Change] = []
         var seq: Int64 = 0
         while true {
@@ -51,7 +51,7 @@ extension CampaignFixture {
     func snapshot() async throws -> Snapshot {
         let sync = try self.sync()
         defer { Task { await sync.close() } }
-        return try await sync.call(SyncAPI.snapshot, NoParams())
+        return try await sync.call(SyncAPI.snapshot, SnapshotParams())
     }
 
     /// Uploads a PNG of about `bytes` bytes (a real header, then filler distinct per `seed`); returns its sha256.

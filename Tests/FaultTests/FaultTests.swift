@@ -196,7 +196,51 @@ struct FaultTests {
         figure("burst of \(await log.answered.count) changes written in \(wrote); edges converged \(converged) after its end; " +
                "HWM-1 edge caught up \(lossyStatus.gaps) times, \(lossyStatus.resyncs) snapshots")
         for edge in [lossy, steady] { await expectSavedState(of: edge, in: fixture, equals: final) }
+        // An edge that starts now takes the burst's campaigns in snapshot pages.
+        let late = try await fixture.startEdge("edge-late", arguments: ["--snapshot-page", "100"])
+        #expect(await late.waitFor(seq: final.seq, epoch: final.epoch, timeout: .seconds(30)), "edge-late did not converge")
+        let pages = (final.campaigns.count + 99) / 100
+        #expect(pages >= 2)
+        #expect(await eventually { late.process.log.contains("pages=\(pages) ") }, "\(pages) pages: \(late.process.log.suffix(1500))")
+        await expectSavedState(of: late, in: fixture, equals: final)
         await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("snapshot pages read while campaigns change: joined at the first page's seq and caught up from the log, they make the exact state")
+    func snapshotPagesUnderChanges() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sync = try fixture.sync()
+        let creative = try await fixture.uploadPNG(admin)
+        for index in 0..<9 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative)) }
+        // Between pages of three, changes to campaigns on pages already read, on the page being read next, and new ones.
+        let writes: [Int: [@Sendable () async throws -> Void]] = [
+            1: [{ _ = try await admin.call(AdminAPI.campaignForce, CampaignID(id: 1)) },
+                { _ = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: 5)) }],
+            2: [{ _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 2)) },
+                { _ = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 8)) },
+                { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new", creative: creative)) }],
+        ]
+        let served = Mutex(0)
+        let taken = try await CampaignSync.pagedSnapshot(pageSize: 3, tries: 1, creatives: [:]) { params in
+            let page = try await sync.call(SyncAPI.snapshot, params)
+            let count = served.withLock { count in
+                count += 1
+                return count
+            }
+            for write in writes[count] ?? [] { try await write() }
+            return page
+        } catchUp: { state in
+            try await CampaignSync.catchUp(state) { try await sync.call(SyncAPI.changes, $0) }
+        }
+        let joined = try #require(taken)
+        let fresh = try await fixture.snapshot()
+        #expect(fresh.seq == 14 && joined.pages == 4, "seq \(fresh.seq), \(joined.pages) pages")
+        #expect(joined.state.epoch == fresh.epoch && joined.state.seq == fresh.seq)
+        #expect(joined.state.campaigns.values.sorted { $0.id < $1.id } == fresh.campaigns)
+        await admin.close()
+        await sync.close()
         await fixture.stop()
     }
 
