@@ -197,7 +197,8 @@ private let clientProperties: [(String, JSONSchema)] = [
     ("app", .string("The app's id.", pattern: "^[a-z0-9._-]{1,64}$")),
     ("platform", platformSchema),
     ("appVersion", appVersionSchema),
-    ("region", .string(minLength: 1, maxLength: 32)),
+    ("region", .string("The client's region, as campaigns target it (such as cn-east); matched in any case of its ASCII letters.",
+                       minLength: 1, maxLength: 32)),
     ("locale", .string("A language tag such as zh-CN.", minLength: 1, maxLength: 35)),
 ]
 

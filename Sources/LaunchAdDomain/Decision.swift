@@ -593,7 +593,10 @@ public enum DecisionEngine {
         if let min = candidate.minVersion, request.appVersion < min { return false }
         if let max = candidate.maxVersion, !(request.appVersion < max) { return false }
         if let regions = targeting.regions {
-            guard let region = request.region, regions.contains(region) else { return false }
+            // Targeted regions are lower case (campaign rules); a request's matches in any case of its ASCII letters.
+            guard let region = request.region, regions.contains(where: { sameIgnoringASCIICase(lowercased: $0, region) }) else {
+                return false
+            }
         }
         if let locales = candidate.locales {
             guard let locale = request.locale, locales.contains(where: { sameIgnoringASCIICase(lowercased: $0, locale) }) else {

@@ -113,6 +113,15 @@ struct DecisionEngineTests {
         #expect((Self.decide([campaign], Self.request(locale: locale)).campaign != nil) == served)
     }
 
+    @Test("a region matches a targeted one in any case of its ASCII letters, and nothing else does", arguments: [
+        ("cn-east", true), ("CN-East", true), ("CN-EAST", true), ("cn-north", true), ("cn-eas", false), ("cn-east-1", false),
+        ("cn_east", false), ("cn east", false), ("cn-\u{212A}ast", false), ("", false),
+    ])
+    func regionCase(_ region: String, _ served: Bool) {
+        let campaign = Self.campaign(1, targeting: Targeting(regions: ["cn-east", "cn-north"]))
+        #expect((Self.decide([campaign], Self.request(region: region)).campaign != nil) == served)
+    }
+
     @Test("a region-targeted campaign needs the request's region")
     func regionRequired() {
         #expect(Self.decide([Self.campaign(1, targeting: Targeting(regions: ["cn-east"]))], Self.request(region: nil)).campaign == nil)
