@@ -110,7 +110,9 @@ final class SyncEngine: Service {
     }
 
     enum Event: Sendable {
-        case message(PublishedMessage)
+        /// A message from the update stream, with the edge's clock when it arrived (a heartbeat's skew is measured
+        /// against that, not against when a backlog let it be handled).
+        case message(PublishedMessage, arrived: Timestamp)
         case tick
         /// A save completed: acknowledge what it holds.
         case saved
@@ -154,8 +156,9 @@ final class SyncEngine: Service {
         // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
         // dropped, and noticed as a gap.
         let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
+        let clock = self.clock
         let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
-            events.post(.message(message))
+            events.post(.message(message, arrived: clock()))
         }
         defer { Task { await subscriber.stop() } }
         let ticker = Task {
@@ -198,14 +201,14 @@ final class SyncEngine: Service {
                         logger.warning("no word from campaignd for three heartbeats; reconnecting")
                         return
                     }
-                case .message(let message):
+                case .message(let message, let arrived):
                     var run = [message]
-                    while index + 1 < batch.count, case .message(let next) = batch[index + 1],
+                    while index + 1 < batch.count, case .message(let next, _) = batch[index + 1],
                           next.method == UpdateStream.changed, message.method == UpdateStream.changed {
                         run.append(next)
                         index += 1
                     }
-                    if run.count == 1 { try await handle(message, link) } else { try await handle(changes: run, link) }
+                    if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
                     // After handling: a long catch-up is not silence.
                     lastHeard = .now
                 case .saved:
@@ -240,7 +243,7 @@ final class SyncEngine: Service {
             next += 1
         }
         guard regular else {
-            for message in messages { try await handle(message, link) }
+            for message in messages { try await handle(message, arrived: nil, link) }
             return
         }
         status.heard()
@@ -251,14 +254,15 @@ final class SyncEngine: Service {
         }
     }
 
-    private func handle(_ message: PublishedMessage, _ link: SyncLink) async throws {
+    /// Handles one message; `arrived` is when it came (a heartbeat's), when known.
+    private func handle(_ message: PublishedMessage, arrived: Timestamp?, _ link: SyncLink) async throws {
         let state = cell.state
         guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
         let seq = Int64(seqValue)
         if message.method == UpdateStream.heartbeat {
             var skew: Double?
             if let time = message.params["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) {
-                skew = clock().seconds(until: time)
+                skew = (arrived ?? clock()).seconds(until: time)
             }
             status.heard(skew: skew, heartbeatSeq: seq)
             fetchMissing(cell.state)
