@@ -3,7 +3,7 @@ import Synchronization
 
 /// The hot creatives' bytes in memory, within a byte budget, least recently used first out; the rest is read from
 /// disk. Bytes come from files that were verified by sha256 when stored, or, while the cache folder cannot be
-/// written, from verified downloads pinned here until they reach the disk.
+/// written, from verified downloads pinned here until they reach the disk (within a budget of the same size).
 final class CreativeCache: Sendable {
     private struct Entry {
         var bytes: [UInt8]
@@ -12,8 +12,10 @@ final class CreativeCache: Sendable {
 
     private struct Storage {
         var entries: [String: Entry] = [:]
-        /// Verified creatives that could not be written to disk: kept whole, outside the budget, until stored.
+        /// Verified creatives that could not be written to disk: kept whole until stored, at most `budget` bytes of them
+        /// (beside the hot ones').
         var pinned: [String: [UInt8]] = [:]
+        var pinnedBytes = 0
         var bytes = 0
         var clock: UInt64 = 0
     }
@@ -60,9 +62,16 @@ final class CreativeCache: Sendable {
         return Self.slice(whole, offset: offset, length: length)
     }
 
-    /// Keeps a verified creative's bytes in memory because the disk refused them.
-    func pin(_ bytes: [UInt8], sha256: String) {
-        storage.withLock { $0.pinned[sha256] = bytes }
+    /// Keeps a verified creative's bytes in memory because the disk refused them, when they fit in the budget beside
+    /// those already waiting; returns whether they are kept.
+    func pin(_ bytes: [UInt8], sha256: String) -> Bool {
+        storage.withLock { storage in
+            if storage.pinned[sha256] != nil { return true }
+            guard storage.pinnedBytes + bytes.count <= budget else { return false }
+            storage.pinned[sha256] = bytes
+            storage.pinnedBytes += bytes.count
+            return true
+        }
     }
 
     /// The creatives waiting for the disk.
@@ -75,11 +84,28 @@ final class CreativeCache: Sendable {
 
     /// A pinned creative reached the disk: it is read from there (and cached within the budget) from now on.
     func unpin(_ sha256: String) {
-        _ = storage.withLock { $0.pinned.removeValue(forKey: sha256) }
+        storage.withLock { storage in
+            if let bytes = storage.pinned.removeValue(forKey: sha256) { storage.pinnedBytes -= bytes.count }
+        }
     }
 
+    /// Lets go of the creatives waiting for the disk that `keep` does not name (no campaign that may still serve
+    /// needs them); returns their names. Their bytes are nowhere else, so the edge no longer holds them.
+    func releasePins(keeping keep: Set<String>) -> [String] {
+        storage.withLock { storage in
+            let released = storage.pinned.keys.filter { !keep.contains($0) }
+            for sha256 in released {
+                if let bytes = storage.pinned.removeValue(forKey: sha256) { storage.pinnedBytes -= bytes.count }
+            }
+            return released
+        }
+    }
+
+    /// Bytes of the creatives waiting for the disk.
+    var pinnedBytes: Int { storage.withLock { $0.pinnedBytes } }
+
     /// Bytes held in memory now.
-    var bytesHeld: Int { storage.withLock { $0.bytes + $0.pinned.values.reduce(0) { $0 + $1.count } } }
+    var bytesHeld: Int { storage.withLock { $0.bytes + $0.pinnedBytes } }
 
     static func slice(_ bytes: [UInt8], offset: Int, length: Int) -> [UInt8] {
         guard offset < bytes.count else { return [] }

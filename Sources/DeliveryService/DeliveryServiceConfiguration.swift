@@ -20,8 +20,11 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var keysDirectory: String?
     public var insecure = false
     public var readyFile: String?
-    /// Memory for the hot creatives' bytes.
+    /// Memory for the hot creatives' bytes; as much again may hold creatives waiting for a cache folder that refuses
+    /// writes.
     public var creativeCacheBytes = 64 * 1024 * 1024
+    /// The least ``creativeCacheBytes`` may be.
+    public static let minCreativeCacheBytes = 1024 * 1024
     /// Devices remembered for caps and rotation (the least recently reported are forgotten first).
     public var maxDevices = 1_000_000
     /// Event ids remembered, so that a report sent again is counted once: at least the most recent half of this

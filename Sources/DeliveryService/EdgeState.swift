@@ -96,6 +96,22 @@ public final class EdgeState: Sendable, AtomicReference {
         return waiting.flatMap(\.creatives).map(\.sha256).filter { creatives[$0] == nil && seen.insert($0).inserted }
     }
 
+    /// The creatives that campaigns which may still be served refer to (held or not).
+    public var wantedCreatives: Set<String> {
+        var wanted = Set<String>()
+        for campaign in campaigns.values where !campaign.state.isFinal {
+            for creative in campaign.creatives { wanted.insert(creative.sha256) }
+        }
+        return wanted
+    }
+
+    /// This state no longer holding `released` (their bytes are gone).
+    public func forgetting(_ released: some Sequence<String>) -> EdgeState {
+        var creatives = self.creatives
+        for sha256 in released { creatives[sha256] = nil }
+        return creatives.count == self.creatives.count ? self : EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+    }
+
     /// Whether it came from a snapshot (an empty state answers nothing).
     public var isLoaded: Bool { !epoch.isEmpty }
 }

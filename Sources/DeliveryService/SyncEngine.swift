@@ -78,6 +78,9 @@ final class SyncEngine: Service {
     let cache: CreativeCache
     let cacheHealth: CacheHealth
     private let downloading = Mutex<Set<String>>([])
+    /// Creatives downloaded while the cache folder refused writes that found no room in memory either: not asked
+    /// for again until the folder takes writes or a pin is let go.
+    private let unheld = Mutex<Set<String>>([])
     /// Where saves run (blocking file writes and fsyncs, off the tasks' shared threads).
     private let disk = DispatchQueue(label: "deliveryd.state-save")
     /// Held while saving; holds the state the last successful save wrote (so a signal for it is not saved twice).
@@ -364,7 +367,16 @@ final class SyncEngine: Service {
     /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), has it saved (and then
     /// acknowledged), and fetches any creative it needs.
     private func install(_ state: EdgeState) {
-        let installed = cell.update { current in state.with(creatives: current.creatives) }
+        var installed = cell.update { current in state.with(creatives: current.creatives) }
+        if cache.hasPinned {
+            // Creatives waiting in memory for the disk that no campaign needs any more are let go, with their room.
+            let released = cache.releasePins(keeping: installed.wantedCreatives)
+            if !released.isEmpty {
+                installed = cell.update { $0.forgetting(released) }
+                unheld.withLock { $0.removeAll() }
+                logger.info("let go of creatives no campaign needs, held in memory for the disk", metadata: ["count": "\(released.count)"])
+            }
+        }
         save()
         fetchMissing(installed)
     }
@@ -377,7 +389,11 @@ final class SyncEngine: Service {
     /// restart that discarded some), forced campaigns' first, up to ``maxDownloads`` at once; each download that
     /// ends well starts the next. Downloads already under way are not started twice.
     private func fetchMissing(_ state: EdgeState) {
-        for sha256 in state.missingCreatives {
+        let waiting = unheld.withLock { unheld in
+            if cacheHealth.writable { unheld.removeAll() }
+            return unheld
+        }
+        for sha256 in state.missingCreatives where !waiting.contains(sha256) {
             guard fetch(sha256) else { return }
         }
     }
@@ -521,10 +537,15 @@ final class SyncEngine: Service {
                 do {
                     try creativeFiles.store(bytes, sha256: sha256)
                 } catch {
-                    // Verified, but the disk refuses it: serve it from memory until a later save stores it.
-                    cache.pin(bytes, sha256: sha256)
                     if cacheHealth.record(error) {
                         logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(error)"])
+                    }
+                    // Verified, but the disk refuses it: serve it from memory until a later save stores it, if there is room.
+                    guard cache.pin(bytes, sha256: sha256) else {
+                        unheld.withLock { _ = $0.insert(sha256) }
+                        logger.warning("no room in memory for a creative the cache folder refuses; it waits for the folder",
+                                       metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)", "held": "\(cache.pinnedBytes)"])
+                        return
                     }
                 }
                 let state = cell.update { $0.adding(facts) }

@@ -46,6 +46,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var updatesHwm = Int32(Environment.string("DELIVERYD_UPDATES_HWM", default: "100000")) ?? -1
     @Option(help: "Bytes of large replies (creative chunks, big batches) held for clients that have not read them; past it such calls get Busy (-32006). [DELIVERYD_MAX_HELD_REPLY_BYTES]")
     var maxHeldReplyBytes = Int(Environment.string("DELIVERYD_MAX_HELD_REPLY_BYTES", default: "67108864")) ?? -1
+    @Option(help: "Bytes of hot creatives kept in memory, and as many again for creatives waiting for a cache folder that refuses writes; at least 1 MiB. [DELIVERYD_CREATIVE_MEMORY_BYTES]")
+    var creativeMemoryBytes = Int(Environment.string("DELIVERYD_CREATIVE_MEMORY_BYTES", default: "67108864")) ?? -1
     @Option(help: "Campaigns per snapshot page, 1 to 10000 (campaignd also ends a page at about 4 MiB). [DELIVERYD_SNAPSHOT_PAGE]")
     var snapshotPage = Int(Environment.string("DELIVERYD_SNAPSHOT_PAGE", default: "1000")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
@@ -67,6 +69,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
             throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minHeldReplyBytes)")
+        }
+        guard creativeMemoryBytes >= DeliveryServiceConfiguration.minCreativeCacheBytes else {
+            throw ValidationError("--creative-memory-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minCreativeCacheBytes)")
         }
         guard (1...SyncAPI.maxSnapshotPage).contains(snapshotPage) else {
             throw ValidationError("--snapshot-page must be a number of campaigns, 1 to \(SyncAPI.maxSnapshotPage)")
@@ -97,6 +102,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.updatesHighWaterMark = updatesHwm
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.snapshotPageSize = snapshotPage
+        configuration.creativeCacheBytes = creativeMemoryBytes
         let offset = (try? Self.testClockOffset()) ?? 0
         if offset != 0 { logger.warning("running with a test clock offset", metadata: ["seconds": "\(offset)"]) }
         do {

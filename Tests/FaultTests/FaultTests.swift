@@ -505,6 +505,78 @@ struct FaultTests {
         await fixture.stop()
     }
 
+    @Test("a cache folder that refuses writes, with more new creatives than memory may hold: the rest wait without being fetched again, and those no campaign needs are let go")
+    func unwritableCacheFull() async throws {
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let warm = try await fixture.uploadPNG(admin)
+        let edge = try await fixture.startEdge("edge-full", arguments: ["--creative-memory-bytes", "\(1 << 20)"])
+        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "before", creative: warm))
+        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+        let cache = fixture.cacheDirectory("edge-full")
+        #expect(await eventually { savedState(cache).state.creatives.count == 1 })
+        // Creatives cannot be written: their folder is moved away and a file takes its name.
+        let folder = cache.appendingPathComponent("creatives"), aside = cache.appendingPathComponent("creatives-aside")
+        try FileManager.default.moveItem(at: folder, to: aside)
+        try Data("not a folder".utf8).write(to: folder)
+
+        // Three of about 450 KB: memory (1 MiB) holds two.
+        var shas: [String] = [], campaigns: [Int64: String] = [:]
+        var seq: Int64 = 0
+        for seed in 1...3 {
+            let sha = try await fixture.uploadLargePNG(admin, bytes: 450_000, seed: UInt64(seed))
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new \(seed)", creative: sha))
+            shas.append(sha)
+            campaigns[created.campaign.id] = sha
+            seq = created.seq
+        }
+        func held() async -> Set<String> { await heldSet(edge, shas) }
+        #expect(await edge.waitFor(seq: seq, creatives: 3), "\(edge.process.log.suffix(1500))")
+        let heldFirst = await held()
+        #expect(heldFirst.count == 2)
+        // Heartbeats come and go: the one without room is not downloaded again and again.
+        try await Task.sleep(for: .milliseconds(2500))
+        let refusals = edge.process.log.components(separatedBy: "no room in memory").count - 1
+        #expect(refusals == 1, "\(refusals) refusals: \(edge.process.log.suffix(1500))")
+        let status = try await edge.status()
+        #expect(status.creatives == 3 && !status.cacheWritable)
+
+        // A campaign deleted: its creative, held only in memory, is let go, and the one waiting takes its room.
+        let kept = await held()
+        let waiting = try #require(shas.first { !kept.contains($0) })
+        let (deletedID, deletedSHA) = try #require(campaigns.first { kept.contains($0.value) })
+        let deleted = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: deletedID))
+        #expect(await edge.waitFor(seq: deleted.seq))
+        #expect(await eventually(timeout: .seconds(5)) { await self.heldSet(edge, shas) == Set(shas).subtracting([deletedSHA]) },
+                "\(edge.process.log.suffix(1500))")
+        let heldAfter = await held()
+        #expect(heldAfter.contains(waiting))
+        #expect(try await edge.status().creatives == 3)
+
+        // Room on disk again: what memory holds is written, and the creative let go is nowhere.
+        try FileManager.default.removeItem(at: folder)
+        try FileManager.default.moveItem(at: aside, to: folder)
+        #expect(await eventually(timeout: .seconds(5)) {
+            (try? await edge.status().cacheWritable) == true && savedState(cache).state.creatives.count == 3
+        })
+        let saved = savedState(cache).state
+        #expect(saved.creatives[waiting] != nil && saved.creatives[deletedSHA] == nil)
+        #expect(unverifiedCreativeFiles(cache).isEmpty)
+        for sha in shas {
+            let path = folder.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent(sha).path
+            #expect(FileManager.default.fileExists(atPath: path) == (sha != deletedSHA), "\(sha)")
+        }
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    private func heldSet(_ edge: EdgeProcess, _ shas: [String]) async -> Set<String> {
+        var held = Set<String>()
+        for sha in shas where (try? await edge.creativeBytes(sha)).map(sha256Hex) == sha { held.insert(sha) }
+        return held
+    }
+
     @Test("a cache folder that refuses writes: the edge keeps answering from memory, says so in /healthz, edge.status and metrics, and recovers")
     func unwritableCache() async throws {
         let fixture = try await CampaignFixture()
