@@ -87,8 +87,8 @@ public final class DeliveryServiceApp: Sendable {
                                               devices: devices, ledger: ledger, cache: cache, metrics: metrics,
                                               publicBase: publicBase, clock: clock)
         let methods = ClientHandlers.table(handlers)
-        shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, curve: curve, logger: logger,
-                                interval: configuration.reportInterval)
+        shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, file: ReportFile(directory: directory),
+                                curve: curve, logger: logger, interval: configuration.reportInterval)
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024
         clientConfiguration.maxInFlight = 256

@@ -178,8 +178,37 @@ struct AppTable: Sendable {
     }
 }
 
-/// The edge's state on disk: a JSON body and its sha256, written atomically; a file whose checksum does not
-/// match is discarded, never trusted.
+/// A file of the cache folder that is never trusted unless it verifies: `{"checksum":…,"body":…}`, the checksum
+/// being the sha256 of the body's exact bytes.
+enum ChecksummedFile {
+    private static let prefix = Array("{\"checksum\":\"".utf8)
+    private static let separator = Array("\",\"body\":".utf8)
+
+    /// The file's bytes for `body`.
+    static func contents(body: [UInt8]) -> [UInt8] {
+        var file = prefix
+        file.reserveCapacity(body.count + 100)
+        file += SHA256.hash(data: body).hexBytes
+        file += separator
+        file += body
+        file.append(UInt8(ascii: "}"))
+        return file
+    }
+
+    /// The body of a file's bytes (the exact bytes between the separator and the final brace), or `nil` when they are
+    /// not such a file or the body does not match its checksum.
+    static func body(of bytes: [UInt8]) -> [UInt8]? {
+        let bodyStart = prefix.count + 64 + separator.count
+        guard bytes.count > bodyStart, bytes.starts(with: prefix), bytes.last == UInt8(ascii: "}"),
+              bytes[(prefix.count + 64)..<bodyStart].elementsEqual(separator) else { return nil }
+        let body = Array(bytes[bodyStart..<bytes.count - 1])
+        guard SHA256.hash(data: body).hexBytes.elementsEqual(bytes[prefix.count..<prefix.count + 64]) else { return nil }
+        return body
+    }
+}
+
+/// The edge's state on disk: a JSON body and its sha256 (a ``ChecksummedFile``), written atomically; a file whose
+/// checksum does not match is discarded, never trusted.
 ///
 /// Each campaign's JSON is kept from one save to the next while the campaign stays the same, so a save encodes
 /// only the campaigns that changed since the last one and copies the rest.
@@ -230,29 +259,13 @@ final class StateFile: Sendable {
         body.writeRaw("],\"creatives\":")
         try JSONValueEncoder().encode(state.creatives.values.sorted { $0.sha256 < $1.sha256 }, into: &body)
         body.append(UInt8(ascii: "}"))
-        let bytes = body.bytes
-        var file = Array("{\"checksum\":\"".utf8)
-        file.reserveCapacity(bytes.count + 100)
-        file += SHA256.hash(data: bytes).hexBytes
-        file += Array("\",\"body\":".utf8)
-        file += bytes
-        file.append(UInt8(ascii: "}"))
-        return file
+        return ChecksummedFile.contents(body: body.bytes)
     }
 
     /// The saved state, or `nil` when there is none or it does not verify.
     func load() -> (state: EdgeState, discarded: Bool) {
         guard let data = FileManager.default.contents(atPath: url.path) else { return (.empty, false) }
-        // The body is the exact bytes between the prefix and the final brace.
-        let bytes = [UInt8](data)
-        let prefix = Array("{\"checksum\":\"".utf8)
-        guard bytes.count > prefix.count + 64 + 9, Array(bytes[0..<prefix.count]) == prefix, bytes.last == UInt8(ascii: "}") else {
-            return (.empty, true)
-        }
-        let checksum = String(decoding: bytes[prefix.count..<prefix.count + 64], as: UTF8.self)
-        let bodyStart = prefix.count + 64 + Array("\",\"body\":".utf8).count
-        let body = Array(bytes[bodyStart..<bytes.count - 1])
-        guard SHA256.hash(data: body).hex == checksum,
+        guard let body = ChecksummedFile.body(of: [UInt8](data)),
               let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: body) else {
             return (.empty, true)
         }

@@ -113,6 +113,11 @@ final class EventLedger: Sendable {
         return true
     }
 
+    /// The counts gathered so far, by campaign id.
+    var unsent: [CampaignStats] {
+        counts.withLock { $0.values.sorted { $0.id < $1.id } }
+    }
+
     /// Takes the counts gathered so far.
     func drain() -> [CampaignStats] {
         counts.withLock { counts in
@@ -135,62 +140,165 @@ final class EventLedger: Sendable {
     }
 }
 
+/// The counts campaignd has not taken yet, on disk (`reports.json` in the cache folder, a ``ChecksummedFile`` written
+/// atomically), so that a restart loses none of them and counts none twice, even while campaignd is away: the
+/// report on its way is kept under its id (campaignd takes an id once), and the counts gathered since beside it. A
+/// file that does not verify is discarded, never trusted.
+final class ReportFile: Sendable {
+    struct Body: Codable, Equatable, Sendable {
+        /// The last report id used: ids keep growing across restarts, even when the clock has gone back.
+        var lastReportId: Int64
+        /// The report sent (or about to be) that campaignd has not answered: sent again as it is.
+        var pending: EdgeReport?
+        /// Counts gathered since, in no report yet.
+        var unsent: [CampaignStats]
+
+        static let empty = Body(lastReportId: 0, pending: nil, unsent: [])
+    }
+
+    let url: URL
+    /// What the file holds, once written or read by this process (so the same body is not written twice).
+    private let written = Mutex<Body?>(nil)
+
+    init(directory: URL) {
+        url = directory.appendingPathComponent("reports.json")
+    }
+
+    /// Writes `body` unless the file already holds it.
+    func save(_ body: Body) throws {
+        guard written.withLock({ $0 != body }) else { return }
+        try AtomicFile.write(ChecksummedFile.contents(body: try JSONValueEncoder().encodeJSON(body)), to: url)
+        written.withLock { $0 = body }
+    }
+
+    /// The counts saved, or ``Body/empty`` when there are none or the file does not verify (`discarded`).
+    func load() -> (body: Body, discarded: Bool) {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (.empty, false) }
+        guard let bytes = ChecksummedFile.body(of: [UInt8](data)),
+              let body = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: bytes) else {
+            return (.empty, true)
+        }
+        written.withLock { $0 = body }
+        return (body, false)
+    }
+}
+
 /// Ships the counts to campaignd every few seconds. A report keeps its id until campaignd takes it, so a report
 /// sent again after a lost answer is counted once; ids grow with the clock, so they keep growing across restarts.
-struct ReportShipper: Service {
+/// What campaignd has not taken is in the ``ReportFile`` before each report goes out, and on the way out.
+final class ReportShipper: Service {
     let configuration: DeliveryServiceConfiguration
     let context: ZMQContext
     let ledger: EventLedger
+    let file: ReportFile
     let curve: CurveClientOptions?
     let logger: Logger
     let interval: Duration
+    /// Where the file is written (its fsyncs off the tasks' shared threads).
+    private let disk = DispatchQueue(label: "deliveryd.report-save")
+    /// Whether the last write of the file failed (it is said once, not every round).
+    private let failing = Mutex(false)
+
+    init(configuration: DeliveryServiceConfiguration, context: ZMQContext, ledger: EventLedger, file: ReportFile,
+         curve: CurveClientOptions?, logger: Logger, interval: Duration) {
+        self.configuration = configuration
+        self.context = context
+        self.ledger = ledger
+        self.file = file
+        self.curve = curve
+        self.logger = logger
+        self.interval = interval
+    }
+
+    /// What is being shipped: the report campaignd has not answered, and the last id used.
+    struct Outbox: Sendable {
+        var pending: EdgeReport?
+        var lastId: Int64
+    }
 
     func run() async throws {
         var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
         clientConfiguration.curve = curve
         clientConfiguration.name = "reports"
         let client = try RPCClient(context: context, configuration: clientConfiguration)
-        let ledger = self.ledger
-        let edgeId = configuration.edgeId
-        let interval = self.interval
-        let logger = self.logger
-        @Sendable func next(after lastId: Int64) -> EdgeReport? {
-            let counts = ledger.drain()
-            guard !counts.isEmpty else { return nil }
-            return EdgeReport(edgeId: edgeId, reportId: max(lastId + 1, Int64(Date().timeIntervalSince1970 * 1000)), counts: counts)
+        let (saved, discarded) = file.load()
+        if discarded { logger.warning("discarded a report file that did not verify", metadata: ["file": "\(file.url.path)"]) }
+        ledger.restore(saved.unsent)
+        if saved.pending != nil || !saved.unsent.isEmpty {
+            logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",
+                                                                                      "pending": "\(saved.pending?.reportId ?? 0)"])
         }
-        let (unsent, lastId) = await cancelWhenGracefulShutdown { () async -> (EdgeReport?, Int64) in
-            var lastId: Int64 = 0
-            var pending: EdgeReport?
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                if pending == nil, let report = next(after: lastId) {
-                    pending = report
-                    lastId = report.reportId
-                }
-                guard let report = pending else { continue }
-                do {
-                    let answer = try await client.call(SyncAPI.report, report, timeout: .seconds(3))
-                    pending = nil
-                    if !answer.accepted && answer.lastReportId > report.reportId {
-                        // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
-                        lastId = answer.lastReportId
-                        ledger.restore(report.counts)
-                    }
-                } catch {
-                    logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
-                }
+        let start = Outbox(pending: saved.pending, lastId: saved.lastReportId)
+        var outbox = await cancelWhenGracefulShutdown { () async -> Outbox in
+            var outbox = start
+            // Until the shutdown cancels a sleep (or a call, and then the next sleep): the way out below ships last.
+            while (try? await Task.sleep(for: self.interval)) != nil {
+                _ = await self.ship(&outbox, client: client, timeout: .seconds(3))
             }
-            return (pending, lastId)
+            return outbox
         }
-        // Flush on the way out: what is pending, then what came since.
-        for report in [unsent, next(after: max(lastId, unsent?.reportId ?? 0))].compactMap({ $0 }) {
-            do {
-                _ = try await client.call(SyncAPI.report, report, timeout: .seconds(1))
-            } catch {
-                logger.warning("counts not shipped before exit", metadata: ["campaigns": "\(report.counts.count)"])
-            }
+        // On the way out (no report comes in any more): what is pending, then what came since; what campaignd does
+        // not take stays in the file for the next start.
+        for _ in 0..<2 {
+            guard await ship(&outbox, client: client, timeout: .seconds(1)) else { break }
+        }
+        if outbox.pending != nil || !ledger.unsent.isEmpty {
+            logger.warning("counts not shipped before exit are kept in the cache folder", metadata: ["file": "\(file.url.path)"])
         }
         await client.close()
+    }
+
+    /// One round: the counts gathered so far become a report unless one is pending, both are written to the file,
+    /// and the report goes out. Returns whether campaignd answered it (`true` too when there was nothing to send).
+    private func ship(_ outbox: inout Outbox, client: RPCClient, timeout: Duration) async -> Bool {
+        if outbox.pending == nil {
+            let counts = ledger.drain()
+            if !counts.isEmpty {
+                let id = max(outbox.lastId + 1, Int64(Date().timeIntervalSince1970 * 1000))
+                outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: counts)
+                outbox.lastId = id
+            }
+        }
+        // On disk before it goes: a report campaignd may have taken is sent again under its own id after a restart.
+        await save(outbox)
+        guard let report = outbox.pending else { return true }
+        do {
+            let answer = try await client.call(SyncAPI.report, report, timeout: timeout)
+            outbox.pending = nil
+            if !answer.accepted && answer.lastReportId > report.reportId {
+                // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
+                outbox.lastId = answer.lastReportId
+                ledger.restore(report.counts)
+            }
+            await save(outbox)
+            return true
+        } catch {
+            logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Writes the outbox and the counts gathered since to the file, on the disk's queue.
+    private func save(_ outbox: Outbox) async {
+        let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: ledger.unsent)
+        let error: (any Error)? = await withCheckedContinuation { done in
+            disk.async {
+                do {
+                    try self.file.save(body)
+                    done.resume(returning: nil)
+                } catch {
+                    done.resume(returning: error)
+                }
+            }
+        }
+        let changed = failing.withLock { failing in
+            defer { failing = error != nil }
+            return failing != (error != nil)
+        }
+        if changed, let error {
+            logger.error("cannot write the report file; unshipped counts are only in memory", metadata: ["error": "\(error)"])
+        } else if changed {
+            logger.info("the report file is written again")
+        }
     }
 }

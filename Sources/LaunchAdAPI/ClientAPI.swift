@@ -864,7 +864,7 @@ extension ClientAPI {
 }
 
 /// Counts an edge ships to campaignd.
-public struct EdgeReport: Codable, Sendable {
+public struct EdgeReport: Codable, Sendable, Equatable {
     public var edgeId: String
     /// Increases by one per report, so a report sent twice is counted once.
     public var reportId: Int64

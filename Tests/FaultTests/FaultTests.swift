@@ -505,6 +505,84 @@ struct FaultTests {
         await fixture.stop()
     }
 
+    @Test("report counts outlive edge restarts while campaignd is away (kill -9 once they are on disk, SIGTERM right after a report), and campaignd counts each event once")
+    func reportCountsOutliveRestarts() async throws {
+        let fixture = try await CampaignFixture()
+        var admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "counted", creative: creative))
+        let id = created.campaign.id
+        let name = "edge-counts"
+        let file = ReportFile(directory: fixture.cacheDirectory(name))
+        var edge = try await fixture.startEdge(name)
+        #expect(await edge.waitFor(seq: created.seq))
+        var serial = 0
+        func report(impressions: Int = 0, clicks: Int = 0, skips: Int = 0) async throws {
+            var events: [LaunchEvent] = []
+            for (type, count) in [(LaunchEvent.Kind.impression, impressions), (.click, clicks), (.skip, skips)] {
+                for _ in 0..<count {
+                    serial += 1
+                    events.append(LaunchEvent(eventId: "ev-\(serial)", type: type, campaignId: id, deviceId: "d-\(serial)"))
+                }
+            }
+            let answer = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events))
+            #expect(answer.accepted == events.count)
+        }
+        func counted() async -> [Int64]? {
+            guard let stats = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats.first(where: { $0.id == id }) else { return nil }
+            return [stats.impressions, stats.clicks, stats.skips]
+        }
+        /// What the edge's report file holds for the campaign, pending and unsent together.
+        func onDisk() -> [Int64] {
+            let body = file.load().body
+            let all = (body.pending?.counts ?? []) + body.unsent
+            return all.filter { $0.id == id }.reduce([0, 0, 0]) { [$0[0] + $1.impressions, $0[1] + $1.clicks, $0[2] + $1.skips] }
+        }
+
+        // Shipped while campaignd is there.
+        try await report(impressions: 3, clicks: 1)
+        #expect(await eventually(timeout: .seconds(10)) { await counted() == [3, 1, 0] })
+        #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] && file.load().body.lastReportId > 0 })
+        // An edge killed after campaignd took its report but before its file said so: the report is sent again under
+        // its id, and campaignd does not count it twice.
+        await edge.stop()
+        let taken = file.load().body
+        try file.save(ReportFile.Body(lastReportId: taken.lastReportId,
+                                      pending: EdgeReport(edgeId: name, reportId: taken.lastReportId, counts: [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]),
+                                      unsent: []))
+        edge = try await fixture.startEdge(name)
+        #expect(await eventually(timeout: .seconds(10)) { file.load().body.pending == nil })
+        #expect(await counted() == [3, 1, 0])
+
+        // campaignd goes away; the edge keeps taking reports and writes what it cannot ship to its cache folder.
+        await fixture.kill()
+        try await report(impressions: 2, skips: 1)
+        #expect(await eventually(timeout: .seconds(10)) { onDisk() == [2, 0, 1] }, "\(onDisk())")
+        await edge.stop(signal: SIGKILL)
+        // Restarted while campaignd is still away: it goes on from the file; a report, and SIGTERM at once.
+        edge = try await fixture.startEdge(name)
+        try await report(impressions: 4, clicks: 2)
+        await edge.stop()
+        #expect(await edge.process.exitStatus() == 0)
+        #expect(onDisk() == [6, 2, 1], "\(edge.process.log.suffix(1500))")
+        #expect(edge.process.log.contains("kept in the cache folder"))
+
+        // campaignd back: the next start ships all of it, once, and the file is left with nothing to send.
+        try await fixture.restart(sameEndpoints: true)
+        await admin.close()
+        admin = try fixture.admin()
+        edge = try await fixture.startEdge(name)
+        #expect(await eventually(timeout: .seconds(15)) { await counted() == [9, 3, 1] }, "\(edge.process.log.suffix(1500))")
+        let shipped = await counted()
+        #expect(shipped == [9, 3, 1])
+        #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] })
+        try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again
+        #expect(await counted() == [9, 3, 1])
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("a cache folder that refuses writes, with more new creatives than memory may hold: the rest wait without being fetched again, and those no campaign needs are let go")
     func unwritableCacheFull() async throws {
         let fixture = try await CampaignFixture()

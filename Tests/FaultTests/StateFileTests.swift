@@ -2,6 +2,7 @@ import CampaignStore
 @testable import DeliveryService
 import Foundation
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdDomain
 import Testing
 
@@ -80,6 +81,39 @@ struct StateFileTests {
         try check(state, "a new writer and an escaped epoch")
         state = EdgeState(epoch: "e4", seq: 10, campaigns: [:], creatives: [:])
         try check(state, "nothing at all")
+    }
+
+    @Test("the report file reads back what was saved, is not written again for the same counts, and is discarded when any byte is off")
+    func reportFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reportfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(ReportFile(directory: directory).load() == (.empty, false))
+        let file = ReportFile(directory: directory)
+        let body = ReportFile.Body(lastReportId: 1_764_000_000_123,
+                                   pending: EdgeReport(edgeId: "edge \"1\"", reportId: 1_764_000_000_123,
+                                                       counts: [CampaignStats(id: 4, impressions: 10, clicks: 2, skips: 1)]),
+                                   unsent: [CampaignStats(id: 4, impressions: 3, clicks: 0, skips: 0), CampaignStats(id: 9, impressions: 0, clicks: 1, skips: 0)])
+        try file.save(body)
+        #expect(ReportFile(directory: directory).load() == (body, false))
+        // The same body again is not written: the file stays as it is, even if something else changed it.
+        let written = try Data(contentsOf: file.url)
+        try Data("x".utf8).write(to: file.url)
+        try file.save(body)
+        #expect(try Data(contentsOf: file.url) == Data("x".utf8))
+        try written.write(to: file.url)
+        // Damage anywhere is never trusted: a body byte, a checksum byte, the framing, a cut.
+        let bytes = [UInt8](written)
+        let bodyAt = bytes.count - 20, checksumAt = 20
+        for (what, damaged) in [("body", bytes.enumerated().map { $0.offset == bodyAt ? $0.element ^ 1 : $0.element }),
+                                ("checksum", bytes.enumerated().map { $0.offset == checksumAt ? ($0.element == 0x61 ? 0x62 : 0x61) : $0.element }),
+                                ("framing", Array(bytes.dropFirst())), ("cut", Array(bytes.dropLast(5))), ("empty", [])] {
+            try Data(damaged).write(to: file.url)
+            #expect(ReportFile(directory: directory).load() == (.empty, true), "\(what)")
+        }
+        // A verified body that is not a report file's is not taken either.
+        try Data(ChecksummedFile.contents(body: Array("{\"seq\":1}".utf8))).write(to: file.url)
+        #expect(ReportFile(directory: directory).load() == (.empty, true))
     }
 
     @Test("the index kept change by change is the index built from scratch")
