@@ -81,14 +81,19 @@ public final class DeliveryServiceApp: Sendable {
         let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
         let devices = DeviceHistory(capacity: configuration.maxDevices)
-        let ledger = EventLedger(capacity: configuration.maxEventIds)
+        let (journal, journaled) = EventJournal.open(directory: directory, perFile: max(1, configuration.maxEventIds / 2))
+        if journaled.discarded {
+            logger.warning("discarded event ids on disk that did not verify", metadata: ["folder": "\(directory.path)"])
+        }
+        let ledger = EventLedger(capacity: configuration.maxEventIds, key: journal.key)
+        ledger.remember(journaled.fingerprints)
         let metrics = EdgeMetrics(cache: cache, cacheHealth: cacheHealth)
         let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, cacheHealth: cacheHealth,
                                               devices: devices, ledger: ledger, cache: cache, metrics: metrics,
                                               publicBase: publicBase, clock: clock)
         let methods = ClientHandlers.table(handlers)
         shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, file: ReportFile(directory: directory),
-                                curve: curve, logger: logger, interval: configuration.reportInterval)
+                                journal: journal, curve: curve, logger: logger, interval: configuration.reportInterval)
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = 64 * 1024
         clientConfiguration.maxInFlight = 256

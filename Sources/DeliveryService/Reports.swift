@@ -85,56 +85,99 @@ final class DeviceHistory: Sendable {
 
 /// Event ids already counted, and the counts not yet shipped to campaignd. The ids are kept as fingerprints in
 /// fixed memory (``FingerprintSet``): at least the last `capacity / 2` events are known, whatever their ids' length.
+/// Their fingerprints are keyed by `key`, which the ``EventJournal`` keeps, so that those it wrote are known again
+/// after a restart.
 final class EventLedger: Sendable {
     private let seen: Mutex<FingerprintSet>
-    private let counts = Mutex<[Int64: CampaignStats]>([:])
+    private let key: EventKey
+    /// Fingerprints the set holds per generation.
+    let generation: Int
 
-    init(capacity: Int) {
-        seen = Mutex(FingerprintSet(capacity: capacity))
+    /// The counts not in a report yet, and the fingerprints of the events counted since the journal last took them.
+    private struct Unsaved {
+        var counts: [Int64: CampaignStats] = [:]
+        var fingerprints: [UInt64] = []
+    }
+    private let unsaved = Mutex(Unsaved())
+
+    init(capacity: Int, key: EventKey = .random()) {
+        let set = FingerprintSet(capacity: capacity)
+        generation = set.generation
+        seen = Mutex(set)
+        self.key = key
     }
 
     /// Event ids held now.
     var count: Int { seen.withLock { $0.count } }
 
+    /// Takes back the fingerprints of events counted before a restart, oldest first.
+    func remember(_ fingerprints: [UInt64]) {
+        seen.withLock { seen in
+            for fingerprint in fingerprints { _ = seen.insert(fingerprint) }
+        }
+    }
+
     /// Counts the event unless its id was seen; returns whether it was new.
     func admit(_ event: LaunchEvent) -> Bool {
-        let key = fingerprint(event.eventId)
-        let new = seen.withLock { $0.insert(key) }
+        let fingerprint = key.fingerprint(event.eventId)
+        let new = seen.withLock { $0.insert(fingerprint) }
         guard new else { return false }
-        counts.withLock { counts in
-            var entry = counts[event.campaignId] ?? CampaignStats(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)
+        unsaved.withLock { unsaved in
+            var entry = unsaved.counts[event.campaignId] ?? CampaignStats(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)
             switch event.type {
             case .impression: entry.impressions += 1
             case .click: entry.clicks += 1
             case .skip: entry.skips += 1
             }
-            counts[event.campaignId] = entry
+            unsaved.counts[event.campaignId] = entry
+            // While the journal cannot take them, the newest generation waits (older ones the set forgets anyway).
+            if unsaved.fingerprints.count >= 2 * generation { unsaved.fingerprints.removeFirst(generation) }
+            unsaved.fingerprints.append(fingerprint)
         }
         return true
     }
 
     /// The counts gathered so far, by campaign id.
     var unsent: [CampaignStats] {
-        counts.withLock { $0.values.sorted { $0.id < $1.id } }
+        unsaved.withLock { $0.counts.values.sorted { $0.id < $1.id } }
+    }
+
+    /// For a save: the counts gathered so far (left in place) and the fingerprints not yet in the journal (taken),
+    /// together, so that every count saved has its event's fingerprint saved with or before it.
+    func takeForSave() -> (unsent: [CampaignStats], fingerprints: [UInt64]) {
+        unsaved.withLock { unsaved in
+            defer { unsaved.fingerprints.removeAll(keepingCapacity: true) }
+            return (unsaved.counts.values.sorted { $0.id < $1.id }, unsaved.fingerprints)
+        }
+    }
+
+    /// Puts back fingerprints the journal could not take, ahead of those that came since.
+    func putBack(fingerprints: [UInt64]) {
+        guard !fingerprints.isEmpty else { return }
+        unsaved.withLock { unsaved in
+            var all = fingerprints + unsaved.fingerprints
+            if all.count > 2 * generation { all.removeFirst(all.count - 2 * generation) }
+            unsaved.fingerprints = all
+        }
     }
 
     /// Takes the counts gathered so far.
     func drain() -> [CampaignStats] {
-        counts.withLock { counts in
-            defer { counts.removeAll() }
-            return counts.values.sorted { $0.id < $1.id }
+        unsaved.withLock { unsaved in
+            defer { unsaved.counts.removeAll() }
+            return unsaved.counts.values.sorted { $0.id < $1.id }
         }
     }
 
     /// Puts back counts that could not be shipped.
     func restore(_ unsent: [CampaignStats]) {
-        counts.withLock { counts in
+        unsaved.withLock { unsaved in
             for item in unsent {
-                var entry = counts[item.id] ?? CampaignStats(id: item.id, impressions: 0, clicks: 0, skips: 0)
+                var entry = unsaved.counts[item.id] ?? CampaignStats(id: item.id, impressions: 0, clicks: 0, skips: 0)
                 entry.impressions += item.impressions
                 entry.clicks += item.clicks
                 entry.skips += item.skips
-                counts[item.id] = entry
+                unsaved.counts[item.id] = entry
             }
         }
     }
@@ -185,12 +228,14 @@ final class ReportFile: Sendable {
 
 /// Ships the counts to campaignd every few seconds. A report keeps its id until campaignd takes it, so a report
 /// sent again after a lost answer is counted once; ids grow with the clock, so they keep growing across restarts.
-/// What campaignd has not taken is in the ``ReportFile`` before each report goes out, and on the way out.
+/// What campaignd has not taken is in the ``ReportFile`` before each report goes out, and on the way out; the
+/// fingerprints of the events counted are in the ``EventJournal`` before their counts are in the file.
 final class ReportShipper: Service {
     let configuration: DeliveryServiceConfiguration
     let context: ZMQContext
     let ledger: EventLedger
     let file: ReportFile
+    let journal: EventJournal
     let curve: CurveClientOptions?
     let logger: Logger
     let interval: Duration
@@ -200,11 +245,12 @@ final class ReportShipper: Service {
     private let failing = Mutex(false)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, ledger: EventLedger, file: ReportFile,
-         curve: CurveClientOptions?, logger: Logger, interval: Duration) {
+         journal: EventJournal, curve: CurveClientOptions?, logger: Logger, interval: Duration) {
         self.configuration = configuration
         self.context = context
         self.ledger = ledger
         self.file = file
+        self.journal = journal
         self.curve = curve
         self.logger = logger
         self.interval = interval
@@ -278,11 +324,21 @@ final class ReportShipper: Service {
         }
     }
 
-    /// Writes the outbox and the counts gathered since to the file, on the disk's queue.
+    /// Writes the fingerprints of the events counted since the last save to the journal, then the outbox and the
+    /// counts gathered since to the file, on the disk's queue. When the journal cannot take them, the file is left
+    /// as it was, so that no count is on disk without its event.
     private func save(_ outbox: Outbox) async {
-        let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: ledger.unsent)
+        let (unsent, fingerprints) = ledger.takeForSave()
+        let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
         let error: (any Error)? = await withCheckedContinuation { done in
             disk.async {
+                do {
+                    try self.journal.append(fingerprints)
+                } catch {
+                    self.ledger.putBack(fingerprints: fingerprints)
+                    done.resume(returning: error)
+                    return
+                }
                 do {
                     try self.file.save(body)
                     done.resume(returning: nil)
@@ -296,7 +352,8 @@ final class ReportShipper: Service {
             return failing != (error != nil)
         }
         if changed, let error {
-            logger.error("cannot write the report file; unshipped counts are only in memory", metadata: ["error": "\(error)"])
+            logger.error("cannot write the report file or the event ids; unshipped counts and the ids of the events since are only in memory",
+                         metadata: ["error": "\(error)"])
         } else if changed {
             logger.info("the report file is written again")
         }

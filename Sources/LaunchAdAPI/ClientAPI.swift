@@ -834,7 +834,7 @@ public struct LaunchPrefetchResult: Codable, Sendable {
 
 extension ClientAPI {
     public static let launchReport = RPCMethod<LaunchReportParams, LaunchReportResult>(
-        "launch.report", summary: "Impressions, clicks and skips; idempotent by event id; they feed caps, rotation and stats.",
+        "launch.report", summary: "Impressions, clicks and skips; idempotent by event id, also across restarts of the edge; they feed caps, rotation and stats.",
         idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("an impression and a click, the impression sent before", params: LaunchReportParams(events: [
             LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-1", type: .impression, campaignId: 42, deviceId: "d41d8cd98f00b204",

@@ -505,7 +505,7 @@ struct FaultTests {
         await fixture.stop()
     }
 
-    @Test("report counts outlive edge restarts while campaignd is away (kill -9 once they are on disk, SIGTERM right after a report), and campaignd counts each event once")
+    @Test("report counts and event ids outlive edge restarts while campaignd is away (kill -9 once they are on disk, SIGTERM right after a report), and campaignd counts each event once")
     func reportCountsOutliveRestarts() async throws {
         let fixture = try await CampaignFixture()
         var admin = try fixture.admin()
@@ -527,6 +527,13 @@ struct FaultTests {
             }
             let answer = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events))
             #expect(answer.accepted == events.count)
+        }
+        /// Sends again the events numbered `serials` (as clients do when an answer was lost); returns how many the
+        /// edge took for duplicates.
+        func resend(_ serials: ClosedRange<Int>) async throws -> Int {
+            let events = serials.map { LaunchEvent(eventId: "ev-\($0)", type: .impression, campaignId: id, deviceId: "d-\($0)") }
+            let answer = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events))
+            return answer.duplicates
         }
         func counted() async -> [Int64]? {
             guard let stats = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats.first(where: { $0.id == id }) else { return nil }
@@ -559,8 +566,10 @@ struct FaultTests {
         try await report(impressions: 2, skips: 1)
         #expect(await eventually(timeout: .seconds(10)) { onDisk() == [2, 0, 1] }, "\(onDisk())")
         await edge.stop(signal: SIGKILL)
-        // Restarted while campaignd is still away: it goes on from the file; a report, and SIGTERM at once.
+        // Restarted while campaignd is still away: it goes on from the file, and knows every event it counted before
+        // (those shipped and those waiting) when a client sends them again; a report, and SIGTERM at once.
         edge = try await fixture.startEdge(name)
+        #expect(try await resend(1...7) == 7)
         try await report(impressions: 4, clicks: 2)
         await edge.stop()
         #expect(await edge.process.exitStatus() == 0)
@@ -572,6 +581,7 @@ struct FaultTests {
         await admin.close()
         admin = try fixture.admin()
         edge = try await fixture.startEdge(name)
+        #expect(try await resend(1...13) == 13)
         #expect(await eventually(timeout: .seconds(15)) { await counted() == [9, 3, 1] }, "\(edge.process.log.suffix(1500))")
         let shipped = await counted()
         #expect(shipped == [9, 3, 1])
