@@ -266,6 +266,9 @@ final class ReportShipper: Service {
         var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
         clientConfiguration.curve = curve
         clientConfiguration.name = "reports"
+        // Each round sends the pending report again itself, after writing what came since: a call that retried would
+        // keep the round (and the file) waiting three timeouts while campaignd is away.
+        clientConfiguration.retries = 0
         let client = try RPCClient(context: context, configuration: clientConfiguration)
         let (saved, discarded) = file.load()
         if discarded { logger.warning("discarded a report file that did not verify", metadata: ["file": "\(file.url.path)"]) }
@@ -289,13 +292,18 @@ final class ReportShipper: Service {
             guard await ship(&outbox, client: client, timeout: .seconds(1)) else { break }
         }
         if outbox.pending != nil || !ledger.unsent.isEmpty {
-            logger.warning("counts not shipped before exit are kept in the cache folder", metadata: ["file": "\(file.url.path)"])
+            if failing.withLock({ $0 }) {
+                logger.error("counts not shipped before exit are lost: the cache folder refuses the report file", metadata: ["file": "\(file.url.path)"])
+            } else {
+                logger.warning("counts not shipped before exit are kept in the cache folder", metadata: ["file": "\(file.url.path)"])
+            }
         }
         await client.close()
     }
 
     /// One round: the counts gathered so far become a report unless one is pending, both are written to the file,
-    /// and the report goes out. Returns whether campaignd answered it (`true` too when there was nothing to send).
+    /// and the report goes out once they are. Returns whether campaignd answered it (`true` too when there was
+    /// nothing to send).
     private func ship(_ outbox: inout Outbox, client: RPCClient, timeout: Duration) async -> Bool {
         if outbox.pending == nil {
             let counts = ledger.drain()
@@ -306,7 +314,9 @@ final class ReportShipper: Service {
             }
         }
         // On disk before it goes: a report campaignd may have taken is sent again under its own id after a restart.
-        await save(outbox)
+        // While the file cannot be written, nothing goes: a start that read the older file would ship these counts
+        // again, under a new id.
+        guard await save(outbox) else { return false }
         guard let report = outbox.pending else { return true }
         do {
             let answer = try await client.call(SyncAPI.report, report, timeout: timeout)
@@ -326,8 +336,9 @@ final class ReportShipper: Service {
 
     /// Writes the fingerprints of the events counted since the last save to the journal, then the outbox and the
     /// counts gathered since to the file, on the disk's queue. When the journal cannot take them, the file is left
-    /// as it was, so that no count is on disk without its event.
-    private func save(_ outbox: Outbox) async {
+    /// as it was, so that no count is on disk without its event. Returns whether both were written.
+    @discardableResult
+    private func save(_ outbox: Outbox) async -> Bool {
         let (unsent, fingerprints) = ledger.takeForSave()
         let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
         let error: (any Error)? = await withCheckedContinuation { done in
@@ -352,10 +363,11 @@ final class ReportShipper: Service {
             return failing != (error != nil)
         }
         if changed, let error {
-            logger.error("cannot write the report file or the event ids; unshipped counts and the ids of the events since are only in memory",
+            logger.error("cannot write the report file or the event ids; counts wait in memory and are not shipped until they can be written",
                          metadata: ["error": "\(error)"])
         } else if changed {
             logger.info("the report file is written again")
         }
+        return error == nil
     }
 }

@@ -516,35 +516,13 @@ struct FaultTests {
         let file = ReportFile(directory: fixture.cacheDirectory(name))
         var edge = try await fixture.startEdge(name)
         #expect(await edge.waitFor(seq: created.seq))
-        var serial = 0
+        let probe = ReportProbe(campaign: id, file: file)
         func report(impressions: Int = 0, clicks: Int = 0, skips: Int = 0) async throws {
-            var events: [LaunchEvent] = []
-            for (type, count) in [(LaunchEvent.Kind.impression, impressions), (.click, clicks), (.skip, skips)] {
-                for _ in 0..<count {
-                    serial += 1
-                    events.append(LaunchEvent(eventId: "ev-\(serial)", type: type, campaignId: id, deviceId: "d-\(serial)"))
-                }
-            }
-            let answer = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events))
-            #expect(answer.accepted == events.count)
+            try await probe.report(to: edge, impressions: impressions, clicks: clicks, skips: skips)
         }
-        /// Sends again the events numbered `serials` (as clients do when an answer was lost); returns how many the
-        /// edge took for duplicates.
-        func resend(_ serials: ClosedRange<Int>) async throws -> Int {
-            let events = serials.map { LaunchEvent(eventId: "ev-\($0)", type: .impression, campaignId: id, deviceId: "d-\($0)") }
-            let answer = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events))
-            return answer.duplicates
-        }
-        func counted() async -> [Int64]? {
-            guard let stats = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats.first(where: { $0.id == id }) else { return nil }
-            return [stats.impressions, stats.clicks, stats.skips]
-        }
-        /// What the edge's report file holds for the campaign, pending and unsent together.
-        func onDisk() -> [Int64] {
-            let body = file.load().body
-            let all = (body.pending?.counts ?? []) + body.unsent
-            return all.filter { $0.id == id }.reduce([0, 0, 0]) { [$0[0] + $1.impressions, $0[1] + $1.clicks, $0[2] + $1.skips] }
-        }
+        func resend(_ serials: ClosedRange<Int>) async throws -> Int { try await probe.resend(serials, to: edge) }
+        func counted() async -> [Int64]? { await probe.counted(admin) }
+        func onDisk() -> [Int64] { probe.onDisk() }
 
         // Shipped while campaignd is there.
         try await report(impressions: 3, clicks: 1)
@@ -588,6 +566,55 @@ struct FaultTests {
         #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] })
         try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again
         #expect(await counted() == [9, 3, 1])
+        await edge.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("reports wait while the cache folder refuses the report file, so a restart that reads the older file counts nothing twice")
+    func reportsWaitForTheirFile() async throws {
+        let fixture = try await CampaignFixture()
+        var admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "counted", creative: creative))
+        let name = "edge-report-file"
+        let reportsURL = fixture.cacheDirectory(name).appendingPathComponent("reports.json")
+        let probe = ReportProbe(campaign: created.campaign.id, file: ReportFile(directory: fixture.cacheDirectory(name)))
+        var edge = try await fixture.startEdge(name)
+        #expect(await edge.waitFor(seq: created.seq))
+
+        // campaignd away: a report waits on disk under its id, and clicks since beside it.
+        await fixture.kill()
+        try await probe.report(to: edge, impressions: 2)
+        #expect(await eventually(timeout: .seconds(10)) { probe.onDisk() == [2, 0, 0] && probe.file.load().body.pending != nil })
+        try await probe.report(to: edge, clicks: 3)
+        #expect(await eventually(timeout: .seconds(12)) { probe.onDisk() == [2, 3, 0] }, "\(probe.onDisk()) \(edge.process.log.suffix(1500))")
+        // The report file can no longer be written (its name becomes a folder: root ignores chmod), and campaignd
+        // comes back. Nothing is shipped that the file does not hold.
+        let older = try Data(contentsOf: reportsURL)
+        try FileManager.default.removeItem(at: reportsURL)
+        try FileManager.default.createDirectory(at: reportsURL, withIntermediateDirectories: false)
+        try await fixture.restart(sameEndpoints: true)
+        await admin.close()
+        admin = try fixture.admin()
+        #expect(await eventually(timeout: .seconds(10)) { edge.process.log.contains("cannot write the report file") })
+        try await Task.sleep(for: .seconds(6))  // three rounds with campaignd there
+        // (The report on disk may have reached campaignd: it was sent while campaignd was away, and libzmq kept it.)
+        let during = await probe.counted(admin) ?? [0, 0, 0]
+        #expect(during[1] == 0, "clicks shipped while the file could not say so: \(during)")
+
+        // Killed, and started on the file as it was: each count reaches campaignd once.
+        await edge.stop(signal: SIGKILL)
+        try FileManager.default.removeItem(at: reportsURL)
+        try older.write(to: reportsURL)
+        edge = try await fixture.startEdge(name)
+        var shipped: [Int64]?
+        #expect(await eventually(timeout: .seconds(15)) { shipped = await probe.counted(admin); return shipped == [2, 3, 0] },
+                "\(String(describing: shipped)) \(edge.process.log.suffix(1500))")
+        #expect(await eventually(timeout: .seconds(5)) { probe.onDisk() == [0, 0, 0] })
+        try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again
+        shipped = await probe.counted(admin)
+        #expect(shipped == [2, 3, 0], "\(String(describing: shipped))")
         await edge.stop()
         await admin.close()
         await fixture.stop()
@@ -744,4 +771,52 @@ final class Tally: Sendable {
     private let found = Mutex<[String]>([])
     var violations: [String] { found.withLock { $0 } }
     func violation(_ text: String) { found.withLock { $0.append(text) } }
+}
+
+/// Reports of one campaign's events to an edge, numbered `ev-1`, `ev-2`…, and what campaignd and the edge's report
+/// file say of them.
+final class ReportProbe {
+    let campaign: Int64
+    let file: ReportFile
+    private var serial = 0
+
+    init(campaign: Int64, file: ReportFile) {
+        self.campaign = campaign
+        self.file = file
+    }
+
+    /// Sends new events; each must be accepted.
+    func report(to edge: EdgeProcess, impressions: Int = 0, clicks: Int = 0, skips: Int = 0) async throws {
+        var events: [LaunchEvent] = []
+        for (type, count) in [(LaunchEvent.Kind.impression, impressions), (.click, clicks), (.skip, skips)] {
+            for _ in 0..<count {
+                serial += 1
+                events.append(LaunchEvent(eventId: "ev-\(serial)", type: type, campaignId: campaign, deviceId: "d-\(serial)"))
+            }
+        }
+        let answer = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events))
+        #expect(answer.accepted == events.count)
+    }
+
+    /// Sends again the events numbered `serials` (as clients do when an answer was lost); returns how many the edge
+    /// took for duplicates.
+    func resend(_ serials: ClosedRange<Int>, to edge: EdgeProcess) async throws -> Int {
+        let events = serials.map { LaunchEvent(eventId: "ev-\($0)", type: .impression, campaignId: campaign, deviceId: "d-\($0)") }
+        return try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events)).duplicates
+    }
+
+    /// campaignd's impressions, clicks and skips of the campaign, or `nil` when it has none or cannot say.
+    func counted(_ admin: RPCClient) async -> [Int64]? {
+        guard let stats = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: campaign)).stats.first(where: { $0.id == campaign }) else {
+            return nil
+        }
+        return [stats.impressions, stats.clicks, stats.skips]
+    }
+
+    /// What the edge's report file holds for the campaign, pending and unsent together.
+    func onDisk() -> [Int64] {
+        let body = file.load().body
+        let all = (body.pending?.counts ?? []) + body.unsent
+        return all.filter { $0.id == campaign }.reduce([0, 0, 0]) { [$0[0] + $1.impressions, $0[1] + $1.clicks, $0[2] + $1.skips] }
+    }
 }
