@@ -81,7 +81,8 @@ public final class DeliveryServiceApp: Sendable {
         let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
         let devices = DeviceHistory(capacity: configuration.maxDevices)
-        let (journal, journaled) = EventJournal.open(directory: directory, perFile: max(1, configuration.maxEventIds / 2))
+        let (journal, journaled) = EventJournal.open(directory: directory,
+                                                           perFile: FingerprintSet.generation(capacity: configuration.maxEventIds))
         if journaled.discarded {
             logger.warning("discarded event ids on disk that did not verify", metadata: ["folder": "\(directory.path)"])
         }

@@ -84,24 +84,23 @@ final class EventJournal: Sendable {
             key = saved
         } else {
             discarded = FileManager.default.fileExists(atPath: keyURL.path) || !files.isEmpty
-            for file in files { try? FileManager.default.removeItem(at: directory.appendingPathComponent("\(prefix)\(file)")) }
+            for number in files { try? FileManager.default.removeItem(at: file(number, in: directory)) }
             key = EventKey.random()
             let journal = EventJournal(directory: directory, perFile: perFile, key: key,
                                        writer: Writer(number: 1, count: 0, size: 0, keySaved: false))
             return (journal, Loaded(fingerprints: [], discarded: discarded))
         }
         // Only the two newest files count; anything older was left by a crash during a rotation.
-        for file in files.dropLast(2) { try? FileManager.default.removeItem(at: directory.appendingPathComponent("\(prefix)\(file)")) }
+        for number in files.dropLast(2) { try? FileManager.default.removeItem(at: file(number, in: directory)) }
         var fingerprints: [UInt64] = []
         var writer = Writer(number: files.last ?? 1, count: 0, size: 0, keySaved: true)
-        for file in files.suffix(2) {
-            let url = directory.appendingPathComponent("\(prefix)\(file)")
-            let bytes = [UInt8](FileManager.default.contents(atPath: url.path) ?? Data())
+        for number in files.suffix(2) {
+            let bytes = [UInt8](FileManager.default.contents(atPath: file(number, in: directory).path) ?? Data())
             let (read, valid) = batches(of: bytes)
             fingerprints += read
             // What follows the last good batch is cut off before the next write (see `append`).
             if valid < bytes.count { discarded = true }
-            if file == writer.number { writer.count = read.count; writer.size = valid }
+            if number == writer.number { writer.count = read.count; writer.size = valid }
         }
         return (EventJournal(directory: directory, perFile: perFile, key: key, writer: writer), Loaded(fingerprints: fingerprints, discarded: discarded))
     }
@@ -183,10 +182,10 @@ final class EventJournal: Sendable {
                 writer.number += 1
                 writer.count = 0
                 writer.size = 0
-                try? FileManager.default.removeItem(at: url(writer.number - 2))
+                try? FileManager.default.removeItem(at: Self.file(writer.number - 2, in: directory))
             }
             if writer.fd < 0 {
-                let fd = Glibc.open(url(writer.number).path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+                let fd = Glibc.open(Self.file(writer.number, in: directory).path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
                 guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 // Where a failed write left the file, whatever the size on disk says.
                 if ftruncate(fd, off_t(writer.size)) != 0 {
@@ -195,20 +194,10 @@ final class EventJournal: Sendable {
                     throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
                 }
                 writer.fd = fd
-                let folder = Glibc.open(directory.path, O_RDONLY | O_CLOEXEC)
-                if folder >= 0 { fsync(folder); close(folder) }
+                AtomicFile.syncFolder(directory)
             }
             let bytes = Self.batch(fingerprints)
-            var written = 0
-            let ok = bytes.withUnsafeBytes { raw -> Bool in
-                while written < raw.count {
-                    let n = write(writer.fd, raw.baseAddress! + written, raw.count - written)
-                    if n < 0 { if errno == EINTR { continue }; return false }
-                    written += n
-                }
-                return fsync(writer.fd) == 0
-            }
-            guard ok else {
+            guard AtomicFile.writeWhole(bytes, to: writer.fd) else {
                 let code = errno
                 // Reopened (and cut back to the last whole batch) on the next try.
                 close(writer.fd)
@@ -220,5 +209,6 @@ final class EventJournal: Sendable {
         }
     }
 
-    private func url(_ number: Int) -> URL { directory.appendingPathComponent("\(Self.prefix)\(number)") }
+    /// The journal's file numbered `number`.
+    static func file(_ number: Int, in directory: URL) -> URL { directory.appendingPathComponent("\(prefix)\(number)") }
 }

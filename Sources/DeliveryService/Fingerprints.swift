@@ -42,7 +42,7 @@ struct FingerprintSet: ~Copyable {
     private var previousCount = 0
 
     init(capacity: Int) {
-        generation = max(1, capacity / 2)
+        generation = Self.generation(capacity: capacity)
         let slots = fingerprintSlots(generation)
         mask = slots - 1
         bytes = slots * MemoryLayout<UInt64>.stride
@@ -56,7 +56,10 @@ struct FingerprintSet: ~Copyable {
     }
 
     /// The memory the set can come to hold (its pages are taken only as fingerprints land on them).
-    static func bytes(capacity: Int) -> Int { 2 * fingerprintSlots(max(1, capacity / 2)) * MemoryLayout<UInt64>.stride }
+    static func bytes(capacity: Int) -> Int { 2 * fingerprintSlots(generation(capacity: capacity)) * MemoryLayout<UInt64>.stride }
+
+    /// Fingerprints per generation for a set of `capacity`.
+    static func generation(capacity: Int) -> Int { max(1, capacity / 2) }
 
     private static func map(_ bytes: Int) -> UnsafeMutablePointer<UInt64> {
         // Anonymous pages read as zero (an empty slot) and take memory only once written.

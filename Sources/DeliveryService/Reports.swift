@@ -341,23 +341,15 @@ final class ReportShipper: Service {
     private func save(_ outbox: Outbox) async -> Bool {
         let (unsent, fingerprints) = ledger.takeForSave()
         let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
-        let error: (any Error)? = await withCheckedContinuation { done in
+        let written: Result<Void, any Error> = await withCheckedContinuation { done in
             disk.async {
-                do {
-                    try self.journal.append(fingerprints)
-                } catch {
-                    self.ledger.putBack(fingerprints: fingerprints)
-                    done.resume(returning: error)
-                    return
-                }
-                do {
+                done.resume(returning: Result {
+                    do { try self.journal.append(fingerprints) } catch { self.ledger.putBack(fingerprints: fingerprints); throw error }
                     try self.file.save(body)
-                    done.resume(returning: nil)
-                } catch {
-                    done.resume(returning: error)
-                }
+                })
             }
         }
+        let error: (any Error)? = if case .failure(let error) = written { error } else { nil }
         let changed = failing.withLock { failing in
             defer { failing = error != nil }
             return failing != (error != nil)
