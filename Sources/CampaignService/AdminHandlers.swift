@@ -82,14 +82,9 @@ final class EdgeRegistry: Sendable {
     }
 }
 
-/// The clock the service reads (a parameter so tests can see what the service saw).
-public typealias Clock = @Sendable () -> Timestamp
-
-public let systemClock: Clock = { Timestamp(seconds: Date().timeIntervalSince1970) }
-
 enum AdminHandlers {
     static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, maxCreativeBytes: Int,
-                      clock: @escaping Clock, logger: Logger) -> MethodTable {
+                      clock: @escaping WallClock, logger: Logger) -> MethodTable {
         var table = MethodTable()
         @Sendable func actor(_ context: RPCContext) -> String { context.peerKey ?? "local" }
         /// Every committed change is one log line, with the request, the campaign and who asked.
@@ -165,7 +160,7 @@ enum AdminHandlers {
 }
 
 enum SyncHandlers {
-    static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, clock: @escaping Clock) -> MethodTable {
+    static func table(database: CampaignDatabase, files: CreativeFiles, edges: EdgeRegistry, clock: @escaping WallClock) -> MethodTable {
         var table = MethodTable()
         table.register(SyncAPI.snapshot) { params, _ in
             guard params.isPaged else { return try await blocking { try database.snapshot() } }

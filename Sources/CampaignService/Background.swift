@@ -48,7 +48,7 @@ final class ChangePublisher: Sendable {
 /// A heartbeat each second on the update stream: `{epoch, seq, time}`, so edges notice gaps and clock skew.
 struct HeartbeatService: Service {
     let publisher: ChangePublisher
-    let clock: Clock
+    let clock: WallClock
     let interval: Duration
 
     func run() async throws {
@@ -68,13 +68,13 @@ struct HeartbeatService: Service {
 /// when it brings an earlier one (``noteCommitted(_:)``), so a transition fires within `tick` of being due.
 final class ExpiryScheduler: Service {
     let database: CampaignDatabase
-    let clock: Clock
+    let clock: WallClock
     let logger: Logger
     let tick: Duration
     /// The earliest known due time, in milliseconds (Int64.max: none).
     private let due = Atomic<Int64>(0)
 
-    init(database: CampaignDatabase, clock: @escaping Clock, logger: Logger, tick: Duration = .milliseconds(50)) {
+    init(database: CampaignDatabase, clock: @escaping WallClock, logger: Logger, tick: Duration = .milliseconds(50)) {
         self.database = database
         self.clock = clock
         self.logger = logger

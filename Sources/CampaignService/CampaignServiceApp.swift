@@ -2,6 +2,7 @@ import CampaignStore
 import Foundation
 import Hummingbird
 import JSONRPC
+import LaunchAdDomain
 import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
@@ -43,7 +44,7 @@ public final class CampaignServiceApp: Sendable {
 
     /// `onReady` hears every endpoint really bound (the sockets and HTTP) once the service is serving.
     public init(configuration: CampaignServiceConfiguration, logger: Logger = Logger(label: "campaignd"),
-                clock: @escaping Clock = systemClock,
+                clock: @escaping WallClock = Timestamp.systemClock,
                 onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
         self.configuration = configuration
         self.logger = logger

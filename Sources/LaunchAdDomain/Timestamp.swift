@@ -159,3 +159,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         }
     }
 }
+
+/// Where a service reads the time: the system's wall clock in production, a controlled one in tests. Named so that
+/// it does not shadow the standard library's `Clock` protocol.
+public typealias WallClock = @Sendable () -> Timestamp
+
+extension Timestamp {
+    /// The system's wall clock.
+    public static let systemClock: WallClock = { Timestamp.now() }
+}
