@@ -1,0 +1,21 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+/// Application error codes (-32000 to -32099), the same on every socket.
+public enum APIError {
+    public static let campaignNotFound = RPCErrorInfo(code: -32001, message: "no such campaign", name: "CampaignNotFound")
+    public static let invalidTransition = RPCErrorInfo(code: -32002, message: "the campaign's state does not allow this operation",
+                                                       name: "InvalidTransition")
+    public static let creativeRefused = RPCErrorInfo(code: -32003, message: "the creative was refused (type, size or content)",
+                                                     name: "CreativeRefused")
+    public static let creativeNotFound = RPCErrorInfo(code: -32004, message: "no such creative", name: "CreativeNotFound")
+    public static let changesUnavailable = RPCErrorInfo(code: -32005, message: "those changes are no longer kept (or the epoch differs): take a snapshot",
+                                                        name: "ChangesUnavailable")
+
+    public static let busy = RPCErrorInfo(code: -32006, message: "the edge holds too many large replies that clients have not read yet: retry later",
+                                          name: "Busy")
+
+    /// Every application error code.
+    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy]
+}

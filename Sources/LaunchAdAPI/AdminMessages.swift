@@ -1,0 +1,133 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+/// `creative.upload` params: the bytes, base64, and their declared type (checked against the bytes).
+public struct CreativeUploadParams: Codable, Sendable {
+    public var contentType: String
+    public var data: String
+    public init(contentType: String, data: String) {
+        self.contentType = contentType
+        self.data = data
+    }
+}
+
+/// A campaign and the sequence number of the change that produced it.
+public struct CampaignChangeResult: Codable, Sendable {
+    public var campaign: Campaign
+    public var seq: Int64
+    public init(campaign: Campaign, seq: Int64) {
+        self.campaign = campaign
+        self.seq = seq
+    }
+}
+
+/// `campaign.update` params: the id and the fields to change.
+public struct CampaignUpdateParams: Codable, Sendable {
+    public var id: Int64
+    public var name: String?
+    public var app: String?
+    public var startsAt: Timestamp?
+    public var endsAt: Timestamp?
+    public var priority: Int?
+    public var weight: Int?
+    public var forced: Bool?
+    public var countdown: Int?
+    public var skippable: Bool?
+    public var skipAfter: Int?
+    public var launchTypes: [LaunchType]?
+    public var minBackgroundSeconds: Int?
+    public var jump: Jump?
+    public var creatives: [CreativeRef]?
+    public var targeting: Targeting?
+    public var frequencyCap: FrequencyCap?
+
+    public init(id: Int64, fields: CampaignFields) {
+        self.id = id
+        name = fields.name; app = fields.app; startsAt = fields.startsAt; endsAt = fields.endsAt
+        priority = fields.priority; weight = fields.weight; forced = fields.forced; countdown = fields.countdown
+        skippable = fields.skippable; skipAfter = fields.skipAfter; launchTypes = fields.launchTypes
+        minBackgroundSeconds = fields.minBackgroundSeconds; jump = fields.jump; creatives = fields.creatives
+        targeting = fields.targeting; frequencyCap = fields.frequencyCap
+    }
+
+    public var fields: CampaignFields {
+        CampaignFields(name: name, app: app, startsAt: startsAt, endsAt: endsAt, priority: priority, weight: weight,
+                       forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter,
+                       launchTypes: launchTypes, minBackgroundSeconds: minBackgroundSeconds, jump: jump,
+                       creatives: creatives, targeting: targeting, frequencyCap: frequencyCap)
+    }
+}
+
+public struct CampaignID: Codable, Sendable {
+    public var id: Int64
+    public init(id: Int64) { self.id = id }
+}
+
+public struct CampaignResult: Codable, Sendable {
+    public var campaign: Campaign
+
+    public init(campaign: Campaign) {
+        self.campaign = campaign
+    }
+}
+
+public struct CampaignListParams: Codable, Sendable {
+    public var app: String?
+    public var state: CampaignState?
+    public init(app: String? = nil, state: CampaignState? = nil) {
+        self.app = app
+        self.state = state
+    }
+}
+
+public struct CampaignListResult: Codable, Sendable {
+    public var campaigns: [Campaign]
+
+    public init(campaigns: [Campaign]) {
+        self.campaigns = campaigns
+    }
+}
+
+/// What campaignd knows of one edge.
+public struct EdgeInfo: Codable, Sendable, Hashable {
+    public var edgeId: String
+    public var region: String
+    public var epoch: String
+    public var appliedSeq: Int64
+    public var lastSeen: Timestamp
+    public var stale: Bool
+
+    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, lastSeen: Timestamp, stale: Bool) {
+        self.edgeId = edgeId
+        self.region = region
+        self.epoch = epoch
+        self.appliedSeq = appliedSeq
+        self.lastSeen = lastSeen
+        self.stale = stale
+    }
+}
+
+public struct EdgeListResult: Codable, Sendable {
+    public var edges: [EdgeInfo]
+    /// The service's own sequence number, to compare with each edge's.
+    public var seq: Int64
+
+    public init(edges: [EdgeInfo], seq: Int64) {
+        self.edges = edges
+        self.seq = seq
+    }
+}
+
+public struct CampaignStatsParams: Codable, Sendable {
+    public var id: Int64?
+    public init(id: Int64? = nil) { self.id = id }
+}
+
+public struct CampaignStatsResult: Codable, Sendable {
+    public var stats: [CampaignStats]
+
+    public init(stats: [CampaignStats]) {
+        self.stats = stats
+    }
+}

@@ -1,0 +1,30 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+/// Counts an edge ships to campaignd.
+public struct EdgeReport: Codable, Sendable, Equatable {
+    public var edgeId: String
+    /// Increases by one per report, so a report sent twice is counted once.
+    public var reportId: Int64
+    /// Counts per campaign since the last report.
+    public var counts: [CampaignStats]
+
+    public init(edgeId: String, reportId: Int64, counts: [CampaignStats]) {
+        self.edgeId = edgeId
+        self.reportId = reportId
+        self.counts = counts
+    }
+}
+
+public struct EdgeReportResult: Codable, Sendable {
+    /// Whether the counts were added now.
+    public var accepted: Bool
+    /// The last report id taken from this edge: equal to the report's when it had been taken before (a resend);
+    /// greater when the report's id was too low (the edge's clock went back) and its counts were not taken.
+    public var lastReportId: Int64
+    public init(accepted: Bool, lastReportId: Int64) {
+        self.accepted = accepted
+        self.lastReportId = lastReportId
+    }
+}

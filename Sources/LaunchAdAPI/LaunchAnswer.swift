@@ -1,0 +1,198 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+/// Where an edge serves creatives: the start of every `imgUrl` it answers, escaped for JSON once (when the edge
+/// learns its address) rather than in every answer.
+public struct CreativeBase: Sendable {
+    public let url: String
+    /// `url` as the inside of a JSON string.
+    let escaped: [UInt8]
+
+    public init(_ url: String) {
+        self.url = url
+        var writer = JSONWriter(reservingCapacity: url.utf8.count + 8)
+        writer.write(string: url)
+        escaped = writer.withUnsafeBytes { Array($0.dropFirst().dropLast()) }  // without the quotes
+    }
+}
+
+/// The state an edge answers from, as the launch answer's `epoch` and `seq`: written as JSON once per state rather
+/// than in every answer.
+public struct AnswerState: Sendable {
+    public let epoch: String
+    public let seq: Int64
+    /// `,"epoch":"…","seq":…,"revoked":`
+    let json: [UInt8]
+
+    public init(epoch: String, seq: Int64) {
+        self.epoch = epoch
+        self.seq = seq
+        var writer = JSONWriter(reservingCapacity: epoch.utf8.count + 48)
+        writer.writeRaw(",\"epoch\":")
+        writer.write(string: epoch)
+        writer.writeRaw(",\"seq\":")
+        writer.write(int: Int(seq))
+        writer.writeRaw(",\"revoked\":")
+        json = writer.bytes
+    }
+}
+
+/// The launch answer, with the field names apps already parse.
+public struct LaunchAnswer: Codable, Sendable, JSONWritable {
+    /// The creative shown: what the edge knows of its bytes.
+    public typealias Creative = CreativeFacts
+
+    // A field changed after the answer was made from a decision drops the parts prepared with it, so what is
+    // written stays what the fields say.
+    public var hasAd: Bool { didSet { prepared = nil } }
+    public var id: Int64? { didSet { prepared = nil } }
+    public var version: Int? { didSet { prepared = nil } }
+    public var imgUrl: String? { didSet { prepared = nil } }
+    public var creative: Creative? { didSet { prepared = nil } }
+    public var jumpType: String? { didSet { prepared = nil } }
+    public var jumpValue: String? { didSet { prepared = nil } }
+    public var showMoment: String? { didSet { prepared = nil } }
+    public var countdown: Int? { didSet { prepared = nil } }
+    public var skippable: Bool? { didSet { prepared = nil } }
+    public var skipAfter: Int? { didSet { prepared = nil } }
+    public var forced: Bool? { didSet { prepared = nil } }
+    public var expiresAt: Timestamp? { didSet { prepared = nil; expiresAtText = nil } }
+    public var epoch: String
+    public var seq: Int64
+    public var revoked: [Int64]
+    /// `expiresAt` already as text, when the answer was made from a decision (saves formatting it per query).
+    private var expiresAtText: String?
+    /// The members prepared with the decision's creative, when the answer was made from a decision and none of
+    /// the fields they hold was changed since.
+    private var prepared: AnswerParts?
+    /// Whether ``write(json:)`` writes from prepared parts (for tests).
+    public var isPrepared: Bool { prepared != nil }
+    private var creativeBase = CreativeBase("")
+
+    enum CodingKeys: String, CodingKey {
+        case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
+             expiresAt, epoch, seq, revoked
+    }
+
+    /// An answer from its fields (examples and clients; the service makes its answers from decisions).
+    public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, imgUrl: String? = nil, creative: Creative? = nil,
+                jumpType: String? = nil, jumpValue: String? = nil, showMoment: String? = nil, countdown: Int? = nil,
+                skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, expiresAt: Timestamp? = nil,
+                epoch: String, seq: Int64, revoked: [Int64]) {
+        self.hasAd = hasAd
+        self.id = id
+        self.version = version
+        self.imgUrl = imgUrl
+        self.creative = creative
+        self.jumpType = jumpType
+        self.jumpValue = jumpValue
+        self.showMoment = showMoment
+        self.countdown = countdown
+        self.skippable = skippable
+        self.skipAfter = skipAfter
+        self.forced = forced
+        self.expiresAt = expiresAt
+        self.epoch = epoch
+        self.seq = seq
+        self.revoked = revoked
+    }
+
+    /// The answer for a decision.
+    public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
+        self.epoch = epoch
+        self.seq = seq
+        revoked = decision.revoked
+        guard let candidate = decision.candidate, let held = decision.held else {
+            hasAd = false
+            return
+        }
+        let campaign = candidate.campaign
+        let facts = held.facts
+        hasAd = true
+        id = campaign.id
+        version = campaign.version
+        imgUrl = creativeBaseURL + held.path
+        creative = facts
+        jumpType = campaign.jump.type.rawValue
+        jumpValue = campaign.jump.value
+        showMoment = candidate.showMoment
+        countdown = campaign.countdown
+        skippable = campaign.skippable
+        skipAfter = campaign.skipAfter
+        forced = campaign.forced
+        expiresAt = campaign.endsAt
+        expiresAtText = candidate.expiresAtText
+        prepared = held.answerParts
+        creativeBase = CreativeBase(creativeBaseURL)
+    }
+
+    /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative, without
+    /// making a ``LaunchAnswer``: what `LaunchAnswer(decision, …).write(json:)` writes, for the query path.
+    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, into json: inout JSONWriter) {
+        guard decision.candidate != nil, let held = decision.held else {
+            json.writeRaw("{\"hasAd\":false")
+            writeState(state, revoked: decision.revoked, json: &json)
+            return
+        }
+        writePrepared(held.answerParts, creativeBase: creativeBase, json: &json)
+        writeState(state, revoked: decision.revoked, json: &json)
+    }
+
+    public func write(json: inout JSONWriter) {
+        if hasAd, let prepared {
+            Self.writePrepared(prepared, creativeBase: creativeBase, json: &json)
+            Self.writeState(AnswerState(epoch: epoch, seq: seq), revoked: revoked, json: &json)
+            return
+        }
+        json.writeObject { object in
+            object.field("hasAd", hasAd)
+            if hasAd {
+                object.field("id", ifPresent: id.map(Int.init))
+                object.field("version", ifPresent: version)
+                object.field("imgUrl", ifPresent: imgUrl)
+                if let creative {
+                    object.field("creative") { writer in
+                        writer.writeObject { inner in
+                            inner.field("sha256", creative.sha256)
+                            inner.field("contentType", creative.contentType)
+                            inner.field("width", creative.width)
+                            inner.field("height", creative.height)
+                            inner.field("size", creative.size)
+                        }
+                    }
+                }
+                object.field("jumpType", ifPresent: jumpType)
+                object.field("jumpValue", ifPresent: jumpValue)
+                object.field("showMoment", ifPresent: showMoment)
+                object.field("countdown", ifPresent: countdown)
+                object.field("skippable", ifPresent: skippable)
+                object.field("skipAfter", ifPresent: skipAfter)
+                object.field("forced", ifPresent: forced)
+                object.field("expiresAt", ifPresent: expiresAtText ?? expiresAt?.rfc3339)
+            }
+            object.field("epoch", epoch)
+            object.field("seq", Int(seq))
+            object.field("revoked") { writer in Self.writeRevoked(revoked, json: &writer) }
+        }
+    }
+
+    /// `{"hasAd":true,` through `"expiresAt":"…"` (or a prefetch item's members): the members prepared with the
+    /// campaign and creative, with the edge's base URL inside `imgUrl` (or `url`).
+    static func writePrepared(_ parts: AnswerParts, creativeBase: CreativeBase, json: inout JSONWriter) {
+        json.writeRaw(parts.head)
+        json.writeRaw(creativeBase.escaped)
+        json.writeRaw(parts.tail)
+    }
+
+    /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.
+    private static func writeState(_ state: AnswerState, revoked: [Int64], json: inout JSONWriter) {
+        json.writeRaw(state.json)
+        writeRevoked(revoked, json: &json)
+        json.append(UInt8(ascii: "}"))
+    }
+
+    static func writeRevoked(_ revoked: [Int64], json writer: inout JSONWriter) {
+        writer.writeArray(revoked) { writer, id in writer.write(int: Int(id)) }
+    }
+}

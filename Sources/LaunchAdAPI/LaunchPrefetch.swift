@@ -1,0 +1,155 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdDomain
+
+public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
+    public var app: String
+    public var platform: String
+    public var appVersion: String
+    public var region: String?
+    public var locale: String?
+    /// The client's screen: each campaign then lists only its creatives nearest this aspect ratio (the ones a launch
+    /// query from it may answer); without it, all of them.
+    public var screen: LaunchQueryParams.Screen?
+    /// How far ahead to look, in hours (default 24, at most 168).
+    public var horizonHours: Int?
+    /// Creatives the client holds now.
+    public var cached: [String]?
+
+    public init(app: String, platform: String, appVersion: String, region: String? = nil, locale: String? = nil,
+                screen: LaunchQueryParams.Screen? = nil, horizonHours: Int? = nil, cached: [String]? = nil) {
+        self.app = app
+        self.platform = platform
+        self.appVersion = appVersion
+        self.region = region
+        self.locale = locale
+        self.screen = screen
+        self.horizonHours = horizonHours
+        self.cached = cached
+    }
+
+    /// The members in the order the `Codable` conformance reads them (so errors come in the same order).
+    private static let fields: [StaticString] = ["app", "platform", "appVersion", "region", "locale", "screen", "horizonHours", "cached"]
+
+    /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
+    /// field.
+    public init(json: JSONReader) throws {
+        let object = try json.object(fields: Self.fields)
+        let target = try LaunchQueryParams.readTarget(object)
+        let screen = try object.optional(slot: 5).map(LaunchQueryParams.Screen.init(json:))
+        let horizonHours = try object.optionalInt(slot: 6)
+        let cached = try object.optional(slot: 7)?.array().map { try $0.string() }
+        self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
+                  locale: target.locale, screen: screen, horizonHours: horizonHours, cached: cached)
+    }
+
+    /// The params of a compact call (see `CompactReader`), or `nil` when they are not compact, or name a member twice
+    /// or one that is not a param, or hold a null or a value of another type: the call is then read the general
+    /// way, which answers its errors. What it gives is what ``init(json:)`` gives for the same bytes.
+    public init?(compact reader: inout CompactReader) {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var seen: UInt64 = 0
+        var target = CompactTarget()
+        var screen: LaunchQueryParams.Screen?, horizonHours: Int?, cached: [String]?
+        repeat {
+            guard let slot = reader.member(&seen, slot: Self.compactSlot) else { return nil }
+            switch slot {
+            case 0...4:
+                guard target.read(slot: slot, &reader) else { return nil }
+            case 5:
+                guard let value = LaunchQueryParams.compactScreen(&reader) else { return nil }
+                screen = value
+            case 6:
+                guard let value = reader.int() else { return nil }
+                horizonHours = value
+            default:
+                guard let list = LaunchQueryParams.compactStrings(&reader) else { return nil }
+                cached = list
+            }
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "}")), let app = target.app, let platform = target.platform, let appVersion = target.appVersion
+        else { return nil }
+        // The app, the region and the locale repeat from call to call: the reader's cache has their strings.
+        self.init(app: reader.text(app), platform: LaunchQueryParams.platformName(platform),
+                  appVersion: String(decoding: appVersion, as: UTF8.self), region: target.region.map(reader.text),
+                  locale: target.locale.map(reader.text), screen: screen, horizonHours: horizonHours, cached: cached)
+    }
+
+    /// The slot in `fields` of a param's name, or -1.
+    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
+        switch key.count {
+        case 3: CompactReader.equals(key, "app") ? 0 : -1
+        case 6: CompactReader.equals(key, "region") ? 3 : CompactReader.equals(key, "locale") ? 4 : CompactReader.equals(key, "screen") ? 5 : CompactReader.equals(key, "cached") ? 7 : -1
+        case 8: CompactReader.equals(key, "platform") ? 1 : -1
+        case 10: CompactReader.equals(key, "appVersion") ? 2 : -1
+        case 12: CompactReader.equals(key, "horizonHours") ? 6 : -1
+        default: -1
+        }
+    }
+}
+
+public struct PrefetchItem: Codable, Sendable, Hashable {
+    public var campaignId: Int64
+    public var sha256: String
+    public var url: String
+    public var contentType: String
+    public var width: Int
+    public var height: Int
+    public var size: Int
+    public var startsAt: Timestamp
+    public var endsAt: Timestamp
+
+    public init(campaignId: Int64, sha256: String, url: String, contentType: String, width: Int, height: Int, size: Int,
+                startsAt: Timestamp, endsAt: Timestamp) {
+        self.campaignId = campaignId
+        self.sha256 = sha256
+        self.url = url
+        self.contentType = contentType
+        self.width = width
+        self.height = height
+        self.size = size
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+    }
+}
+
+/// The answer of `launch.prefetch`. The edge writes it from parts prepared with its state
+/// (``write(download:delete:revoked:epoch:seq:creativeBase:into:)``): it lists every creative of the campaigns ahead,
+/// and encoding that through `Codable` cost more than all the launch queries between two prefetches.
+public struct LaunchPrefetchResult: Codable, Sendable {
+    /// What to download now and keep, with each campaign's window.
+    public var download: [PrefetchItem]
+    /// Cached creatives no campaign ahead uses: delete them.
+    public var delete: [String]
+    public var revoked: [Int64]
+    public var epoch: String
+    public var seq: Int64
+
+    public init(download: [PrefetchItem], delete: [String], revoked: [Int64], epoch: String, seq: Int64) {
+        self.download = download
+        self.delete = delete
+        self.revoked = revoked
+        self.epoch = epoch
+        self.seq = seq
+    }
+
+    /// The answer listing `download`'s creatives, each written from the parts prepared with the state
+    /// (``HeldCreative/prefetchParts``) with `creativeBase` inside its `url`: the bytes of the `LaunchPrefetchResult`
+    /// whose `download` holds their ``PrefetchItem``s, without making them. The edge's prefetch path.
+    public static func write(download: [HeldCreative], delete: [String], revoked: [Int64], epoch: String, seq: Int64,
+                             creativeBase: CreativeBase, into json: inout JSONWriter) {
+        json.writeRaw("{\"download\":")
+        json.writeArray(download) { writer, held in
+            LaunchAnswer.writePrepared(held.prefetchParts, creativeBase: creativeBase, json: &writer)
+        }
+        json.writeRaw(",\"delete\":")
+        json.writeArray(delete) { writer, sha256 in writer.write(string: sha256) }
+        json.writeRaw(",\"revoked\":")
+        LaunchAnswer.writeRevoked(revoked, json: &json)
+        json.writeRaw(",\"epoch\":")
+        json.write(string: epoch)
+        json.writeRaw(",\"seq\":")
+        json.write(int: Int(seq))
+        json.append(UInt8(ascii: "}"))
+    }
+}
