@@ -26,7 +26,7 @@ public final class EdgeState: Sendable, AtomicReference {
         self.seq = seq
         self.campaigns = campaigns
         self.creatives = creatives
-        index = DecisionEngine.index(campaigns.values, creatives: creatives)
+        index = DecisionEngine.index(campaigns.values, creatives: creatives, preparer: .json)
         answerState = AnswerState(epoch: epoch, seq: seq)
         apps = AppTable(index)
     }
@@ -64,7 +64,7 @@ public final class EdgeState: Sendable, AtomicReference {
             apps.insert(change.campaign.app)
             seq = change.seq
         }
-        let index = DecisionEngine.reindex(index, apps: apps, campaigns: campaigns.values, creatives: creatives)
+        let index = DecisionEngine.reindex(index, apps: apps, campaigns: campaigns.values, creatives: creatives, preparer: .json)
         return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives, index: index)
     }
 

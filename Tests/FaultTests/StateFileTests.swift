@@ -212,7 +212,7 @@ struct StateFileTests {
             seq += 1
             state = state.applying([Self.change(seq, Self.campaign(id, app: "app-\(step % 4)", version: step + 1, forced: step % 5 == 0,
                                                                    state: states[step % states.count]))])
-            let fresh = DecisionEngine.index(state.campaigns.values, creatives: state.creatives)
+            let fresh = DecisionEngine.index(state.campaigns.values, creatives: state.creatives, preparer: .json)
             #expect(fresh.mapValues { $0.candidates.map(\.campaign.id) } == state.index.mapValues { $0.candidates.map(\.campaign.id) }, "step \(step)")
             #expect(fresh.mapValues(\.revoked) == state.index.mapValues(\.revoked), "step \(step)")
         }
