@@ -68,11 +68,14 @@ let package = Package(
         // MARK: Domain and services
         .target(name: "LaunchAdDomain", dependencies: ["JSONRPC"]),
         // The typed methods of every socket, shared by servers, clients, adctl and the OpenRPC documents.
-        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "CampaignStore", "JSONRPC"]),
+        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC"]),
+        // Files written atomically, and creatives' bytes named by their sha256: what both services keep on disk.
+        .target(name: "DurableFiles", dependencies: ["LaunchAdDomain", .product(name: "Crypto", package: "swift-crypto")]),
+        // campaignd's store: the interface its handlers use, and the embedded SQLite engine (GRDB) under it.
         .target(
             name: "CampaignStore",
             dependencies: [
-                "LaunchAdDomain", "JSONRPC",
+                "LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "DurableFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -90,7 +93,7 @@ let package = Package(
         .target(
             name: "DeliveryService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -67,15 +67,15 @@ struct HeartbeatService: Service {
 /// It sleeps until the earliest due time it knows, but never more than `tick`, and every commit lowers that time
 /// when it brings an earlier one (``noteCommitted(_:)``), so a transition fires within `tick` of being due.
 final class ExpiryScheduler: Service {
-    let database: CampaignDatabase
+    let store: any Store
     let clock: WallClock
     let logger: Logger
     let tick: Duration
     /// The earliest known due time, in milliseconds (Int64.max: none).
     private let due = Atomic<Int64>(0)
 
-    init(database: CampaignDatabase, clock: @escaping WallClock, logger: Logger, tick: Duration = .milliseconds(50)) {
-        self.database = database
+    init(store: any Store, clock: @escaping WallClock, logger: Logger, tick: Duration = .milliseconds(50)) {
+        self.store = store
         self.clock = clock
         self.logger = logger
         self.tick = tick
@@ -97,11 +97,11 @@ final class ExpiryScheduler: Service {
                     if now.milliseconds >= self.due.load(ordering: .relaxed) {
                         // Reset before reading, so a commit racing with this pass lowers it again.
                         self.due.store(.max, ordering: .relaxed)
-                        let changes = try await blocking { try self.database.applyTimeTransitions(now: now) }
+                        let changes = try await self.store.applyTimeTransitions(now: now)
                         for change in changes {
                             self.logger.info("time changed a campaign", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)", "seq": "\(change.seq)"])
                         }
-                        if let next = try await blocking({ try self.database.nextTransitionTime() }) {
+                        if let next = try await self.store.nextTransitionTime() {
                             self.due.min(next.milliseconds, ordering: .relaxed)
                         }
                     }

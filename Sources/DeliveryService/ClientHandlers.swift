@@ -1,4 +1,3 @@
-import CampaignStore
 import Foundation
 import JSONRPC
 import LaunchAdAPI

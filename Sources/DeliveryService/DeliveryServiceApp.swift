@@ -1,5 +1,5 @@
-import CampaignStore
 import Crypto
+import DurableFiles
 import Foundation
 import Hummingbird
 import JSONRPC
@@ -10,8 +10,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
-import ZMQRPC
 import ZeroMQ
+import ZMQRPC
 
 /// The delivery service at the edge: its state, the sync engine that keeps it, the client socket and HTTP.
 public final class DeliveryServiceApp: Sendable {

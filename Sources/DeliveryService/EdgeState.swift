@@ -1,11 +1,11 @@
 import Atomics
-import CampaignStore
-import Synchronization
 import Crypto
+import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import Synchronization
 
 /// Everything an edge answers from, at one sequence number. Immutable: each applied change makes a new one, and
 /// the query path reads the current one without locks.
@@ -273,22 +273,6 @@ final class StateFile: Sendable {
                               campaigns: Dictionary(uniqueKeysWithValues: decoded.campaigns.map { ($0.id, $0) }),
                               creatives: Dictionary(uniqueKeysWithValues: decoded.creatives.map { ($0.sha256, $0) }))
         return (state, false)
-    }
-}
-
-extension Digest {
-    var hex: String { String(decoding: hexBytes, as: UTF8.self) }
-
-    /// The digest in lowercase hexadecimal, as ASCII bytes.
-    var hexBytes: [UInt8] {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(Self.byteCount * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return out
     }
 }
 

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CampaignStore
+import DurableFiles
 import Crypto
 import Foundation
 import Synchronization

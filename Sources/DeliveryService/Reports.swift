@@ -1,4 +1,4 @@
-import CampaignStore
+import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -6,8 +6,8 @@ import LaunchAdDomain
 import Logging
 import ServiceLifecycle
 import Synchronization
-import ZMQRPC
 import ZeroMQ
+import ZMQRPC
 
 /// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded: the
 /// least recently reported devices are forgotten first. A device is known by its id's fingerprint, so its id is not

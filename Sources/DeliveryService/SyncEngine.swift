@@ -1,5 +1,5 @@
-import CampaignStore
 import Crypto
+import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -8,8 +8,8 @@ import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
-import ZMQRPC
 import ZeroMQ
+import ZMQRPC
 
 /// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
 public final class SyncStatus: Sendable {
@@ -242,7 +242,7 @@ final class SyncEngine: Service {
                 regular = false
                 break
             }
-            changes.append(Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: ""))
+            changes.append(Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock()))
             next += 1
         }
         guard regular else {
@@ -303,7 +303,7 @@ final class SyncEngine: Service {
             try await resync(link, preferChanges: true)
             return
         }
-        install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
+        install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock())]))
         logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
     }

@@ -266,14 +266,7 @@ public enum DecisionEngine {
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).
     public static func stableSeed(_ deviceId: String?, now: Timestamp, rotation: Int) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
-        var id = deviceId ?? ""
-        id.withUTF8 { utf8 in
-            for byte in utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
-            }
-        }
+        let hash = FNV1a.hash(deviceId ?? "")
         let day = UInt64(bitPattern: now.milliseconds / 86_400_000)
         return mix(hash ^ mix(day) ^ mix(UInt64(rotation) &+ 1))
     }

@@ -142,7 +142,7 @@ public struct DeviceView: @unchecked Sendable {
             }
         }
         if hex && count == 64 { return key }
-        return DecisionEngine.mix(sha256.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 } ^ UInt64(count))
+        return DecisionEngine.mix(FNV1a.hash(sha256) ^ UInt64(count))
     }
 
     /// Grows with each impression: it moves the stable choice on.

@@ -22,7 +22,7 @@ struct StateFileTests {
     }
 
     static func change(_ seq: Int64, _ campaign: Campaign) -> Change {
-        Change(seq: seq, op: .updated, id: campaign.id, campaign: campaign, at: now, actor: "test")
+        Change(seq: seq, op: .updated, id: campaign.id, campaign: campaign, at: now)
     }
 
     @Test("the creatives to fetch: those the edge lacks, of campaigns that may still serve, once each, forced campaigns' first, then by start")

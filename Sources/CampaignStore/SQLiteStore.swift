@@ -1,105 +1,36 @@
+import DurableFiles
 import Foundation
 import GRDB
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdDomain
 
-/// One committed change: the next gapless sequence number, what happened, and the campaign after it.
-public struct Change: Sendable, Codable, Hashable {
-    public var seq: Int64
-    public var op: CampaignOperation
-    public var id: Int64
-    public var campaign: Campaign
-    public var at: Timestamp
-    /// Who made it: the admin's CURVE key, `local`, or `scheduler`.
-    public var actor: String
-
-    public init(seq: Int64, op: CampaignOperation, id: Int64, campaign: Campaign, at: Timestamp, actor: String) {
-        self.seq = seq
-        self.op = op
-        self.id = id
-        self.campaign = campaign
-        self.at = at
-        self.actor = actor
-    }
-}
-
-/// Every campaign at one sequence number: what an edge starts from. Or one page of it: the campaigns after some id,
-/// read at `seq`, with `next` set when more follow.
-public struct Snapshot: Sendable, Codable, Hashable {
-    public var epoch: String
-    public var seq: Int64
-    public var campaigns: [Campaign]
-    /// On a page that more campaigns follow: the id to ask for the next page after (the last id of this one).
-    public var next: Int64?
-
-    public init(epoch: String, seq: Int64, campaigns: [Campaign], next: Int64? = nil) {
-        self.epoch = epoch
-        self.seq = seq
-        self.campaigns = campaigns
-        self.next = next
-    }
-}
-
-/// A stored creative's facts.
-public struct CreativeInfo: Sendable, Codable, Hashable {
-    public var sha256: String
-    public var size: Int
-    public var contentType: String
-    public var width: Int
-    public var height: Int
-
-    public init(sha256: String, size: Int, contentType: String, width: Int, height: Int) {
-        self.sha256 = sha256
-        self.size = size
-        self.contentType = contentType
-        self.width = width
-        self.height = height
-    }
-}
-
-/// Impressions, clicks and skips reported by edges for one campaign.
-public struct CampaignStats: Sendable, Codable, Hashable {
-    public var id: Int64
-    public var impressions: Int64
-    public var clicks: Int64
-    public var skips: Int64
-
-    public init(id: Int64, impressions: Int64, clicks: Int64, skips: Int64) {
-        self.id = id
-        self.impressions = impressions
-        self.clicks = clicks
-        self.skips = skips
-    }
-}
-
-/// Why the store refused a write.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    case notFound(Int64)
-    case field(FieldError)
-    case transition(TransitionError)
-
-    public var description: String {
-        switch self {
-        case .notFound(let id): "no campaign \(id)"
-        case .field(let error): error.description
-        case .transition(let error): error.description
-        }
-    }
-}
-
-/// The campaign database: SQLite through GRDB, in WAL mode with `synchronous = FULL`, so a write acknowledged is
-/// on disk. Each committed change takes the next `seq` in the same transaction as the change itself (kept in a
-/// change log), so any snapshot is consistent with a `seq` and `seq` has no gaps. `onCommit` hears each change
-/// after its transaction commits, in `seq` order (it runs on the writer's serial queue).
-public final class CampaignDatabase: Sendable {
+/// The embedded store: SQLite through GRDB, in WAL mode with `synchronous = FULL`, so a write acknowledged is on
+/// disk, and creatives' bytes as files beside it. Each committed change takes the next `seq` in the same
+/// transaction as the change itself (kept in a change log), so any snapshot is consistent with a `seq` and `seq`
+/// has no gaps. `onCommit` hears each change after its transaction commits, in `seq` order (it runs on the
+/// writer's serial queue). Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
+public final class SQLiteStore: Store {
     private let pool: DatabasePool
+    private let files: CreativeFiles
     /// The random id of this database, made when it was created.
     public let epoch: String
     private let onCommit: @Sendable ([Change]) -> Void
 
-    /// Opens (or creates) the database at `path`. The change log is kept whole: it is also the audit trail of who
-    /// changed what and when.
-    public init(path: String, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+    /// The database file's name in the data folder.
+    public static let fileName = "campaigns.sqlite"
+
+    /// Opens (or creates) the store in `directory`: the database file and the creatives' folder. The change log is
+    /// kept whole: it is also the audit trail of who changed what and when.
+    public convenience init(directory: String, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try self.init(path: URL(fileURLWithPath: directory).appendingPathComponent(Self.fileName).path,
+                      files: CreativeFiles(directory: directory), onCommit: onCommit)
+    }
+
+    /// Opens (or creates) the database at `path`, with creatives' bytes in `files`.
+    public init(path: String, files: CreativeFiles, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+        self.files = files
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -152,18 +83,21 @@ public final class CampaignDatabase: Sendable {
 
     // MARK: Reading
 
-    /// The sequence number of the last committed change.
-    public func currentSeq() throws -> Int64 {
+    /// The sequence number of the last committed change, read at once (for start-up, before any task runs).
+    public func currentSeqNow() throws -> Int64 {
         try pool.read { db in try Self.seq(db) }
     }
 
-    public func campaign(id: Int64) throws -> Campaign? {
-        try pool.read { db in try Self.load(db, id: id) }
+    public func currentSeq() async throws -> Int64 {
+        try await pool.read { db in try Self.seq(db) }
     }
 
-    /// Campaigns, optionally of one app and one state, by id. Deleted ones only when asked for by state.
-    public func campaigns(app: String? = nil, state: CampaignState? = nil) throws -> [Campaign] {
-        try pool.read { db in
+    public func campaign(id: Int64) async throws -> Campaign? {
+        try await pool.read { db in try Self.load(db, id: id) }
+    }
+
+    public func campaigns(app: String?, state: CampaignState?) async throws -> [Campaign] {
+        try await pool.read { db in
             var sql = "SELECT body FROM campaigns WHERE 1"
             var arguments: StatementArguments = []
             if let app { sql += " AND app = ?"; arguments += [app] }
@@ -173,21 +107,16 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// Every campaign an edge needs (deleted ones too, as tombstones for revocation) at one `seq`.
-    public func snapshot() throws -> Snapshot {
-        try pool.read { db in
+    public func snapshot() async throws -> Snapshot {
+        try await pool.read { [epoch] db in
             let seq = try Self.seq(db)
             let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns ORDER BY id").map(Self.decode)
             return Snapshot(epoch: epoch, seq: seq, campaigns: campaigns)
         }
     }
 
-    /// One page of the snapshot: the campaigns after id `after` (deleted ones too), in order of id, read at one
-    /// `seq`; at most `limit` of them, and no more once their JSON passes `maxBytes` (but always one, when any
-    /// follows). `next` is set when more campaigns follow. Pages read at different times may hold different `seq`s:
-    /// an edge that joins them catches up from the first page's `seq` through the change log (see `changes`).
-    public func snapshotPage(after: Int64, limit: Int, maxBytes: Int) throws -> Snapshot {
-        try pool.read { db in
+    public func snapshotPage(after: Int64, limit: Int, maxBytes: Int) async throws -> Snapshot {
+        try await pool.read { [epoch] db in
             let seq = try Self.seq(db)
             var campaigns: [Campaign] = []
             var bytes = 0, more = false
@@ -205,16 +134,14 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// The changes after `seq`, at most `limit`, and no more once their campaigns' JSON passes `maxBytes` (but always
-    /// one, when any follows); `nil` when the log no longer reaches back that far.
-    public func changes(since seq: Int64, limit: Int = 1000, maxBytes: Int = .max) throws -> [Change]? {
-        try pool.read { db in
+    public func changes(since seq: Int64, limit: Int, maxBytes: Int) async throws -> [Change]? {
+        try await pool.read { db in
             let current = try Self.seq(db)
             guard seq <= current else { return nil }
             if seq == current { return [] }
             let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes") ?? (current + 1)
             guard oldest <= seq + 1 else { return nil }
-            let rows = try Row.fetchCursor(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+            let rows = try Row.fetchCursor(db, sql: "SELECT seq, op, campaign_id, at, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
                                            arguments: [seq, limit])
             var changes: [Change] = [], bytes = 0
             while let row = try rows.next() {
@@ -227,17 +154,23 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// The earliest time at which time alone changes some campaign.
-    public func nextTransitionTime() throws -> Timestamp? {
-        try pool.read { db in
+    public func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [seq, limit])
+                .map { row in ChangeRecord(change: try Self.change(row), actor: row["actor"]) }
+        }
+    }
+
+    public func nextTransitionTime() async throws -> Timestamp? {
+        try await pool.read { db in
             try Int64.fetchOne(db, sql: "SELECT MIN(next_transition) FROM campaigns WHERE next_transition IS NOT NULL")
                 .map(Timestamp.init(milliseconds:))
         }
     }
 
-    /// Counts of campaigns by state.
-    public func countsByState() throws -> [CampaignState: Int] {
-        try pool.read { db in
+    public func countsByState() async throws -> [CampaignState: Int] {
+        try await pool.read { db in
             var counts: [CampaignState: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM campaigns GROUP BY state") {
                 if let state = CampaignState(rawValue: row["state"]) { counts[state] = row["n"] }
@@ -248,9 +181,8 @@ public final class CampaignDatabase: Sendable {
 
     // MARK: Writing campaigns
 
-    /// Creates a campaign.
-    public func create(_ fields: CampaignFields, actor: String, now: Timestamp) throws -> Change {
-        try write { db in
+    public func create(_ fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
+        try await write { db in
             let exists = try Self.creativeChecker(db)
             var campaign: Campaign
             do throws(FieldError) {
@@ -264,9 +196,8 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// Changes some fields of a campaign.
-    public func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) throws -> Change {
-        try write { db in
+    public func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
+        try await write { db in
             guard let campaign = try Self.load(db, id: id) else { throw StoreError.notFound(id) }
             let exists = try Self.creativeChecker(db)
             let updated: Campaign
@@ -282,9 +213,8 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// Applies an operator's operation: force, unforce, pause, resume, expire, delete.
-    public func apply(_ operation: CampaignOperation, id: Int64, actor: String, now: Timestamp) throws -> Change {
-        try write { db in
+    public func apply(_ operation: CampaignOperation, id: Int64, actor: String, now: Timestamp) async throws -> Change {
+        try await write { db in
             guard let campaign = try Self.load(db, id: id) else { throw StoreError.notFound(id) }
             let next: Campaign
             do throws(TransitionError) {
@@ -296,9 +226,8 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// Applies what time does by `now` (starts and ends), each as its own change, in one transaction.
-    public func applyTimeTransitions(now: Timestamp) throws -> [Change] {
-        try writeMany { db in
+    public func applyTimeTransitions(now: Timestamp) async throws -> [Change] {
+        try await writeMany { db in
             let bodies = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE next_transition <= ? ORDER BY next_transition, id",
                                              arguments: [now.milliseconds])
             var changes: [Change] = []
@@ -312,16 +241,21 @@ public final class CampaignDatabase: Sendable {
 
     // MARK: Creatives and stats
 
-    public func creative(sha256: String) throws -> CreativeInfo? {
-        try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = ?", arguments: [sha256])
-                .map { row in CreativeInfo(sha256: row["sha256"], size: row["size"], contentType: row["content_type"], width: row["width"], height: row["height"]) }
-        }
+    public func creative(sha256: String) async throws -> CreativeFacts? {
+        try await pool.read { db in try Self.creative(db, sha256: sha256) }
     }
 
-    /// Records a creative whose bytes are already stored (uploading the same bytes twice is fine).
-    public func addCreative(_ info: CreativeInfo, actor: String, now: Timestamp) throws {
-        try pool.write { db in
+    private static func creative(_ db: Database, sha256: String) throws -> CreativeFacts? {
+        try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = ?", arguments: [sha256])
+            .map { row in
+                CreativeFacts(sha256: row["sha256"], contentType: row["content_type"], width: row["width"], height: row["height"], size: row["size"])
+            }
+    }
+
+    /// Writes the bytes as a file (on the writer's queue, before the row that names them commits), then the row.
+    public func addCreative(_ info: CreativeFacts, bytes: [UInt8], actor: String, now: Timestamp) async throws {
+        try await pool.write { [files] db in
+            try files.store(bytes, sha256: info.sha256)
             try db.execute(sql: """
                 INSERT INTO creatives (sha256, content_type, size, width, height, created_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(sha256) DO NOTHING
@@ -329,12 +263,19 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    /// Adds an edge's report to the counters, once: a report whose id is not above the last one taken from that
-    /// edge is not added (it was sent again after a lost answer, or its id is stale). Returns whether it was taken,
-    /// and the last id taken from the edge.
+    public func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead {
+        try await pool.read { [files] db in
+            guard let facts = try Self.creative(db, sha256: sha256) else { return .notFound }
+            // The offset is checked against the stored size before the file is touched: seeking far past the end fails.
+            guard offset <= facts.size else { return .pastEnd(facts) }
+            guard let bytes = try files.read(sha256: sha256, offset: offset, length: length) else { return .notFound }
+            return .bytes(facts, bytes)
+        }
+    }
+
     @discardableResult
-    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) throws -> (taken: Bool, last: Int64) {
-        try pool.write { db in
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
+        try await pool.write { db in
             let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
             if let last, reportId <= last { return (false, last) }
             try db.execute(sql: "INSERT INTO edge_reports (edge_id, last_report_id) VALUES (?, ?) ON CONFLICT(edge_id) DO UPDATE SET last_report_id = excluded.last_report_id",
@@ -350,8 +291,8 @@ public final class CampaignDatabase: Sendable {
         }
     }
 
-    public func stats(id: Int64? = nil) throws -> [CampaignStats] {
-        try pool.read { db in
+    public func stats(id: Int64?) async throws -> [CampaignStats] {
+        try await pool.read { db in
             var sql = "SELECT c.id, COALESCE(s.impressions, 0) AS i, COALESCE(s.clicks, 0) AS c, COALESCE(s.skips, 0) AS s FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id"
             var arguments: StatementArguments = []
             if let id { sql += " WHERE c.id = ?"; arguments += [id] } else { sql += " WHERE c.state != 'deleted'" }
@@ -364,14 +305,14 @@ public final class CampaignDatabase: Sendable {
 
     // MARK: Internals
 
-    private func write(_ body: @escaping (Database) throws -> Change) throws -> Change {
-        try writeMany { db in [try body(db)] }[0]
+    private func write(_ body: @escaping @Sendable (Database) throws -> Change) async throws -> Change {
+        try await writeMany { db in [try body(db)] }[0]
     }
 
     /// Runs `body` in one transaction, then hands its changes to `onCommit` while still holding the writer, so
     /// changes are heard in `seq` order and only once committed.
-    private func writeMany(_ body: @escaping (Database) throws -> [Change]) throws -> [Change] {
-        try pool.writeWithoutTransaction { db in
+    private func writeMany(_ body: @escaping @Sendable (Database) throws -> [Change]) async throws -> [Change] {
+        try await pool.writeWithoutTransaction { [onCommit] db in
             var changes: [Change] = []
             try db.inTransaction {
                 changes = try body(db)
@@ -406,7 +347,7 @@ public final class CampaignDatabase: Sendable {
                                    now.milliseconds, body, campaign.id])
         try db.execute(sql: "INSERT INTO changes (seq, op, campaign_id, at, actor, body) VALUES (?, ?, ?, ?, ?, ?)",
                        arguments: [seq, operation.rawValue, campaign.id, now.milliseconds, actor, body])
-        return Change(seq: seq, op: operation, id: campaign.id, campaign: campaign, at: now, actor: actor)
+        return Change(seq: seq, op: operation, id: campaign.id, campaign: campaign, at: now)
     }
 
     private static func decode(_ body: String) throws -> Campaign {
@@ -415,6 +356,6 @@ public final class CampaignDatabase: Sendable {
 
     private static func change(_ row: Row) throws -> Change {
         Change(seq: row["seq"], op: CampaignOperation(rawValue: row["op"]) ?? .updated, id: row["campaign_id"],
-               campaign: try decode(row["body"]), at: Timestamp(milliseconds: row["at"]), actor: row["actor"])
+               campaign: try decode(row["body"]), at: Timestamp(milliseconds: row["at"]))
     }
 }

@@ -1,0 +1,21 @@
+/// The 64-bit FNV-1a hash: cheap, unseeded and the same in every process, for the choices that must be stable
+/// across edges and restarts (a device's seed, a variant's key) and for the edge's table of apps.
+public enum FNV1a {
+    public static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    public static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    /// The hash of `bytes`, continued from `hash`.
+    @inlinable
+    public static func hash(_ bytes: UnsafeBufferPointer<UInt8>, from hash: UInt64 = offsetBasis) -> UInt64 {
+        var hash = hash
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
+        return hash
+    }
+
+    /// The hash of a string's UTF-8.
+    @inlinable
+    public static func hash(_ text: String) -> UInt64 {
+        var text = text
+        return text.withUTF8 { hash($0) }
+    }
+}
