@@ -62,58 +62,77 @@ final class SyncEngine: Service {
     }
 
     func run() async throws {
-        let saves = Task { await self.persister.persist() }
-        defer {
-            // The last word on shutdown: whatever was applied reaches the disk before the process exits.
-            saves.cancel()
-            persister.saveNow()
-        }
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await self.session()
-                } catch is CancellationError {
-                    return
-                } catch {
-                    self.logger.warning("sync session ended; reconnecting", metadata: ["error": "\(error)"])
+        // The persister and the downloads are child tasks of this one: none outlives it, and a shutdown waits for
+        // them all before the last save.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.persister.persist() }
+            group.addTask { await self.downloader.run() }
+            await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    do {
+                        try await self.session()
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        self.logger.warning("sync session ended; reconnecting", metadata: ["error": "\(error)"])
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
                 }
-                try? await Task.sleep(for: .milliseconds(500))
             }
+            // No session any more: no download starts, those under way are cancelled (a shutdown does not wait on
+            // campaignd) and the persister stops; the group ends once every one of them has.
+            self.downloader.finish()
+            group.cancelAll()
         }
+        // The last word on shutdown: whatever was applied reaches the disk before the process exits.
+        persister.saveNow()
     }
 
-    /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost.
+    /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost. The sync client and the
+    /// subscriber are closed when it ends, however it ends, before the next one begins.
     private func session() async throws {
         var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
         clientConfiguration.curve = curve
         clientConfiguration.timeout = .seconds(3)
         clientConfiguration.name = "sync"
         let client = try RPCClient(context: context, configuration: clientConfiguration)
-        defer { Task { await client.close() } }
-        var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
-                                                               topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
-        subscriberConfiguration.curve = curve
-        subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
-        subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
-        // One queue of events: messages (posted by the subscriber's thread), a tick twice a second to notice
-        // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
-        // dropped, and noticed as a gap.
-        let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
-        let clock = self.clock
-        let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
-            events.post(.message(message, arrived: clock()))
-        }
-        defer { Task { await subscriber.stop() } }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                events.post(.tick)
+        try await closing({ await client.close() }) {
+            var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
+                                                                   topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
+            subscriberConfiguration.curve = curve
+            subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
+            subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
+            // One queue of events: messages (posted by the subscriber's thread), a tick twice a second to notice
+            // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
+            // dropped, and noticed as a gap.
+            let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
+            let clock = self.clock
+            let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
+                events.post(.message(message, arrived: clock()))
+            }
+            try await closing({ await subscriber.stop() }) {
+                try await follow(client, events)
             }
         }
+    }
+
+    /// Runs `body`, then `close`, whichever way `body` ends: a `defer` that may await.
+    private func closing(_ close: () async -> Void, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+    }
+
+    /// A session's work once subscribed: the snapshot (or the changes missed), then the update stream's messages,
+    /// until three heartbeats go missing. Its ticker and its acknowledger are child tasks: it ends once they have.
+    private func follow(_ client: RPCClient, _ events: EventQueue) async throws {
         persister.sessionEvents.withLock { $0 = events }
         defer {
             persister.sessionEvents.withLock { $0 = nil }
-            ticker.cancel()
             events.finish()
         }
 
@@ -121,43 +140,50 @@ final class SyncEngine: Service {
         // is on its way become one), so that a slow or unreachable sync socket never holds up applying what the
         // update stream brings, nor the count of silent heartbeats.
         let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let acknowledger = Task {
-            for await _ in ackRequests { await self.acknowledge(client) }
-        }
-        defer {
-            acks.finish()
-            acknowledger.cancel()
-        }
+        defer { acks.finish() }
         let link = SyncLink(client: client, acks: acks)
 
-        // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
-        try await resync(link, preferChanges: true)
-        var lastHeard = ContinuousClock.now
-        for await _ in events.signals {
-            // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
-            let batch = events.drain()
-            var index = 0
-            while index < batch.count {
-                switch batch[index] {
-                case .tick:
-                    if ContinuousClock.now - lastHeard > .seconds(3) {
-                        logger.warning("no word from campaignd for three heartbeats; reconnecting")
-                        return
-                    }
-                case .message(let message, let arrived):
-                    var run = [message]
-                    while index + 1 < batch.count, case .message(let next, _) = batch[index + 1],
-                          next.method == UpdateStream.changed, message.method == UpdateStream.changed {
-                        run.append(next)
-                        index += 1
-                    }
-                    if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
-                    // After handling: a long catch-up is not silence.
-                    lastHeard = .now
-                case .saved:
-                    link.acknowledge()
+        try await withThrowingDiscardingTaskGroup { group in
+            defer { group.cancelAll() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    events.post(.tick)
                 }
-                index += 1
+            }
+            group.addTask {
+                for await _ in ackRequests { await self.acknowledge(client) }
+            }
+
+            // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
+            try await resync(link, preferChanges: true)
+            var lastHeard = ContinuousClock.now
+            for await _ in events.signals {
+                // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
+                let batch = events.drain()
+                var index = 0
+                while index < batch.count {
+                    switch batch[index] {
+                    case .tick:
+                        if ContinuousClock.now - lastHeard > .seconds(3) {
+                            logger.warning("no word from campaignd for three heartbeats; reconnecting")
+                            return
+                        }
+                    case .message(let message, let arrived):
+                        var run = [message]
+                        while index + 1 < batch.count, case .message(let next, _) = batch[index + 1],
+                              next.method == UpdateStream.changed, message.method == UpdateStream.changed {
+                            run.append(next)
+                            index += 1
+                        }
+                        if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
+                        // After handling: a long catch-up is not silence.
+                        lastHeard = .now
+                    case .saved:
+                        link.acknowledge()
+                    }
+                    index += 1
+                }
             }
         }
     }
