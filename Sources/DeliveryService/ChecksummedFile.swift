@@ -1,4 +1,6 @@
 import Crypto
+import Foundation
+import JSONRPC
 
 /// A file of the cache folder that is never trusted unless it verifies: `{"checksum":…,"body":…}`, the checksum
 /// being the sha256 of the body's exact bytes.
@@ -26,5 +28,16 @@ enum ChecksummedFile {
         let body = Array(bytes[bodyStart..<bytes.count - 1])
         guard SHA256.hash(data: body).hexBytes.elementsEqual(bytes[prefix.count..<prefix.count + 64]) else { return nil }
         return body
+    }
+
+    /// The body of the file at `url`, decoded: `nil` when there is no file, or (`discarded`) when its bytes do not
+    /// verify or do not decode.
+    static func read<Body: Decodable>(_ type: Body.Type, at url: URL) -> (body: Body?, discarded: Bool) {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (nil, false) }
+        guard let bytes = body(of: [UInt8](data)),
+              let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: bytes) else {
+            return (nil, true)
+        }
+        return (decoded, false)
     }
 }

@@ -37,11 +37,8 @@ final class ReportFile: Sendable {
 
     /// The counts saved, or ``Body/empty`` when there are none or the file does not verify (`discarded`).
     func load() -> (body: Body, discarded: Bool) {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return (.empty, false) }
-        guard let bytes = ChecksummedFile.body(of: [UInt8](data)),
-              let body = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: bytes) else {
-            return (.empty, true)
-        }
+        let (read, discarded) = ChecksummedFile.read(Body.self, at: url)
+        guard let body = read else { return (.empty, discarded) }
         written.withLock { $0 = body }
         return (body, false)
     }

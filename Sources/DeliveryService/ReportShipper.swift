@@ -121,12 +121,10 @@ final class ReportShipper: Service {
     private func save(_ outbox: Outbox) async -> Bool {
         let (unsent, fingerprints) = ledger.takeForSave()
         let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
-        let written: Result<Void, any Error> = await withCheckedContinuation { done in
-            disk.async {
-                done.resume(returning: Result {
-                    do { try self.journal.append(fingerprints) } catch { self.ledger.putBack(fingerprints: fingerprints); throw error }
-                    try self.file.save(body)
-                })
+        let written: Result<Void, any Error> = await disk.perform {
+            Result {
+                do { try self.journal.append(fingerprints) } catch { self.ledger.putBack(fingerprints: fingerprints); throw error }
+                try self.file.save(body)
             }
         }
         let error: (any Error)? = if case .failure(let error) = written { error } else { nil }

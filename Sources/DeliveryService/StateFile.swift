@@ -61,11 +61,8 @@ final class StateFile: Sendable {
 
     /// The saved state, or `nil` when there is none or it does not verify.
     func load() -> (state: EdgeState, discarded: Bool) {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return (.empty, false) }
-        guard let body = ChecksummedFile.body(of: [UInt8](data)),
-              let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: body) else {
-            return (.empty, true)
-        }
+        let (read, discarded) = ChecksummedFile.read(Body.self, at: url)
+        guard let decoded = read else { return (.empty, discarded) }
         let state = EdgeState(epoch: decoded.epoch, seq: decoded.seq,
                               campaigns: Dictionary(uniqueKeysWithValues: decoded.campaigns.map { ($0.id, $0) }),
                               creatives: Dictionary(uniqueKeysWithValues: decoded.creatives.map { ($0.sha256, $0) }))

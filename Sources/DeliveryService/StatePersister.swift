@@ -84,12 +84,7 @@ final class StatePersister: Sendable {
             tokens = max(0, tokens - 1)
             // On a thread of its own: the fsyncs must not hold one of the few threads that apply changes and
             // answer acknowledgements.
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                disk.async {
-                    self.saveNow()
-                    done.resume()
-                }
-            }
+            await disk.perform { self.saveNow() }
             sessionEvents.withLock { $0 }?.post(.saved)
         }
     }
