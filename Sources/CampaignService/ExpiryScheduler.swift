@@ -1,65 +1,10 @@
 import CampaignStore
-import Foundation
-import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
-import ZMQRPC
-
-/// Publishes each committed change on the update stream, in `seq` order, and the heartbeats: both under one lock,
-/// so a heartbeat never carries a `seq` behind a change already sent, nor ahead of one not yet sent.
-final class ChangePublisher: Sendable {
-    let publisher: Publisher
-    let epoch: String
-    /// The `seq` of the last change handed to the publisher.
-    private let published: Mutex<Int64>
-
-    init(publisher: Publisher, epoch: String, seq: Int64) {
-        self.publisher = publisher
-        self.epoch = epoch
-        published = Mutex(seq)
-    }
-
-    func publish(_ changes: [Change]) {
-        published.withLock { published in
-            for change in changes {
-                guard let campaign = try? JSONValueEncoder().encode(change.campaign) else { continue }
-                publisher.publish(topic: UpdateStream.campaignTopic, method: UpdateStream.changed, params: [
-                    "epoch": .string(epoch), "seq": .number(JSONNumber(change.seq)), "op": .string(change.op.rawValue),
-                    "id": .number(JSONNumber(change.id)), "campaign": campaign,
-                ])
-                published = max(published, change.seq)
-            }
-        }
-    }
-
-    func heartbeat(time: Timestamp) {
-        published.withLock { published in
-            publisher.publish(topic: UpdateStream.heartbeatTopic, method: UpdateStream.heartbeat, params: [
-                "epoch": .string(epoch), "seq": .number(JSONNumber(published)), "time": .string(time.rfc3339),
-            ])
-        }
-    }
-}
-
-/// A heartbeat each second on the update stream: `{epoch, seq, time}`, so edges notice gaps and clock skew.
-struct HeartbeatService: Service {
-    let publisher: ChangePublisher
-    let clock: WallClock
-    let interval: Duration
-
-    func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                publisher.heartbeat(time: clock())
-                try await Task.sleep(for: interval)
-            }
-        }
-    }
-}
 
 /// Fires what time does to campaigns: a scheduled one goes live at its start, anything expires at its end, each
 /// published at once; also, at start, whatever passed while the service was down.
