@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "JSONRPC", "SeededRandomness",
+                "ZeroMQ", "CZeroMQ", "JSONRPC", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
