@@ -138,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "adload",
             dependencies: [
-                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ", "JSONRPC",
+                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
