@@ -4,7 +4,8 @@
 //   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, pub/sub over ZeroMQ)
 //   JSONRPC (codec, typed methods, dispatcher; no ZeroMQ) ---------^
 //   LaunchAdDomain (campaigns, decisions; no I/O) -> CampaignService / DeliveryService (service kits)
-//   -> campaignd, deliveryd, adctl, adload (thin executables)
+//   -> campaignd, deliveryd, adctl, adload (thin executables; adctl's commands live in AdminCommands, adload's engine
+//   in LaunchAdLoad)
 import PackageDescription
 
 let package = Package(
@@ -111,6 +112,15 @@ let package = Package(
             ]
         ),
 
+        // MARK: The operators' tool: every adctl command, one per file, kept out of the executable
+        .target(
+            name: "AdminCommands",
+            dependencies: [
+                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "campaignd",
@@ -128,13 +138,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "adctl",
-            dependencies: [
-                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "CampaignStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+        .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
         .executableTarget(
             name: "adload",
             dependencies: [
