@@ -175,6 +175,10 @@ let package = Package(
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC",
                                                                  .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
+        .testTarget(
+            name: "AdminCommandsTests",
+            dependencies: ["AdminCommands", "LaunchAdDomain", "JSONRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
         .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
