@@ -4,7 +4,8 @@
 //   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, pub/sub over ZeroMQ)
 //   JSONRPC (codec, typed methods, dispatcher; no ZeroMQ) ---------^
 //   LaunchAdDomain (campaigns, decisions; no I/O) -> CampaignService / DeliveryService (service kits)
-//   -> campaignd, deliveryd, adctl, adload (thin executables)
+//   -> campaignd, deliveryd, adctl, adload (thin executables; adctl's commands live in AdminCommands, adload's engine
+//   in LaunchAdLoad)
 import PackageDescription
 
 let package = Package(
@@ -109,8 +110,17 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "JSONRPC", "SeededRandomness",
+                "ZeroMQ", "CZeroMQ", "JSONRPC", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+
+        // MARK: The operators' tool: every adctl command, one per file, kept out of the executable
+        .target(
+            name: "AdminCommands",
+            dependencies: [
+                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -131,17 +141,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "adctl",
-            dependencies: [
-                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "CampaignStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+        .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
         .executableTarget(
             name: "adload",
             dependencies: [
-                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ", "JSONRPC",
+                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -174,6 +178,10 @@ let package = Package(
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC",
                                                                  .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
+        .testTarget(
+            name: "AdminCommandsTests",
+            dependencies: ["AdminCommands", "LaunchAdDomain", "JSONRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
         .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),

@@ -2,175 +2,14 @@ import Foundation
 import JSONRPC
 import ZeroMQ
 
-/// What `adload propagation` does: against a campaignd admin socket and the client sockets of its edges, it forces a
-/// campaign and then expires it, again and again, and measures from the admin answer to the moment each edge's
-/// launch answer shows the change.
-public struct PropagationConfiguration: Sendable {
-    public var adminEndpoint: String
-    /// CURVE for the admin socket: campaignd's public key and this client's key pair.
-    public var adminCurve: (serverKey: String, keyPair: CurveKeyPair)?
-    /// The edges' client endpoints.
-    public var edges: [String]
-    public var repeats = 10
-    /// The app the measuring campaigns are made for; by default a fresh name, so nothing else is touched.
-    public var app: String
-    /// Seconds an edge may take before the step fails.
-    public var timeout = 10.0
-    /// Seconds between two launch queries to the same edge while waiting for it to show a change (0: the next
-    /// query as soon as the last answer arrives). Each delay is measured to within this interval; probing with no
-    /// pause keeps every edge busy answering, which on a small machine slows the very change being measured.
-    public var probeInterval = 0.001
-
-    public init(adminEndpoint: String, edges: [String], app: String = "adload-propagation-\(UInt32.random(in: 0...UInt32.max))") {
-        self.adminEndpoint = adminEndpoint
-        self.edges = edges
-        self.app = app
-    }
-
-    public func validate() throws(LoadConfigurationError) {
-        for endpoint in [adminEndpoint] + edges where !(endpoint.hasPrefix("tcp://") || endpoint.hasPrefix("ipc://")) {
-            throw .invalid("--admin/--edge", "expected tcp://HOST:PORT or ipc://PATH, got \"\(endpoint)\"")
-        }
-        guard !edges.isEmpty else { throw .invalid("--edge", "name at least one edge client endpoint") }
-        guard Set(edges).count == edges.count else { throw .invalid("--edge", "an edge is named twice") }
-        guard edges.count <= 1000 else { throw .invalid("--edge", "at most 1000 edges") }
-        guard (1...10_000).contains(repeats) else { throw .invalid("--repeats", "must be 1...10000") }
-        guard timeout > 0, timeout <= 600 else { throw .invalid("--timeout", "must be above 0 and at most 600 seconds") }
-        guard probeInterval >= 0, probeInterval <= 1 else { throw .invalid("--probe-interval", "must be 0 to 1 second") }
-        guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
-    }
-}
-
-/// Percentiles of a set of delays, in milliseconds.
-public struct DelayStatistics: Codable, Sendable, Equatable {
-    public var samples: Int
-    public var p50Milliseconds: Double
-    public var p90Milliseconds: Double
-    public var p99Milliseconds: Double
-    public var maxMilliseconds: Double
-    public var meanMilliseconds: Double
-
-    /// Nearest-rank percentiles of `delays` (seconds).
-    public init(_ delays: [Double]) {
-        let sorted = delays.sorted()
-        samples = sorted.count
-        func rank(_ percent: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let index = min(sorted.count, max(1, Int((percent / 100 * Double(sorted.count)).rounded(.up)))) - 1
-            return round3(sorted[index] * 1000)
-        }
-        p50Milliseconds = rank(50)
-        p90Milliseconds = rank(90)
-        p99Milliseconds = rank(99)
-        maxMilliseconds = round3((sorted.last ?? 0) * 1000)
-        meanMilliseconds = sorted.isEmpty ? 0 : round3(sorted.reduce(0, +) / Double(sorted.count) * 1000)
-    }
-}
-
-private func round3(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-
-public struct PropagationResult: Codable, Sendable {
-    public var edges: Int
-    public var repeats: Int
-    public var app: String
-    /// Seconds between two queries to an edge that did not show the change yet: the delays' resolution.
-    public var probeIntervalSeconds: Double
-    /// From the admin answer to the edge's first launch answer showing the forced campaign.
-    public var force: DelayStatistics
-    /// From the admin answer to the edge's first launch answer no longer showing the expired campaign.
-    public var expire: DelayStatistics
-    /// Both together.
-    public var all: DelayStatistics
-    /// How long campaignd took to answer the admin call (durable commit included).
-    public var admin: DelayStatistics
-    /// Edge answers that showed the change before the admin answer reached adload (counted as 0 ms).
-    public var beforeAdminAnswer: Int
-    /// The slowest edge's worst delay, by edge endpoint, in milliseconds.
-    public var worstByEdge: [String: Double]
-}
-
-public enum PropagationError: Error, CustomStringConvertible {
-    case admin(String)
-    case edge(String, String)
-    case timedOut(String, [String])
-
-    public var description: String {
-        switch self {
-        case let .admin(reason): "campaignd: \(reason)"
-        case let .edge(endpoint, reason): "edge \(endpoint): \(reason)"
-        case let .timedOut(step, edges): "\(step): no change seen within the timeout on \(edges.joined(separator: ", "))"
-        }
-    }
-}
-
-/// A DEALER socket with one JSON-RPC call in flight at a time; all on the calling thread.
-private final class Line {
-    let endpoint: String
-    let socket: Socket
-    private var nextId: UInt64 = 1
-    private(set) var pending: UInt64?
-    private let message = Message()
-
-    init(_ context: ZMQContext, endpoint: String, curve: (serverKey: String, keyPair: CurveKeyPair)?) throws {
-        self.endpoint = endpoint
-        socket = try Socket(context, type: .dealer)
-        try socket.setLinger(milliseconds: 0)
-        try socket.setMaxMessageSize(64 * 1024 * 1024)
-        if let curve { try socket.makeCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
-        try socket.connect(endpoint)
-    }
-
-    deinit { socket.close() }
-
-    func send(_ method: String, _ params: JSONValue) throws {
-        let id = nextId
-        nextId += 1
-        var writer = JSONWriter()
-        writer.writeObject { object in
-            object.field("jsonrpc", "2.0")
-            object.field("id", Int(id))
-            object.field("method", method)
-            object.field("params", params)
-        }
-        guard try socket.send(writer.bytes, dontWait: true) else { throw PropagationError.edge(endpoint, "cannot send (queue full)") }
-        pending = id
-    }
-
-    /// The result of the pending call if its reply has come; throws its error.
-    func receive() throws -> JSONValue? {
-        while try socket.receive(into: message, dontWait: true) {
-            guard let value = try? message.withUnsafeBytes({ try JSONParser.parse($0) }), let object = value.objectValue,
-                  case let .number(number)? = object["id"], UInt64(number.text) == pending else { continue }
-            pending = nil
-            if let error = object["error"]?.objectValue {
-                throw PropagationError.edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))")
-            }
-            return object["result"] ?? .null
-        }
-        return nil
-    }
-
-    /// One call, waiting at most `timeout` seconds.
-    func call(_ method: String, _ params: JSONValue, timeout: Double) throws -> JSONValue {
-        try send(method, params)
-        let deadline = Date().addingTimeInterval(timeout)
-        var poller = Poller()
-        poller.add(socket)
-        while Date() < deadline {
-            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
-        }
-        throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
-    }
-}
-
 public enum PropagationRunner {
     /// Runs the measurement; `log` gets one line per step for people watching.
     public static func run(_ configuration: PropagationConfiguration, log: (String) -> Void = { _ in }) throws -> PropagationResult {
         try configuration.validate()
         let context = try ZMQContext()
         defer { context.shutdown() }
-        let admin = try Line(context, endpoint: configuration.adminEndpoint, curve: configuration.adminCurve)
-        let edges = try configuration.edges.map { try Line(context, endpoint: $0, curve: nil) }
+        let admin = try CallLine(context, endpoint: configuration.adminEndpoint, curve: configuration.adminCurve)
+        let edges = try configuration.edges.map { try CallLine(context, endpoint: $0, curve: nil) }
         let timeout = configuration.timeout
 
         func adminCall(_ method: String, _ params: JSONValue) throws -> JSONObject {
@@ -259,7 +98,7 @@ public enum PropagationRunner {
 
     /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
     /// last was sent) until each shows what `satisfied` wants.
-    private static func measure(admin: Line, method: String, params: JSONValue, edges: [Line], timeout: Double, interval: Double,
+    private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [CallLine], timeout: Double, interval: Double,
                                 app: String, satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
         var poller = Poller()
         poller.add(admin.socket)
@@ -327,7 +166,7 @@ public enum PropagationRunner {
     }
 
     /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).
-    private static func awaitAnswers(_ edges: [Line], timeout: Double, step: String, app: String, wanted: (Int64?) -> Bool) throws {
+    private static func awaitAnswers(_ edges: [CallLine], timeout: Double, step: String, app: String, wanted: (Int64?) -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         for (index, edge) in edges.enumerated() {
             while true {
@@ -339,7 +178,7 @@ public enum PropagationRunner {
     }
 
     /// Waits until every edge has applied `seq` (edge.status).
-    private static func awaitSeq(_ edges: [Line], _ seq: Int64, timeout: Double) throws {
+    private static func awaitSeq(_ edges: [CallLine], _ seq: Int64, timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
         for edge in edges {
             while true {
