@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
@@ -60,6 +61,7 @@ let package = Package(
             dependencies: [
                 "ZMQRPC", "ZeroMQ", "JSONRPC",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -69,7 +71,7 @@ let package = Package(
         // MARK: Domain and services
         .target(name: "LaunchAdDomain", dependencies: ["JSONRPC"]),
         // The typed methods of every socket, shared by servers, clients, adctl and the OpenRPC documents.
-        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC"]),
+        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
         // Files written atomically, and creatives' bytes named by their sha256: what both services keep on disk.
         .target(name: "DurableFiles", dependencies: ["LaunchAdDomain", .product(name: "Crypto", package: "swift-crypto")]),
         // campaignd's store: the interface its handlers use, and the embedded SQLite engine (GRDB) under it.
@@ -83,8 +85,7 @@ let package = Package(
         .target(
             name: "CampaignService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +99,7 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -136,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "deliveryd",
             dependencies: [
-                "DeliveryService", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
+                "DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,5 +1,4 @@
 import CampaignStore
-import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import Synchronization
@@ -22,11 +21,7 @@ final class ChangePublisher: Sendable {
     func publish(_ changes: [Change]) {
         published.withLock { published in
             for change in changes {
-                guard let campaign = try? JSONValueEncoder().encode(change.campaign) else { continue }
-                publisher.publish(topic: UpdateStream.campaignTopic, method: UpdateStream.changed, params: [
-                    "epoch": .string(epoch), "seq": .number(JSONNumber(change.seq)), "op": .string(change.op.rawValue),
-                    "id": .number(JSONNumber(change.id)), "campaign": campaign,
-                ])
+                publisher.publish(UpdateStream.changed, CampaignChanged(epoch: epoch, change: change))
                 published = max(published, change.seq)
             }
         }
@@ -34,9 +29,7 @@ final class ChangePublisher: Sendable {
 
     func heartbeat(time: Timestamp) {
         published.withLock { published in
-            publisher.publish(topic: UpdateStream.heartbeatTopic, method: UpdateStream.heartbeat, params: [
-                "epoch": .string(epoch), "seq": .number(JSONNumber(published)), "time": .string(time.rfc3339),
-            ])
+            publisher.publish(UpdateStream.heartbeat, Heartbeat(epoch: epoch, seq: published, time: time))
         }
     }
 }

@@ -98,7 +98,7 @@ final class SyncEngine: Service {
         let client = try RPCClient(context: context, configuration: clientConfiguration)
         try await closing({ await client.close() }) {
             var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
-                                                                   topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
+                                                                   topics: UpdateStream.topics)
             subscriberConfiguration.curve = curve
             subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
             subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
@@ -172,7 +172,7 @@ final class SyncEngine: Service {
                     case .message(let message, let arrived):
                         var run = [message]
                         while index + 1 < batch.count, case .message(let next, _) = batch[index + 1],
-                              next.method == UpdateStream.changed, message.method == UpdateStream.changed {
+                              next.is(UpdateStream.changed), message.is(UpdateStream.changed) {
                             run.append(next)
                             index += 1
                         }
@@ -194,12 +194,10 @@ final class SyncEngine: Service {
         let state = cell.state
         var changes: [Change] = []
         changes.reserveCapacity(messages.count)
-        let decoder = JSONValueDecoder(rejectUnknownKeys: false)
         var next = state.seq + 1
         var regular = state.isLoaded
         for message in messages where regular {
-            guard let params = message.params.objectValue,
-                  let change = try? decoder.decode(ChangeMessage.self, from: .object(params)), change.epoch == state.epoch else {
+            guard let change = message.params(as: UpdateStream.changed), change.epoch == state.epoch else {
                 regular = false
                 break
             }
@@ -208,7 +206,7 @@ final class SyncEngine: Service {
                 regular = false
                 break
             }
-            changes.append(Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock()))
+            changes.append(change.change(at: clock()))
             next += 1
         }
         guard regular else {
@@ -226,25 +224,20 @@ final class SyncEngine: Service {
     /// Handles one message; `arrived` is when it came (a heartbeat's), when known.
     private func handle(_ message: PublishedMessage, arrived: Timestamp?, _ link: SyncLink) async throws {
         let state = cell.state
-        guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
-        let seq = Int64(seqValue)
-        if message.method == UpdateStream.heartbeat {
-            var skew: Double?
-            if let time = message.params["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) {
-                skew = (arrived ?? clock()).seconds(until: time)
-            }
-            status.heard(skew: skew, heartbeatSeq: seq)
+        if message.is(UpdateStream.heartbeat) {
+            guard let heartbeat = message.params(as: UpdateStream.heartbeat) else { return }
+            status.heard(skew: (arrived ?? clock()).seconds(until: heartbeat.time), heartbeatSeq: heartbeat.seq)
             downloader.fetchMissing(cell.state)
-            if epoch != state.epoch {
+            if heartbeat.epoch != state.epoch {
                 // Another database: start over from a snapshot.
                 try await resync(link, preferChanges: false)
-            } else if seq < state.seq {
+            } else if heartbeat.seq < state.seq {
                 // Behind what we applied. Mostly a heartbeat that waited in the queue while we caught up from the change
                 // log, which answers what is committed a moment before heartbeats carry it; but it may be this database
                 // rolled back behind us. The change log tells: it answers from our seq while campaignd holds it, and
                 // refuses when campaignd is behind it, and then a snapshot follows.
                 try await resync(link, preferChanges: true)
-            } else if seq > state.seq {
+            } else if heartbeat.seq > state.seq {
                 status.gapNoticed()
                 try await resync(link, preferChanges: true)
             } else {
@@ -252,7 +245,11 @@ final class SyncEngine: Service {
             }
             return
         }
-        guard message.method == UpdateStream.changed else { return }
+        guard message.is(UpdateStream.changed) else { return }
+        // The epoch and seq are read first: a change of another epoch, or after a gap, is not applied even when the
+        // rest of it would not decode.
+        guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
+        let seq = Int64(seqValue)
         status.heard()
         if epoch != state.epoch {
             try await resync(link, preferChanges: false)
@@ -264,22 +261,13 @@ final class SyncEngine: Service {
             try await resync(link, preferChanges: true)
             return
         }
-        guard let params = message.params.objectValue,
-              let change = try? JSONValueDecoder(rejectUnknownKeys: false).decode(ChangeMessage.self, from: .object(params)) else {
+        guard let change = message.params(as: UpdateStream.changed) else {
             try await resync(link, preferChanges: true)
             return
         }
-        install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock())]))
+        install(state.applying([change.change(at: clock())]))
         logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
-    }
-
-    struct ChangeMessage: Decodable {
-        var epoch: String
-        var seq: Int64
-        var op: CampaignOperation
-        var id: Int64
-        var campaign: Campaign
     }
 
     /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.

@@ -218,3 +218,39 @@ public final class Subscriber: Sendable {
         }
     }
 }
+
+/// A notification of a PUB/SUB stream, declared once with its topic, its method and its params' type, and used by
+/// the publisher and the subscribers alike (as ``RPCMethod`` is for calls).
+public struct StreamNotification<Params: Codable & Sendable>: Sendable {
+    /// The first frame: what subscribers filter on.
+    public let topic: String
+    /// The JSON-RPC notification's method.
+    public let method: String
+
+    public init(topic: String, method: String) {
+        self.topic = topic
+        self.method = method
+    }
+}
+
+extension Publisher {
+    /// Publishes `params` as `notification`, under its topic. Params that cannot be encoded are not published.
+    public func publish<Params>(_ notification: StreamNotification<Params>, _ params: Params) {
+        guard let value = try? JSONValueEncoder().encode(params) else { return }
+        publish(topic: notification.topic, method: notification.method, params: value)
+    }
+}
+
+extension PublishedMessage {
+    /// Whether the message is `notification` (by its method).
+    public func `is`<Params>(_ notification: StreamNotification<Params>) -> Bool {
+        method == notification.method
+    }
+
+    /// The message's params as `notification`'s, or `nil` when it is another notification or its params do not
+    /// decode (members it does not know are ignored, so a publisher may add some).
+    public func params<Params>(as notification: StreamNotification<Params>) -> Params? {
+        guard method == notification.method else { return nil }
+        return try? JSONValueDecoder(rejectUnknownKeys: false).decode(Params.self, from: params)
+    }
+}

@@ -249,7 +249,7 @@ struct CampaignServiceTests {
         let endsAt = created.campaign.endsAt
         var expiredAt: Timestamp?
         while expiredAt == nil, let message = await messages.next() {
-            if message.method == UpdateStream.changed, message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
+            if message.is(UpdateStream.changed), message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
                 expiredAt = Timestamp(seconds: Date().timeIntervalSince1970)
             }
         }
@@ -286,8 +286,8 @@ struct CampaignServiceTests {
         }
         #expect(seqs.sorted() == Array(1...Int64(writers * each)))
         let total = writers * each
-        let published = await collect(subscriber.messages) { items in items.filter { $0.method == UpdateStream.changed }.count >= total }
-            .filter { $0.method == UpdateStream.changed }.compactMap { $0.params["seq"]?.intValue }
+        let published = await collect(subscriber.messages) { items in items.filter { $0.is(UpdateStream.changed) }.count >= total }
+            .filter { $0.is(UpdateStream.changed) }.compactMap { $0.params["seq"]?.intValue }
         #expect(published == Array(1...total))
         #expect(subscriber.dropped.load(ordering: .relaxed) == 0)
         await subscriber.stop()
