@@ -162,7 +162,16 @@ let package = Package(
         .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
 
         // MARK: Test support and tests
-        .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
+        // Builds campaignd's and deliveryd's apps in process for tests (and starts them as child processes for the rest).
+        .target(
+            name: "LaunchAdTesting",
+            dependencies: [
+                "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI",
+                "LaunchAdDomain", "SeededRandomness",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
