@@ -180,7 +180,8 @@ let package = Package(
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC",
                                                                  .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
-        // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
+        // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
+        // edges built in process on an offset clock.
         .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
