@@ -171,7 +171,16 @@ let package = Package(
         .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
 
         // MARK: Test support and tests
-        .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
+        // Builds campaignd's and deliveryd's apps in process for tests (and starts them as child processes for the rest).
+        .target(
+            name: "LaunchAdTesting",
+            dependencies: [
+                "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI",
+                "LaunchAdDomain", "SeededRandomness",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
@@ -184,7 +193,8 @@ let package = Package(
             name: "AdminCommandsTests",
             dependencies: ["AdminCommands", "LaunchAdDomain", "JSONRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
+        // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
+        // edges built in process on an offset clock.
         .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(

@@ -97,7 +97,7 @@ func unverifiedCreativeFiles(_ cache: URL) -> [String] {
     return bad
 }
 
-extension EdgeProcess {
+extension EdgeClient {
     /// A creative's bytes as the edge serves them over `creative.get`, chunk by chunk.
     func creativeBytes(_ sha256: String) async throws -> [UInt8] {
         var bytes: [UInt8] = []
@@ -137,12 +137,18 @@ extension EdgeProcess {
 func expectSavedState(of edge: EdgeProcess, in fixture: CampaignFixture, equals snapshot: Snapshot,
                       sourceLocation: SourceLocation = #_sourceLocation) async {
     await edge.stop()
-    let (saved, discarded) = savedState(fixture.cacheDirectory(edge.name))
-    #expect(!discarded, "\(edge.name)'s state file does not verify", sourceLocation: sourceLocation)
+    expectSavedState(ofEdge: edge.name, in: fixture, equals: snapshot, sourceLocation: sourceLocation)
+}
+
+/// Checks that the state an edge that has stopped saved is exactly campaignd's snapshot.
+func expectSavedState(ofEdge name: String, in fixture: some CampaignServiceEndpoints, equals snapshot: Snapshot,
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+    let (saved, discarded) = savedState(fixture.cacheDirectory(name))
+    #expect(!discarded, "\(name)'s state file does not verify", sourceLocation: sourceLocation)
     #expect(saved.epoch == snapshot.epoch && saved.seq == snapshot.seq,
-            "\(edge.name) saved \(saved.epoch)/\(saved.seq), campaignd is at \(snapshot.epoch)/\(snapshot.seq)", sourceLocation: sourceLocation)
+            "\(name) saved \(saved.epoch)/\(saved.seq), campaignd is at \(snapshot.epoch)/\(snapshot.seq)", sourceLocation: sourceLocation)
     let campaigns = saved.campaigns.values.sorted { $0.id < $1.id }
-    #expect(campaigns == snapshot.campaigns, "\(edge.name)'s campaigns differ from the snapshot", sourceLocation: sourceLocation)
+    #expect(campaigns == snapshot.campaigns, "\(name)'s campaigns differ from the snapshot", sourceLocation: sourceLocation)
 }
 
 /// Admin writes from several clients at once, each recording what was answered; a writer stops at its first
