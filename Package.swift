@@ -1,11 +1,14 @@
 // swift-tools-version: 6.1
-// The launch-ad delivery system: layered targets, each pointing one way.
+// The launch-ad delivery system: layered targets, each pointing one way (README's layout table says which file
+// holds what; deploy/local/check-package-graph.py keeps every target's dependencies equal to its imports).
 //
-//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, pub/sub over ZeroMQ)
-//   JSONRPC (codec, typed methods, dispatcher; no ZeroMQ) ---------^
-//   LaunchAdDomain (campaigns, decisions; no I/O) -> CampaignService / DeliveryService (service kits)
-//   -> campaignd, deliveryd, adctl, adload (thin executables; adctl's commands live in AdminCommands, adload's engine
-//   in LaunchAdLoad)
+//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, typed pub/sub over ZeroMQ)
+//   JSONRPC (JSON codec, typed methods, dispatcher; no ZeroMQ) ---^
+//   LaunchAdDomain (campaigns, decisions; no I/O) -> LaunchAdAPI (the wire contract: methods, params, answers)
+//   DurableFiles (atomic files, creatives by sha256)
+//   CampaignStore (the Store interface and its SQLite engine) -> CampaignService (campaignd as a library)
+//   DeliveryService (deliveryd as a library: no store, no GRDB)
+//   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
 import PackageDescription
 
 let package = Package(
@@ -130,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "campaignd",
             dependencies: [
-                "CampaignService", "LaunchAdRuntime", "ZeroMQ",
+                "CampaignService", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -147,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "adload",
             dependencies: [
-                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ",
+                "LaunchAdAPI", "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -175,13 +178,12 @@ let package = Package(
         .target(
             name: "LaunchAdTesting",
             dependencies: [
-                "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI",
-                "LaunchAdDomain", "SeededRandomness",
+                "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "SeededRandomness"]),
@@ -195,13 +197,13 @@ let package = Package(
         ),
         // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
         // edges built in process on an offset clock.
-        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
+        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",
-            dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",
+            dependencies: ["LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "ZeroMQ", "JSONRPC",
                            .product(name: "Yams", package: "Yams")]
         ),
-        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

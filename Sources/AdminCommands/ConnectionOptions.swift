@@ -1,13 +1,14 @@
 import ArgumentParser
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdRuntime
-import ZMQRPC
 import ZeroMQ
+import ZMQRPC
 
 /// Options every command that talks to campaignd shares.
 struct ConnectionOptions: ParsableArguments {
     @Option(help: "campaignd's admin endpoint. [ADCTL_ENDPOINT]")
-    var endpoint = Environment.string("ADCTL_ENDPOINT", default: "tcp://127.0.0.1:7100")
+    var endpoint = Environment.string("ADCTL_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
     @Option(help: "Seconds to wait for an answer.")
     var timeout: Double = 5
     @Flag(help: "Print JSON instead of tables.")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LaunchAdAPI
 import LaunchAdLoad
 import LaunchAdRuntime
 
@@ -16,7 +17,7 @@ struct Propagation: ParsableCommand {
     )
 
     @Option(help: "campaignd's admin endpoint. [ADLOAD_ADMIN_ENDPOINT]")
-    var admin = Environment.string("ADLOAD_ADMIN_ENDPOINT", default: "tcp://127.0.0.1:7100")
+    var admin = Environment.string("ADLOAD_ADMIN_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
     @Option(name: .customLong("edge"), help: "An edge's client endpoint (repeat for each edge).")
     var edges: [String] = []
     @Option(help: "A file with one edge client endpoint per line.")

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import LaunchAdAPI
 import LaunchAdLoad
 import LaunchAdRuntime
 import ZeroMQ
@@ -12,7 +13,7 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Load a deliveryd client endpoint (the default command).")
 
     @Option(help: "deliveryd's client endpoint. [ADLOAD_ENDPOINT]")
-    var endpoint = Environment.string("ADLOAD_ENDPOINT", default: "tcp://127.0.0.1:7200")
+    var endpoint = Environment.string("ADLOAD_ENDPOINT", default: DefaultEndpoints.edgeClient)
     @Option(help: "Seconds measured, after the warm-up.")
     var duration = 10.0
     @Option(help: "Stop after this many measured requests (the duration stays an upper bound).")

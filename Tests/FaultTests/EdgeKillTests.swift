@@ -1,4 +1,5 @@
 import CampaignStore
+import DurableFiles
 @testable import DeliveryService
 import Foundation
 import JSONRPC
@@ -99,15 +100,15 @@ extension FaultTests {
             // Before it has verified the large creative it must not answer with it.
             let early = try await edge.query()
             if early.creative?.sha256 == large {
-                #expect(sha256Hex(try await edge.creativeBytes(large)) == large, "answered with a creative it has not verified")
+                #expect(CreativeFiles.name(of: try await edge.creativeBytes(large)) == large, "answered with a creative it has not verified")
             }
             #expect(await edge.waitFor(seq: created.seq, creatives: 2, timeout: .seconds(30)))
             let answer = try await edge.query()
             #expect(answer.id == created.campaign.id && answer.creative?.sha256 == large)
             let served = try await edge.creativeBytes(large)
-            #expect(served.count == 4 << 20 && sha256Hex(served) == large, "creative.get served bytes that do not hash to \(large)")
+            #expect(served.count == 4 << 20 && CreativeFiles.name(of: served) == large, "creative.get served bytes that do not hash to \(large)")
             let (code, overHTTP) = try await edge.httpCreative(large)
-            #expect(code == 200 && sha256Hex(overHTTP) == large, "HTTP served bytes that do not hash to \(large)")
+            #expect(code == 200 && CreativeFiles.name(of: overHTTP) == large, "HTTP served bytes that do not hash to \(large)")
             #expect(unverifiedCreativeFiles(cache).isEmpty, "files left in the cache: \(unverifiedCreativeFiles(cache))")
             let final = try await fixture.snapshot()
             await expectSavedState(of: edge, in: fixture, equals: final)

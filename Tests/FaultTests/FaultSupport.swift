@@ -1,5 +1,5 @@
 import CampaignStore
-import Crypto
+import DurableFiles
 @testable import DeliveryService
 import Foundation
 #if canImport(FoundationNetworking)
@@ -78,10 +78,6 @@ func savedState(_ directory: URL) -> (state: EdgeState, discarded: Bool) {
     StateFile(directory: directory).load()
 }
 
-func sha256Hex(_ bytes: some DataProtocol) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-}
-
 /// Every file under an edge's `creatives/` folder: each must be named by the sha256 of its bytes (no torn file, no
 /// leftover of an interrupted write). Returns the names of the files that are not.
 func unverifiedCreativeFiles(_ cache: URL) -> [String] {
@@ -91,7 +87,7 @@ func unverifiedCreativeFiles(_ cache: URL) -> [String] {
         let url = root.appendingPathComponent(folder)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] {
             let data = FileManager.default.contents(atPath: url.appendingPathComponent(name).path) ?? Data()
-            if sha256Hex(data) != name { bad.append("\(folder)/\(name)") }
+            if CreativeFiles.name(of: data) != name { bad.append("\(folder)/\(name)") }
         }
     }
     return bad

@@ -1,4 +1,5 @@
 import CampaignStore
+import DurableFiles
 @testable import DeliveryService
 import Foundation
 import JSONRPC
@@ -120,9 +121,9 @@ extension FaultTests {
             // Answers come from memory: the new campaign, with its creative's verified bytes.
             let answer = try await edge.query()
             #expect(answer.id == during.campaign.id && answer.creative?.sha256 == newCreative)
-            #expect(sha256Hex(try await edge.creativeBytes(newCreative)) == newCreative)
+            #expect(CreativeFiles.name(of: try await edge.creativeBytes(newCreative)) == newCreative)
             let (code, body) = try await edge.httpCreative(newCreative)
-            #expect(code == 200 && sha256Hex(body) == newCreative)
+            #expect(code == 200 && CreativeFiles.name(of: body) == newCreative)
             // And it says so.
             #expect(await eventually { (try? await edge.health()["cacheWritable"]) == false })
             let health = try await edge.health()
@@ -150,7 +151,7 @@ extension FaultTests {
             let again = try await fixture.startEdge("edge-ro")
             let restarted = try await again.query()
             #expect(restarted.id == during.campaign.id && restarted.creative?.sha256 == newCreative)
-            #expect(sha256Hex(try await again.creativeBytes(newCreative)) == newCreative)
+            #expect(CreativeFiles.name(of: try await again.creativeBytes(newCreative)) == newCreative)
             await again.stop()
             await admin.close()
             await fixture.stop()
@@ -158,7 +159,7 @@ extension FaultTests {
 
         private func heldSet(_ edge: EdgeProcess, _ shas: [String]) async -> Set<String> {
             var held = Set<String>()
-            for sha in shas where (try? await edge.creativeBytes(sha)).map(sha256Hex) == sha { held.insert(sha) }
+            for sha in shas where (try? await edge.creativeBytes(sha)).map({ CreativeFiles.name(of: $0) }) == sha { held.insert(sha) }
             return held
         }
     }
