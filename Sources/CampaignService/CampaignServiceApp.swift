@@ -11,11 +11,6 @@ import Synchronization
 import ZMQRPC
 import ZeroMQ
 
-/// The sockets' bound endpoints, for the ready file once HTTP is up too.
-final class EndpointList: Sendable {
-    let value = Mutex<[String: String]>([:])
-}
-
 /// Where committed changes go; set once the parts that listen exist (they need the database first).
 final class CommitHooks: Sendable {
     private let hook = Mutex<(@Sendable ([Change]) -> Void)?>(nil)
@@ -38,7 +33,7 @@ public final class CampaignServiceApp: Sendable {
     private let heartbeat: HeartbeatService
     private let scheduler: ExpiryScheduler
     private let http: any Service
-    private let zmqEndpoints = EndpointList()
+    private let zmqEndpoints = BoundEndpoints()
     /// The campaign database.
     public let store: any Store
 
@@ -138,9 +133,7 @@ public final class CampaignServiceApp: Sendable {
         }
         let endpoints = zmqEndpoints
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
-            var all = endpoints.value.withLock { $0 }
-            all["http"] = bound
-            await onReady(all)
+            await onReady(endpoints.adding("http", bound))
         }
         logger.info("database open", metadata: ["epoch": "\(store.epoch)", "seq": "\(startSeq)"])
     }
@@ -153,7 +146,7 @@ public final class CampaignServiceApp: Sendable {
             "sync": try sync.start(),
             "admin": try admin.start(),
         ]
-        zmqEndpoints.value.withLock { $0 = bound }
+        zmqEndpoints.set(bound)
         return bound
     }
 

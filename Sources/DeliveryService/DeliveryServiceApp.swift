@@ -143,26 +143,20 @@ public final class DeliveryServiceApp: Sendable {
             response.body = .init()
             return response
         }
-        let boundEndpoints = EndpointBox()
+        let boundEndpoints = BoundEndpoints()
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
             if configuration.publicURL == nil { publicBase.set("http://\(bound)") }
-            var all = boundEndpoints.value.withLock { $0 }
-            all["http"] = bound
-            await onReady(all)
+            await onReady(boundEndpoints.adding("http", bound))
         }
         endpointBox = boundEndpoints
     }
 
-    private let endpointBox: EndpointBox
-
-    final class EndpointBox: Sendable {
-        let value = Mutex<[String: String]>([:])
-    }
+    private let endpointBox: BoundEndpoints
 
     /// Binds the client socket; returns the endpoints bound so far (HTTP comes when it runs).
     public func start() throws -> [String: String] {
         let bound = ["client": try client.start()]
-        endpointBox.value.withLock { $0 = bound }
+        endpointBox.set(bound)
         return bound
     }
 
