@@ -1,4 +1,3 @@
-import Crypto
 import DurableFiles
 import Foundation
 import LaunchAdAPI
@@ -125,7 +124,7 @@ final class CreativeDownloader: Sendable {
                 facts = CreativeFacts(sha256: sha256, contentType: chunk.contentType, width: chunk.width, height: chunk.height, size: chunk.size)
                 if data.isEmpty { break }
             } while bytes.count < (facts?.size ?? 0)
-            guard let facts, bytes.count == facts.size, SHA256.hash(data: bytes).hex == sha256 else { throw DownloadError.corrupt }
+            guard let facts, bytes.count == facts.size, CreativeFiles.name(of: bytes) == sha256 else { throw DownloadError.corrupt }
             do {
                 try creativeFiles.store(bytes, sha256: sha256)
             } catch {

@@ -1,4 +1,3 @@
-import Crypto
 import DurableFiles
 import Foundation
 import Hummingbird
@@ -60,7 +59,7 @@ public final class DeliveryServiceApp: Sendable {
         var verified: [String: CreativeFacts] = [:]
         for (sha256, facts) in saved.creatives {
             if let bytes = try? files.read(sha256: sha256, offset: 0, length: facts.size + 1), bytes.count == facts.size,
-               SHA256.hash(data: bytes).hex == sha256 {
+               CreativeFiles.name(of: bytes) == sha256 {
                 verified[sha256] = facts
             } else {
                 logger.warning("discarded a creative that did not verify", metadata: ["sha256": "\(sha256)"])

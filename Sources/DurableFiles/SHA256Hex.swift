@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 extension Digest {
     /// The digest in lowercase hexadecimal: how creatives are named.
@@ -19,9 +20,7 @@ extension Digest {
 
 extension CreativeFiles {
     /// The name of a creative with these bytes: the sha256 of them, in lowercase hexadecimal.
-    public static func name(of bytes: some Sequence<UInt8>) -> String {
-        var hasher = SHA256()
-        hasher.update(data: Array(bytes))
-        return hasher.finalize().hex
+    public static func name(of bytes: some DataProtocol) -> String {
+        SHA256.hash(data: bytes).hex
     }
 }
