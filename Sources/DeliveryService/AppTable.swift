@@ -30,13 +30,7 @@ struct AppTable: Sendable {
     }
 
     static func hash(_ name: String) -> Int {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        var name = name
-        // Over the contiguous bytes (a short name's are copied out of the string once) rather than through the
-        // string's byte view, which costs several times as much per byte.
-        name.withUTF8 { utf8 in
-            for byte in utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        }
+        let hash = FNV1a.hash(name)
         return Int(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 }
