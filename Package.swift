@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "CZeroMQ", "JSONRPC", "SeededRandomness",
+                "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdDomain", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import LaunchAdDomain
 import ZeroMQ
 
 public enum PropagationRunner {
@@ -192,8 +193,6 @@ public enum PropagationRunner {
 
     /// A PNG header of the given pixel size: enough for campaignd to read its type and size.
     static func probePNG(width: Int, height: Int) -> [UInt8] {
-        func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(width) + be32(height)
-            + [8, 6, 0, 0, 0] + [0, 0, 0, 0] + Array("adload propagation probe".utf8)
+        CreativeInspector.pngHeader(width: width, height: height, trailer: Array("adload propagation probe".utf8))
     }
 }

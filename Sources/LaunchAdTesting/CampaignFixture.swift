@@ -129,11 +129,7 @@ public final class CampaignFixture: CampaignServiceEndpoints, @unchecked Sendabl
 
     /// A PNG header of the given pixel size (the bytes after it are filler, distinct per `seed`).
     public static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
-        func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        bytes += be32(13) + Array("IHDR".utf8) + be32(width) + be32(height) + [8, 6, 0, 0, 0] + [0, 0, 0, 0]
-        bytes += Array("filler-\(seed)".utf8)
-        return bytes
+        CreativeInspector.pngHeader(width: width, height: height, trailer: Array("filler-\(seed)".utf8))
     }
 
     /// Fields of a valid campaign starting now (or `startIn` seconds from now) and lasting `duration` seconds.
