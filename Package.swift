@@ -183,6 +183,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "CampaignStoreTests", dependencies: ["CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
