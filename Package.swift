@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdDomain", "SeededRandomness",
+                "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),

@@ -1,4 +1,6 @@
 import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
 
 /// The bytes of each request a device sends, rendered once so the send path only adds the id.
 ///
@@ -15,37 +17,33 @@ struct RequestTemplates: Sendable {
     let longest: Int
 
     init(population: Population) {
-        func tail(_ method: StaticString, _ device: Device, extra: (inout JSONObjectWriter) -> Void) -> [UInt8] {
+        // Each request's params are the API's own params types, encoded: the templates name what the contract names,
+        // and a param added there is one the load generator can send.
+        func tail<Params: Encodable>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) -> [UInt8] {
             var writer = JSONWriter(reservingCapacity: 320)
-            writer.writeRaw(#","method":""#)
-            writer.writeRaw(String(describing: method))
-            writer.writeRaw(#"","params":"#)
-            writer.writeObject { object in
-                object.field("app", device.app)
-                object.field("platform", device.platform)
-                object.field("appVersion", device.appVersion)
-                object.field("region", device.region)
-                object.field("locale", device.locale)
-                extra(&object)
-                object.field("screen") { inner in
-                    inner.writeObject { screen in
-                        screen.field("width", device.width)
-                        screen.field("height", device.height)
-                    }
-                }
-            }
+            writer.writeRaw(#","method":"#)
+            writer.write(string: method.name)
+            writer.writeRaw(#","params":"#)
+            // The params are plain values the encoder always takes.
+            writer.writeRaw((try? JSONValueEncoder().encodeJSON(params)) ?? Array("{}".utf8))
             writer.append(UInt8(ascii: "}"))
             return writer.bytes
         }
-        coldQuery = population.devices.map { device in tail("launch.query", device) { $0.field("deviceId", device.deviceId) } }
-        hotQuery = population.devices.enumerated().map { index, device in
-            tail("launch.query", device) { object in
-                object.field("deviceId", device.deviceId)
-                object.field("launchType", "hot")
-                object.field("backgroundSeconds", 60 + (index % 20) * 60)
-            }
+        func query(_ device: Device, launchType: LaunchType? = nil, backgroundSeconds: Int? = nil) -> LaunchQueryParams {
+            LaunchQueryParams(app: device.app, platform: device.platform, appVersion: device.appVersion, region: device.region,
+                              locale: device.locale, deviceId: device.deviceId,
+                              screen: LaunchQueryParams.Screen(width: device.width, height: device.height),
+                              launchType: launchType, backgroundSeconds: backgroundSeconds)
         }
-        prefetch = population.devices.map { device in tail("launch.prefetch", device) { _ in } }
+        coldQuery = population.devices.map { device in tail(ClientAPI.launchQuery, query(device)) }
+        hotQuery = population.devices.enumerated().map { index, device in
+            tail(ClientAPI.launchQuery, query(device, launchType: .hot, backgroundSeconds: 60 + (index % 20) * 60))
+        }
+        prefetch = population.devices.map { device in
+            tail(ClientAPI.launchPrefetch, LaunchPrefetchParams(
+                app: device.app, platform: device.platform, appVersion: device.appVersion, region: device.region, locale: device.locale,
+                screen: LaunchQueryParams.Screen(width: device.width, height: device.height)))
+        }
         deviceIds = population.devices.map { Array($0.deviceId.utf8) }
         longest = (coldQuery + hotQuery + prefetch + deviceIds).map(\.count).max() ?? 0
     }
