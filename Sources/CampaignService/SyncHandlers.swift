@@ -22,10 +22,10 @@ enum SyncHandlers {
             let unavailable = JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
             guard params.epoch == store.epoch else { throw unavailable }
             let limit = min(max(params.limit ?? 1000, 1), 10_000)
-            let changes = try await store.changes(since: params.since, limit: limit, maxBytes: SyncAPI.maxPageBytes)
-            let seq = try await store.currentSeq()
-            guard let changes else { throw unavailable }
-            return ChangesResult(epoch: store.epoch, seq: seq, changes: changes)
+            guard let changes = try await store.changes(since: params.since, limit: limit, maxBytes: SyncAPI.maxPageBytes) else {
+                throw unavailable
+            }
+            return ChangesResult(epoch: store.epoch, seq: try await store.currentSeq(), changes: changes)
         }
         table.register(SyncAPI.creative) { params, _ in
             guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
