@@ -16,8 +16,8 @@ public enum FNV1a {
     /// The hash of a string's UTF-8, over its contiguous bytes (a short string's are copied out once) rather than
     /// through the string's byte view, which costs several times as much per byte.
     @inlinable @inline(__always)
-    public static func hash(_ text: String) -> UInt64 {
-        var text = text
-        return text.withUTF8 { hash($0) }
+    public static func hash(_ text: consuming String) -> UInt64 {
+        // Consumed, so the caller's string (often a temporary) is not copied a second time to reach its bytes.
+        text.withUTF8 { hash($0) }
     }
 }
