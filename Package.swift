@@ -169,7 +169,7 @@ let package = Package(
         ),
 
         // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
-        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "CampaignStore", "SeededRandomness"]),
+        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
         // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
         .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
 
