@@ -74,7 +74,7 @@ let package = Package(
         // MARK: Domain and services
         .target(name: "LaunchAdDomain", dependencies: ["JSONRPC"]),
         // The typed methods of every socket, shared by servers, clients, adctl and the OpenRPC documents.
-        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
+        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC"]),
         // Files written atomically, and creatives' bytes named by their sha256: what both services keep on disk.
         .target(name: "DurableFiles", dependencies: ["LaunchAdDomain", .product(name: "Crypto", package: "swift-crypto")]),
         // campaignd's store: the interface its handlers use, and the embedded SQLite engine (GRDB) under it.

@@ -1,5 +1,5 @@
+import JSONRPC
 import LaunchAdDomain
-import ZMQRPC
 
 /// The update stream of campaignd's PUB socket: its two notifications, each with its topic and params.
 public enum UpdateStream {

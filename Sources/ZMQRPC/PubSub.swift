@@ -219,20 +219,6 @@ public final class Subscriber: Sendable {
     }
 }
 
-/// A notification of a PUB/SUB stream, declared once with its topic, its method and its params' type, and used by
-/// the publisher and the subscribers alike (as ``RPCMethod`` is for calls).
-public struct StreamNotification<Params: Codable & Sendable>: Sendable {
-    /// The first frame: what subscribers filter on.
-    public let topic: String
-    /// The JSON-RPC notification's method.
-    public let method: String
-
-    public init(topic: String, method: String) {
-        self.topic = topic
-        self.method = method
-    }
-}
-
 extension Publisher {
     /// Publishes `params` as `notification`, under its topic. Params that cannot be encoded are not published.
     public func publish<Params>(_ notification: StreamNotification<Params>, _ params: Params) {
