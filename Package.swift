@@ -1,10 +1,14 @@
 // swift-tools-version: 6.1
-// The launch-ad delivery system: layered targets, each pointing one way.
+// The launch-ad delivery system: layered targets, each pointing one way (README's layout table says which file
+// holds what; deploy/local/check-package-graph.py keeps every target's dependencies equal to its imports).
 //
-//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, pub/sub over ZeroMQ)
-//   JSONRPC (codec, typed methods, dispatcher; no ZeroMQ) ---------^
-//   LaunchAdDomain (campaigns, decisions; no I/O) -> CampaignService / DeliveryService (service kits)
-//   -> campaignd, deliveryd, adctl, adload (thin executables)
+//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, typed pub/sub over ZeroMQ)
+//   JSONRPC (JSON codec, typed methods, dispatcher; no ZeroMQ) ---^
+//   LaunchAdDomain (campaigns, decisions; no I/O) -> LaunchAdAPI (the wire contract: methods, params, answers)
+//   DurableFiles (atomic files, creatives by sha256)
+//   CampaignStore (the Store interface and its SQLite engine) -> CampaignService (campaignd as a library)
+//   DeliveryService (deliveryd as a library: no store, no GRDB)
+//   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
 import PackageDescription
 
 let package = Package(
@@ -26,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
@@ -59,6 +64,7 @@ let package = Package(
             dependencies: [
                 "ZMQRPC", "ZeroMQ", "JSONRPC",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -68,19 +74,21 @@ let package = Package(
         // MARK: Domain and services
         .target(name: "LaunchAdDomain", dependencies: ["JSONRPC"]),
         // The typed methods of every socket, shared by servers, clients, adctl and the OpenRPC documents.
-        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "CampaignStore", "JSONRPC"]),
+        .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC"]),
+        // Files written atomically, and creatives' bytes named by their sha256: what both services keep on disk.
+        .target(name: "DurableFiles", dependencies: ["LaunchAdDomain", .product(name: "Crypto", package: "swift-crypto")]),
+        // campaignd's store: the interface its handlers use, and the embedded SQLite engine (GRDB) under it.
         .target(
             name: "CampaignStore",
             dependencies: [
-                "LaunchAdDomain", "JSONRPC",
+                "LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "DurableFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .target(
             name: "CampaignService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,10 +98,11 @@ let package = Package(
         .target(
             name: "DeliveryService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -106,8 +115,17 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "JSONRPC", "SeededRandomness",
+                "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+
+        // MARK: The operators' tool: every adctl command, one per file, kept out of the executable
+        .target(
+            name: "AdminCommands",
+            dependencies: [
+                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -115,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "campaignd",
             dependencies: [
-                "CampaignService", "LaunchAdRuntime", "ZeroMQ",
+                "CampaignService", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -123,22 +141,16 @@ let package = Package(
         .executableTarget(
             name: "deliveryd",
             dependencies: [
-                "DeliveryService", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
+                "DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "adctl",
-            dependencies: [
-                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "CampaignStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+        .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
         .executableTarget(
             name: "adload",
             dependencies: [
-                "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ", "JSONRPC",
+                "LaunchAdAPI", "LaunchAdLoad", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -157,13 +169,22 @@ let package = Package(
         ),
 
         // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
-        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "CampaignStore", "SeededRandomness"]),
+        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
         // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
         .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
 
         // MARK: Test support and tests
-        .target(name: "LaunchAdTesting", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "LaunchAdTesting"]),
+        // Builds campaignd's and deliveryd's apps in process for tests (and starts them as child processes for the rest).
+        .target(
+            name: "LaunchAdTesting",
+            dependencies: [
+                "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "CampaignStoreTests", dependencies: ["CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "SeededRandomness"]),
@@ -171,14 +192,19 @@ let package = Package(
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC",
                                                                  .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
-        // Real processes under faults: kill -9, lost updates, partitions, clock skew, a new epoch, an unwritable cache.
-        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", .product(name: "Crypto", package: "swift-crypto"), "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "SeededRandomness"]),
+        .testTarget(
+            name: "AdminCommandsTests",
+            dependencies: ["AdminCommands", "LaunchAdDomain", "JSONRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
+        // edges built in process on an offset clock.
+        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",
-            dependencies: ["LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "ZeroMQ", "JSONRPC",
+            dependencies: ["LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "ZeroMQ", "JSONRPC",
                            .product(name: "Yams", package: "Yams")]
         ),
-        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

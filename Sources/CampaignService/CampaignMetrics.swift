@@ -47,9 +47,9 @@ final class CampaignMetrics: Sendable {
     }
 
     /// Brings the gauges up to date (at each scrape).
-    func refresh(database: CampaignDatabase, edges: [EdgeInfoSummary], published count: Int) {
-        if let current = try? database.currentSeq() { seq.set(Double(current)) }
-        if let counts = try? database.countsByState() {
+    func refresh(store: any Store, edges: [EdgeInfoSummary], published count: Int) async {
+        if let current = try? await store.currentSeq() { seq.set(Double(current)) }
+        if let counts = try? await store.countsByState() {
             for (state, gauge) in stateGauges { gauge.set(Double(counts[state] ?? 0)) }
         }
         edgesLive.set(Double(edges.filter { !$0.stale }.count))

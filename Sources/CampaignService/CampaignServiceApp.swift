@@ -11,11 +11,6 @@ import Synchronization
 import ZMQRPC
 import ZeroMQ
 
-/// The sockets' bound endpoints, for the ready file once HTTP is up too.
-final class EndpointList: Sendable {
-    let value = Mutex<[String: String]>([:])
-}
-
 /// Where committed changes go; set once the parts that listen exist (they need the database first).
 final class CommitHooks: Sendable {
     private let hook = Mutex<(@Sendable ([Change]) -> Void)?>(nil)
@@ -38,9 +33,9 @@ public final class CampaignServiceApp: Sendable {
     private let heartbeat: HeartbeatService
     private let scheduler: ExpiryScheduler
     private let http: any Service
-    private let zmqEndpoints = EndpointList()
+    private let zmqEndpoints = BoundEndpoints()
     /// The campaign database.
-    public let database: CampaignDatabase
+    public let store: any Store
 
     /// `onReady` hears every endpoint really bound (the sockets and HTTP) once the service is serving.
     public init(configuration: CampaignServiceConfiguration, logger: Logger = Logger(label: "campaignd"),
@@ -75,21 +70,19 @@ public final class CampaignServiceApp: Sendable {
         }
 
         // Storage. Changes are published (and the scheduler told) after commit, in seq order.
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let files = try CreativeFiles(directory: configuration.dataDirectory)
         let hooks = CommitHooks()
-        let database = try CampaignDatabase(
-            path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("campaigns.sqlite").path,
-            onCommit: { changes in hooks.run(changes) })
-        self.database = database
+        let database = try SQLiteStore(directory: configuration.dataDirectory, onCommit: { changes in hooks.run(changes) })
+        let startSeq = try database.currentSeqNow()
+        let store: any Store = database
+        self.store = store
 
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = edgeCurve
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
-        let scheduler = ExpiryScheduler(database: database, clock: clock, logger: logger)
+        let scheduler = ExpiryScheduler(store: store, clock: clock, logger: logger)
         self.scheduler = scheduler
-        let publisher = ChangePublisher(publisher: updates, epoch: database.epoch, seq: try database.currentSeq())
+        let publisher = ChangePublisher(publisher: updates, epoch: store.epoch, seq: startSeq)
         hooks.set { changes in
             publisher.publish(changes)
             scheduler.noteCommitted(changes)
@@ -109,7 +102,7 @@ public final class CampaignServiceApp: Sendable {
         admin = try RPCServer(
             context: context,
             dispatcher: JSONRPCDispatcher(
-                methods: AdminHandlers.table(database: database, files: files, edges: edges,
+                methods: AdminHandlers.table(store: store, edges: edges,
                                              maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
                 info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin")),
             configuration: adminConfiguration, logger: logger)
@@ -118,35 +111,31 @@ public final class CampaignServiceApp: Sendable {
         syncConfiguration.maxInFlight = 256
         sync = try RPCServer(
             context: context,
-            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(database: database, files: files, edges: edges, clock: clock),
+            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, clock: clock),
                                           info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync")),
             configuration: syncConfiguration, logger: logger)
 
         // HTTP: /metrics and /healthz. The ready file waits for it, as it is the last to bind.
         let router = Router()
         router.get("/healthz") { _, _ -> Response in
-            guard let seq = try? await blocking({ try database.currentSeq() }) else {
+            guard let seq = try? await store.currentSeq() else {
                 return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"unavailable"}"#)))
             }
-            let body: JSONValue = ["status": "ok", "epoch": .string(database.epoch), "seq": .number(JSONNumber(seq))]
+            let body: JSONValue = ["status": "ok", "epoch": .string(store.epoch), "seq": .number(JSONNumber(seq))]
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
         }
         router.get("/metrics") { _, _ -> Response in
             let now = clock()
-            await (try? blocking {
-                metrics.refresh(database: database, edges: edges.list(now: now).map { EdgeInfoSummary(stale: $0.stale) },
-                                published: updates.published.load(ordering: .relaxed))
-            })
+            await metrics.refresh(store: store, edges: edges.list(now: now).map { EdgeInfoSummary(stale: $0.stale) },
+                                  published: updates.published.load(ordering: .relaxed))
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
         }
         let endpoints = zmqEndpoints
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
-            var all = endpoints.value.withLock { $0 }
-            all["http"] = bound
-            await onReady(all)
+            await onReady(endpoints.adding("http", bound))
         }
-        logger.info("database open", metadata: ["epoch": "\(database.epoch)", "seq": "\((try? database.currentSeq()) ?? 0)"])
+        logger.info("database open", metadata: ["epoch": "\(store.epoch)", "seq": "\(startSeq)"])
     }
 
     /// Binds every socket; returns the endpoints really bound, by name.
@@ -157,7 +146,7 @@ public final class CampaignServiceApp: Sendable {
             "sync": try sync.start(),
             "admin": try admin.start(),
         ]
-        zmqEndpoints.value.withLock { $0 = bound }
+        zmqEndpoints.set(bound)
         return bound
     }
 

@@ -1,3 +1,4 @@
+import LaunchAdAPI
 import LaunchAdRuntime
 
 /// Everything `campaignd` can be told, with the defaults DESIGN gives (loopback endpoints, SQLite in a folder).
@@ -5,13 +6,13 @@ public struct CampaignServiceConfiguration: Sendable {
     /// Where the database and the creative files live.
     public var dataDirectory: String = "./campaignd-data"
     /// Operators (adctl) connect here.
-    public var adminEndpoint: String = "tcp://127.0.0.1:7100"
+    public var adminEndpoint: String = DefaultEndpoints.campaignAdmin
     /// Edges take snapshots, changes and creative bytes here, and acknowledge what they applied.
-    public var syncEndpoint: String = "tcp://127.0.0.1:7101"
+    public var syncEndpoint: String = DefaultEndpoints.campaignSync
     /// Every committed change and a heartbeat each second are published here.
-    public var updatesEndpoint: String = "tcp://127.0.0.1:7102"
+    public var updatesEndpoint: String = DefaultEndpoints.campaignUpdates
     /// `/metrics` and `/healthz`.
-    public var httpAddress: String = "127.0.0.1:8100"
+    public var httpAddress: String = DefaultEndpoints.campaignHTTP
     /// CURVE keys: `campaignd.key`, and the admitted clients in `admin/*.pub` and `edges/*.pub`.
     public var keysDirectory: String?
     /// Accept binding beyond loopback without CURVE.

@@ -1,4 +1,3 @@
-import CampaignStore
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain

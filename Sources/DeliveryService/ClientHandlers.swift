@@ -1,9 +1,7 @@
-import CampaignStore
 import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
-import Synchronization
 
 /// The client socket's methods. Everything runs inline on the socket's thread: each answer is a pure decision
 /// over the current state (one atomic load) and a device's history.
@@ -133,13 +131,4 @@ enum ClientHandlers {
                       locale: request.locale, deviceId: request.deviceId, screen: request.screen, launchType: type,
                       backgroundSeconds: Int.max, cached: request.cached)
     }
-}
-
-/// Where `imgUrl` and prefetch items' `url` point: `--public-url`, or the HTTP address once bound.
-final class PublicBase: Sendable {
-    private let storage: Mutex<CreativeBase>
-    init(_ value: String) { storage = Mutex(CreativeBase(value)) }
-    /// The base as answers write it.
-    var prepared: CreativeBase { storage.withLock { $0 } }
-    func set(_ value: String) { storage.withLock { $0 = CreativeBase(value) } }
 }

@@ -1,4 +1,4 @@
-import CampaignStore
+import DurableFiles
 import Synchronization
 
 /// The hot creatives' bytes in memory, within a byte budget, least recently used first out; the rest is read from

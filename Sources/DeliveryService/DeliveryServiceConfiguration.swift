@@ -5,13 +5,13 @@ public struct DeliveryServiceConfiguration: Sendable {
     /// The edge's state and creatives on disk.
     public var cacheDirectory: String = "./deliveryd-cache"
     /// `campaignd`'s sync socket.
-    public var campaignSync: String = "tcp://127.0.0.1:7101"
+    public var campaignSync: String = DefaultEndpoints.campaignSync
     /// `campaignd`'s update stream.
-    public var campaignUpdates: String = "tcp://127.0.0.1:7102"
+    public var campaignUpdates: String = DefaultEndpoints.campaignUpdates
     /// Apps, gateways and adload connect here.
-    public var clientEndpoint: String = "tcp://127.0.0.1:7200"
+    public var clientEndpoint: String = DefaultEndpoints.edgeClient
     /// `/creatives/{sha256}`, `/metrics`, `/healthz`.
-    public var httpAddress: String = "127.0.0.1:8200"
+    public var httpAddress: String = DefaultEndpoints.edgeHTTP
     public var edgeId: String = "edge-1"
     public var region: String = "local"
     /// Where `imgUrl` in answers points (defaults to the HTTP address).

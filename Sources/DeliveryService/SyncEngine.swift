@@ -1,5 +1,4 @@
-import CampaignStore
-import Crypto
+import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -8,52 +7,8 @@ import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization
-import ZMQRPC
 import ZeroMQ
-
-/// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
-public final class SyncStatus: Sendable {
-    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skews: [Double], resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, [], 0, 0, 0))
-    /// Heartbeats whose clock readings are kept for the estimate of campaignd's clock.
-    static let skewSamples = 8
-    /// Added to the estimate of campaignd's clock when judging expiry, for the heartbeat's time in transit.
-    public static let transitAllowance = 0.1
-
-    /// Heard from campaignd within the last three heartbeats.
-    public var connected: Bool {
-        state.withLock { $0.lastHeard.map { ContinuousClock.now - $0 < .seconds(3) } ?? false }
-    }
-
-    /// campaignd's clock minus ours, in seconds, from the recent heartbeats. Each reading falls short by the
-    /// heartbeat's time in transit, so the largest of the last few (the one that travelled fastest) is the best.
-    public var skew: Double { Double(bitPattern: skewBits.load(ordering: .relaxed)) }
-    /// The largest of `skews`, kept apart from the lock: every launch query reads it.
-    private let skewBits = Atomic<UInt64>(0.0.bitPattern)
-    public var resyncs: Int { state.withLock { $0.resyncs } }
-    /// Times the edge found itself behind (a gap in the stream, or a heartbeat ahead) and caught up.
-    public var gaps: Int { state.withLock { $0.gaps } }
-
-    func gapNoticed() { state.withLock { $0.gaps += 1 } }
-    public var lastHeartbeatSeq: Int64 { state.withLock { $0.lastHeartbeatSeq } }
-
-    func heard(skew: Double? = nil, heartbeatSeq: Int64? = nil) {
-        state.withLock { state in
-            state.lastHeard = .now
-            if let skew {
-                state.skews.append(skew)
-                if state.skews.count > Self.skewSamples { state.skews.removeFirst() }
-                skewBits.store((state.skews.max() ?? 0).bitPattern, ordering: .relaxed)
-            }
-            if let heartbeatSeq { state.lastHeartbeatSeq = heartbeatSeq }
-        }
-    }
-
-    func resynced() { state.withLock { $0.resyncs += 1 } }
-
-    /// The edge's estimate of campaignd's clock now, for expiry: erring early by ``transitAllowance``, because a
-    /// campaign expired a moment early is harmless and one served a moment late is not.
-    public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew + Self.transitAllowance) }
-}
+import ZMQRPC
 
 /// Keeps the edge's state in step with campaignd, the ZeroMQ guide's Clone pattern made strict: subscribe first,
 /// then take a snapshot, drop updates at or below its `seq`, apply the rest in order; on a gap, a new epoch or a
@@ -70,28 +25,14 @@ final class SyncEngine: Service {
     let context: ZMQContext
     let cell: StateCell
     let status: SyncStatus
-    let creativeFiles: CreativeFiles
-    let stateFile: StateFile
     let curve: CurveClientOptions?
     let logger: Logger
     let clock: @Sendable () -> Timestamp
     let cache: CreativeCache
-    let cacheHealth: CacheHealth
-    private let downloading = Mutex<Set<String>>([])
-    /// Creatives downloaded while the cache folder refused writes that found no room in memory either: not asked
-    /// for again until the folder takes writes or a pin is let go.
-    private let unheld = Mutex<Set<String>>([])
-    /// Where saves run (blocking file writes and fsyncs, off the tasks' shared threads).
-    private let disk = DispatchQueue(label: "deliveryd.state-save")
-    /// Held while saving; holds the state the last successful save wrote (so a signal for it is not saved twice).
-    private let saving = Mutex<EdgeState?>(nil)
-    /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
-    private let persisted: Mutex<(epoch: String, seq: Int64)>
-    /// Signals that the state changed since the last save (the newest signal is enough).
-    private let dirty: AsyncStream<Void>.Continuation
-    private let dirtySignals: AsyncStream<Void>
-    /// The current session's events, to tell it a save completed (so it acknowledges).
-    private let sessionEvents = Mutex<EventQueue?>(nil)
+    /// Saves the state, and says what the disk holds (what acknowledgements say).
+    let persister: StatePersister
+    /// Fetches the creatives the state needs.
+    let downloader: CreativeDownloader
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
@@ -100,16 +41,15 @@ final class SyncEngine: Service {
         self.context = context
         self.cell = cell
         self.status = status
-        self.creativeFiles = creativeFiles
-        self.stateFile = stateFile
         self.curve = curve
         self.logger = logger
         self.clock = clock
         self.cache = cache
-        self.cacheHealth = cacheHealth
-        let loaded = cell.state
-        persisted = Mutex((loaded.epoch, loaded.seq))
-        (dirtySignals, dirty) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let persister = StatePersister(configuration: configuration, cell: cell, creativeFiles: creativeFiles, stateFile: stateFile,
+                                       cache: cache, cacheHealth: cacheHealth, logger: logger)
+        self.persister = persister
+        downloader = CreativeDownloader(configuration: configuration, context: context, cell: cell, creativeFiles: creativeFiles,
+                                        cache: cache, cacheHealth: cacheHealth, persister: persister, curve: curve, logger: logger)
     }
 
     enum Event: Sendable {
@@ -122,58 +62,77 @@ final class SyncEngine: Service {
     }
 
     func run() async throws {
-        let persister = Task { await self.persist() }
-        defer {
-            // The last word on shutdown: whatever was applied reaches the disk before the process exits.
-            persister.cancel()
-            saveNow()
-        }
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await self.session()
-                } catch is CancellationError {
-                    return
-                } catch {
-                    self.logger.warning("sync session ended; reconnecting", metadata: ["error": "\(error)"])
+        // The persister and the downloads are child tasks of this one: none outlives it, and a shutdown waits for
+        // them all before the last save.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.persister.persist() }
+            group.addTask { await self.downloader.run() }
+            await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    do {
+                        try await self.session()
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        self.logger.warning("sync session ended; reconnecting", metadata: ["error": "\(error)"])
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
                 }
-                try? await Task.sleep(for: .milliseconds(500))
             }
+            // No session any more: no download starts, those under way are cancelled (a shutdown does not wait on
+            // campaignd) and the persister stops; the group ends once every one of them has.
+            self.downloader.finish()
+            group.cancelAll()
         }
+        // The last word on shutdown: whatever was applied reaches the disk before the process exits.
+        persister.saveNow()
     }
 
-    /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost.
+    /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost. The sync client and the
+    /// subscriber are closed when it ends, however it ends, before the next one begins.
     private func session() async throws {
         var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
         clientConfiguration.curve = curve
         clientConfiguration.timeout = .seconds(3)
         clientConfiguration.name = "sync"
         let client = try RPCClient(context: context, configuration: clientConfiguration)
-        defer { Task { await client.close() } }
-        var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
-                                                               topics: [UpdateStream.campaignTopic, UpdateStream.heartbeatTopic])
-        subscriberConfiguration.curve = curve
-        subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
-        subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
-        // One queue of events: messages (posted by the subscriber's thread), a tick twice a second to notice
-        // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
-        // dropped, and noticed as a gap.
-        let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
-        let clock = self.clock
-        let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
-            events.post(.message(message, arrived: clock()))
-        }
-        defer { Task { await subscriber.stop() } }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                events.post(.tick)
+        try await closing({ await client.close() }) {
+            var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
+                                                                   topics: UpdateStream.topics)
+            subscriberConfiguration.curve = curve
+            subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
+            subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
+            // One queue of events: messages (posted by the subscriber's thread), a tick twice a second to notice
+            // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
+            // dropped, and noticed as a gap.
+            let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
+            let clock = self.clock
+            let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
+                events.post(.message(message, arrived: clock()))
+            }
+            try await closing({ await subscriber.stop() }) {
+                try await follow(client, events)
             }
         }
-        sessionEvents.withLock { $0 = events }
+    }
+
+    /// Runs `body`, then `close`, whichever way `body` ends: a `defer` that may await.
+    private func closing(_ close: () async -> Void, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+    }
+
+    /// A session's work once subscribed: the snapshot (or the changes missed), then the update stream's messages,
+    /// until three heartbeats go missing. Its ticker and its acknowledger are child tasks: it ends once they have.
+    private func follow(_ client: RPCClient, _ events: EventQueue) async throws {
+        persister.sessionEvents.withLock { $0 = events }
         defer {
-            sessionEvents.withLock { $0 = nil }
-            ticker.cancel()
+            persister.sessionEvents.withLock { $0 = nil }
             events.finish()
         }
 
@@ -181,43 +140,50 @@ final class SyncEngine: Service {
         // is on its way become one), so that a slow or unreachable sync socket never holds up applying what the
         // update stream brings, nor the count of silent heartbeats.
         let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let acknowledger = Task {
-            for await _ in ackRequests { await self.acknowledge(client) }
-        }
-        defer {
-            acks.finish()
-            acknowledger.cancel()
-        }
+        defer { acks.finish() }
         let link = SyncLink(client: client, acks: acks)
 
-        // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
-        try await resync(link, preferChanges: true)
-        var lastHeard = ContinuousClock.now
-        for await _ in events.signals {
-            // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
-            let batch = events.drain()
-            var index = 0
-            while index < batch.count {
-                switch batch[index] {
-                case .tick:
-                    if ContinuousClock.now - lastHeard > .seconds(3) {
-                        logger.warning("no word from campaignd for three heartbeats; reconnecting")
-                        return
-                    }
-                case .message(let message, let arrived):
-                    var run = [message]
-                    while index + 1 < batch.count, case .message(let next, _) = batch[index + 1],
-                          next.method == UpdateStream.changed, message.method == UpdateStream.changed {
-                        run.append(next)
-                        index += 1
-                    }
-                    if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
-                    // After handling: a long catch-up is not silence.
-                    lastHeard = .now
-                case .saved:
-                    link.acknowledge()
+        try await withThrowingDiscardingTaskGroup { group in
+            defer { group.cancelAll() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    events.post(.tick)
                 }
-                index += 1
+            }
+            group.addTask {
+                for await _ in ackRequests { await self.acknowledge(client) }
+            }
+
+            // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
+            try await resync(link, preferChanges: true)
+            var lastHeard = ContinuousClock.now
+            for await _ in events.signals {
+                // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
+                let batch = events.drain()
+                var index = 0
+                while index < batch.count {
+                    switch batch[index] {
+                    case .tick:
+                        if ContinuousClock.now - lastHeard > .seconds(3) {
+                            logger.warning("no word from campaignd for three heartbeats; reconnecting")
+                            return
+                        }
+                    case .message(let message, let arrived):
+                        var run = [message]
+                        while index + 1 < batch.count, case .message(let next, _) = batch[index + 1],
+                              next.is(UpdateStream.changed), message.is(UpdateStream.changed) {
+                            run.append(next)
+                            index += 1
+                        }
+                        if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
+                        // After handling: a long catch-up is not silence.
+                        lastHeard = .now
+                    case .saved:
+                        link.acknowledge()
+                    }
+                    index += 1
+                }
             }
         }
     }
@@ -228,12 +194,10 @@ final class SyncEngine: Service {
         let state = cell.state
         var changes: [Change] = []
         changes.reserveCapacity(messages.count)
-        let decoder = JSONValueDecoder(rejectUnknownKeys: false)
         var next = state.seq + 1
         var regular = state.isLoaded
         for message in messages where regular {
-            guard let params = message.params.objectValue,
-                  let change = try? decoder.decode(ChangeMessage.self, from: .object(params)), change.epoch == state.epoch else {
+            guard let change = message.params(as: UpdateStream.changed), change.epoch == state.epoch else {
                 regular = false
                 break
             }
@@ -242,7 +206,7 @@ final class SyncEngine: Service {
                 regular = false
                 break
             }
-            changes.append(Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: ""))
+            changes.append(change.change(at: clock()))
             next += 1
         }
         guard regular else {
@@ -260,25 +224,20 @@ final class SyncEngine: Service {
     /// Handles one message; `arrived` is when it came (a heartbeat's), when known.
     private func handle(_ message: PublishedMessage, arrived: Timestamp?, _ link: SyncLink) async throws {
         let state = cell.state
-        guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
-        let seq = Int64(seqValue)
-        if message.method == UpdateStream.heartbeat {
-            var skew: Double?
-            if let time = message.params["time"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) {
-                skew = (arrived ?? clock()).seconds(until: time)
-            }
-            status.heard(skew: skew, heartbeatSeq: seq)
-            fetchMissing(cell.state)
-            if epoch != state.epoch {
+        if message.is(UpdateStream.heartbeat) {
+            guard let heartbeat = message.params(as: UpdateStream.heartbeat) else { return }
+            status.heard(skew: (arrived ?? clock()).seconds(until: heartbeat.time), heartbeatSeq: heartbeat.seq)
+            downloader.fetchMissing(cell.state)
+            if heartbeat.epoch != state.epoch {
                 // Another database: start over from a snapshot.
                 try await resync(link, preferChanges: false)
-            } else if seq < state.seq {
+            } else if heartbeat.seq < state.seq {
                 // Behind what we applied. Mostly a heartbeat that waited in the queue while we caught up from the change
                 // log, which answers what is committed a moment before heartbeats carry it; but it may be this database
                 // rolled back behind us. The change log tells: it answers from our seq while campaignd holds it, and
                 // refuses when campaignd is behind it, and then a snapshot follows.
                 try await resync(link, preferChanges: true)
-            } else if seq > state.seq {
+            } else if heartbeat.seq > state.seq {
                 status.gapNoticed()
                 try await resync(link, preferChanges: true)
             } else {
@@ -286,7 +245,11 @@ final class SyncEngine: Service {
             }
             return
         }
-        guard message.method == UpdateStream.changed else { return }
+        guard message.is(UpdateStream.changed) else { return }
+        // The epoch and seq are read first: a change of another epoch, or after a gap, is not applied even when the
+        // rest of it would not decode.
+        guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
+        let seq = Int64(seqValue)
         status.heard()
         if epoch != state.epoch {
             try await resync(link, preferChanges: false)
@@ -298,22 +261,13 @@ final class SyncEngine: Service {
             try await resync(link, preferChanges: true)
             return
         }
-        guard let params = message.params.objectValue,
-              let change = try? JSONValueDecoder(rejectUnknownKeys: false).decode(ChangeMessage.self, from: .object(params)) else {
+        guard let change = message.params(as: UpdateStream.changed) else {
             try await resync(link, preferChanges: true)
             return
         }
-        install(state.applying([Change(seq: change.seq, op: change.op, id: change.id, campaign: change.campaign, at: clock(), actor: "")]))
+        install(state.applying([change.change(at: clock())]))
         logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
-    }
-
-    struct ChangeMessage: Decodable {
-        var epoch: String
-        var seq: Int64
-        var op: CampaignOperation
-        var id: Int64
-        var campaign: Campaign
     }
 
     /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.
@@ -373,121 +327,14 @@ final class SyncEngine: Service {
             let released = cache.releasePins(keeping: installed.wantedCreatives)
             if !released.isEmpty {
                 installed = cell.update { $0.forgetting(released) }
-                unheld.withLock { $0.removeAll() }
+                downloader.unheld.withLock { $0.removeAll() }
                 logger.info("let go of creatives no campaign needs, held in memory for the disk", metadata: ["count": "\(released.count)"])
             }
         }
-        save()
-        fetchMissing(installed)
+        persister.save()
+        downloader.fetchMissing(installed)
     }
 
-    /// Downloads under way at once, at most: each has a connection and a thread of its own, and a snapshot may name
-    /// hundreds of creatives the edge does not hold.
-    static let maxDownloads = 8
-
-    /// Fetches the creatives the campaigns need and the edge does not hold (again, after a failure; also after a
-    /// restart that discarded some), forced campaigns' first, up to ``maxDownloads`` at once; each download that
-    /// ends well starts the next. Downloads already under way are not started twice.
-    private func fetchMissing(_ state: EdgeState) {
-        let waiting = unheld.withLock { unheld in
-            if cacheHealth.writable { unheld.removeAll() }
-            return unheld
-        }
-        for sha256 in state.missingCreatives where !waiting.contains(sha256) {
-            guard fetch(sha256) else { return }
-        }
-    }
-
-    /// Asks for the state to be saved soon (see ``persist()``).
-    private func save() {
-        dirty.yield()
-    }
-
-    /// Saves on demand, as group commits: a change waits ``DeliveryServiceConfiguration/stateSaveDelay`` for others,
-    /// then one save holds them all; while changes keep coming, a token bucket spaces saves by
-    /// `stateSaveInterval` after a burst of `stateSaveBurst`. While the cache folder refuses writes, it tries again
-    /// every second, so the edge notices by itself when the disk has room again.
-    private func persist() async {
-        var signals = dirtySignals.makeAsyncIterator()
-        let interval = configuration.stateSaveInterval
-        let burst = Double(max(1, configuration.stateSaveBurst))
-        var tokens = burst
-        var refilled = ContinuousClock.now
-        func refill() {
-            let now = ContinuousClock.now
-            tokens = min(burst, tokens + (now - refilled) / interval)
-            refilled = now
-        }
-        while !Task.isCancelled {
-            if cacheHealth.writable {
-                guard await signals.next() != nil else { return }
-            } else {
-                try? await Task.sleep(for: .seconds(1))
-                if Task.isCancelled { return }
-            }
-            if saving.withLock({ alreadyWritten(since: $0) }) {
-                // Signalled for a change the last save already wrote (it came while that save waited).
-                sessionEvents.withLock { $0 }?.post(.saved)
-                continue
-            }
-            try? await Task.sleep(for: configuration.stateSaveDelay)
-            refill()
-            if tokens < 1 {
-                try? await Task.sleep(for: interval * (1 - tokens))
-                refill()
-            }
-            tokens = max(0, tokens - 1)
-            // On a thread of its own: the fsyncs must not hold one of the few threads that apply changes and
-            // answer acknowledgements.
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                disk.async {
-                    self.saveNow()
-                    done.resume()
-                }
-            }
-            sessionEvents.withLock { $0 }?.post(.saved)
-        }
-    }
-
-    /// Whether the disk already holds everything: the current state is `lastSaved` (written by the last save that
-    /// succeeded), no creative waits in memory, and the cache folder takes writes.
-    private func alreadyWritten(since lastSaved: EdgeState?) -> Bool {
-        lastSaved === cell.state && !cache.hasPinned && cacheHealth.writable
-    }
-
-    /// Saves the newest state (whichever write comes last writes the newest), and the creatives that are waiting
-    /// in memory for the disk.
-    private func saveNow() {
-        saving.withLock { lastSaved in
-            // A change that came while the last save waited was written by it: nothing new to write.
-            if alreadyWritten(since: lastSaved) { return }
-            let state = cell.state
-            var failure: (any Error)?
-            for (sha256, bytes) in cache.pinned {
-                do {
-                    try creativeFiles.store(bytes, sha256: sha256)
-                    cache.unpin(sha256)
-                } catch {
-                    failure = error
-                }
-            }
-            do {
-                try stateFile.save(state)
-                lastSaved = state
-            } catch {
-                failure = error
-                lastSaved = nil
-            }
-            if cacheHealth.record(failure) {
-                if let failure {
-                    logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(failure)"])
-                } else {
-                    logger.info("the cache folder takes writes again")
-                }
-            }
-            persisted.withLock { $0 = (state.epoch, state.seq) }
-        }
-    }
 
     /// What a session reaches campaignd's sync socket with: calls, and acknowledgements sent by a task of its own.
     private struct SyncLink: Sendable {
@@ -500,102 +347,9 @@ final class SyncEngine: Service {
 
     /// Tells campaignd the seq this edge has applied and saved.
     private func acknowledge(_ client: RPCClient) async {
-        let (epoch, seq) = persisted.withLock { $0 }
+        let (epoch, seq) = persister.persisted.withLock { $0 }
         guard !epoch.isEmpty else { return }
         _ = try? await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
                                                        epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
     }
-
-    /// Downloads a creative in chunks, verifies its sha256, stores it, and makes it known; then goes on with what is
-    /// still missing. Returns `false` when no download may start now (``maxDownloads`` are under way).
-    private func fetch(_ sha256: String) -> Bool {
-        let (started, room) = downloading.withLock { downloading -> (Bool, Bool) in
-            guard !downloading.contains(sha256) else { return (false, true) }
-            guard downloading.count < Self.maxDownloads else { return (false, false) }
-            downloading.insert(sha256)
-            return (true, true)
-        }
-        guard started else { return room }
-        Task {
-            defer { _ = downloading.withLock { $0.remove(sha256) } }
-            var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
-            clientConfiguration.curve = curve
-            clientConfiguration.name = "creatives"
-            guard let client = try? RPCClient(context: context, configuration: clientConfiguration) else { return }
-            defer { Task { await client.close() } }
-            do {
-                var bytes: [UInt8] = []
-                var facts: CreativeFacts?
-                repeat {
-                    let chunk = try await client.call(SyncAPI.creative, CreativeChunkParams(sha256: sha256, offset: bytes.count, length: SyncAPI.maxChunk))
-                    guard let data = Data(base64Encoded: chunk.data), chunk.offset == bytes.count else { throw DownloadError.corrupt }
-                    bytes += data
-                    facts = CreativeFacts(sha256: sha256, contentType: chunk.contentType, width: chunk.width, height: chunk.height, size: chunk.size)
-                    if data.isEmpty { break }
-                } while bytes.count < (facts?.size ?? 0)
-                guard let facts, bytes.count == facts.size, SHA256.hash(data: bytes).hex == sha256 else { throw DownloadError.corrupt }
-                do {
-                    try creativeFiles.store(bytes, sha256: sha256)
-                } catch {
-                    if cacheHealth.record(error) {
-                        logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(error)"])
-                    }
-                    // Verified, but the disk refuses it: serve it from memory until a later save stores it, if there is room.
-                    guard cache.pin(bytes, sha256: sha256) else {
-                        unheld.withLock { _ = $0.insert(sha256) }
-                        logger.warning("no room in memory for a creative the cache folder refuses; it waits for the folder",
-                                       metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)", "held": "\(cache.pinnedBytes)"])
-                        return
-                    }
-                }
-                let state = cell.update { $0.adding(facts) }
-                save()
-                logger.info("fetched a creative", metadata: ["sha256": "\(sha256)", "bytes": "\(bytes.count)"])
-                // The next one at once (a failed download waits for the next heartbeat's look instead, so a creative
-                // that cannot be had is not asked for in a loop).
-                _ = downloading.withLock { $0.remove(sha256) }
-                fetchMissing(state)
-            } catch {
-                logger.warning("could not fetch a creative; will retry", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
-            }
-        }
-        return true
-    }
-
-    enum DownloadError: Error { case corrupt }
-}
-
-/// A session's events, taken in batches: whatever arrived while the last batch was handled comes out at once.
-/// Messages beyond the limit are dropped (the edge notices the gap and catches up); ticks and saves never are.
-final class EventQueue: Sendable {
-    private let items = Mutex<(events: [SyncEngine.Event], messages: Int)>(([], 0))
-    private let messageLimit: Int
-    let signals: AsyncStream<Void>
-    private let signal: AsyncStream<Void>.Continuation
-
-    init(messageLimit: Int) {
-        self.messageLimit = messageLimit
-        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    func post(_ event: SyncEngine.Event) {
-        let taken = items.withLock { items -> Bool in
-            if case .message = event {
-                guard items.messages < messageLimit else { return false }
-                items.messages += 1
-            }
-            items.events.append(event)
-            return true
-        }
-        if taken { signal.yield() }
-    }
-
-    func drain() -> [SyncEngine.Event] {
-        items.withLock { items in
-            defer { items = ([], 0) }
-            return items.events
-        }
-    }
-
-    func finish() { signal.finish() }
 }

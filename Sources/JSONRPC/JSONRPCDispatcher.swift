@@ -50,14 +50,6 @@ public final class JSONRPCDispatcher: Sendable {
     /// nanoseconds (of the monotonic clock).
     public typealias CallObserver = @Sendable (_ method: String, _ code: Int, _ nanoseconds: Int64) -> Void
 
-    /// The monotonic clock in nanoseconds, what calls are timed with.
-    @inline(__always)
-    static func monotonicNanoseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
-    }
-
     /// `compactCalls: false` handles every message the general way (for tests that compare the two). With a
     /// `replyBudget`, a call of an inline handler whose response would make its message a large reply that does not
     /// fit is answered the budget's error instead; the server that sends the replies holds and releases them against
@@ -265,14 +257,14 @@ public final class JSONRPCDispatcher: Sendable {
         let source = ParamsSource(tape: tape, index: params)
         switch entry.invoker {
         case .inline(let handler):
-            let started = onCall == nil ? nil : Self.monotonicNanoseconds()
+            let started = onCall == nil ? nil : MonotonicClock.nanoseconds()
             guard let id else {
                 var scratch = JSONWriter()
                 var code = 0
                 do { try handler(source, callContext, &scratch) } catch {
                     code = Self.wireError(error, method: name, observer: onInternalError).code
                 }
-                if let started { onCall?(name, code, Self.monotonicNanoseconds() - started) }
+                if let started { onCall?(name, code, MonotonicClock.nanoseconds() - started) }
                 return .none
             }
             run(name, id: id, context: callContext, started: started, pending: pending, into: &writer) { context, writer in
@@ -280,13 +272,13 @@ public final class JSONRPCDispatcher: Sendable {
             }
             return .written
         case .async(let prepare):
-            let started = onCall == nil ? nil : Self.monotonicNanoseconds()
+            let started = onCall == nil ? nil : MonotonicClock.nanoseconds()
             let work: @Sendable (RPCContext) async throws -> [UInt8]
             do {
                 work = try prepare(source)
             } catch {
                 let wire = Self.wireError(error, method: name, observer: onInternalError)
-                if let started { onCall?(name, wire.code, Self.monotonicNanoseconds() - started) }
+                if let started { onCall?(name, wire.code, MonotonicClock.nanoseconds() - started) }
                 guard let id else { return .none }
                 writer.writeRaw(Self.errorResponse(id: id, wire))
                 return .written
@@ -298,7 +290,7 @@ public final class JSONRPCDispatcher: Sendable {
             return .later {
                 do {
                     let result = try await work(frozenContext)
-                    if let started { callObserver?(name, 0, Self.monotonicNanoseconds() - started) }
+                    if let started { callObserver?(name, 0, MonotonicClock.nanoseconds() - started) }
                     guard let idCopy else { return nil }
                     var writer = JSONWriter(reservingCapacity: result.count + 64)
                     idCopy.withUnsafeBytes { Self.writeResultPrefix(id: $0, into: &writer) }
@@ -307,7 +299,7 @@ public final class JSONRPCDispatcher: Sendable {
                     return writer.bytes
                 } catch {
                     let wire = Self.wireError(error, method: name, observer: observer)
-                    if let started { callObserver?(name, wire.code, Self.monotonicNanoseconds() - started) }
+                    if let started { callObserver?(name, wire.code, MonotonicClock.nanoseconds() - started) }
                     guard let idCopy else { return nil }
                     return idCopy.withUnsafeBytes { Self.errorResponse(id: $0, wire) }
                 }
@@ -338,7 +330,7 @@ public final class JSONRPCDispatcher: Sendable {
             code = wire.code
             writer.writeRaw(Self.errorResponse(id: id, wire))
         }
-        if let started { onCall?(name, code, Self.monotonicNanoseconds() - started) }
+        if let started { onCall?(name, code, MonotonicClock.nanoseconds() - started) }
     }
 
     // MARK: Compact calls
@@ -357,7 +349,7 @@ public final class JSONRPCDispatcher: Sendable {
             if CompactReader.equals(key, "params") {
                 guard version, let id, let method, let compact = method.entry.compact else { return nil }
                 // The params come last: their reader runs the handler only once the call has ended right after them.
-                let started = onCall == nil ? nil : Self.monotonicNanoseconds()
+                let started = onCall == nil ? nil : MonotonicClock.nanoseconds()
                 let callContext = integerID.map { RPCContext(integerID: $0, peerKey: context.peerKey) }
                     ?? RPCContext(id: callID, peerKey: context.peerKey)
                 let (taken, writer) = scratch.writingResponse { writer in

@@ -1,4 +1,3 @@
-import CampaignStore
 import JSONRPC
 import LaunchAdDomain
 
@@ -7,30 +6,29 @@ public enum AdminAPI {
     public static let info = OpenRPCInfo(title: "campaignd admin", version: "1.0.0",
                                          description: "Operators' API of the campaign service (adctl). Every write answers once it is durable; each change gets the next sequence number and is published on the update stream after it commits.")
     static let campaignErrors = [APIError.campaignNotFound, APIError.invalidTransition]
-    typealias X = APIExamples
 
-    public static let creativeUpload = RPCMethod<CreativeUploadParams, CreativeInfo>(
+    public static let creativeUpload = RPCMethod<CreativeUploadParams, CreativeFacts>(
         "creative.upload", summary: "Store a creative (base64) by the sha256 of its bytes; the type is checked against the bytes and the pixel size read from them.",
         idempotent: true, errors: [APIError.creativeRefused],
-        examples: [RPCExample("a PNG", params: CreativeUploadParams(contentType: "image/png", data: X.creativeBase64), result: X.creative)])
+        examples: [RPCExample("a PNG", params: CreativeUploadParams(contentType: "image/png", data: APIExamples.creativeBase64), result: APIExamples.creative)])
     public static let campaignCreate = RPCMethod<CampaignFields, CampaignChangeResult>(
         "campaign.create", summary: "Create a campaign.",
         description: "Every field is validated; a bad one is refused with -32602 naming it. Creatives must be uploaded first.",
-        examples: [RPCExample("every field", params: X.fields, result: CampaignChangeResult(campaign: X.campaign, seq: 17))])
+        examples: [RPCExample("every field", params: APIExamples.fields, result: CampaignChangeResult(campaign: APIExamples.campaign, seq: 17))])
     public static let campaignUpdate = RPCMethod<CampaignUpdateParams, CampaignChangeResult>(
         "campaign.update", summary: "Change fields of a campaign.",
         description: "Fields left out keep their value; the campaign is validated as a whole and its version grows. Expired and deleted campaigns cannot change.",
         errors: campaignErrors,
         examples: [RPCExample("a later end and a higher priority",
                               params: CampaignUpdateParams(id: 42, fields: CampaignFields(endsAt: Timestamp(rfc3339: "2026-11-13T16:00:00Z")!, priority: 90)),
-                              result: CampaignChangeResult(campaign: X.campaign { $0.endsAt = Timestamp(rfc3339: "2026-11-13T16:00:00Z")!; $0.priority = 90 }, seq: 18))])
+                              result: CampaignChangeResult(campaign: APIExamples.campaign { $0.endsAt = Timestamp(rfc3339: "2026-11-13T16:00:00Z")!; $0.priority = 90 }, seq: 18))])
     public static let campaignGet = RPCMethod<CampaignID, CampaignResult>(
         "campaign.get", summary: "One campaign.", idempotent: true, errors: [APIError.campaignNotFound],
-        examples: [RPCExample("by id", params: CampaignID(id: 42), result: CampaignResult(campaign: X.campaign))])
+        examples: [RPCExample("by id", params: CampaignID(id: 42), result: CampaignResult(campaign: APIExamples.campaign))])
     public static let campaignList = RPCMethod<CampaignListParams, CampaignListResult>(
         "campaign.list", summary: "Campaigns, by app and state.", idempotent: true,
         examples: [RPCExample("live campaigns of an app", params: CampaignListParams(app: "com.example.news", state: .live),
-                              result: CampaignListResult(campaigns: [X.plainCampaign]))])
+                              result: CampaignListResult(campaigns: [APIExamples.plainCampaign]))])
     public static let campaignForce = operation("campaign.force", "Make a campaign answer first, on every edge, from the next query.") { $0.forced = true }
     public static let campaignUnforce = operation("campaign.unforce", "Stop forcing a campaign.") { $0.forced = false }
     public static let campaignPause = operation("campaign.pause", "Hold a campaign.") { $0.state = .paused }
@@ -40,8 +38,8 @@ public enum AdminAPI {
     public static let edgeList = RPCMethod<NoParams, EdgeListResult>(
         "edge.list", summary: "Every edge, with the sequence number it applied and when it was last seen.", idempotent: true,
         examples: [RPCExample("two edges, one behind", params: NoParams(), result: EdgeListResult(edges: [
-            EdgeInfo(edgeId: "edge-sh-1", region: "cn-east", epoch: X.epoch, appliedSeq: 18, lastSeen: X.updated, stale: false),
-            EdgeInfo(edgeId: "edge-sz-1", region: "cn-south", epoch: X.epoch, appliedSeq: 12, lastSeen: X.created, stale: true),
+            EdgeInfo(edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, appliedSeq: 18, lastSeen: APIExamples.updated, stale: false),
+            EdgeInfo(edgeId: "edge-sz-1", region: "cn-south", epoch: APIExamples.epoch, appliedSeq: 12, lastSeen: APIExamples.created, stale: true),
         ], seq: 18))])
     public static let campaignStats = RPCMethod<CampaignStatsParams, CampaignStatsResult>(
         "campaign.stats", summary: "Impressions, clicks and skips reported by edges.", idempotent: true, errors: [APIError.campaignNotFound],
@@ -51,7 +49,7 @@ public enum AdminAPI {
     static func operation(_ name: String, _ summary: String, _ change: (inout Campaign) -> Void) -> RPCMethod<CampaignID, CampaignChangeResult> {
         RPCMethod(name, summary: summary, errors: campaignErrors,
                   examples: [RPCExample("campaign 42", params: CampaignID(id: 42),
-                                        result: CampaignChangeResult(campaign: X.campaign(change), seq: 18))])
+                                        result: CampaignChangeResult(campaign: APIExamples.campaign(change), seq: 18))])
     }
 
     /// The operation each operation method applies.

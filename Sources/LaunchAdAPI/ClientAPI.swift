@@ -1,4 +1,3 @@
-import CampaignStore
 import JSONRPC
 import LaunchAdDomain
 
@@ -6,7 +5,6 @@ import LaunchAdDomain
 public enum ClientAPI {
     public static let info = OpenRPCInfo(title: "deliveryd client", version: "1.0.0",
                                          description: "The apps' API of an edge: which launch ad to show now. Public: every param is validated, and messages over 64 KiB are refused by the socket. A call whose response makes its reply 64 KiB or more (a creative chunk, a large batch) is answered Busy (-32006) while the edge holds too many such replies that clients have not read.")
-    typealias X = APIExamples
 
     public static let launchQuery = RPCMethod<LaunchQueryParams, LaunchAnswer>(
         "launch.query", summary: "Which launch ad to show now, and which cached ads to delete.",
@@ -14,21 +12,21 @@ public enum ClientAPI {
         idempotent: true, errors: [APIError.busy],
         examples: [
             RPCExample("an ad", params: LaunchQueryParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east",
-                                                          locale: "zh-CN", deviceId: "d41d8cd98f00b204", screen: X.screen,
-                                                          launchType: .hot, backgroundSeconds: 1800, cached: [X.creative.sha256]),
-                       result: LaunchAnswer(hasAd: true, id: 42, version: 2, imgUrl: "https://edge-sh-1.example.com/creatives/\(X.creative.sha256)",
-                                            creative: .init(sha256: X.creative.sha256, contentType: "image/png", width: 1080, height: 1920, size: 41),
+                                                          locale: "zh-CN", deviceId: "d41d8cd98f00b204", screen: APIExamples.screen,
+                                                          launchType: .hot, backgroundSeconds: 1800, cached: [APIExamples.creative.sha256]),
+                       result: LaunchAnswer(hasAd: true, id: 42, version: 2, imgUrl: "https://edge-sh-1.example.com/creatives/\(APIExamples.creative.sha256)",
+                                            creative: .init(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920, size: 41),
                                             jumpType: "url", jumpValue: "https://shop.example.com/double11", showMoment: "cold,hot",
-                                            countdown: 5, skippable: true, skipAfter: 2, forced: true, expiresAt: X.campaign.endsAt,
-                                            epoch: X.epoch, seq: 18, revoked: [7])),
+                                            countdown: 5, skippable: true, skipAfter: 2, forced: true, expiresAt: APIExamples.campaign.endsAt,
+                                            epoch: APIExamples.epoch, seq: 18, revoked: [7])),
             RPCExample("no ad", params: LaunchQueryParams(app: "com.example.news", platform: "android", appVersion: "3.4"),
-                       result: LaunchAnswer(hasAd: false, epoch: X.epoch, seq: 18, revoked: [])),
+                       result: LaunchAnswer(hasAd: false, epoch: APIExamples.epoch, seq: 18, revoked: [])),
         ])
     public static let edgeStatus = RPCMethod<NoParams, EdgeStatus>(
         "edge.status", summary: "The state the edge answers from and its contact with campaignd.", idempotent: true,
         errors: [APIError.busy],
         examples: [RPCExample("in touch", params: NoParams(), result: EdgeStatus(
-            edgeId: "edge-sh-1", region: "cn-east", epoch: X.epoch, seq: 18, loaded: true, stale: false, skewSeconds: -0.012,
+            edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, seq: 18, loaded: true, stale: false, skewSeconds: -0.012,
             campaigns: 2, creatives: 2, resyncs: 1, gaps: 0))])
 }
 
@@ -38,23 +36,23 @@ extension ClientAPI {
         idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("an impression and a click, the impression sent before", params: LaunchReportParams(events: [
             LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-1", type: .impression, campaignId: 42, deviceId: "d41d8cd98f00b204",
-                        sha256: X.creative.sha256, at: Timestamp(rfc3339: "2026-11-10T16:00:05Z")!),
+                        sha256: APIExamples.creative.sha256, at: Timestamp(rfc3339: "2026-11-10T16:00:05Z")!),
             LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-2", type: .click, campaignId: 42, deviceId: "d41d8cd98f00b204"),
         ]), result: LaunchReportResult(accepted: 1, duplicates: 1))])
     public static let launchPrefetch = RPCMethod<LaunchPrefetchParams, LaunchPrefetchResult>(
         "launch.prefetch", summary: "What to download now (campaigns live or starting within a horizon) and what to delete.",
         idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("the next two days", params: LaunchPrefetchParams(
-            app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east", locale: "zh-CN", screen: X.screen,
-            horizonHours: 48, cached: [X.otherSHA256]), result: LaunchPrefetchResult(download: [
-                PrefetchItem(campaignId: 42, sha256: X.creative.sha256, url: "https://edge-sh-1.example.com/creatives/\(X.creative.sha256)",
-                             contentType: "image/png", width: 1080, height: 1920, size: 41, startsAt: X.campaign.startsAt, endsAt: X.campaign.endsAt),
-            ], delete: [X.otherSHA256], revoked: [7], epoch: X.epoch, seq: 18))])
+            app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east", locale: "zh-CN", screen: APIExamples.screen,
+            horizonHours: 48, cached: [APIExamples.otherSHA256]), result: LaunchPrefetchResult(download: [
+                PrefetchItem(campaignId: 42, sha256: APIExamples.creative.sha256, url: "https://edge-sh-1.example.com/creatives/\(APIExamples.creative.sha256)",
+                             contentType: "image/png", width: 1080, height: 1920, size: 41, startsAt: APIExamples.campaign.startsAt, endsAt: APIExamples.campaign.endsAt),
+            ], delete: [APIExamples.otherSHA256], revoked: [7], epoch: APIExamples.epoch, seq: 18))])
     public static let creativeGet = RPCMethod<CreativeChunkParams, CreativeChunk>(
         "creative.get", summary: "Bytes of a creative the edge holds, at most 1 MiB a call.", idempotent: true,
         errors: [APIError.creativeNotFound, APIError.busy],
-        examples: [RPCExample("from an offset", params: CreativeChunkParams(sha256: X.creative.sha256, offset: 16, length: 1024),
-                              result: CreativeChunk(sha256: X.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
+        examples: [RPCExample("from an offset", params: CreativeChunkParams(sha256: APIExamples.creative.sha256, offset: 16, length: 1024),
+                              result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
                                                     size: 41, offset: 16, data: "AAAEOAAAB4AIBgAAAAAAAABmaWxsZXItMA=="))])
 
     /// Every method of the client socket, as the OpenRPC document lists them.

@@ -1,4 +1,3 @@
-import CampaignStore
 import JSONRPC
 import LaunchAdDomain
 
@@ -9,8 +8,8 @@ import LaunchAdDomain
 public enum APIExamples {
     /// The bytes of the creative below: a PNG header of 1080x1920 pixels (what campaignd reads of a PNG).
     public static let creativeBase64 = "iVBORw0KGgoAAAANSUhEUgAABDgAAAeACAYAAAAAAAAAZmlsbGVyLTA="
-    public static let creative = CreativeInfo(sha256: "27022c390fe7c8bc798817eb2bb916dcbb79b9a6f87c46519a9787c23e71354e",
-                                              size: 41, contentType: "image/png", width: 1080, height: 1920)
+    public static let creative = CreativeFacts(sha256: "27022c390fe7c8bc798817eb2bb916dcbb79b9a6f87c46519a9787c23e71354e",
+                                               contentType: "image/png", width: 1080, height: 1920, size: 41)
     public static let otherSHA256 = "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef"
     public static let epoch = "6f1c2a9e0b7d4e3f"
     public static let created = Timestamp(rfc3339: "2026-11-01T08:30:00Z")!

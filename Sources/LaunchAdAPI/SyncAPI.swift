@@ -1,4 +1,3 @@
-import CampaignStore
 import JSONRPC
 import LaunchAdDomain
 
@@ -7,7 +6,6 @@ public enum SyncAPI {
     public static let info = OpenRPCInfo(title: "campaignd sync", version: "1.0.0",
                                          description: "Edges' API of the campaign service: snapshots, changes, creative bytes, acknowledgements and counts.")
     public static let maxChunk = 1 << 20
-    typealias X = APIExamples
 
     /// The most bytes of campaigns' JSON on a snapshot page or a page of changes (one campaign or change may pass it
     /// alone): well within what an edge takes in one reply.
@@ -26,28 +24,27 @@ public enum SyncAPI {
             page's `seq` (sync.changes), which makes every campaign current whichever page it came on.
             """,
         idempotent: true,
-        examples: [RPCExample("two campaigns", params: SnapshotParams(), result: Snapshot(epoch: X.epoch, seq: 17, campaigns: [X.plainCampaign, X.campaign])),
+        examples: [RPCExample("two campaigns", params: SnapshotParams(), result: Snapshot(epoch: APIExamples.epoch, seq: 17, campaigns: [APIExamples.plainCampaign, APIExamples.campaign])),
                    RPCExample("a first page of one campaign", params: SnapshotParams(limit: 1),
-                              result: Snapshot(epoch: X.epoch, seq: 17, campaigns: [X.plainCampaign], next: X.plainCampaign.id))])
+                              result: Snapshot(epoch: APIExamples.epoch, seq: 17, campaigns: [APIExamples.plainCampaign], next: APIExamples.plainCampaign.id))])
     public static let changes = RPCMethod<ChangesParams, ChangesResult>(
         "sync.changes", summary: "The changes after a sequence number, while the log keeps them.",
         description: "What an edge asks for when it sees a gap in the update stream. When the log no longer keeps them, or the epoch differs, the answer is -32005 and the edge takes a snapshot.",
         idempotent: true,
         errors: [APIError.changesUnavailable],
-        examples: [RPCExample("one change after 17", params: ChangesParams(epoch: X.epoch, since: 17, limit: 100),
-                              result: ChangesResult(epoch: X.epoch, seq: 18, changes: [
-                                  Change(seq: 18, op: .forced, id: 42, campaign: X.campaign { $0.forced = true }, at: X.updated,
-                                         actor: "rq:rA]zI4Z)E>o1FX/5Exsr7T8G)y8y:y/f#rQ1[S"),
+        examples: [RPCExample("one change after 17", params: ChangesParams(epoch: APIExamples.epoch, since: 17, limit: 100),
+                              result: ChangesResult(epoch: APIExamples.epoch, seq: 18, changes: [
+                                  Change(seq: 18, op: .forced, id: 42, campaign: APIExamples.campaign { $0.forced = true }, at: APIExamples.updated),
                               ]))])
     public static let creative = RPCMethod<CreativeChunkParams, CreativeChunk>(
         "creative.get", summary: "Bytes of a stored creative, at most 1 MiB a call.", idempotent: true,
         errors: [APIError.creativeNotFound],
-        examples: [RPCExample("a whole small creative", params: CreativeChunkParams(sha256: X.creative.sha256),
-                              result: CreativeChunk(sha256: X.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
-                                                    size: 41, offset: 0, data: X.creativeBase64))])
+        examples: [RPCExample("a whole small creative", params: CreativeChunkParams(sha256: APIExamples.creative.sha256),
+                              result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
+                                                    size: 41, offset: 0, data: APIExamples.creativeBase64))])
     public static let ack = RPCMethod<EdgeAck, EdgeAckResult>(
         "edge.ack", summary: "An edge acknowledges the sequence number it applied.", idempotent: true,
-        examples: [RPCExample("applied 18", params: EdgeAck(edgeId: "edge-sh-1", region: "cn-east", epoch: X.epoch, appliedSeq: 18),
+        examples: [RPCExample("applied 18", params: EdgeAck(edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, appliedSeq: 18),
                               result: EdgeAckResult(seq: 18))])
 }
 

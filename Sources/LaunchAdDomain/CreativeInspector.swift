@@ -135,4 +135,12 @@ public enum CreativeInspector {
         }
         throw .unknownFormat
     }
+
+    /// The smallest bytes ``inspect(_:declaredType:)`` reads as a PNG of `width` x `height` pixels: the signature and
+    /// the IHDR chunk (8-bit RGBA), with `trailer` after them. For probes and tests that need an image of a size.
+    public static func pngHeader(width: Int, height: Int, trailer: [UInt8] = []) -> [UInt8] {
+        func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(width) + be32(height)
+            + [8, 6, 0, 0, 0] + [0, 0, 0, 0] + trailer
+    }
 }

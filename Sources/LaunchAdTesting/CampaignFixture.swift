@@ -5,8 +5,47 @@ import LaunchAdDomain
 import ZMQRPC
 import ZeroMQ
 
+/// What tests need of a running campaign service, in process or a child process: its endpoints, a context for
+/// clients, and its folder (where edges' cache folders go).
+public protocol CampaignServiceEndpoints: AnyObject, Sendable {
+    var endpoints: [String: String] { get }
+    var context: ZMQContext { get }
+    var directory: URL { get }
+}
+
+extension CampaignServiceEndpoints {
+    public func admin(timeout: Duration = .seconds(10)) throws -> RPCClient {
+        var configuration = RPCClientConfiguration(endpoint: endpoints["admin"]!)
+        configuration.timeout = timeout
+        return try RPCClient(context: context, configuration: configuration)
+    }
+
+    public func sync() throws -> RPCClient {
+        try RPCClient(context: context, configuration: RPCClientConfiguration(endpoint: endpoints["sync"]!))
+    }
+
+    /// A subscriber to the update stream; wait for ``awaitSubscribed(_:)`` before relying on it.
+    public func subscribe(topics: [String] = ["campaign", "heartbeat"], highWaterMark: Int32 = 100_000) throws -> Subscriber {
+        var configuration = Subscriber.Configuration(endpoint: endpoints["updates"]!, topics: topics)
+        configuration.highWaterMark = highWaterMark
+        return try Subscriber(context: context, configuration: configuration)
+    }
+
+    /// The cache folder of the edge called `name`.
+    public func cacheDirectory(_ name: String) -> URL {
+        directory.appendingPathComponent(name)
+    }
+
+    /// Uploads a PNG and returns its sha256.
+    public func uploadPNG(_ client: RPCClient, width: Int = 1080, height: Int = 1920, seed: Int = 0) async throws -> String {
+        let bytes = CampaignFixture.png(width: width, height: height, seed: seed)
+        let info = try await client.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(bytes).base64EncodedString()))
+        return info.sha256
+    }
+}
+
 /// A `campaignd` child process on ephemeral loopback ports with its own data folder, and clients for it.
-public final class CampaignFixture: @unchecked Sendable {
+public final class CampaignFixture: CampaignServiceEndpoints, @unchecked Sendable {
     // @unchecked: the mutable process reference is replaced only by the test that owns the fixture.
     public let directory: URL
     public let context: ZMQContext
@@ -67,23 +106,6 @@ public final class CampaignFixture: @unchecked Sendable {
         _ = await process.exitStatus()
     }
 
-    public func admin(timeout: Duration = .seconds(10)) throws -> RPCClient {
-        var configuration = RPCClientConfiguration(endpoint: endpoints["admin"]!)
-        configuration.timeout = timeout
-        return try RPCClient(context: context, configuration: configuration)
-    }
-
-    public func sync() throws -> RPCClient {
-        try RPCClient(context: context, configuration: RPCClientConfiguration(endpoint: endpoints["sync"]!))
-    }
-
-    /// A subscriber to the update stream; wait for ``awaitSubscribed(_:)`` before relying on it.
-    public func subscribe(topics: [String] = ["campaign", "heartbeat"], highWaterMark: Int32 = 100_000) throws -> Subscriber {
-        var configuration = Subscriber.Configuration(endpoint: endpoints["updates"]!, topics: topics)
-        configuration.highWaterMark = highWaterMark
-        return try Subscriber(context: context, configuration: configuration)
-    }
-
     public func stop() async {
         process.signal(SIGTERM)
         _ = await process.exitStatus()
@@ -105,25 +127,9 @@ public final class CampaignFixture: @unchecked Sendable {
         return try EdgeProcess(name: name, process: process, endpoints: endpoints, context: context)
     }
 
-    /// The cache folder of the edge called `name`.
-    public func cacheDirectory(_ name: String) -> URL {
-        directory.appendingPathComponent(name)
-    }
-
     /// A PNG header of the given pixel size (the bytes after it are filler, distinct per `seed`).
     public static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
-        func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        bytes += be32(13) + Array("IHDR".utf8) + be32(width) + be32(height) + [8, 6, 0, 0, 0] + [0, 0, 0, 0]
-        bytes += Array("filler-\(seed)".utf8)
-        return bytes
-    }
-
-    /// Uploads a PNG and returns its sha256.
-    public func uploadPNG(_ client: RPCClient, width: Int = 1080, height: Int = 1920, seed: Int = 0) async throws -> String {
-        let bytes = Self.png(width: width, height: height, seed: seed)
-        let info = try await client.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(bytes).base64EncodedString()))
-        return info.sha256
+        CreativeInspector.pngHeader(width: width, height: height, trailer: Array("filler-\(seed)".utf8))
     }
 
     /// Fields of a valid campaign starting now (or `startIn` seconds from now) and lasting `duration` seconds.
@@ -135,22 +141,23 @@ public final class CampaignFixture: @unchecked Sendable {
     }
 }
 
-/// A running `deliveryd` and a client for its client socket.
-public final class EdgeProcess: @unchecked Sendable {
+/// A running edge, in process or a child process, and a client for its client socket.
+public class EdgeClient: @unchecked Sendable {
     // @unchecked: used by the one test that made it.
     public let name: String
-    public let process: ChildProcess
     public let endpoints: [String: String]
     public let client: RPCClient
 
-    init(name: String, process: ChildProcess, endpoints: [String: String], context: ZMQContext) throws {
+    init(name: String, endpoints: [String: String], context: ZMQContext) throws {
         self.name = name
-        self.process = process
         self.endpoints = endpoints
         var configuration = RPCClientConfiguration(endpoint: endpoints["client"]!)
         configuration.timeout = .seconds(5)
         client = try RPCClient(context: context, configuration: configuration)
     }
+
+    /// What the edge logged so far.
+    public var log: String { "" }
 
     public func status() async throws -> EdgeStatus {
         try await client.call(ClientAPI.edgeStatus, NoParams())
@@ -167,6 +174,23 @@ public final class EdgeProcess: @unchecked Sendable {
             return status.seq >= seq && (epoch == nil || status.epoch == epoch) && (creatives == nil || status.creatives >= creatives!)
         }
     }
+
+    /// Closes the client.
+    public func close() async {
+        await client.close()
+    }
+}
+
+/// A running `deliveryd` child process and a client for its client socket.
+public final class EdgeProcess: EdgeClient, @unchecked Sendable {
+    public let process: ChildProcess
+
+    init(name: String, process: ChildProcess, endpoints: [String: String], context: ZMQContext) throws {
+        self.process = process
+        try super.init(name: name, endpoints: endpoints, context: context)
+    }
+
+    public override var log: String { process.log }
 
     public func stop(signal: Int32 = SIGTERM) async {
         await client.close()

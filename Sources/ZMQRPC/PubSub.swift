@@ -218,3 +218,25 @@ public final class Subscriber: Sendable {
         }
     }
 }
+
+extension Publisher {
+    /// Publishes `params` as `notification`, under its topic. Params that cannot be encoded are not published.
+    public func publish<Params>(_ notification: StreamNotification<Params>, _ params: Params) {
+        guard let value = try? JSONValueEncoder().encode(params) else { return }
+        publish(topic: notification.topic, method: notification.method, params: value)
+    }
+}
+
+extension PublishedMessage {
+    /// Whether the message is `notification` (by its method).
+    public func `is`<Params>(_ notification: StreamNotification<Params>) -> Bool {
+        method == notification.method
+    }
+
+    /// The message's params as `notification`'s, or `nil` when it is another notification or its params do not
+    /// decode (members it does not know are ignored, so a publisher may add some).
+    public func params<Params>(as notification: StreamNotification<Params>) -> Params? {
+        guard method == notification.method else { return nil }
+        return try? JSONValueDecoder(rejectUnknownKeys: false).decode(Params.self, from: params)
+    }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CampaignService
+import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
 import ZeroMQ
@@ -21,13 +22,13 @@ struct CampaignDaemon: AsyncParsableCommand {
     @Option(help: "Database and creative files. [CAMPAIGND_DATA_DIR]")
     var dataDir = Environment.string("CAMPAIGND_DATA_DIR", default: "./campaignd-data")
     @Option(help: "Admin ROUTER endpoint. [CAMPAIGND_ADMIN_ENDPOINT]")
-    var adminEndpoint = Environment.string("CAMPAIGND_ADMIN_ENDPOINT", default: "tcp://127.0.0.1:7100")
+    var adminEndpoint = Environment.string("CAMPAIGND_ADMIN_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
     @Option(help: "Sync ROUTER endpoint for edges. [CAMPAIGND_SYNC_ENDPOINT]")
-    var syncEndpoint = Environment.string("CAMPAIGND_SYNC_ENDPOINT", default: "tcp://127.0.0.1:7101")
+    var syncEndpoint = Environment.string("CAMPAIGND_SYNC_ENDPOINT", default: DefaultEndpoints.campaignSync)
     @Option(help: "Update stream PUB endpoint. [CAMPAIGND_UPDATES_ENDPOINT]")
-    var updatesEndpoint = Environment.string("CAMPAIGND_UPDATES_ENDPOINT", default: "tcp://127.0.0.1:7102")
+    var updatesEndpoint = Environment.string("CAMPAIGND_UPDATES_ENDPOINT", default: DefaultEndpoints.campaignUpdates)
     @Option(help: "HTTP address for /metrics and /healthz. [CAMPAIGND_HTTP_ADDRESS]")
-    var httpAddress = Environment.string("CAMPAIGND_HTTP_ADDRESS", default: "127.0.0.1:8100")
+    var httpAddress = Environment.string("CAMPAIGND_HTTP_ADDRESS", default: DefaultEndpoints.campaignHTTP)
     @Option(help: "CURVE keys: campaignd.key, admin/*.pub, edges/*.pub. [CAMPAIGND_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Allow non-loopback binds without CURVE. [CAMPAIGND_INSECURE]")

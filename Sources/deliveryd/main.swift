@@ -23,13 +23,13 @@ struct DeliveryDaemon: AsyncParsableCommand {
     @Option(help: "State and creatives on disk. [DELIVERYD_CACHE_DIR]")
     var cacheDir = Environment.string("DELIVERYD_CACHE_DIR", default: "./deliveryd-cache")
     @Option(help: "campaignd's sync endpoint. [DELIVERYD_CAMPAIGN_SYNC]")
-    var campaignSync = Environment.string("DELIVERYD_CAMPAIGN_SYNC", default: "tcp://127.0.0.1:7101")
+    var campaignSync = Environment.string("DELIVERYD_CAMPAIGN_SYNC", default: DefaultEndpoints.campaignSync)
     @Option(help: "campaignd's update stream. [DELIVERYD_CAMPAIGN_UPDATES]")
-    var campaignUpdates = Environment.string("DELIVERYD_CAMPAIGN_UPDATES", default: "tcp://127.0.0.1:7102")
+    var campaignUpdates = Environment.string("DELIVERYD_CAMPAIGN_UPDATES", default: DefaultEndpoints.campaignUpdates)
     @Option(help: "Client ROUTER endpoint. [DELIVERYD_CLIENT_ENDPOINT]")
-    var clientEndpoint = Environment.string("DELIVERYD_CLIENT_ENDPOINT", default: "tcp://127.0.0.1:7200")
+    var clientEndpoint = Environment.string("DELIVERYD_CLIENT_ENDPOINT", default: DefaultEndpoints.edgeClient)
     @Option(help: "HTTP address for creatives, /metrics, /healthz. [DELIVERYD_HTTP_ADDRESS]")
-    var httpAddress = Environment.string("DELIVERYD_HTTP_ADDRESS", default: "127.0.0.1:8200")
+    var httpAddress = Environment.string("DELIVERYD_HTTP_ADDRESS", default: DefaultEndpoints.edgeHTTP)
     @Option(help: "This edge's id. [DELIVERYD_EDGE_ID]")
     var edgeId = Environment.string("DELIVERYD_EDGE_ID", default: "edge-1")
     @Option(help: "This edge's region. [DELIVERYD_REGION]")
@@ -53,18 +53,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
 
-    /// For fault tests only, not a flag: runs the edge's clock this many seconds off the system's, to show that
-    /// expiry holds under clock skew. [DELIVERYD_TEST_CLOCK_OFFSET]
-    static func testClockOffset() throws -> Double {
-        guard let text = Environment.value("DELIVERYD_TEST_CLOCK_OFFSET") else { return 0 }
-        guard let offset = Double(text), offset.isFinite, abs(offset) <= 3600 else {
-            throw ValidationError("DELIVERYD_TEST_CLOCK_OFFSET must be a number of seconds between -3600 and 3600")
-        }
-        return offset
-    }
-
     func validate() throws {
-        _ = try Self.testClockOffset()
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
@@ -103,12 +92,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.snapshotPageSize = snapshotPage
         configuration.creativeCacheBytes = creativeMemoryBytes
-        let offset = (try? Self.testClockOffset()) ?? 0
-        if offset != 0 { logger.warning("running with a test clock offset", metadata: ["seconds": "\(offset)"]) }
         do {
             let readyFile = configuration.readyFile
-            let clock: @Sendable () -> Timestamp = { Timestamp.now(offset: offset) }
-            let app = try DeliveryServiceApp(configuration: configuration, logger: logger, clock: clock, onReady: { endpoints in
+            let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
                 if let readyFile {
                     do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("deliveryd", "\(error)") }
                 }

@@ -16,80 +16,80 @@ import ZeroMQ
 struct CampaignServiceTests {
     @Test("creatives: type checked against the bytes, size read from the header, stored once, served in chunks")
     func creatives() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sync = try fixture.sync()
-        let bytes = CampaignFixture.png(width: 1179, height: 2556)
-        let upload = CreativeUploadParams(contentType: "image/png", data: Data(bytes).base64EncodedString())
-        let info = try await admin.call(AdminAPI.creativeUpload, upload)
-        #expect(info.width == 1179 && info.height == 2556 && info.size == bytes.count && info.contentType == "image/png")
-        #expect(try await admin.call(AdminAPI.creativeUpload, upload) == info)  // the same bytes again: same answer
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let bytes = CampaignFixture.png(width: 1179, height: 2556)
+            let upload = CreativeUploadParams(contentType: "image/png", data: Data(bytes).base64EncodedString())
+            let info = try await admin.call(AdminAPI.creativeUpload, upload)
+            #expect(info.width == 1179 && info.height == 2556 && info.size == bytes.count && info.contentType == "image/png")
+            #expect(try await admin.call(AdminAPI.creativeUpload, upload) == info)  // the same bytes again: same answer
 
-        await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/jpeg", data: upload.data)) }
-            throws: { ($0 as? JSONRPCError)?.code == APIError.creativeRefused.code }
-        await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: "bm90IGFuIGltYWdl")) }
-            throws: { ($0 as? JSONRPCError)?.code == APIError.creativeRefused.code }
-        await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: "%%%")) }
-            throws: { ($0 as? JSONRPCError)?.code == -32602 }
+            await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/jpeg", data: upload.data)) }
+                throws: { ($0 as? JSONRPCError)?.code == APIError.creativeRefused.code }
+            await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: "bm90IGFuIGltYWdl")) }
+                throws: { ($0 as? JSONRPCError)?.code == APIError.creativeRefused.code }
+            await #expect { try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: "%%%")) }
+                throws: { ($0 as? JSONRPCError)?.code == -32602 }
 
-        // Chunks put together give the bytes back.
-        var assembled: [UInt8] = []
-        while assembled.count < info.size {
-            let chunk = try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: info.sha256, offset: assembled.count, length: 10))
-            #expect(chunk.offset == assembled.count)
-            assembled += [UInt8](Data(base64Encoded: chunk.data)!)
+            // Chunks put together give the bytes back.
+            var assembled: [UInt8] = []
+            while assembled.count < info.size {
+                let chunk = try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: info.sha256, offset: assembled.count, length: 10))
+                #expect(chunk.offset == assembled.count)
+                assembled += [UInt8](Data(base64Encoded: chunk.data)!)
+            }
+            #expect(assembled == bytes)
+            await #expect { try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: "../../etc/passwd")) }
+                throws: { ($0 as? JSONRPCError)?.code == -32602 }
+            await #expect { try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: String(repeating: "0", count: 64))) }
+                throws: { ($0 as? JSONRPCError)?.code == APIError.creativeNotFound.code }
+            await admin.close()
+            await sync.close()
         }
-        #expect(assembled == bytes)
-        await #expect { try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: "../../etc/passwd")) }
-            throws: { ($0 as? JSONRPCError)?.code == -32602 }
-        await #expect { try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: String(repeating: "0", count: 64))) }
-            throws: { ($0 as? JSONRPCError)?.code == APIError.creativeNotFound.code }
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
     }
 
     @Test("a valid campaign round-trips every field; bad ones are refused naming the field")
     func campaignsOverTheWire() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let first = try await fixture.uploadPNG(admin, seed: 1)
-        let second = try await fixture.uploadPNG(admin, width: 1080, height: 2340, seed: 2)
-        var fields = CampaignFixture.fields(name: "Double 12 · 双十二", creative: first, startIn: 600)
-        fields.priority = 80
-        fields.weight = 5
-        fields.forced = false
-        fields.countdown = 5
-        fields.skipAfter = 2
-        fields.launchTypes = [.cold, .hot]
-        fields.minBackgroundSeconds = 300
-        fields.jump = Jump(type: .url, value: "https://shop.example.com/1212?from=splash")
-        fields.creatives = [CreativeRef(sha256: first, weight: 3), CreativeRef(sha256: second, weight: 1)]
-        fields.targeting = Targeting(platforms: ["ios"], appVersions: VersionRange(min: "5.0", max: "6.0"), regions: ["cn-east"], locales: ["zh-CN"])
-        fields.frequencyCap = FrequencyCap(shows: 3, hours: 24)
-        let created = try await admin.call(AdminAPI.campaignCreate, fields)
-        #expect(created.seq == 1 && created.campaign.state == .scheduled && created.campaign.version == 1)
-        let fetched = try await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign
-        #expect(fetched == created.campaign)
-        #expect(fetched.name == "Double 12 · 双十二" && fetched.targeting == fields.targeting && fetched.creatives == fields.creatives)
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let first = try await fixture.uploadPNG(admin, seed: 1)
+            let second = try await fixture.uploadPNG(admin, width: 1080, height: 2340, seed: 2)
+            var fields = CampaignFixture.fields(name: "Double 12 · 双十二", creative: first, startIn: 600)
+            fields.priority = 80
+            fields.weight = 5
+            fields.forced = false
+            fields.countdown = 5
+            fields.skipAfter = 2
+            fields.launchTypes = [.cold, .hot]
+            fields.minBackgroundSeconds = 300
+            fields.jump = Jump(type: .url, value: "https://shop.example.com/1212?from=splash")
+            fields.creatives = [CreativeRef(sha256: first, weight: 3), CreativeRef(sha256: second, weight: 1)]
+            fields.targeting = Targeting(platforms: ["ios"], appVersions: VersionRange(min: "5.0", max: "6.0"), regions: ["cn-east"], locales: ["zh-CN"])
+            fields.frequencyCap = FrequencyCap(shows: 3, hours: 24)
+            let created = try await admin.call(AdminAPI.campaignCreate, fields)
+            #expect(created.seq == 1 && created.campaign.state == .scheduled && created.campaign.version == 1)
+            let fetched = try await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign
+            #expect(fetched == created.campaign)
+            #expect(fetched.name == "Double 12 · 双十二" && fetched.targeting == fields.targeting && fetched.creatives == fields.creatives)
 
-        var bad = fields
-        bad.creatives = [CreativeRef(sha256: String(repeating: "f", count: 64))]
-        await #expect { try await admin.call(AdminAPI.campaignCreate, bad) } throws: { error in
-            let error = error as? JSONRPCError
-            return error?.code == -32602 && error?.data?["field"] == "creatives[0].sha256"
+            var bad = fields
+            bad.creatives = [CreativeRef(sha256: String(repeating: "f", count: 64))]
+            await #expect { try await admin.call(AdminAPI.campaignCreate, bad) } throws: { error in
+                let error = error as? JSONRPCError
+                return error?.code == -32602 && error?.data?["field"] == "creatives[0].sha256"
+            }
+            await #expect { try await admin.call("campaign.create", params: ["name": "x", "app": "shop", "startsAt": "tomorrow"]) } throws: { error in
+                (error as? JSONRPCError)?.data?["field"] == "startsAt"
+            }
+            await #expect { try await admin.call(AdminAPI.campaignGet, CampaignID(id: 999)) } throws: { ($0 as? JSONRPCError)?.code == APIError.campaignNotFound.code }
+            let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: created.campaign.id))
+            #expect(expired.seq == 2 && expired.campaign.state == .expired)
+            await #expect { try await admin.call(AdminAPI.campaignPause, CampaignID(id: created.campaign.id)) } throws: {
+                ($0 as? JSONRPCError)?.code == APIError.invalidTransition.code
+            }
+            await admin.close()
         }
-        await #expect { try await admin.call("campaign.create", params: ["name": "x", "app": "shop", "startsAt": "tomorrow"]) } throws: { error in
-            (error as? JSONRPCError)?.data?["field"] == "startsAt"
-        }
-        await #expect { try await admin.call(AdminAPI.campaignGet, CampaignID(id: 999)) } throws: { ($0 as? JSONRPCError)?.code == APIError.campaignNotFound.code }
-        let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: created.campaign.id))
-        #expect(expired.seq == 2 && expired.campaign.state == .expired)
-        await #expect { try await admin.call(AdminAPI.campaignPause, CampaignID(id: created.campaign.id)) } throws: {
-            ($0 as? JSONRPCError)?.code == APIError.invalidTransition.code
-        }
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("kill -9 right after an acknowledged write loses nothing, and seq goes on without a gap")
@@ -120,203 +120,203 @@ struct CampaignServiceTests {
 
     @Test("a subscriber that starts late, or loses messages, rebuilds the exact state from snapshot plus changes")
     func rebuild() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sync = try fixture.sync()
-        let creative = try await fixture.uploadPNG(admin)
-        for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
-        // Late start: snapshot first, then changes after it.
-        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-        #expect(snapshot.seq == 10 && snapshot.campaigns.count == 10)
-        for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "late\(index)", creative: creative)) }
-        _ = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: 2))
-        _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 3))
-        var state = Dictionary(uniqueKeysWithValues: snapshot.campaigns.map { ($0.id, $0) })
-        var applied = snapshot.seq
-        // Lost messages: catch up from the change log, in pages.
-        while true {
-            let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: applied, limit: 5))
-            for change in page.changes {
-                #expect(change.seq == applied + 1)
-                state[change.id] = change.campaign
-                applied = change.seq
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let creative = try await fixture.uploadPNG(admin)
+            for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
+            // Late start: snapshot first, then changes after it.
+            let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+            #expect(snapshot.seq == 10 && snapshot.campaigns.count == 10)
+            for index in 0..<10 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "late\(index)", creative: creative)) }
+            _ = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: 2))
+            _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 3))
+            var state = Dictionary(uniqueKeysWithValues: snapshot.campaigns.map { ($0.id, $0) })
+            var applied = snapshot.seq
+            // Lost messages: catch up from the change log, in pages.
+            while true {
+                let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: applied, limit: 5))
+                for change in page.changes {
+                    #expect(change.seq == applied + 1)
+                    state[change.id] = change.campaign
+                    applied = change.seq
+                }
+                if applied == page.seq { break }
             }
-            if applied == page.seq { break }
+            let fresh = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+            #expect(applied == fresh.seq)
+            #expect(state.values.sorted { $0.id < $1.id } == fresh.campaigns)
+            await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: "another", since: 0)) } throws: {
+                ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
+            }
+            await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: fresh.seq + 5)) } throws: {
+                ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
+            }
+            await admin.close()
+            await sync.close()
         }
-        let fresh = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-        #expect(applied == fresh.seq)
-        #expect(state.values.sorted { $0.id < $1.id } == fresh.campaigns)
-        await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: "another", since: 0)) } throws: {
-            ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
-        }
-        await #expect { try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: fresh.seq + 5)) } throws: {
-            ($0 as? JSONRPCError)?.code == APIError.changesUnavailable.code
-        }
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
     }
 
     @Test("sync.snapshot in pages: by id after a cursor, every campaign once, the whole snapshot without params; bad params named")
     func snapshotPages() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sync = try fixture.sync()
-        let creative = try await fixture.uploadPNG(admin)
-        for index in 0..<7 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative)) }
-        _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 2))  // a tombstone is on its page too
-        let whole = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-        #expect(whole.campaigns.map(\.id) == Array(1...7) && whole.next == nil)
-        var pages: [Snapshot] = []
-        var after: Int64 = 0
-        while true {
-            let page = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: after, limit: 3))
-            pages.append(page)
-            guard let next = page.next else { break }
-            after = next
-        }
-        #expect(pages.map { $0.campaigns.map(\.id) } == [[1, 2, 3], [4, 5, 6], [7]])
-        #expect(pages.map(\.next) == [3, 6, nil])
-        #expect(pages.allSatisfy { $0.epoch == whole.epoch && $0.seq == whole.seq })
-        #expect(pages.flatMap(\.campaigns) == whole.campaigns)
-        // `after` alone takes the default page; past the last id, an empty page ends it.
-        #expect(try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 5)).campaigns.map(\.id) == [6, 7])
-        let past = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 7, limit: 10))
-        #expect(past.campaigns.isEmpty && past.next == nil && past.seq == whole.seq)
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let creative = try await fixture.uploadPNG(admin)
+            for index in 0..<7 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative)) }
+            _ = try await admin.call(AdminAPI.campaignDelete, CampaignID(id: 2))  // a tombstone is on its page too
+            let whole = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+            #expect(whole.campaigns.map(\.id) == Array(1...7) && whole.next == nil)
+            var pages: [Snapshot] = []
+            var after: Int64 = 0
+            while true {
+                let page = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: after, limit: 3))
+                pages.append(page)
+                guard let next = page.next else { break }
+                after = next
+            }
+            #expect(pages.map { $0.campaigns.map(\.id) } == [[1, 2, 3], [4, 5, 6], [7]])
+            #expect(pages.map(\.next) == [3, 6, nil])
+            #expect(pages.allSatisfy { $0.epoch == whole.epoch && $0.seq == whole.seq })
+            #expect(pages.flatMap(\.campaigns) == whole.campaigns)
+            // `after` alone takes the default page; past the last id, an empty page ends it.
+            #expect(try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 5)).campaigns.map(\.id) == [6, 7])
+            let past = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 7, limit: 10))
+            #expect(past.campaigns.isEmpty && past.next == nil && past.seq == whole.seq)
 
-        let peer = try TestPeer(fixture.context, type: .req, endpoint: try #require(fixture.endpoints["sync"]))
-        for (params, field) in [(#"{"limit":0}"#, "limit"), (#"{"limit":10001}"#, "limit"), (#"{"after":-1}"#, "after"),
-                                (#"{"after":"1"}"#, "after"), (#"{"page":2}"#, "page")] {
-            let reply = try #require(try await peer.request(#"{"jsonrpc":"2.0","id":1,"method":"sync.snapshot","params":"# + params + "}"))
-            #expect(reply["error"]?["code"]?.intValue == -32602, "\(params): \(reply)")
-            #expect(reply["error"]?["data"]?["field"]?.stringValue == field, "\(params): \(reply)")
+            let peer = try TestPeer(fixture.context, type: .req, endpoint: try #require(fixture.endpoints["sync"]))
+            for (params, field) in [(#"{"limit":0}"#, "limit"), (#"{"limit":10001}"#, "limit"), (#"{"after":-1}"#, "after"),
+                                    (#"{"after":"1"}"#, "after"), (#"{"page":2}"#, "page")] {
+                let reply = try #require(try await peer.request(#"{"jsonrpc":"2.0","id":1,"method":"sync.snapshot","params":"# + params + "}"))
+                #expect(reply["error"]?["code"]?.intValue == -32602, "\(params): \(reply)")
+                #expect(reply["error"]?["data"]?["field"]?.stringValue == field, "\(params): \(reply)")
+            }
+            await admin.close()
+            await sync.close()
         }
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
     }
 
     @Test("a snapshot page and a page of changes stop at about 4 MiB of campaigns, however many were asked for")
     func pagesBoundedInBytes() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sync = try fixture.sync()
-        let creative = try await fixture.uploadPNG(admin)
-        // About 36 KB each: the most regions a campaign may target, each of the longest name.
-        var fields = CampaignFixture.fields(creative: creative)
-        fields.targeting = Targeting(regions: (0..<CampaignRules.maxTargets).map { "region-\($0)-" + String(repeating: "x", count: 20) })
-        let count = 140
-        for _ in 0..<count { _ = try await admin.call(AdminAPI.campaignCreate, fields) }
-        let size = try JSONEncoder().encode(try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 0, limit: 1)).campaigns[0]).count
-        #expect(size > 30_000)
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let creative = try await fixture.uploadPNG(admin)
+            // About 36 KB each: the most regions a campaign may target, each of the longest name.
+            var fields = CampaignFixture.fields(creative: creative)
+            fields.targeting = Targeting(regions: (0..<CampaignRules.maxTargets).map { "region-\($0)-" + String(repeating: "x", count: 20) })
+            let count = 140
+            for _ in 0..<count { _ = try await admin.call(AdminAPI.campaignCreate, fields) }
+            let size = try JSONEncoder().encode(try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 0, limit: 1)).campaigns[0]).count
+            #expect(size > 30_000)
 
-        var after: Int64 = 0, seen = 0, pages = 0
-        while true {
-            let page = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: after, limit: 1000))
-            pages += 1
-            seen += page.campaigns.count
-            #expect(page.campaigns.count * size <= SyncAPI.maxPageBytes + size, "a page of \(page.campaigns.count) campaigns")
-            guard let next = page.next else { break }
-            #expect(page.campaigns.count < 1000)
-            after = next
-        }
-        #expect(seen == count && pages >= 2, "\(seen) campaigns in \(pages) pages")
+            var after: Int64 = 0, seen = 0, pages = 0
+            while true {
+                let page = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: after, limit: 1000))
+                pages += 1
+                seen += page.campaigns.count
+                #expect(page.campaigns.count * size <= SyncAPI.maxPageBytes + size, "a page of \(page.campaigns.count) campaigns")
+                guard let next = page.next else { break }
+                #expect(page.campaigns.count < 1000)
+                after = next
+            }
+            #expect(seen == count && pages >= 2, "\(seen) campaigns in \(pages) pages")
 
-        let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 0, limit: 1)).epoch
-        var since: Int64 = 0, changePages = 0
-        while true {
-            let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: since, limit: 1000))
-            changePages += 1
-            #expect(!page.changes.isEmpty && page.changes.count * size <= SyncAPI.maxPageBytes + size)
-            since = page.changes.last?.seq ?? since
-            if since >= page.seq { break }
+            let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams(after: 0, limit: 1)).epoch
+            var since: Int64 = 0, changePages = 0
+            while true {
+                let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: since, limit: 1000))
+                changePages += 1
+                #expect(!page.changes.isEmpty && page.changes.count * size <= SyncAPI.maxPageBytes + size)
+                since = page.changes.last?.seq ?? since
+                if since >= page.seq { break }
+            }
+            #expect(since == Int64(count) && changePages >= 2, "\(since) changes in \(changePages) pages")
+            await admin.close()
+            await sync.close()
         }
-        #expect(since == Int64(count) && changePages >= 2, "\(since) changes in \(changePages) pages")
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
     }
 
     @Test("a campaign ending 2 s ahead is published as expired within 100 ms of its end")
     func expiryOnTime() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin)
-        let subscriber = try fixture.subscribe()
-        var messages = subscriber.messages.makeAsyncIterator()
-        _ = await messages.next()  // subscribed (a heartbeat or a change)
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
-        let endsAt = created.campaign.endsAt
-        var expiredAt: Timestamp?
-        while expiredAt == nil, let message = await messages.next() {
-            if message.method == UpdateStream.changed, message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
-                expiredAt = Timestamp(seconds: Date().timeIntervalSince1970)
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            let subscriber = try fixture.subscribe()
+            var messages = subscriber.messages.makeAsyncIterator()
+            _ = await messages.next()  // subscribed (a heartbeat or a change)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
+            let endsAt = created.campaign.endsAt
+            var expiredAt: Timestamp?
+            while expiredAt == nil, let message = await messages.next() {
+                if message.is(UpdateStream.changed), message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
+                    expiredAt = Timestamp(seconds: Date().timeIntervalSince1970)
+                }
             }
+            let lateness = try #require(expiredAt).milliseconds - endsAt.milliseconds
+            #expect(lateness >= 0 && lateness < 100, "published \(lateness) ms after the end")
+            await subscriber.stop()
+            await admin.close()
         }
-        let lateness = try #require(expiredAt).milliseconds - endsAt.milliseconds
-        #expect(lateness >= 0 && lateness < 100, "published \(lateness) ms after the end")
-        await subscriber.stop()
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("concurrent writers: seq stays gapless and every change is published exactly once, in order")
     func concurrentWriters() async throws {
-        let fixture = try await CampaignFixture()
-        let setup = try fixture.admin()
-        let creative = try await fixture.uploadPNG(setup)
-        let subscriber = try fixture.subscribe(topics: ["campaign", "heartbeat"])
-        // The subscription is in place once a heartbeat arrives.
-        let heartbeat = await collect(subscriber.messages) { $0.contains { $0.method == "heartbeat" } }
-        #expect(!heartbeat.isEmpty)
-        let writers = 4, each = 30
-        let seqs = try await withThrowingTaskGroup(of: [Int64].self) { group in
-            for writer in 0..<writers {
-                let client = try fixture.admin()
-                group.addTask {
-                    var seqs: [Int64] = []
-                    for index in 0..<each {
-                        seqs.append(try await client.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "w\(writer)-\(index)", creative: creative)).seq)
+        try await withCampaignService { fixture in
+            let setup = try fixture.admin()
+            let creative = try await fixture.uploadPNG(setup)
+            let subscriber = try fixture.subscribe(topics: ["campaign", "heartbeat"])
+            // The subscription is in place once a heartbeat arrives.
+            let heartbeat = await collect(subscriber.messages) { $0.contains { $0.method == "heartbeat" } }
+            #expect(!heartbeat.isEmpty)
+            let writers = 4, each = 30
+            let seqs = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for writer in 0..<writers {
+                    let client = try fixture.admin()
+                    group.addTask {
+                        var seqs: [Int64] = []
+                        for index in 0..<each {
+                            seqs.append(try await client.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "w\(writer)-\(index)", creative: creative)).seq)
+                        }
+                        await client.close()
+                        return seqs
                     }
-                    await client.close()
-                    return seqs
                 }
+                return try await group.reduce(into: [Int64]()) { $0 += $1 }
             }
-            return try await group.reduce(into: [Int64]()) { $0 += $1 }
+            #expect(seqs.sorted() == Array(1...Int64(writers * each)))
+            let total = writers * each
+            let published = await collect(subscriber.messages) { items in items.filter { $0.is(UpdateStream.changed) }.count >= total }
+                .filter { $0.is(UpdateStream.changed) }.compactMap { $0.params["seq"]?.intValue }
+            #expect(published == Array(1...total))
+            #expect(subscriber.dropped.load(ordering: .relaxed) == 0)
+            await subscriber.stop()
+            await setup.close()
         }
-        #expect(seqs.sorted() == Array(1...Int64(writers * each)))
-        let total = writers * each
-        let published = await collect(subscriber.messages) { items in items.filter { $0.method == UpdateStream.changed }.count >= total }
-            .filter { $0.method == UpdateStream.changed }.compactMap { $0.params["seq"]?.intValue }
-        #expect(published == Array(1...total))
-        #expect(subscriber.dropped.load(ordering: .relaxed) == 0)
-        await subscriber.stop()
-        await setup.close()
-        await fixture.stop()
     }
 
     @Test("heartbeats carry epoch, seq and time every second; edges' acknowledgements feed edge.list")
     func heartbeatsAndEdges() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sync = try fixture.sync()
-        let subscriber = try fixture.subscribe(topics: ["heartbeat"])
-        var messages = subscriber.messages.makeAsyncIterator()
-        let first = try #require(await messages.next())
-        let second = try #require(await messages.next())
-        #expect(first.method == "heartbeat" && first.params["seq"] == 0)
-        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-        #expect(first.params["epoch"]?.stringValue == snapshot.epoch)
-        let gap = try #require(Timestamp(rfc3339: second.params["time"]?.stringValue ?? "")).milliseconds
-            - #require(Timestamp(rfc3339: first.params["time"]?.stringValue ?? "")).milliseconds
-        #expect(gap >= 900 && gap <= 1500)
-        _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: snapshot.epoch, appliedSeq: 0))
-        let edges = try await admin.call(AdminAPI.edgeList, NoParams())
-        #expect(edges.edges.map(\.edgeId) == ["edge-a"] && edges.edges[0].region == "cn-east" && !edges.edges[0].stale)
-        await subscriber.stop()
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let subscriber = try fixture.subscribe(topics: ["heartbeat"])
+            var messages = subscriber.messages.makeAsyncIterator()
+            let first = try #require(await messages.next())
+            let second = try #require(await messages.next())
+            #expect(first.method == "heartbeat" && first.params["seq"] == 0)
+            let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+            #expect(first.params["epoch"]?.stringValue == snapshot.epoch)
+            let gap = try #require(Timestamp(rfc3339: second.params["time"]?.stringValue ?? "")).milliseconds
+                - #require(Timestamp(rfc3339: first.params["time"]?.stringValue ?? "")).milliseconds
+            #expect(gap >= 900 && gap <= 1500)
+            _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: snapshot.epoch, appliedSeq: 0))
+            let edges = try await admin.call(AdminAPI.edgeList, NoParams())
+            #expect(edges.edges.map(\.edgeId) == ["edge-a"] && edges.edges[0].region == "cn-east" && !edges.edges[0].stale)
+            await subscriber.stop()
+            await admin.close()
+            await sync.close()
+        }
     }
 }
 
@@ -324,39 +324,39 @@ struct CampaignServiceTests {
 struct CampaignOperationsTests {
     @Test("edge reports are counted once: a resend is not added, a stale id is refused with the last id taken")
     func reportsOnce() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sync = try fixture.sync()
-        let creative = try await fixture.uploadPNG(admin)
-        let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative)).campaign.id
-        let counts = [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]
-        let first = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 100, counts: counts))
-        #expect(first.accepted && first.lastReportId == 100)
-        let resend = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 100, counts: counts))
-        #expect(!resend.accepted && resend.lastReportId == 100)
-        let stale = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 50, counts: counts))
-        #expect(!stale.accepted && stale.lastReportId == 100)
-        let stats = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats
-        #expect(stats == [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)])
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let creative = try await fixture.uploadPNG(admin)
+            let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative)).campaign.id
+            let counts = [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]
+            let first = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 100, counts: counts))
+            #expect(first.accepted && first.lastReportId == 100)
+            let resend = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 100, counts: counts))
+            #expect(!resend.accepted && resend.lastReportId == 100)
+            let stale = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 50, counts: counts))
+            #expect(!stale.accepted && stale.lastReportId == 100)
+            let stats = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats
+            #expect(stats == [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)])
+            await admin.close()
+            await sync.close()
+        }
     }
 
     @Test("creatives over the size limit are refused, the limit is a flag")
     func creativeLimit() async throws {
-        let fixture = try await CampaignFixture(arguments: ["--max-creative-bytes", "100"])
-        let admin = try fixture.admin()
-        _ = try await fixture.uploadPNG(admin)  // 51 bytes: fine
-        var big = CampaignFixture.png(width: 10, height: 10)
-        big += [UInt8](repeating: 0, count: 200)
-        await #expect {
-            try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(big).base64EncodedString()))
-        } throws: { error in
-            (error as? JSONRPCError)?.code == APIError.creativeRefused.code && (error as? JSONRPCError)?.message.contains("limit") == true
+        try await withCampaignService(configure: { $0.maxCreativeBytes = 100 }) { fixture in
+            let admin = try fixture.admin()
+            _ = try await fixture.uploadPNG(admin)  // 51 bytes: fine
+            var big = CampaignFixture.png(width: 10, height: 10)
+            big += [UInt8](repeating: 0, count: 200)
+            await #expect {
+                try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(big).base64EncodedString()))
+            } throws: { error in
+                (error as? JSONRPCError)?.code == APIError.creativeRefused.code && (error as? JSONRPCError)?.message.contains("limit") == true
+            }
+            await admin.close()
         }
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("a campaign whose end passed while campaignd was down is expired, and published, on start")
@@ -368,7 +368,8 @@ struct CampaignOperationsTests {
         await admin.close()
         fixture.process.signal(SIGKILL)
         _ = await fixture.process.exitStatus()
-        try await Task.sleep(for: .seconds(2))
+        // The test is about time passing while campaignd is down: its end must go by before the restart.
+        try await sleepUntil(created.campaign.endsAt)
         try await fixture.restart()
         admin = try fixture.admin()
         #expect(await eventually {
@@ -377,7 +378,10 @@ struct CampaignOperationsTests {
         let sync = try fixture.sync()
         let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
         let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
-        #expect(changes.map(\.op) == [.expired] && changes[0].actor == "scheduler")
+        #expect(changes.map(\.op) == [.expired])
+        // The change log says who made it (the wire's change does not carry it).
+        let log = try await SQLiteStore(directory: fixture.directory.appendingPathComponent("data").path).changeLog(after: created.seq, limit: 10)
+        #expect(log.map(\.change.op) == [.expired] && log.map(\.actor) == ["scheduler"])
         await admin.close()
         await sync.close()
         await fixture.stop()
@@ -385,21 +389,21 @@ struct CampaignOperationsTests {
 
     @Test("/healthz answers with epoch and seq; /metrics counts requests by method and code")
     func http() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        _ = try await fixture.uploadPNG(admin)
-        _ = try? await admin.call(AdminAPI.campaignGet, CampaignID(id: 42))
-        let base = "http://\(try #require(fixture.endpoints["http"]))"
-        let (health, healthResponse) = try await URLSession.shared.data(from: URL(string: "\(base)/healthz")!)
-        #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
-        let healthJSON = try JSONParser.parse([UInt8](health))
-        #expect(healthJSON["status"] == "ok" && healthJSON["seq"] == 0 && healthJSON["epoch"]?.stringValue?.count == 32)
-        let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(base)/metrics")!)
-        let text = String(decoding: metrics, as: UTF8.self)
-        #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="creative.upload",code="0"} 1"#), "\(text)")
-        #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="campaign.get",code="-32001"} 1"#))
-        #expect(text.contains("launchad_campaignd_seq 0"))
-        await admin.close()
-        await fixture.stop()
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            _ = try await fixture.uploadPNG(admin)
+            _ = try? await admin.call(AdminAPI.campaignGet, CampaignID(id: 42))
+            let base = "http://\(try #require(fixture.endpoints["http"]))"
+            let (health, healthResponse) = try await URLSession.shared.data(from: URL(string: "\(base)/healthz")!)
+            #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
+            let healthJSON = try JSONParser.parse([UInt8](health))
+            #expect(healthJSON["status"] == "ok" && healthJSON["seq"] == 0 && healthJSON["epoch"]?.stringValue?.count == 32)
+            let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(base)/metrics")!)
+            let text = String(decoding: metrics, as: UTF8.self)
+            #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="creative.upload",code="0"} 1"#), "\(text)")
+            #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="campaign.get",code="-32001"} 1"#))
+            #expect(text.contains("launchad_campaignd_seq 0"))
+            await admin.close()
+        }
     }
 }

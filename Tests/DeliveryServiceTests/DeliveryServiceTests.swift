@@ -14,7 +14,22 @@ import ZeroMQ
 
 @Suite("deliveryd with campaignd", .timeLimit(.minutes(3)))
 struct DeliveryServiceTests {
-    /// campaignd with one creative uploaded.
+    /// campaignd in process with one creative uploaded, an admin client for it, and the creative's sha256.
+    static func withCampaignd(_ body: (InProcessCampaignService, RPCClient, String) async throws -> Void) async throws {
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            do {
+                let creative = try await fixture.uploadPNG(admin, width: 1179, height: 2556)
+                try await body(fixture, admin, creative)
+            } catch {
+                await admin.close()
+                throw error
+            }
+            await admin.close()
+        }
+    }
+
+    /// campaignd as a child process (for tests that kill or replace it) with one creative uploaded.
     static func setUp() async throws -> (CampaignFixture, RPCClient, String) {
         let fixture = try await CampaignFixture()
         let admin = try fixture.admin()
@@ -24,191 +39,66 @@ struct DeliveryServiceTests {
 
     @Test("a live campaign is answered with every field; an expire makes it revoked from the next query on")
     func answerAndExpire() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let edge = try await fixture.startEdge("edge-a")
-        var fields = CampaignFixture.fields(creative: creative)
-        fields.jump = Jump(type: .deeplink, value: "shop://promo/1212")
-        fields.countdown = 4
-        fields.skipAfter = 1
-        let created = try await admin.call(AdminAPI.campaignCreate, fields)
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        let answer = try await edge.query()
-        #expect(answer.hasAd && answer.id == created.campaign.id && answer.version == 1)
-        #expect(answer.creative?.sha256 == creative && answer.creative?.width == 1179 && answer.imgUrl?.hasSuffix("/creatives/\(creative)") == true)
-        #expect(answer.jumpType == "deeplink" && answer.jumpValue == "shop://promo/1212" && answer.countdown == 4 && answer.skipAfter == 1)
-        #expect(answer.expiresAt == created.campaign.endsAt && answer.seq == created.seq && answer.revoked.isEmpty)
+        try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
+            try await withEdge("edge-a", connectedTo: fixture) { edge in
+                var fields = CampaignFixture.fields(creative: creative)
+                fields.jump = Jump(type: .deeplink, value: "shop://promo/1212")
+                fields.countdown = 4
+                fields.skipAfter = 1
+                let created = try await admin.call(AdminAPI.campaignCreate, fields)
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                let answer = try await edge.query()
+                #expect(answer.hasAd && answer.id == created.campaign.id && answer.version == 1)
+                #expect(answer.creative?.sha256 == creative && answer.creative?.width == 1179 && answer.imgUrl?.hasSuffix("/creatives/\(creative)") == true)
+                #expect(answer.jumpType == "deeplink" && answer.jumpValue == "shop://promo/1212" && answer.countdown == 4 && answer.skipAfter == 1)
+                #expect(answer.expiresAt == created.campaign.endsAt && answer.seq == created.seq && answer.revoked.isEmpty)
 
-        let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: created.campaign.id))
-        #expect(await edge.waitFor(seq: expired.seq))
-        let after = try await edge.query()
-        #expect(!after.hasAd && after.revoked == [created.campaign.id])
-        // campaignd saw the edge's acknowledgement.
-        let edges = try await admin.call(AdminAPI.edgeList, NoParams())
-        #expect(await eventually { (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first?.appliedSeq) == expired.seq })
-        #expect(edges.edges.map(\.edgeId) == ["edge-a"])
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
+                let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: created.campaign.id))
+                #expect(await edge.waitFor(seq: expired.seq))
+                let after = try await edge.query()
+                #expect(!after.hasAd && after.revoked == [created.campaign.id])
+                // campaignd saw the edge's acknowledgement (acks go out after the edge saved what it applied).
+                #expect(await eventually { (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first?.appliedSeq) == expired.seq })
+                let edges = try await admin.call(AdminAPI.edgeList, NoParams())
+                #expect(edges.edges.map(\.edgeId) == ["edge-a"])
+            }
+        }
     }
 
     @Test("a forced campaign answers from the next query after its change is applied")
     func force() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let edge = try await fixture.startEdge("edge-f")
-        var high = CampaignFixture.fields(name: "high", creative: creative)
-        high.priority = 90
-        let first = try await admin.call(AdminAPI.campaignCreate, high)
-        var low = CampaignFixture.fields(name: "low", creative: creative)
-        low.priority = 10
-        let second = try await admin.call(AdminAPI.campaignCreate, low)
-        #expect(await edge.waitFor(seq: second.seq, creatives: 1))
-        #expect(try await edge.query().id == first.campaign.id)
-        let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: second.campaign.id))
-        #expect(await edge.waitFor(seq: forced.seq))
-        let answer = try await edge.query()
-        #expect(answer.id == second.campaign.id && answer.forced == true)
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("an expired campaign is never answered even with campaignd killed: the edge's clock ends it")
-    func expiryByClockAlone() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let edge = try await fixture.startEdge("edge-c")
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        #expect(try await edge.query().hasAd)
-        await fixture.kill()
-        // Query continuously across the end: never an ad at or after endsAt.
-        let endsAt = created.campaign.endsAt
-        var servedLate = false
-        var sawRevoked = false
-        while Timestamp(seconds: Date().timeIntervalSince1970) < endsAt.adding(seconds: 1) {
-            let before = Timestamp(seconds: Date().timeIntervalSince1970)
-            let answer = try await edge.query()
-            if answer.hasAd && before >= endsAt { servedLate = true }
-            if answer.revoked.contains(created.campaign.id) { sawRevoked = true }
-            try await Task.sleep(for: .milliseconds(20))
+        try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
+            try await withEdge("edge-f", connectedTo: fixture) { edge in
+                var high = CampaignFixture.fields(name: "high", creative: creative)
+                high.priority = 90
+                let first = try await admin.call(AdminAPI.campaignCreate, high)
+                var low = CampaignFixture.fields(name: "low", creative: creative)
+                low.priority = 10
+                let second = try await admin.call(AdminAPI.campaignCreate, low)
+                #expect(await edge.waitFor(seq: second.seq, creatives: 1))
+                #expect(try await edge.query().id == first.campaign.id)
+                let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: second.campaign.id))
+                #expect(await edge.waitFor(seq: forced.seq))
+                let answer = try await edge.query()
+                #expect(answer.id == second.campaign.id && answer.forced == true)
+            }
         }
-        #expect(!servedLate)
-        #expect(sawRevoked)
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("SIGTERM with campaignd just killed: the edge exits 0 at once, its calls to campaignd not waiting out their timeouts")
-    func gracefulStopWithoutCampaignd() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let edge = try await fixture.startEdge("edge-t")
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        await admin.close()
-        await fixture.kill()
-        // Acknowledgements and snapshot requests now go unanswered: shutting down must cancel them, not wait.
-        await edge.client.close()
-        let started = ContinuousClock.now
-        edge.process.signal(SIGTERM)
-        let status = await edge.process.exitStatus()
-        let took = ContinuousClock.now - started
-        #expect(status == 0, "\(edge.process.log)")
-        #expect(took < .milliseconds(1500), "exit took \(took)")
-        await fixture.stop()
-    }
-
-    @Test("converges after a late start, after updates lost to a tiny receive HWM, and after campaignd restarts")
-    func convergence() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        for index in 0..<5 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
-        // Late start: the edge joins after changes were made.
-        let late = try await fixture.startEdge("edge-late")
-        let lossy = try await fixture.startEdge("edge-lossy", arguments: ["--updates-hwm", "1"])
-        var last = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 1)).seq
-        #expect(await late.waitFor(seq: last))
-        // A burst the lossy edge cannot keep up with: it must notice the gaps and catch up.
-        for index in 0..<200 {
-            last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "burst\(index)", creative: creative)).seq
-        }
-        #expect(await lossy.waitFor(seq: last))
-        #expect(await late.waitFor(seq: last))
-        let lossyStatus = try await lossy.status()
-        #expect(lossyStatus.gaps > 0, "the lossy edge never lost an update: the test proves nothing")
-        // campaignd killed and restarted on the same endpoints: the edges find it again and keep up.
-        try await fixture.restart(signal: SIGKILL, sameEndpoints: true)
-        let admin2 = try fixture.admin()
-        last = try await admin2.call(AdminAPI.campaignExpire, CampaignID(id: 2)).seq
-        #expect(await late.waitFor(seq: last))
-        #expect(await lossy.waitFor(seq: last))
-        let snapshot = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams())
-        for edge in [late, lossy] {
-            let status = try await edge.status()
-            #expect(status.epoch == snapshot.epoch && status.seq == snapshot.seq && status.campaigns == snapshot.campaigns.count)
-        }
-        for edge in [late, lossy] { await edge.stop() }
-        await admin.close()
-        await admin2.close()
-        await fixture.stop()
-    }
-
-    @Test("campaignd replaced by a new database: the edge notices the new epoch and takes a fresh snapshot")
-    func newEpoch() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-e")
-        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
-        let oldEpoch = try await edge.status().epoch
-        try await fixture.restart(signal: SIGKILL, sameEndpoints: true, freshData: true)
-        let newAdmin = try fixture.admin()
-        let newCreative = try await fixture.uploadPNG(newAdmin, width: 1080, height: 1920, seed: 9)
-        let created = try await newAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new world", creative: newCreative))
-        let epoch = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams()).epoch
-        #expect(epoch != oldEpoch)
-        #expect(await edge.waitFor(seq: created.seq, epoch: epoch))
-        #expect(await eventually { (try? await edge.query().creative?.sha256) == newCreative })
-        let status = try await edge.status()
-        #expect(status.campaigns == 1 && status.resyncs >= 2)
-        await edge.stop()
-        await admin.close()
-        await newAdmin.close()
-        await fixture.stop()
     }
 
     /// Heartbeats come once a second; the snapshot a new edge takes is already word from campaignd. (`/healthz` says
     /// stale from the same record.)
     @Test("a new edge is not stale once it holds campaignd's snapshot, before any heartbeat")
     func notStaleAfterSnapshot() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        for round in 0..<3 {
-            let edge = try await fixture.startEdge("edge-fresh-\(round)")
-            #expect(await edge.waitFor(seq: created.seq))
-            let status = try await edge.status()
-            #expect(status.loaded && !status.stale, "\(status)")
-            await edge.stop()
+        try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+            for round in 0..<3 {
+                try await withEdge("edge-fresh-\(round)", connectedTo: fixture) { edge in
+                    #expect(await edge.waitFor(seq: created.seq))
+                    let status = try await edge.status()
+                    #expect(status.loaded && !status.stale, "\(status)")
+                }
+            }
         }
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("restarted with campaignd down, an edge answers from disk within a second of starting")
-    func answersFromDisk() async throws {
-        let (fixture, admin, creative) = try await Self.setUp()
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-d")
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        await edge.stop()
-        await fixture.kill()
-        let started = ContinuousClock.now
-        let again = try await fixture.startEdge("edge-d")
-        let answer = try await again.query()
-        #expect(ContinuousClock.now - started < .seconds(1), "took \(ContinuousClock.now - started)")
-        #expect(answer.hasAd && answer.id == created.campaign.id)
-        let status = try await again.status()
-        #expect(status.stale || status.seq == created.seq)
-        await again.stop()
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("bad params are refused naming the field; admin methods are not reachable on the client socket", arguments: [
@@ -223,341 +113,18 @@ struct DeliveryServiceTests {
         (#"{"app":"shop","platform":"ios","appVersion":"5","x":1}"#, "x"),
     ])
     func validation(_ params: String, _ field: String) async throws {
-        let fixture = try await CampaignFixture()
-        let edge = try await fixture.startEdge("edge-v")
-        await #expect {
-            _ = try await edge.client.call("launch.query", params: try JSONParser.parse(params))
-        } throws: { error in
-            let error = error as? JSONRPCError
-            return error?.code == -32602 && error?.data?["field"] == .string(field)
-        }
-        await #expect {
-            _ = try await edge.client.call("campaign.create", params: [:])
-        } throws: { ($0 as? JSONRPCError)?.code == -32601 }
-        await edge.stop()
-        await fixture.stop()
-    }
-}
-
-@Suite("deliveryd reports, prefetch and creatives", .timeLimit(.minutes(3)))
-struct EdgeReportTests {
-    @Test("reports are idempotent by event id, move the rotation on, feed caps, and reach campaign.stats")
-    func reports() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let edge = try await fixture.startEdge("edge-r")
-        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
-        var capped = CampaignFixture.fields(name: "b", creative: creative)
-        capped.frequencyCap = FrequencyCap(shows: 1, hours: 24)
-        let second = try await admin.call(AdminAPI.campaignCreate, capped)
-        #expect(await edge.waitFor(seq: second.seq, creatives: 1))
-        let query = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-rot")
-        let shown = try await edge.query(query)
-        #expect(try await edge.query(query).id == shown.id)  // a retry: the same answer
-        let event = LaunchEvent(eventId: "e-1", type: .impression, campaignId: shown.id!, deviceId: "d-rot", sha256: creative)
-        let report = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event, event]))
-        #expect(report.accepted == 1 && report.duplicates == 1)
-        let again = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event]))
-        #expect(again.accepted == 0 && again.duplicates == 1)
-        // The rotation moved on to the other campaign.
-        let next = try await edge.query(query)
-        #expect(next.hasAd && next.id != shown.id)
-        // Once the capped campaign was shown once, this device no longer gets it.
-        let cappedShown = LaunchEvent(eventId: "e-2", type: .impression, campaignId: second.campaign.id, deviceId: "d-cap")
-        _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [cappedShown]))
-        for _ in 0..<10 {
-            #expect(try await edge.query(LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-cap")).id == first.campaign.id)
-        }
-        _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
-            LaunchEvent(eventId: "e-3", type: .click, campaignId: shown.id!, deviceId: "d-rot"),
-            LaunchEvent(eventId: "e-4", type: .skip, campaignId: shown.id!, deviceId: "d-rot"),
-        ]))
-        // The counts reach campaignd, once.
-        let expectedImpressions: Int64 = shown.id == second.campaign.id ? 2 : 1
-        var last: CampaignStats?
-        #expect(await eventually(timeout: .seconds(15)) {
-            last = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: shown.id!)).stats.first
-            return last?.impressions == expectedImpressions && last?.clicks == 1 && last?.skips == 1
-        }, "\(String(describing: last)) \(edge.process.log.suffix(2000))")
-        await #expect {
-            _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: []))
-        } throws: { ($0 as? JSONRPCError)?.code == -32602 }
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("reported impressions take a device round a group of campaigns once per round, round after round, never twice in a row")
-    func rotationRounds() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let edge = try await fixture.startEdge("edge-rounds")
-        var last: Int64 = 0
-        for (name, weight) in [("a", 300), ("b", 200), ("c", 100)] {
-            var fields = CampaignFixture.fields(name: name, creative: creative)
-            fields.weight = weight
-            last = try await admin.call(AdminAPI.campaignCreate, fields).seq
-        }
-        // A campaign of another priority is not part of the round.
-        var lower = CampaignFixture.fields(name: "lower", creative: creative)
-        lower.priority = 10
-        last = try await admin.call(AdminAPI.campaignCreate, lower).seq
-        #expect(await edge.waitFor(seq: last, creatives: 1))
-        for device in 0..<4 {
-            let query = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-round-\(device)")
-            var shown: [Int64] = []
-            for impression in 0..<12 {
-                let answer = try await edge.query(query)
-                let id = try #require(answer.id)
-                shown.append(id)
-                let event = LaunchEvent(eventId: "d\(device)-\(impression)", type: .impression, campaignId: id, deviceId: query.deviceId!,
-                                        sha256: answer.creative?.sha256)
-                #expect(try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event])).accepted == 1)
-            }
-            for round in stride(from: 0, to: 12, by: 3) {
-                #expect(Set(shown[round..<round + 3]).count == 3, "device \(device) was shown \(shown)")
-            }
-            #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 != $1 }, "device \(device) was shown \(shown)")
-        }
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("prefetch with a screen lists each campaign's creatives of that shape, and has the client delete the others it holds")
-    func prefetchForScreen() async throws {
-        let (fixture, admin, tall) = try await DeliveryServiceTests.setUp()
-        let classic = try await fixture.uploadPNG(admin, width: 1080, height: 1920)
-        let larger = try await fixture.uploadPNG(admin, width: 1440, height: 2560)
-        let edge = try await fixture.startEdge("edge-s")
-        var fields = CampaignFixture.fields(name: "three shapes", creative: tall, startIn: 3600)
-        fields.creatives = [CreativeRef(sha256: tall), CreativeRef(sha256: classic), CreativeRef(sha256: larger)]
-        let created = try await admin.call(AdminAPI.campaignCreate, fields)
-        #expect(await edge.waitFor(seq: created.seq, creatives: 3))
-        func prefetch(_ screen: LaunchQueryParams.Screen?, cached: [String]? = nil) async throws -> LaunchPrefetchResult {
-            try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(
-                app: "shop", platform: "ios", appVersion: "5.2.0", screen: screen, horizonHours: 24, cached: cached))
-        }
-        let phone = try await prefetch(LaunchQueryParams.Screen(width: 1179, height: 2556), cached: [tall, classic])
-        #expect(phone.download.map(\.sha256) == [tall] && phone.download.map(\.campaignId) == [created.campaign.id])
-        #expect(phone.delete == [classic])
-        // 1080x1920 and 1440x2560 are one shape: both, in the campaign's order.
-        let older = try await prefetch(LaunchQueryParams.Screen(width: 720, height: 1280))
-        #expect(older.download.map(\.sha256) == [classic, larger] && older.delete.isEmpty)
-        let any = try await prefetch(nil, cached: [tall, classic])
-        #expect(any.download.map(\.sha256) == [tall, classic, larger] && any.delete.isEmpty)
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("large replies that clients do not read are bounded in bytes: past the budget whole chunks are answered Busy, small answers go on, and the budget comes back when the reader goes")
-    func replyBudget() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let png = CampaignFixture.png(width: 1179, height: 2556, seed: 7) + [UInt8](repeating: 0x78, count: 1_100_000)
-        let creative = try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(png).base64EncodedString())).sha256
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        // The least the flag takes: room for one whole chunk.
-        let edge = try await fixture.startEdge("edge-budget", arguments: ["--max-held-reply-bytes", "\(2 * 1024 * 1024)"])
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        func wholeChunk() async throws -> CreativeChunk { try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative)) }
-        #expect(try await wholeChunk().data.count > 1_000_000)
-
-        // A client that asks for whole chunks (1 MiB, about 1.4 MB of base64 each) and never reads them: with a receive
-        // high-water mark of 1 its own libzmq stops taking them too, and with a small fixed receive buffer its kernel
-        // takes little (autotuned, it may take tens of MB), so they back up into the edge after a few.
-        let hog = try Socket(fixture.context, type: .dealer)
-        try hog.setReceiveHighWaterMark(1)
-        try hog.setReceiveBufferSize(64 * 1024)
-        try hog.setLinger(milliseconds: 0)
-        try hog.connect(try #require(edge.endpoints["client"]))
-        var asked = 0
-        func hogAsks(_ count: Int) throws {
-            for _ in 0..<count {
-                _ = try hog.send(Array(#"{"jsonrpc":"2.0","id":\#(asked),"method":"creative.get","params":{"sha256":"\#(creative)"}}"#.utf8))
-                asked += 1
+        try await withCampaignService { fixture in
+            try await withEdge("edge-v", connectedTo: fixture) { edge in
+                await #expect {
+                    _ = try await edge.client.call("launch.query", params: try JSONParser.parse(params))
+                } throws: { error in
+                    let error = error as? JSONRPCError
+                    return error?.code == -32602 && error?.data?["field"] == .string(field)
+                }
+                await #expect {
+                    _ = try await edge.client.call("campaign.create", params: [:])
+                } throws: { ($0 as? JSONRPCError)?.code == -32601 }
             }
         }
-        try hogAsks(40)
-        // Soon another client's whole chunk is refused with Busy, while its small answers still come. The hog keeps
-        // asking, as a flood would: what the kernels' buffers took of its first chunks leaves libzmq and the budget,
-        // so only once those buffers are full does the budget stay full. (Each chunk is written out in full before
-        // the budget is asked, which takes a while in a debug build.)
-        var outcomes: [String] = []
-        let refused = await eventually(timeout: .seconds(30)) {
-            try? hogAsks(4)
-            do {
-                _ = try await wholeChunk()
-                outcomes.append("a whole chunk")
-                return false
-            } catch {
-                outcomes.append("\(error)")
-                return (error as? JSONRPCError)?.code == APIError.busy.code
-            }
-        }
-        let counted = refused ? [] : try await Self.metricLines(edge, containing: "creative.get")
-        #expect(refused, "\(outcomes.suffix(5)) \(counted)")
-        #expect(try await edge.query().hasAd == true)
-        let small = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative, offset: 0, length: 1024))
-        #expect([UInt8](Data(base64Encoded: small.data)!) == Array(png.prefix(1024)))
-        // The reader goes: libzmq drops what it held for it, and whole chunks come again.
-        hog.close()
-        #expect(await eventually(timeout: .seconds(10)) { (try? await wholeChunk())?.data.count ?? 0 > 1_000_000 })
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    /// The lines of an edge's `/metrics` that contain `text`.
-    static func metricLines(_ edge: EdgeProcess, containing text: String) async throws -> [String] {
-        let http = try #require(edge.endpoints["http"])
-        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
-        return String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.contains(text) && !$0.hasPrefix("#") }
-    }
-
-    @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
-    func prefetchAndCreatives() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let edge = try await fixture.startEdge("edge-p")
-        let later = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "later", creative: creative, startIn: 3600))
-        _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "much later", creative: creative, startIn: 48 * 3600))
-        let last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "other app", app: "news", creative: creative))
-        #expect(await edge.waitFor(seq: last.seq, creatives: 1))
-        let stale = String(repeating: "e", count: 64)
-        let prefetch = try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(
-            app: "shop", platform: "ios", appVersion: "5.2.0", horizonHours: 24, cached: [creative, stale]))
-        #expect(prefetch.download.map(\.campaignId) == [later.campaign.id])
-        #expect(prefetch.download.first?.startsAt == later.campaign.startsAt && prefetch.download.first?.sha256 == creative)
-        #expect(prefetch.delete == [stale])
-        // Not live yet: no ad now.
-        #expect(try await edge.query().hasAd == false)
-
-        let chunk = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: creative))
-        #expect([UInt8](Data(base64Encoded: chunk.data)!) == CampaignFixture.png(width: 1179, height: 2556))
-        await #expect { try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: stale)) } throws: {
-            ($0 as? JSONRPCError)?.code == APIError.creativeNotFound.code
-        }
-        await #expect { try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: "../../etc/passwd")) } throws: {
-            ($0 as? JSONRPCError)?.code == -32602
-        }
-        let http = "http://\(try #require(edge.endpoints["http"]))"
-        // What prefetch tells the client to download is where the edge serves it.
-        #expect(prefetch.download.first?.url == "\(http)/creatives/\(creative)")
-        let (body, response) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/\(creative)")!)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200 && [UInt8](body) == CampaignFixture.png(width: 1179, height: 2556))
-        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag") == "\"\(creative)\"")
-        var ranged = URLRequest(url: URL(string: "\(http)/creatives/\(creative)")!)
-        ranged.setValue("bytes=1-3", forHTTPHeaderField: "Range")
-        let (part, partResponse) = try await URLSession.shared.data(for: ranged)
-        #expect((partResponse as? HTTPURLResponse)?.statusCode == 206 && [UInt8](part) == [0x50, 0x4E, 0x47])
-        // Headers as clients send them: what each gets back, and how many bytes.
-        func get(_ headers: [String: String]) async throws -> (Int, Int, String?) {
-            var request = URLRequest(url: URL(string: "\(http)/creatives/\(creative)")!)
-            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-            let (body, response) = try await URLSession.shared.data(for: request)
-            let http = try #require(response as? HTTPURLResponse)
-            return (http.statusCode, body.count, http.value(forHTTPHeaderField: "Content-Range"))
-        }
-        let size = CampaignFixture.png(width: 1179, height: 2556).count
-        #expect(try await get(["Range": "bytes=2-99999999999999999999"]) == (206, size - 2, "bytes 2-\(size - 1)/\(size)"))
-        #expect(try await get(["Range": "bytes=0-0,5-6"]) == (200, size, nil))
-        #expect(try await get(["Range": "bytes=\(size)-"]) == (416, 0, "bytes */\(size)"))
-        #expect(try await get(["Range": "bytes=1-3", "If-Range": "\"\(creative)\""]) == (206, 3, "bytes 1-3/\(size)"))
-        #expect(try await get(["Range": "bytes=1-3", "If-Range": "\"other\""]) == (200, size, nil))
-        #expect(try await get(["If-None-Match": "W/\"\(creative)\""]).0 == 304)
-        #expect(try await get(["If-None-Match": "\"other\", \"\(creative)\""]).0 == 304)
-        #expect(try await get(["If-None-Match": "\"other\""]) == (200, size, nil))
-        let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
-        #expect((missing as? HTTPURLResponse)?.statusCode == 404)
-        let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(http)/metrics")!)
-        let text = String(decoding: metrics, as: UTF8.self)
-        #expect(text.contains(#"launchad_deliveryd_queries_total{result="no_ad"} 1"#))
-        // Every call is counted and timed by method, and errors by code.
-        for line in [#"launchad_deliveryd_requests_total{method="launch.query",code="0"} 1"#,
-                     #"launchad_deliveryd_requests_total{method="launch.prefetch",code="0"} 1"#,
-                     #"launchad_deliveryd_requests_total{method="creative.get",code="0"} 1"#,
-                     #"launchad_deliveryd_requests_total{method="creative.get",code="-32602"} 1"#,
-                     #"launchad_deliveryd_request_duration_seconds_count{method="launch.query"} 1"#,
-                     #"launchad_deliveryd_request_duration_seconds_count{method="creative.get"} 3"#] {
-            #expect(text.contains(line), "\(line)")
-        }
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-}
-
-@Suite("deliveryd trust", .timeLimit(.minutes(3)))
-struct EdgeTrustTests {
-    @Test("a state file or a creative that does not verify is discarded, never answered from")
-    func corruptFiles() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-x")
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        await edge.stop()
-        await fixture.kill()
-        // Flip one byte of the saved state and of the creative's file.
-        let cache = fixture.directory.appendingPathComponent("edge-x")
-        let stateURL = cache.appendingPathComponent("state.json")
-        var state = [UInt8](try Data(contentsOf: stateURL))
-        let position = try #require(state.indices.last { state[$0] == UInt8(ascii: "1") })
-        state[position] = UInt8(ascii: "2")
-        try Data(state).write(to: stateURL)
-        let restarted = try await fixture.startEdge("edge-x")
-        let status = try await restarted.status()
-        #expect(!status.loaded && status.campaigns == 0)
-        #expect(try await restarted.query().hasAd == false)
-        #expect(restarted.process.log.contains("discarded a state file"))
-        await restarted.stop()
-
-        // A good state file, but a creative whose bytes changed on disk.
-        try await fixture.restart(sameEndpoints: true)
-        let again = try await fixture.startEdge("edge-x")
-        #expect(await again.waitFor(seq: created.seq, creatives: 1))
-        await again.stop()
-        await fixture.kill()
-        let creativeURL = cache.appendingPathComponent("creatives").appendingPathComponent(String(creative.prefix(2))).appendingPathComponent(creative)
-        var bytes = [UInt8](try Data(contentsOf: creativeURL))
-        bytes[bytes.count - 1] ^= 0xFF
-        try Data(bytes).write(to: creativeURL)
-        let third = try await fixture.startEdge("edge-x")
-        #expect(try await third.status().creatives == 0)
-        #expect(try await third.query().hasAd == false)
-        #expect(await eventually { third.process.log.contains("discarded a creative") }, "\(third.process.log)")
-        // campaignd back, at the same seq: the edge fetches the creative again by itself.
-        try await fixture.restart(sameEndpoints: true)
-        #expect(await eventually(timeout: .seconds(15)) { (try? await third.status().creatives) == 1 })
-        #expect(try await third.query().hasAd)
-        await third.stop()
-        await admin.close()
-        await fixture.stop()
-    }
-
-    @Test("with CURVE, a listed edge syncs; an edge with an unlisted key gets nothing")
-    func curve() async throws {
-        let directory = try makeTemporaryDirectory("keys")
-        defer { removeTemporaryDirectory(directory) }
-        let keys = directory.appendingPathComponent("campaignd")
-        let server = try KeysDirectory.generate(name: "campaignd", in: keys.path)
-        try KeysDirectory.generate(name: "adctl", in: keys.appendingPathComponent("admin").path)
-        let listed = directory.appendingPathComponent("listed")
-        try KeysDirectory.generate(name: "edge", in: listed.path)
-        try FileManager.default.createDirectory(at: keys.appendingPathComponent("edges"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: listed.appendingPathComponent("edge.pub"), to: keys.appendingPathComponent("edges/listed.pub"))
-        try Data((server.publicKey + "\n").utf8).write(to: listed.appendingPathComponent("campaignd.pub"))
-        let stranger = directory.appendingPathComponent("stranger")
-        try KeysDirectory.generate(name: "edge", in: stranger.path)
-        try Data((server.publicKey + "\n").utf8).write(to: stranger.appendingPathComponent("campaignd.pub"))
-
-        let fixture = try await CampaignFixture(arguments: ["--keys-dir", keys.path])
-        let good = try await fixture.startEdge("edge-good", arguments: ["--keys-dir", listed.path])
-        let bad = try await fixture.startEdge("edge-bad", arguments: ["--keys-dir", stranger.path])
-        #expect(await eventually(timeout: .seconds(10)) { (try? await good.status().loaded) == true })
-        try await Task.sleep(for: .seconds(2))
-        let refused = try await bad.status()
-        #expect(!refused.loaded && refused.stale)
-        await good.stop()
-        await bad.stop()
-        await fixture.stop()
     }
 }

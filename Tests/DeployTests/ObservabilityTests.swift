@@ -10,12 +10,28 @@ import ZeroMQ
 /// them. One test at a time: each starts its own campaignd and edge.
 @Suite("Observability", .serialized, .timeLimit(.minutes(3)))
 struct ObservabilityTests {
-    /// campaignd and one edge that has applied a live campaign and answered queries (one of them refused), so every
-    /// series the services can show exists; their /metrics pages, by service.
-    static func scrapeBusySystem(campaigndArguments: [String] = [], edgeArguments: [String] = [],
-                                 _ body: (CampaignFixture, EdgeProcess, [String: [String: MetricFamily]]) async throws -> Void) async throws {
+    /// campaignd and one edge, in process, that have applied a live campaign and answered queries (one of them
+    /// refused), so every series the services can show exists; their /metrics pages, by service.
+    static func scrapeBusySystem(_ body: ([String: [String: MetricFamily]]) async throws -> Void) async throws {
+        try await withCampaignService { fixture in
+            try await withEdge("edge-obs", connectedTo: fixture) { edge in
+                try await body(try await makeBusy(fixture, edge))
+            }
+        }
+    }
+
+    /// The same with campaignd and the edge as processes, started with `campaigndArguments` and `edgeArguments`.
+    static func scrapeBusyProcesses(campaigndArguments: [String] = [], edgeArguments: [String] = [],
+                                    _ body: (CampaignFixture, EdgeProcess, [String: [String: MetricFamily]]) async throws -> Void) async throws {
         let fixture = try await CampaignFixture(arguments: campaigndArguments)
         let edge = try await fixture.startEdge("edge-obs", arguments: edgeArguments)
+        try await body(fixture, edge, try await makeBusy(fixture, edge))
+        await edge.stop()
+        await fixture.stop()
+    }
+
+    /// A live campaign applied and queries answered; the /metrics pages of campaignd and the edge.
+    static func makeBusy(_ fixture: some CampaignServiceEndpoints, _ edge: EdgeClient) async throws -> [String: [String: MetricFamily]] {
         let admin = try fixture.admin()
         let creative = try await fixture.uploadPNG(admin)
         let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
@@ -30,15 +46,13 @@ struct ObservabilityTests {
             #expect(status == 200)
             pages[service] = metricFamilies(body)
         }
-        try await body(fixture, edge, pages)
         await admin.close()
-        await edge.stop()
-        await fixture.stop()
+        return pages
     }
 
     @Test("metric names follow launchad_<subsystem>_<name>_<unit>: counters end in _total, histograms in a base unit, each with help")
     func metricNames() async throws {
-        try await Self.scrapeBusySystem { _, _, pages in
+        try await Self.scrapeBusySystem { pages in
             for (service, families) in pages {
                 #expect(families.count >= (service == "campaignd" ? 6 : 15), "\(service): \(families.keys.sorted())")
                 for family in families.values {
@@ -98,7 +112,7 @@ struct ObservabilityTests {
         }
         #expect(expressions.count >= 20)
 
-        try await Self.scrapeBusySystem { _, _, pages in
+        try await Self.scrapeBusySystem { pages in
             var exported: [String: MetricFamily] = [:]
             for families in pages.values { exported.merge(families) { first, _ in first } }
             // Labels Prometheus adds when it scrapes, and the histogram's bucket label.
@@ -135,7 +149,7 @@ struct ObservabilityTests {
 
     @Test("logs with --log-format json: one JSON object a line; request, campaign and edge ids as fields where those events happen")
     func jsonLogs() async throws {
-        try await Self.scrapeBusySystem(campaigndArguments: ["--log-format", "json"], edgeArguments: ["--log-format", "json"]) { fixture, edge, _ in
+        try await Self.scrapeBusyProcesses(campaigndArguments: ["--log-format", "json"], edgeArguments: ["--log-format", "json"]) { fixture, edge, _ in
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin, seed: 7)
             // A string id, to see it in the log as the client sent it.

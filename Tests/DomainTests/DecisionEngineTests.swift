@@ -1,3 +1,4 @@
+import LaunchAdAPI
 import LaunchAdDomain
 import SeededRandomness
 import Testing
@@ -31,7 +32,7 @@ struct DecisionEngineTests {
 
     static func decide(_ campaigns: [Campaign], _ request: LaunchRequest = request(), device: DeviceView = .unknown,
                        now: Timestamp = now, serviceNow: Timestamp? = nil, creatives: [String: CreativeFacts] = held) -> Decision {
-        DecisionEngine.decide(request, index: DecisionEngine.index(campaigns, creatives: creatives)["shop"], device: device,
+        DecisionEngine.decide(request, index: DecisionEngine.index(campaigns, creatives: creatives, preparer: .json)["shop"], device: device,
                               now: now, serviceNow: serviceNow)
     }
 
@@ -46,7 +47,7 @@ struct DecisionEngineTests {
     @Test("campaigns ended by the clock are revoked from their exact end, whichever candidate ends first, and after the candidates change")
     func endedByClock() throws {
         let campaigns = [Self.campaign(1, priority: 90, end: 30), Self.campaign(2, priority: 50, end: 10), Self.campaign(3, priority: 10, end: 20)]
-        var index = try #require(DecisionEngine.index(campaigns, creatives: Self.held)["shop"])
+        var index = try #require(DecisionEngine.index(campaigns, creatives: Self.held, preparer: .json)["shop"])
         func revoked(at seconds: Double) -> [Int64] {
             DecisionEngine.decide(Self.request(), index: index, device: .unknown, now: Self.now.adding(seconds: seconds)).revoked
         }
@@ -57,7 +58,7 @@ struct DecisionEngineTests {
         index.candidates.removeAll { $0.campaign.id == 2 }  // the earliest end is now campaign 3's
         #expect(revoked(at: 19.999) == [])
         #expect(revoked(at: 20) == [3])
-        let early = try #require(DecisionEngine.index([Self.campaign(4, priority: 5, end: 5)], creatives: Self.held)["shop"])
+        let early = try #require(DecisionEngine.index([Self.campaign(4, priority: 5, end: 5)], creatives: Self.held, preparer: .json)["shop"])
         index.candidates += early.candidates  // and now campaign 4's, earlier than any before
         #expect(revoked(at: 4.999) == [])
         #expect(revoked(at: 5) == [4])
@@ -66,7 +67,7 @@ struct DecisionEngineTests {
     @Test("a campaign ended by the clock is revoked first, even when the app already has as many revoked ids as an answer lists")
     func endedByClockFirst() throws {
         let expired = (1...Int64(DecisionEngine.revokedLimit)).map { Self.campaign($0, state: .expired) }
-        let index = try #require(DecisionEngine.index(expired + [Self.campaign(500, end: 10)], creatives: Self.held)["shop"])
+        let index = try #require(DecisionEngine.index(expired + [Self.campaign(500, end: 10)], creatives: Self.held, preparer: .json)["shop"])
         #expect(index.revoked.count == DecisionEngine.revokedLimit)
         let before = DecisionEngine.decide(Self.request(), index: index, device: .unknown, now: Self.now.adding(seconds: 9))
         #expect(before.campaign?.id == 500 && before.revoked == index.revoked)
@@ -162,7 +163,7 @@ struct DecisionEngineTests {
         var first = 0
         let devices = 20_000
         // One index for all the devices (building it per decision would cost most of the test's time).
-        let index = DecisionEngine.index(campaigns, creatives: Self.held)["shop"]
+        let index = DecisionEngine.index(campaigns, creatives: Self.held, preparer: .json)["shop"]
         for device in 0..<devices
         where DecisionEngine.decide(Self.request(device: "d-\(device)"), index: index, device: .unknown, now: Self.now).campaign?.id == 1 {
             first += 1
@@ -198,7 +199,7 @@ struct DecisionEngineTests {
         let creatives = Dictionary(uniqueKeysWithValues: shape.map { ($0.sha256, $0) })
         let campaigns = [Self.campaign(1, weight: 300, creatives: shape), Self.campaign(2, weight: 200, creatives: shape),
                          Self.campaign(3, weight: 100, creatives: shape)]
-        let index = try #require(DecisionEngine.index(campaigns, creatives: creatives)["shop"])
+        let index = try #require(DecisionEngine.index(campaigns, creatives: creatives, preparer: .json)["shop"])
         let variantKeys = shape.map { DeviceView.variantKey($0.sha256) }
         for device in 0..<40 {
             let request = Self.request(device: "d-\(device)")
@@ -361,7 +362,7 @@ struct DecisionEngineTests {
         var creatives = Self.held
         creatives[twin.sha256] = twin
         let campaign = Self.campaign(1, creatives: [Self.tall, Self.wide, Self.square, twin])
-        let candidate = try #require(DecisionEngine.index([campaign], creatives: creatives)["shop"]?.candidates.first)
+        let candidate = try #require(DecisionEngine.index([campaign], creatives: creatives, preparer: .json)["shop"]?.candidates.first)
         func shas(_ screen: (width: Int, height: Int)?) -> [String] { DecisionEngine.creatives(of: candidate, for: screen).map(\.facts.sha256) }
         // 1179x2556 and 1170x2532 differ by 0.1% in shape: both are the nearest, in the campaign's order.
         #expect(shas((width: 1179, height: 2556)) == [Self.tall.sha256, twin.sha256])
@@ -371,7 +372,7 @@ struct DecisionEngineTests {
         #expect(shas((width: 4000, height: 1000)) == [Self.square.sha256])  // nothing close: still the nearest
         #expect(shas(nil) == [Self.tall.sha256, Self.wide.sha256, Self.square.sha256, twin.sha256])
         #expect(shas((width: 0, height: 100)) == shas(nil))
-        let single = try #require(DecisionEngine.index([Self.campaign(2, creatives: [Self.square])], creatives: creatives)["shop"]?.candidates.first)
+        let single = try #require(DecisionEngine.index([Self.campaign(2, creatives: [Self.square])], creatives: creatives, preparer: .json)["shop"]?.candidates.first)
         #expect(DecisionEngine.creatives(of: single, for: (width: 1179, height: 2556)).map(\.facts.sha256) == [Self.square.sha256])
         // What a query answers is always among what the same screen's list holds, whatever the device, the screen
         // and the creatives it holds.
@@ -398,7 +399,7 @@ struct DecisionEngineTests {
             index.mapValues { [$0.candidates.map(\.campaign.id), $0.revoked] }
         }
         var campaigns: [Int64: Campaign] = [:]
-        var index = DecisionEngine.index([], creatives: Self.held)
+        var index = DecisionEngine.index([], creatives: Self.held, preparer: .json)
         let states: [CampaignState] = [.scheduled, .live, .paused, .expired, .deleted]
         for step in 0..<400 {
             var campaign = Self.campaign(Int64(next(40)), priority: next(5), forced: next(4) == 0, state: states[next(states.count)])
@@ -406,8 +407,8 @@ struct DecisionEngineTests {
             campaign.updatedAt = Self.now.adding(seconds: Double(step))
             var touched: Set<String> = [campaign.app]
             if let old = campaigns.updateValue(campaign, forKey: campaign.id) { touched.insert(old.app) }
-            index = DecisionEngine.reindex(index, apps: touched, campaigns: campaigns.values, creatives: Self.held)
-            let fresh = DecisionEngine.index(campaigns.values, creatives: Self.held)
+            index = DecisionEngine.reindex(index, apps: touched, campaigns: campaigns.values, creatives: Self.held, preparer: .json)
+            let fresh = DecisionEngine.index(campaigns.values, creatives: Self.held, preparer: .json)
             #expect(shape(index) == shape(fresh), "after change \(step)")
         }
         #expect(!index.isEmpty)

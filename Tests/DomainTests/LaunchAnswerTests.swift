@@ -129,7 +129,7 @@ struct PrefetchAnswerTests {
                 $0.creatives = facts.suffix(offset + 1).map { CreativeRef(sha256: $0.sha256) } + [CreativeRef(sha256: String(repeating: "f", count: 64))]
             }
         }
-        let index = try #require(DecisionEngine.index(campaigns, creatives: Dictionary(uniqueKeysWithValues: facts.map { ($0.sha256, $0) }))[campaigns[0].app])
+        let index = try #require(DecisionEngine.index(campaigns, creatives: Dictionary(uniqueKeysWithValues: facts.map { ($0.sha256, $0) }), preparer: .json)[campaigns[0].app])
         var held: [HeldCreative] = []
         var items: [PrefetchItem] = []
         for candidate in index.candidates {

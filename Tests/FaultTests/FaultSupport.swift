@@ -1,5 +1,5 @@
 import CampaignStore
-import Crypto
+import DurableFiles
 @testable import DeliveryService
 import Foundation
 #if canImport(FoundationNetworking)
@@ -78,10 +78,6 @@ func savedState(_ directory: URL) -> (state: EdgeState, discarded: Bool) {
     StateFile(directory: directory).load()
 }
 
-func sha256Hex(_ bytes: some DataProtocol) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-}
-
 /// Every file under an edge's `creatives/` folder: each must be named by the sha256 of its bytes (no torn file, no
 /// leftover of an interrupted write). Returns the names of the files that are not.
 func unverifiedCreativeFiles(_ cache: URL) -> [String] {
@@ -91,13 +87,13 @@ func unverifiedCreativeFiles(_ cache: URL) -> [String] {
         let url = root.appendingPathComponent(folder)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] {
             let data = FileManager.default.contents(atPath: url.appendingPathComponent(name).path) ?? Data()
-            if sha256Hex(data) != name { bad.append("\(folder)/\(name)") }
+            if CreativeFiles.name(of: data) != name { bad.append("\(folder)/\(name)") }
         }
     }
     return bad
 }
 
-extension EdgeProcess {
+extension EdgeClient {
     /// A creative's bytes as the edge serves them over `creative.get`, chunk by chunk.
     func creativeBytes(_ sha256: String) async throws -> [UInt8] {
         var bytes: [UInt8] = []
@@ -137,12 +133,18 @@ extension EdgeProcess {
 func expectSavedState(of edge: EdgeProcess, in fixture: CampaignFixture, equals snapshot: Snapshot,
                       sourceLocation: SourceLocation = #_sourceLocation) async {
     await edge.stop()
-    let (saved, discarded) = savedState(fixture.cacheDirectory(edge.name))
-    #expect(!discarded, "\(edge.name)'s state file does not verify", sourceLocation: sourceLocation)
+    expectSavedState(ofEdge: edge.name, in: fixture, equals: snapshot, sourceLocation: sourceLocation)
+}
+
+/// Checks that the state an edge that has stopped saved is exactly campaignd's snapshot.
+func expectSavedState(ofEdge name: String, in fixture: some CampaignServiceEndpoints, equals snapshot: Snapshot,
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+    let (saved, discarded) = savedState(fixture.cacheDirectory(name))
+    #expect(!discarded, "\(name)'s state file does not verify", sourceLocation: sourceLocation)
     #expect(saved.epoch == snapshot.epoch && saved.seq == snapshot.seq,
-            "\(edge.name) saved \(saved.epoch)/\(saved.seq), campaignd is at \(snapshot.epoch)/\(snapshot.seq)", sourceLocation: sourceLocation)
+            "\(name) saved \(saved.epoch)/\(saved.seq), campaignd is at \(snapshot.epoch)/\(snapshot.seq)", sourceLocation: sourceLocation)
     let campaigns = saved.campaigns.values.sorted { $0.id < $1.id }
-    #expect(campaigns == snapshot.campaigns, "\(edge.name)'s campaigns differ from the snapshot", sourceLocation: sourceLocation)
+    #expect(campaigns == snapshot.campaigns, "\(name)'s campaigns differ from the snapshot", sourceLocation: sourceLocation)
 }
 
 /// Admin writes from several clients at once, each recording what was answered; a writer stops at its first

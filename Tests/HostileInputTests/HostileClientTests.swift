@@ -73,7 +73,7 @@ struct HostileClientTests {
                 wrong += 1
             }
             peak = max(peak, residentBytes(pid) ?? 0)
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(5))  // pacing of the good client's queries while the attacks run
         }
         let garbageReport = try await garbage.value
         let framingReport = try await framing.value
@@ -151,9 +151,10 @@ struct HostileClientTests {
             if try socket.send(parts: [[], input], dontWait: true) { report.sent += 1 }
             if report.sent % 8 == 0 {
                 try drain()
-                Thread.sleep(forTimeInterval: 0.001)
+                Thread.sleep(forTimeInterval: 0.001)  // pacing of the garbage
             }
         }
+        // Garbage gets no answer, or an error, or nothing: there is no last reply to wait for, only a while.
         Thread.sleep(forTimeInterval: 0.2)
         try drain()
         return report
@@ -182,7 +183,7 @@ struct HostileClientTests {
             } else {
                 if try socket.send(parts: [[]] + Array(repeating: frame, count: 3_000), dontWait: true) { report.manyFrames += 1 }
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            Thread.sleep(forTimeInterval: 0.05)  // pacing of the oversized and many-framed messages
             for socket in sockets {
                 while try socket.receiveParts(dontWait: true) != nil { report.answered += 1 }
             }

@@ -83,7 +83,8 @@ struct RPCClientTests {
         configuration.retries = 20
         let client = try RPCClient(context: context, configuration: configuration)
         async let answer = client.call(SpecExamples.subtract, .init(minuend: 10, subtrahend: 4))
-        try await Task.sleep(for: .milliseconds(700))
+        // The server comes only once the client has given up on a try and reconnected.
+        #expect(await eventually { client.reconnects.load(ordering: .relaxed) >= 1 })
         let server = try RPCServer(context: context, dispatcher: SpecExamples.dispatcher(),
                                    configuration: RPCServerConfiguration(endpoint: endpoint, name: "late"))
         try server.start()
@@ -100,7 +101,8 @@ struct RPCClientTests {
         let endpoint = try silent.bind("tcp://127.0.0.1:0")
         let client = try RPCClient(context: context, configuration: RPCClientConfiguration(endpoint: endpoint))
         let task = Task { try await client.call(SpecExamples.update, [1], timeout: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Cancelled once the call is out: the silent server has its request.
+        #expect(await eventually { (try? silent.receiveParts(dontWait: true)) != nil })
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
         // A call made by a task already cancelled: it is cancelled too, not left to wait out its timeout.
@@ -133,6 +135,7 @@ struct RPCClientTests {
         let probe = Task {
             for _ in 0..<500 {
                 publisher.publish(topic: "campaign", method: "probe", params: [:])
+                // Pacing of the probes; the wait itself is for the first message, below.
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

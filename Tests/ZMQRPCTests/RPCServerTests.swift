@@ -160,7 +160,8 @@ struct RPCServerTests {
         for id in 1...10 { try peer.send([[], Array(#"{"jsonrpc":"2.0","method":"slow","id":\#(id)}"#.utf8)]) }
         try peer.send([[], Array(#"{"jsonrpc":"2.0","method":"fast","id":99}"#.utf8)])
         #expect(await eventually { gate.waiting == 3 })
-        // Nothing beyond the bound was taken from the socket, not even the fast call queued behind.
+        // Nothing beyond the bound was taken from the socket, not even the fast call queued behind. (Something that
+        // must not happen has no event to wait for: the test gives it a while.)
         try await Task.sleep(for: .milliseconds(200))
         #expect(started.load(ordering: .relaxed) == 3)
         #expect(server.server.stats.received.load(ordering: .relaxed) == 3)
@@ -227,6 +228,7 @@ struct RPCServerTests {
         let flooder = try TestPeer(server.context, type: .dealer, endpoint: server.endpoint)
         for id in 0..<5000 { try flooder.send([[], Array(#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":\#(id)}"#.utf8)]) }
         #expect(await eventually { server.server.stats.received.load(ordering: .relaxed) >= 5001 })
+        // The flood's replies back up in a queue that nobody reads: nothing announces when it is full, so a while.
         try await Task.sleep(for: .milliseconds(100))
         gate.open()
         #expect(await eventually { server.server.stats.inFlight.load(ordering: .relaxed) == 0 })
@@ -268,6 +270,7 @@ struct RPCServerTests {
         try peer.send([[], Array(#"{"jsonrpc":"2.0","method":"slow","id":1}"#.utf8)])
         #expect(await eventually { gate.waiting == 1 })
         async let stopped: Void = server.stop()
+        // The stop must be under way while the request is held: it shows nowhere, so a while.
         try await Task.sleep(for: .milliseconds(100))
         gate.open()
         await stopped

@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deploy/local/ensure-deps.sh
+deploy/local/check-package-graph.py
 swift build --build-tests
 swift test --skip-build --no-parallel "$@"

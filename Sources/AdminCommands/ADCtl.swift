@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+
+/// `adctl`: the operators' tool for the campaign service.
+public struct ADCtl: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "adctl",
+        abstract: "Operate the launch-ad campaign service.",
+        discussion: """
+            Talks to campaignd's admin socket (--endpoint, or ADCTL_ENDPOINT). Tables for people by default; \
+            --json prints stable JSON for scripts. Exit status 0 on success, 1 with a one-line reason otherwise.
+            """,
+        subcommands: [CampaignCommand.self, CreativeCommand.self, Edges.self, Stats.self, Call.self, Discover.self, Keygen.self])
+
+    public init() {}
+
+    /// Runs the command that `arguments` (the command line without the program's name) name, and exits.
+    ///
+    /// The one place the process ends: 0 when the command succeeded; 1 and `adctl: REASON` on standard error when it
+    /// threw a ``CommandFailure``; otherwise what ArgumentParser does for its own errors (help, usage, `ExitCode`).
+    public static func main(arguments: [String]) async -> Never {
+        do {
+            var command = try await asyncParseAsRoot(reorderingGlobalFlags(arguments))
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("adctl: \(failure.reason)\n".utf8))
+            exit(withError: ExitCode.failure)
+        } catch {
+            exit(withError: error)
+        }
+        exit(withError: nil)
+    }
+}

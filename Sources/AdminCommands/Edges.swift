@@ -1,0 +1,24 @@
+import ArgumentParser
+import JSONRPC
+import LaunchAdAPI
+
+/// `adctl edges`
+struct Edges: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Every edge: region, applied seq, lag, last seen, stale.",
+                                                    discussion: "Example:\n  adctl edges")
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await connection.run { client in
+            let list = try await client.call(AdminAPI.edgeList, NoParams())
+            if connection.json {
+                print(try JSONValueEncoder().encode(list).jsonText)
+                return
+            }
+            Table.print(["EDGE", "REGION", "APPLIED", "LAG", "LAST SEEN", "STALE"], list.edges.map { edge in
+                [edge.edgeId, edge.region, String(edge.appliedSeq), String(max(0, list.seq - edge.appliedSeq)), edge.lastSeen.rfc3339,
+                 edge.stale ? "stale" : ""]
+            })
+        }
+    }
+}

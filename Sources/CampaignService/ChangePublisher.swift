@@ -1,0 +1,35 @@
+import CampaignStore
+import LaunchAdAPI
+import LaunchAdDomain
+import Synchronization
+import ZMQRPC
+
+/// Publishes each committed change on the update stream, in `seq` order, and the heartbeats: both under one lock,
+/// so a heartbeat never carries a `seq` behind a change already sent, nor ahead of one not yet sent.
+final class ChangePublisher: Sendable {
+    let publisher: Publisher
+    let epoch: String
+    /// The `seq` of the last change handed to the publisher.
+    private let published: Mutex<Int64>
+
+    init(publisher: Publisher, epoch: String, seq: Int64) {
+        self.publisher = publisher
+        self.epoch = epoch
+        published = Mutex(seq)
+    }
+
+    func publish(_ changes: [Change]) {
+        published.withLock { published in
+            for change in changes {
+                publisher.publish(UpdateStream.changed, CampaignChanged(epoch: epoch, change: change))
+                published = max(published, change.seq)
+            }
+        }
+    }
+
+    func heartbeat(time: Timestamp) {
+        published.withLock { published in
+            publisher.publish(UpdateStream.heartbeat, Heartbeat(epoch: epoch, seq: published, time: time))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import CampaignStore
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+
+/// Domain and store errors in their JSON-RPC form (the mapping lives here, at the boundary).
+extension StoreError: JSONRPCErrorConvertible {
+    public var jsonRPCError: JSONRPCError {
+        switch self {
+        case .notFound(let id):
+            JSONRPCError(code: APIError.campaignNotFound.code, message: "no campaign \(id)", data: ["id": .number(JSONNumber(id))])
+        case .field(let error):
+            .invalidParams(field: error.field, error.rule)
+        case .transition(let error):
+            JSONRPCError(code: APIError.invalidTransition.code, message: error.description,
+                         data: ["state": .string(error.state.rawValue), "operation": .string(error.operation.rawValue)])
+        }
+    }
+}
+
+extension CreativeInspector.Refusal: JSONRPCErrorConvertible {
+    public var jsonRPCError: JSONRPCError {
+        JSONRPCError(code: APIError.creativeRefused.code, message: "creative refused: \(description)")
+    }
+}

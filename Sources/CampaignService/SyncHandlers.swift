@@ -1,0 +1,66 @@
+import CampaignStore
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import ZMQRPC
+
+enum SyncHandlers {
+    static func table(store: any Store, edges: EdgeRegistry, clock: @escaping WallClock) -> MethodTable {
+        var table = MethodTable()
+        table.register(SyncAPI.snapshot) { params, _ in
+            guard params.isPaged else { return try await store.snapshot() }
+            let after = params.after ?? 0
+            let limit = params.limit ?? SyncAPI.defaultSnapshotPage
+            guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
+            guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
+                throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
+            }
+            return try await store.snapshotPage(after: after, limit: limit, maxBytes: SyncAPI.maxPageBytes)
+        }
+        table.register(SyncAPI.changes) { params, _ in
+            let unavailable = JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
+            guard params.epoch == store.epoch else { throw unavailable }
+            let limit = min(max(params.limit ?? 1000, 1), 10_000)
+            guard let changes = try await store.changes(since: params.since, limit: limit, maxBytes: SyncAPI.maxPageBytes) else {
+                throw unavailable
+            }
+            return ChangesResult(epoch: store.epoch, seq: try await store.currentSeq(), changes: changes)
+        }
+        table.register(SyncAPI.creative) { params, _ in
+            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
+            let offset = params.offset ?? 0
+            let length = params.length ?? SyncAPI.maxChunk
+            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
+            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256)")
+            // The store checks the offset against the stored size before it reads: an offset past the end must be the
+            // caller's -32602, not an internal error.
+            let info: CreativeFacts, bytes: [UInt8]
+            switch try await store.creativeChunk(sha256: params.sha256, offset: offset, length: length) {
+            case .notFound: throw notFound
+            case .pastEnd(let facts): throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(facts.size) bytes)")
+            case .bytes(let facts, let read): (info, bytes) = (facts, read)
+            }
+            return CreativeChunk(sha256: info.sha256, contentType: info.contentType, width: info.width, height: info.height,
+                                 size: info.size, offset: offset,
+                                 data: Data(bytes).base64EncodedString())
+        }
+        table.register(SyncAPI.report) { report, _ in
+            guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
+            for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
+                throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
+            }
+            let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts)
+            return EdgeReportResult(accepted: taken, lastReportId: last)
+        }
+        table.register(SyncAPI.ack, inline: { ack, _ in
+            guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: "region", "must be at most 64 bytes") }
+            edges.acknowledge(ack, now: clock())
+            return EdgeAckResult(seq: ack.appliedSeq)
+        })
+        return table
+    }
+}

@@ -1,0 +1,361 @@
+import DurableFiles
+import Foundation
+import GRDB
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+
+/// The embedded store: SQLite through GRDB, in WAL mode with `synchronous = FULL`, so a write acknowledged is on
+/// disk, and creatives' bytes as files beside it. Each committed change takes the next `seq` in the same
+/// transaction as the change itself (kept in a change log), so any snapshot is consistent with a `seq` and `seq`
+/// has no gaps. `onCommit` hears each change after its transaction commits, in `seq` order (it runs on the
+/// writer's serial queue). Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
+public final class SQLiteStore: Store {
+    private let pool: DatabasePool
+    private let files: CreativeFiles
+    /// The random id of this database, made when it was created.
+    public let epoch: String
+    private let onCommit: @Sendable ([Change]) -> Void
+
+    /// The database file's name in the data folder.
+    public static let fileName = "campaigns.sqlite"
+
+    /// Opens (or creates) the store in `directory`: the database file and the creatives' folder. The change log is
+    /// kept whole: it is also the audit trail of who changed what and when.
+    public convenience init(directory: String, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try self.init(path: URL(fileURLWithPath: directory).appendingPathComponent(Self.fileName).path,
+                      files: CreativeFiles(directory: directory), onCommit: onCommit)
+    }
+
+    /// Opens (or creates) the database at `path`, with creatives' bytes in `files`.
+    public init(path: String, files: CreativeFiles, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+        self.files = files
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        self.onCommit = onCommit
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                CREATE TABLE campaigns (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    next_transition INTEGER,
+                    updated_at INTEGER NOT NULL,
+                    body TEXT NOT NULL);
+                CREATE INDEX campaigns_next_transition ON campaigns(next_transition) WHERE next_transition IS NOT NULL;
+                CREATE TABLE changes (
+                    seq INTEGER PRIMARY KEY NOT NULL,
+                    op TEXT NOT NULL,
+                    campaign_id INTEGER NOT NULL,
+                    at INTEGER NOT NULL,
+                    actor TEXT NOT NULL,
+                    body TEXT NOT NULL);
+                CREATE TABLE creatives (
+                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    content_type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    actor TEXT NOT NULL);
+                CREATE TABLE stats (
+                    campaign_id INTEGER PRIMARY KEY NOT NULL,
+                    impressions INTEGER NOT NULL DEFAULT 0,
+                    clicks INTEGER NOT NULL DEFAULT 0,
+                    skips INTEGER NOT NULL DEFAULT 0);
+                """)
+            var random = SystemRandomNumberGenerator()
+            let epoch = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }.joined()
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?), ('seq', '0')", arguments: [epoch])
+        }
+        migrator.registerMigration("v2 edge reports") { db in
+            try db.execute(sql: "CREATE TABLE edge_reports (edge_id TEXT PRIMARY KEY NOT NULL, last_report_id INTEGER NOT NULL)")
+        }
+        try migrator.migrate(pool)
+        epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
+    }
+
+    // MARK: Reading
+
+    /// The sequence number of the last committed change, read at once (for start-up, before any task runs).
+    public func currentSeqNow() throws -> Int64 {
+        try pool.read { db in try Self.seq(db) }
+    }
+
+    public func currentSeq() async throws -> Int64 {
+        try await pool.read { db in try Self.seq(db) }
+    }
+
+    public func campaign(id: Int64) async throws -> Campaign? {
+        try await pool.read { db in try Self.load(db, id: id) }
+    }
+
+    public func campaigns(app: String?, state: CampaignState?) async throws -> [Campaign] {
+        try await pool.read { db in
+            var sql = "SELECT body FROM campaigns WHERE 1"
+            var arguments: StatementArguments = []
+            if let app { sql += " AND app = ?"; arguments += [app] }
+            if let state { sql += " AND state = ?"; arguments += [state.rawValue] } else { sql += " AND state != 'deleted'" }
+            sql += " ORDER BY id"
+            return try String.fetchAll(db, sql: sql, arguments: arguments).map(Self.decode)
+        }
+    }
+
+    public func snapshot() async throws -> Snapshot {
+        try await pool.read { [epoch] db in
+            let seq = try Self.seq(db)
+            let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns ORDER BY id").map(Self.decode)
+            return Snapshot(epoch: epoch, seq: seq, campaigns: campaigns)
+        }
+    }
+
+    public func snapshotPage(after: Int64, limit: Int, maxBytes: Int) async throws -> Snapshot {
+        try await pool.read { [epoch] db in
+            let seq = try Self.seq(db)
+            var campaigns: [Campaign] = []
+            var bytes = 0, more = false
+            let rows = try Row.fetchCursor(db, sql: "SELECT body FROM campaigns WHERE id > ? ORDER BY id", arguments: [after])
+            while let row = try rows.next() {
+                let body: String = row[0]
+                if !campaigns.isEmpty && (campaigns.count >= limit || bytes + body.utf8.count > maxBytes) {
+                    more = true
+                    break
+                }
+                bytes += body.utf8.count
+                campaigns.append(try Self.decode(body))
+            }
+            return Snapshot(epoch: epoch, seq: seq, campaigns: campaigns, next: more ? campaigns.last?.id : nil)
+        }
+    }
+
+    public func changes(since seq: Int64, limit: Int, maxBytes: Int) async throws -> [Change]? {
+        try await pool.read { db in
+            let current = try Self.seq(db)
+            guard seq <= current else { return nil }
+            if seq == current { return [] }
+            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes") ?? (current + 1)
+            guard oldest <= seq + 1 else { return nil }
+            let rows = try Row.fetchCursor(db, sql: "SELECT seq, op, campaign_id, at, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                                           arguments: [seq, limit])
+            var changes: [Change] = [], bytes = 0
+            while let row = try rows.next() {
+                let size = (row["body"] as String).utf8.count
+                if !changes.isEmpty && bytes + size > maxBytes { break }
+                bytes += size
+                changes.append(try Self.change(row))
+            }
+            return changes
+        }
+    }
+
+    public func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [seq, limit])
+                .map { row in ChangeRecord(change: try Self.change(row), actor: row["actor"]) }
+        }
+    }
+
+    public func nextTransitionTime() async throws -> Timestamp? {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MIN(next_transition) FROM campaigns WHERE next_transition IS NOT NULL")
+                .map(Timestamp.init(milliseconds:))
+        }
+    }
+
+    public func countsByState() async throws -> [CampaignState: Int] {
+        try await pool.read { db in
+            var counts: [CampaignState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM campaigns GROUP BY state") {
+                if let state = CampaignState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+
+    // MARK: Writing campaigns
+
+    public func create(_ fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
+        try await write { db in
+            let exists = try Self.creativeChecker(db)
+            var campaign: Campaign
+            do throws(FieldError) {
+                campaign = try CampaignRules.create(fields, id: 0, now: now, creativeExists: exists)
+            } catch {
+                throw StoreError.field(error)
+            }
+            try db.execute(sql: "INSERT INTO campaigns (app, state, updated_at, body) VALUES ('', '', 0, '')")
+            campaign.id = db.lastInsertedRowID
+            return try Self.record(db, .created, campaign, actor: actor, now: now)
+        }
+    }
+
+    public func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
+        try await write { db in
+            guard let campaign = try Self.load(db, id: id) else { throw StoreError.notFound(id) }
+            let exists = try Self.creativeChecker(db)
+            let updated: Campaign
+            do throws(CampaignRuleError) {
+                updated = try CampaignRules.update(campaign, with: fields, now: now, creativeExists: exists)
+            } catch {
+                switch error {
+                case .field(let field): throw StoreError.field(field)
+                case .transition(let transition): throw StoreError.transition(transition)
+                }
+            }
+            return try Self.record(db, .updated, updated, actor: actor, now: now)
+        }
+    }
+
+    public func apply(_ operation: CampaignOperation, id: Int64, actor: String, now: Timestamp) async throws -> Change {
+        try await write { db in
+            guard let campaign = try Self.load(db, id: id) else { throw StoreError.notFound(id) }
+            let next: Campaign
+            do throws(TransitionError) {
+                next = try CampaignRules.apply(operation, to: campaign, now: now)
+            } catch {
+                throw StoreError.transition(error)
+            }
+            return try Self.record(db, operation, next, actor: actor, now: now)
+        }
+    }
+
+    public func applyTimeTransitions(now: Timestamp) async throws -> [Change] {
+        try await writeMany { db in
+            let bodies = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE next_transition <= ? ORDER BY next_transition, id",
+                                             arguments: [now.milliseconds])
+            var changes: [Change] = []
+            for campaign in try bodies.map(Self.decode) {
+                guard let (operation, next) = CampaignRules.timeTransition(of: campaign, now: now) else { continue }
+                changes.append(try Self.record(db, operation, next, actor: "scheduler", now: now))
+            }
+            return changes
+        }
+    }
+
+    // MARK: Creatives and stats
+
+    public func creative(sha256: String) async throws -> CreativeFacts? {
+        try await pool.read { db in try Self.creative(db, sha256: sha256) }
+    }
+
+    private static func creative(_ db: Database, sha256: String) throws -> CreativeFacts? {
+        try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = ?", arguments: [sha256])
+            .map { row in
+                CreativeFacts(sha256: row["sha256"], contentType: row["content_type"], width: row["width"], height: row["height"], size: row["size"])
+            }
+    }
+
+    /// Writes the bytes as a file (on the writer's queue, before the row that names them commits), then the row.
+    public func addCreative(_ info: CreativeFacts, bytes: [UInt8], actor: String, now: Timestamp) async throws {
+        try await pool.write { [files] db in
+            try files.store(bytes, sha256: info.sha256)
+            try db.execute(sql: """
+                INSERT INTO creatives (sha256, content_type, size, width, height, created_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sha256) DO NOTHING
+                """, arguments: [info.sha256, info.contentType, info.size, info.width, info.height, now.milliseconds, actor])
+        }
+    }
+
+    public func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead {
+        try await pool.read { [files] db in
+            guard let facts = try Self.creative(db, sha256: sha256) else { return .notFound }
+            // The offset is checked against the stored size before the file is touched: seeking far past the end fails.
+            guard offset <= facts.size else { return .pastEnd(facts) }
+            guard let bytes = try files.read(sha256: sha256, offset: offset, length: length) else { return .notFound }
+            return .bytes(facts, bytes)
+        }
+    }
+
+    @discardableResult
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
+        try await pool.write { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
+            if let last, reportId <= last { return (false, last) }
+            try db.execute(sql: "INSERT INTO edge_reports (edge_id, last_report_id) VALUES (?, ?) ON CONFLICT(edge_id) DO UPDATE SET last_report_id = excluded.last_report_id",
+                           arguments: [edgeId, reportId])
+            for item in counts {
+                try db.execute(sql: """
+                    INSERT INTO stats (campaign_id, impressions, clicks, skips) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(campaign_id) DO UPDATE SET impressions = impressions + excluded.impressions,
+                        clicks = clicks + excluded.clicks, skips = skips + excluded.skips
+                    """, arguments: [item.id, item.impressions, item.clicks, item.skips])
+            }
+            return (true, reportId)
+        }
+    }
+
+    public func stats(id: Int64?) async throws -> [CampaignStats] {
+        try await pool.read { db in
+            var sql = "SELECT c.id, COALESCE(s.impressions, 0) AS i, COALESCE(s.clicks, 0) AS c, COALESCE(s.skips, 0) AS s FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id"
+            var arguments: StatementArguments = []
+            if let id { sql += " WHERE c.id = ?"; arguments += [id] } else { sql += " WHERE c.state != 'deleted'" }
+            sql += " ORDER BY c.id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                CampaignStats(id: row["id"], impressions: row["i"], clicks: row["c"], skips: row["s"])
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    private func write(_ body: @escaping @Sendable (Database) throws -> Change) async throws -> Change {
+        try await writeMany { db in [try body(db)] }[0]
+    }
+
+    /// Runs `body` in one transaction, then hands its changes to `onCommit` while still holding the writer, so
+    /// changes are heard in `seq` order and only once committed.
+    private func writeMany(_ body: @escaping @Sendable (Database) throws -> [Change]) async throws -> [Change] {
+        try await pool.writeWithoutTransaction { [onCommit] db in
+            var changes: [Change] = []
+            try db.inTransaction {
+                changes = try body(db)
+                return .commit
+            }
+            if !changes.isEmpty { onCommit(changes) }
+            return changes
+        }
+    }
+
+    private static func seq(_ db: Database) throws -> Int64 {
+        Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? "0") ?? 0
+    }
+
+    private static func load(_ db: Database, id: Int64) throws -> Campaign? {
+        try String.fetchOne(db, sql: "SELECT body FROM campaigns WHERE id = ?", arguments: [id]).map(decode)
+    }
+
+    /// Whether a creative is stored, asked of the database one sha256 at a time (a campaign names a few).
+    private static func creativeChecker(_ db: Database) throws -> (String) -> Bool {
+        { sha256 in (try? Bool.fetchOne(db, sql: "SELECT 1 FROM creatives WHERE sha256 = ?", arguments: [sha256])) == true }
+    }
+
+    /// Stores the campaign, takes the next `seq`, appends the change, and trims the log.
+    private static func record(_ db: Database, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
+                               now: Timestamp) throws -> Change {
+        let seq = try Self.seq(db) + 1
+        let body = String(decoding: try JSONValueEncoder().encodeJSON(campaign), as: UTF8.self)
+        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seq'", arguments: [String(seq)])
+        try db.execute(sql: "UPDATE campaigns SET app = ?, state = ?, next_transition = ?, updated_at = ?, body = ? WHERE id = ?",
+                       arguments: [campaign.app, campaign.state.rawValue, CampaignRules.nextTransition(of: campaign)?.milliseconds,
+                                   now.milliseconds, body, campaign.id])
+        try db.execute(sql: "INSERT INTO changes (seq, op, campaign_id, at, actor, body) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [seq, operation.rawValue, campaign.id, now.milliseconds, actor, body])
+        return Change(seq: seq, op: operation, id: campaign.id, campaign: campaign, at: now)
+    }
+
+    private static func decode(_ body: String) throws -> Campaign {
+        try JSONValueDecoder(rejectUnknownKeys: false).decode(Campaign.self, fromJSON: Array(body.utf8))
+    }
+
+    private static func change(_ row: Row) throws -> Change {
+        Change(seq: row["seq"], op: CampaignOperation(rawValue: row["op"]) ?? .updated, id: row["campaign_id"],
+               campaign: try decode(row["body"]), at: Timestamp(milliseconds: row["at"]))
+    }
+}

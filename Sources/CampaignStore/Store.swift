@@ -1,0 +1,97 @@
+import LaunchAdAPI
+import LaunchAdDomain
+
+/// Where campaignd keeps campaigns, the change log, creatives, the epoch and edges' report counts: the interface its
+/// handlers, publisher, scheduler and sync API use, whatever engine is under it (``SQLiteStore`` is the embedded
+/// one). Every engine keeps the same promises:
+/// - a write returns only after it is durable;
+/// - each committed change takes the next `seq` in the change's own transaction, so `seq` has no gaps and every
+///   snapshot is consistent with one `seq`;
+/// - the epoch belongs to the database: made with it, kept for its life.
+public protocol Store: Sendable {
+    /// The database's random id: a new database is a new epoch.
+    var epoch: String { get }
+
+    /// The sequence number of the last committed change (0 before any).
+    func currentSeq() async throws -> Int64
+
+    func campaign(id: Int64) async throws -> Campaign?
+
+    /// Campaigns, optionally of one app and one state, by id. Deleted ones only when asked for by state.
+    func campaigns(app: String?, state: CampaignState?) async throws -> [Campaign]
+
+    /// Every campaign an edge needs (deleted ones too, as tombstones for revocation) at one `seq`.
+    func snapshot() async throws -> Snapshot
+
+    /// One page of the snapshot: the campaigns after id `after` (deleted ones too), in order of id, read at one
+    /// `seq`; at most `limit` of them, and no more once their JSON passes `maxBytes` (but always one, when any
+    /// follows). `next` is set when more campaigns follow. Pages read at different times may hold different `seq`s:
+    /// an edge that joins them catches up from the first page's `seq` through the change log (see `changes`).
+    func snapshotPage(after: Int64, limit: Int, maxBytes: Int) async throws -> Snapshot
+
+    /// The changes after `seq`, at most `limit`, and no more once their campaigns' JSON passes `maxBytes` (but always
+    /// one, when any follows); `nil` when the log no longer reaches back that far.
+    func changes(since seq: Int64, limit: Int, maxBytes: Int) async throws -> [Change]?
+
+    /// The change log as it is kept, with who made each change: the changes after `seq`, at most `limit`.
+    func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord]
+
+    /// The earliest time at which time alone changes some campaign.
+    func nextTransitionTime() async throws -> Timestamp?
+
+    /// Counts of campaigns by state.
+    func countsByState() async throws -> [CampaignState: Int]
+
+    /// Creates a campaign; `actor` is recorded in the change log.
+    func create(_ fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change
+
+    /// Changes some fields of a campaign.
+    func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change
+
+    /// Applies an operator's operation: force, unforce, pause, resume, expire, delete.
+    func apply(_ operation: CampaignOperation, id: Int64, actor: String, now: Timestamp) async throws -> Change
+
+    /// Applies what time does by `now` (starts and ends), each as its own change, in one transaction.
+    func applyTimeTransitions(now: Timestamp) async throws -> [Change]
+
+    /// A stored creative's facts, or `nil`.
+    func creative(sha256: String) async throws -> CreativeFacts?
+
+    /// Stores a creative's bytes and facts (`info.sha256` is the sha256 of `bytes`; storing the same bytes twice is
+    /// fine).
+    func addCreative(_ info: CreativeFacts, bytes: [UInt8], actor: String, now: Timestamp) async throws
+
+    /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end).
+    func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead
+
+    /// Adds an edge's report to the counters, once: a report whose id is not above the last one taken from that
+    /// edge is not added (it was sent again after a lost answer, or its id is stale). Returns whether it was taken,
+    /// and the last id taken from the edge.
+    @discardableResult
+    func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64)
+
+    /// Counts per campaign: one campaign's, or every campaign's but deleted ones.
+    func stats(id: Int64?) async throws -> [CampaignStats]
+}
+
+/// One change of the log with who made it: an operator's CURVE key, `local` (an admin client without keys), or
+/// `scheduler` (time started or ended the campaign).
+public struct ChangeRecord: Sendable, Hashable {
+    public var change: Change
+    public var actor: String
+
+    public init(change: Change, actor: String) {
+        self.change = change
+        self.actor = actor
+    }
+}
+
+/// What reading a chunk of a creative found.
+public enum CreativeChunkRead: Sendable, Equatable {
+    /// No such creative.
+    case notFound
+    /// The creative exists, and the offset asked for is past its end.
+    case pastEnd(CreativeFacts)
+    /// Its facts and the bytes read.
+    case bytes(CreativeFacts, [UInt8])
+}

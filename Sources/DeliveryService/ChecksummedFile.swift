@@ -1,0 +1,44 @@
+import Crypto
+import DurableFiles
+import Foundation
+import JSONRPC
+
+/// A file of the cache folder that is never trusted unless it verifies: `{"checksum":…,"body":…}`, the checksum
+/// being the sha256 of the body's exact bytes.
+enum ChecksummedFile {
+    private static let prefix = Array("{\"checksum\":\"".utf8)
+    private static let separator = Array("\",\"body\":".utf8)
+
+    /// The file's bytes for `body`.
+    static func contents(body: [UInt8]) -> [UInt8] {
+        var file = prefix
+        file.reserveCapacity(body.count + 100)
+        file += SHA256.hash(data: body).hexBytes
+        file += separator
+        file += body
+        file.append(UInt8(ascii: "}"))
+        return file
+    }
+
+    /// The body of a file's bytes (the exact bytes between the separator and the final brace), or `nil` when they are
+    /// not such a file or the body does not match its checksum.
+    static func body(of bytes: [UInt8]) -> [UInt8]? {
+        let bodyStart = prefix.count + 64 + separator.count
+        guard bytes.count > bodyStart, bytes.starts(with: prefix), bytes.last == UInt8(ascii: "}"),
+              bytes[(prefix.count + 64)..<bodyStart].elementsEqual(separator) else { return nil }
+        let body = Array(bytes[bodyStart..<bytes.count - 1])
+        guard SHA256.hash(data: body).hexBytes.elementsEqual(bytes[prefix.count..<prefix.count + 64]) else { return nil }
+        return body
+    }
+
+    /// The body of the file at `url`, decoded: `nil` when there is no file, or (`discarded`) when its bytes do not
+    /// verify or do not decode.
+    static func read<Body: Decodable>(_ type: Body.Type, at url: URL) -> (body: Body?, discarded: Bool) {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (nil, false) }
+        guard let bytes = body(of: [UInt8](data)),
+              let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: bytes) else {
+            return (nil, true)
+        }
+        return (decoded, false)
+    }
+}

@@ -1,0 +1,77 @@
+import LaunchAdAPI
+import LaunchAdDomain
+import Synchronization
+
+/// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded: the
+/// least recently reported devices are forgotten first. A device is known by its id's fingerprint, so its id is not
+/// kept.
+///
+/// Of a campaign's impressions, only as many as its cap counts are kept, and none for a campaign without a cap. So
+/// a cap counts the impressions reported while the campaign had one: a cap added to a running campaign (or lifted
+/// and set again) counts from then on. Raising a cap loses nothing, as no more impressions than the old cap could
+/// have been shown in its window. A device keeps at most ``keptPerDevice`` times over all its campaigns and 256
+/// campaigns, those shown longest ago forgotten first.
+final class DeviceHistory: Sendable {
+    private let devices: Mutex<FingerprintMap<DeviceView>>
+    /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
+    /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
+    private let anyRecorded = Atomic<Bool>(false)
+
+    /// Impression times kept per device over all its campaigns: enough for the largest cap (1,000 shows), and a
+    /// bound on what one device's reports can make the edge hold and rework on each report.
+    static let keptPerDevice = 1_000
+
+    init(capacity: Int) {
+        devices = Mutex(FingerprintMap(capacity: capacity))
+    }
+
+    func view(_ deviceId: String?) -> DeviceView {
+        guard let deviceId, anyRecorded.load(ordering: .acquiring) else { return .unknown }
+        let key = fingerprint(deviceId)
+        return devices.withLock { $0.peek(key) } ?? .unknown
+    }
+
+    /// Records an impression of `campaign` (other events change nothing here). `campaign`'s cap says how many of
+    /// its impressions to keep: a cap of `shows` in any window needs only the last `shows` of them. `group` gives
+    /// the campaigns the device's rotation goes round with `campaign` (asked for only when it sees one again; none
+    /// but `campaign` itself by default).
+    func record(_ event: LaunchEvent, of campaign: Campaign, at time: Timestamp, group: () -> [Int64] = { [] }) {
+        guard event.type == .impression else { return }
+        let key = fingerprint(event.deviceId)
+        let kept = campaign.frequencyCap?.shows ?? 0
+        let variant = event.sha256.map(DeviceView.variantKey)
+        devices.withLock { devices in
+            if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
+            let old = devices.get(key) ?? .unknown
+            let seenAgain = old.hasSeen(campaign: event.campaignId) || variant.map(old.hasSeen(variant:)) == true
+            guard kept > 0 || seenAgain else {
+                // No cap and nothing seen again: no times to keep, and the rotation just grows, so the view is written
+                // straight from the old one.
+                devices.set(key, old.seeing(uncapped: event.campaignId, variant: variant))
+                return
+            }
+            var impressions = old.impressions
+            var times = impressions.removeValue(forKey: event.campaignId) ?? []
+            // Reports may come out of order: keep the times sorted, so the last `kept` are the latest.
+            let place = times.lastIndex { $0 <= time }.map { $0 + 1 } ?? 0
+            times.insert(time, at: place)
+            if times.count > kept { times.removeFirst(times.count - kept) }
+            impressions[event.campaignId] = times
+            var total = impressions.values.reduce(0) { $0 + $1.count }
+            while total > Self.keptPerDevice || impressions.count > 256 {  // forget the campaigns shown longest ago
+                guard let oldest = impressions.lazy.filter({ $0.key != event.campaignId })
+                    .min(by: { ($0.value.last ?? time) < ($1.value.last ?? time) }) else { break }
+                total -= oldest.value.count
+                impressions[oldest.key] = nil
+            }
+            // The rotation moves on (and starts over for what is seen again).
+            let rotation = DeviceView.rotated(campaigns: old.seenCampaigns, variants: old.variantKeys, after: event.campaignId,
+                                              variant: variant, group: group,
+                                              campaignVariants: { campaign.creatives.map { DeviceView.variantKey($0.sha256) } })
+            devices.set(key, DeviceView.make(impressions: impressions, seenCampaigns: rotation.campaigns, variantKeys: rotation.variants,
+                                             rotation: old.rotation &+ 1))
+        }
+    }
+
+    var count: Int { devices.withLock { $0.count } }
+}

@@ -1,0 +1,102 @@
+import LaunchAdAPI
+import Synchronization
+
+/// Event ids already counted, and the counts not yet shipped to campaignd. The ids are kept as fingerprints in
+/// fixed memory (``FingerprintSet``): at least the last `capacity / 2` events are known, whatever their ids' length.
+/// Their fingerprints are keyed by `key`, which the ``EventJournal`` keeps, so that those it wrote are known again
+/// after a restart.
+final class EventLedger: Sendable {
+    private let seen: Mutex<FingerprintSet>
+    private let key: EventKey
+    /// Fingerprints the set holds per generation.
+    let generation: Int
+
+    /// The counts not in a report yet, and the fingerprints of the events counted since the journal last took them.
+    private struct Unsaved {
+        var counts: [Int64: CampaignStats] = [:]
+        var fingerprints: [UInt64] = []
+    }
+    private let unsaved = Mutex(Unsaved())
+
+    init(capacity: Int, key: EventKey = .random()) {
+        let set = FingerprintSet(capacity: capacity)
+        generation = set.generation
+        seen = Mutex(set)
+        self.key = key
+    }
+
+    /// Event ids held now.
+    var count: Int { seen.withLock { $0.count } }
+
+    /// Takes back the fingerprints of events counted before a restart, oldest first.
+    func remember(_ fingerprints: [UInt64]) {
+        seen.withLock { seen in
+            for fingerprint in fingerprints { _ = seen.insert(fingerprint) }
+        }
+    }
+
+    /// Counts the event unless its id was seen; returns whether it was new.
+    func admit(_ event: LaunchEvent) -> Bool {
+        let fingerprint = key.fingerprint(event.eventId)
+        let new = seen.withLock { $0.insert(fingerprint) }
+        guard new else { return false }
+        unsaved.withLock { unsaved in
+            var entry = unsaved.counts[event.campaignId] ?? CampaignStats(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)
+            switch event.type {
+            case .impression: entry.impressions += 1
+            case .click: entry.clicks += 1
+            case .skip: entry.skips += 1
+            }
+            unsaved.counts[event.campaignId] = entry
+            // While the journal cannot take them, the newest generation waits (older ones the set forgets anyway).
+            if unsaved.fingerprints.count >= 2 * generation { unsaved.fingerprints.removeFirst(generation) }
+            unsaved.fingerprints.append(fingerprint)
+        }
+        return true
+    }
+
+    /// The counts gathered so far, by campaign id.
+    var unsent: [CampaignStats] {
+        unsaved.withLock { $0.counts.values.sorted { $0.id < $1.id } }
+    }
+
+    /// For a save: the counts gathered so far (left in place) and the fingerprints not yet in the journal (taken),
+    /// together, so that every count saved has its event's fingerprint saved with or before it.
+    func takeForSave() -> (unsent: [CampaignStats], fingerprints: [UInt64]) {
+        unsaved.withLock { unsaved in
+            defer { unsaved.fingerprints.removeAll(keepingCapacity: true) }
+            return (unsaved.counts.values.sorted { $0.id < $1.id }, unsaved.fingerprints)
+        }
+    }
+
+    /// Puts back fingerprints the journal could not take, ahead of those that came since.
+    func putBack(fingerprints: [UInt64]) {
+        guard !fingerprints.isEmpty else { return }
+        unsaved.withLock { unsaved in
+            var all = fingerprints + unsaved.fingerprints
+            if all.count > 2 * generation { all.removeFirst(all.count - 2 * generation) }
+            unsaved.fingerprints = all
+        }
+    }
+
+    /// Takes the counts gathered so far.
+    func drain() -> [CampaignStats] {
+        unsaved.withLock { unsaved in
+            defer { unsaved.counts.removeAll() }
+            return unsaved.counts.values.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Puts back counts that could not be shipped.
+    func restore(_ unsent: [CampaignStats]) {
+        unsaved.withLock { unsaved in
+            for item in unsent {
+                var entry = unsaved.counts[item.id] ?? CampaignStats(id: item.id, impressions: 0, clicks: 0, skips: 0)
+                entry.impressions += item.impressions
+                entry.clicks += item.clicks
+                entry.skips += item.skips
+                unsaved.counts[item.id] = entry
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import DurableFiles
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import Synchronization
+
+/// The counts campaignd has not taken yet, on disk (`reports.json` in the cache folder, a ``ChecksummedFile`` written
+/// atomically), so that a restart loses none of them and counts none twice, even while campaignd is away: the
+/// report on its way is kept under its id (campaignd takes an id once), and the counts gathered since beside it. A
+/// file that does not verify is discarded, never trusted.
+final class ReportFile: Sendable {
+    struct Body: Codable, Equatable, Sendable {
+        /// The last report id used: ids keep growing across restarts, even when the clock has gone back.
+        var lastReportId: Int64
+        /// The report sent (or about to be) that campaignd has not answered: sent again as it is.
+        var pending: EdgeReport?
+        /// Counts gathered since, in no report yet.
+        var unsent: [CampaignStats]
+
+        static let empty = Body(lastReportId: 0, pending: nil, unsent: [])
+    }
+
+    let url: URL
+    /// What the file holds, once written or read by this process (so the same body is not written twice).
+    private let written = Mutex<Body?>(nil)
+
+    init(directory: URL) {
+        url = directory.appendingPathComponent("reports.json")
+    }
+
+    /// Writes `body` unless the file already holds it.
+    func save(_ body: Body) throws {
+        guard written.withLock({ $0 != body }) else { return }
+        try AtomicFile.write(ChecksummedFile.contents(body: try JSONValueEncoder().encodeJSON(body)), to: url)
+        written.withLock { $0 = body }
+    }
+
+    /// The counts saved, or ``Body/empty`` when there are none or the file does not verify (`discarded`).
+    func load() -> (body: Body, discarded: Bool) {
+        let (read, discarded) = ChecksummedFile.read(Body.self, at: url)
+        guard let body = read else { return (.empty, discarded) }
+        written.withLock { $0 = body }
+        return (body, false)
+    }
+}

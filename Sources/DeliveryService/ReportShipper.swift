@@ -1,0 +1,143 @@
+import Foundation
+import LaunchAdAPI
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZMQRPC
+import ZeroMQ
+
+/// Ships the counts to campaignd every few seconds. A report keeps its id until campaignd takes it, so a report
+/// sent again after a lost answer is counted once; ids grow with the clock, so they keep growing across restarts.
+/// What campaignd has not taken is in the ``ReportFile`` before each report goes out, and on the way out; the
+/// fingerprints of the events counted are in the ``EventJournal`` before their counts are in the file.
+final class ReportShipper: Service {
+    let configuration: DeliveryServiceConfiguration
+    let context: ZMQContext
+    let ledger: EventLedger
+    let file: ReportFile
+    let journal: EventJournal
+    let curve: CurveClientOptions?
+    let logger: Logger
+    let interval: Duration
+    /// Where the file is written (its fsyncs off the tasks' shared threads).
+    private let disk = DispatchQueue(label: "deliveryd.report-save")
+    /// Whether the last write of the file failed (it is said once, not every round).
+    private let failing = Mutex(false)
+
+    init(configuration: DeliveryServiceConfiguration, context: ZMQContext, ledger: EventLedger, file: ReportFile,
+         journal: EventJournal, curve: CurveClientOptions?, logger: Logger, interval: Duration) {
+        self.configuration = configuration
+        self.context = context
+        self.ledger = ledger
+        self.file = file
+        self.journal = journal
+        self.curve = curve
+        self.logger = logger
+        self.interval = interval
+    }
+
+    /// What is being shipped: the report campaignd has not answered, and the last id used.
+    struct Outbox: Sendable {
+        var pending: EdgeReport?
+        var lastId: Int64
+    }
+
+    func run() async throws {
+        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+        clientConfiguration.curve = curve
+        clientConfiguration.name = "reports"
+        // Each round sends the pending report again itself, after writing what came since: a call that retried would
+        // keep the round (and the file) waiting three timeouts while campaignd is away.
+        clientConfiguration.retries = 0
+        let client = try RPCClient(context: context, configuration: clientConfiguration)
+        let (saved, discarded) = file.load()
+        if discarded { logger.warning("discarded a report file that did not verify", metadata: ["file": "\(file.url.path)"]) }
+        ledger.restore(saved.unsent)
+        if saved.pending != nil || !saved.unsent.isEmpty {
+            logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",
+                                                                                      "pending": "\(saved.pending?.reportId ?? 0)"])
+        }
+        let start = Outbox(pending: saved.pending, lastId: saved.lastReportId)
+        var outbox = await cancelWhenGracefulShutdown { () async -> Outbox in
+            var outbox = start
+            // Until the shutdown cancels a sleep (or a call, and then the next sleep): the way out below ships last.
+            while (try? await Task.sleep(for: self.interval)) != nil {
+                _ = await self.ship(&outbox, client: client, timeout: .seconds(3))
+            }
+            return outbox
+        }
+        // On the way out (no report comes in any more): what is pending, then what came since; what campaignd does
+        // not take stays in the file for the next start.
+        for _ in 0..<2 {
+            guard await ship(&outbox, client: client, timeout: .seconds(1)) else { break }
+        }
+        if outbox.pending != nil || !ledger.unsent.isEmpty {
+            if failing.withLock({ $0 }) {
+                logger.error("counts not shipped before exit are lost: the cache folder refuses the report file", metadata: ["file": "\(file.url.path)"])
+            } else {
+                logger.warning("counts not shipped before exit are kept in the cache folder", metadata: ["file": "\(file.url.path)"])
+            }
+        }
+        await client.close()
+    }
+
+    /// One round: the counts gathered so far become a report unless one is pending, both are written to the file,
+    /// and the report goes out once they are. Returns whether campaignd answered it (`true` too when there was
+    /// nothing to send).
+    private func ship(_ outbox: inout Outbox, client: RPCClient, timeout: Duration) async -> Bool {
+        if outbox.pending == nil {
+            let counts = ledger.drain()
+            if !counts.isEmpty {
+                let id = max(outbox.lastId + 1, Int64(Date().timeIntervalSince1970 * 1000))
+                outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: counts)
+                outbox.lastId = id
+            }
+        }
+        // On disk before it goes: a report campaignd may have taken is sent again under its own id after a restart.
+        // While the file cannot be written, nothing goes: a start that read the older file would ship these counts
+        // again, under a new id.
+        guard await save(outbox) else { return false }
+        guard let report = outbox.pending else { return true }
+        do {
+            let answer = try await client.call(SyncAPI.report, report, timeout: timeout)
+            outbox.pending = nil
+            if !answer.accepted && answer.lastReportId > report.reportId {
+                // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
+                outbox.lastId = answer.lastReportId
+                ledger.restore(report.counts)
+            }
+            await save(outbox)
+            return true
+        } catch {
+            logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Writes the fingerprints of the events counted since the last save to the journal, then the outbox and the
+    /// counts gathered since to the file, on the disk's queue. When the journal cannot take them, the file is left
+    /// as it was, so that no count is on disk without its event. Returns whether both were written.
+    @discardableResult
+    private func save(_ outbox: Outbox) async -> Bool {
+        let (unsent, fingerprints) = ledger.takeForSave()
+        let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
+        let written: Result<Void, any Error> = await disk.perform {
+            Result {
+                do { try self.journal.append(fingerprints) } catch { self.ledger.putBack(fingerprints: fingerprints); throw error }
+                try self.file.save(body)
+            }
+        }
+        let error: (any Error)? = if case .failure(let error) = written { error } else { nil }
+        let changed = failing.withLock { failing in
+            defer { failing = error != nil }
+            return failing != (error != nil)
+        }
+        if changed, let error {
+            logger.error("cannot write the report file or the event ids; counts wait in memory and are not shipped until they can be written",
+                         metadata: ["error": "\(error)"])
+        } else if changed {
+            logger.info("the report file is written again")
+        }
+        return error == nil
+    }
+}

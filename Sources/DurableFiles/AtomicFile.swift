@@ -1,0 +1,52 @@
+import Foundation
+
+/// Writes a file atomically: a temporary file beside it, flushed, renamed over the old one, the folder flushed.
+/// A crash leaves either the old file or the new one, never a part.
+public enum AtomicFile {
+    static let temporarySuffix = ".tmp"
+
+    /// Whether `name` is one of the temporary files a write makes before its rename.
+    public static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(temporarySuffix)
+    }
+
+    public static func write(_ bytes: [UInt8], to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(temporarySuffix)")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let ok = writeWhole(bytes, to: fd)
+        let code = errno
+        close(fd)
+        guard ok, rename(temporary.path, url.path) == 0 else {
+            let failure = ok ? errno : code
+            unlink(temporary.path)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+        }
+        syncFolder(folder)
+    }
+
+    /// Writes all of `bytes` to `fd` (through interrupted and short writes) and syncs it; returns whether both
+    /// succeeded, with `errno` telling why not.
+    public static func writeWhole(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var written = 0
+        return bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+    }
+
+    /// Syncs a folder, so that the names created or renamed in it last (best effort).
+    public static func syncFolder(_ folder: URL) {
+        let directory = open(folder.path, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import LaunchAdDomain
+
+/// Creative bytes on disk, named by their sha256 (`creatives/ab/abcdef...`), written atomically: to a temporary
+/// file, flushed, renamed, and the folder flushed. Nothing is ever looked up by a client-given path: a name that is
+/// not 64 lowercase hex characters is refused before it touches the file system.
+public struct CreativeFiles: Sendable {
+    public let root: URL
+
+    public init(directory: String) throws {
+        root = URL(fileURLWithPath: directory).appendingPathComponent("creatives")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    func path(_ sha256: String) -> URL? {
+        guard CampaignRules.isSHA256(sha256) else { return nil }
+        return root.appendingPathComponent(String(sha256.prefix(2))).appendingPathComponent(sha256)
+    }
+
+    /// Stores `bytes` under `sha256` (which the caller computed from them) unless the same bytes are already there.
+    /// A file already under that name with other bytes (torn or rotted on disk) is replaced, never kept.
+    public func store(_ bytes: [UInt8], sha256: String) throws {
+        guard let final = path(sha256) else { throw CocoaError(.fileWriteInvalidFileName) }
+        if let existing = FileManager.default.contents(atPath: final.path), existing.count == bytes.count,
+           existing.elementsEqual(bytes) {
+            return
+        }
+        try AtomicFile.write(bytes, to: final)
+    }
+
+    /// Removes what a crash in the middle of ``AtomicFile/write(_:to:)`` left behind: temporary files, never named
+    /// as a creative, so never served, but taking room.
+    public func removeLeftovers() {
+        let manager = FileManager.default
+        guard let folders = try? manager.contentsOfDirectory(atPath: root.path) else { return }
+        for folder in folders {
+            let url = root.appendingPathComponent(folder)
+            for name in (try? manager.contentsOfDirectory(atPath: url.path)) ?? [] where AtomicFile.isTemporary(name) {
+                try? manager.removeItem(at: url.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end), or `nil` if there is none.
+    public func read(sha256: String, offset: Int, length: Int) throws -> [UInt8]? {
+        guard let file = path(sha256), let handle = FileHandle(forReadingAtPath: file.path) else { return nil }
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        return [UInt8](try handle.read(upToCount: length) ?? Data())
+    }
+
+    /// Whether a creative's bytes are stored.
+    public func contains(_ sha256: String) -> Bool {
+        path(sha256).map { FileManager.default.fileExists(atPath: $0.path) } ?? false
+    }
+}

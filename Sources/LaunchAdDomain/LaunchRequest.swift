@@ -1,0 +1,29 @@
+/// A launch query, validated. Its members are constants: made with `var` members, the initializer costs a copy of
+/// the whole request (a retain and a release of each string) on every query.
+public struct LaunchRequest: Sendable {
+    public let app: String
+    public let platform: String
+    public let appVersion: AppVersion
+    public let region: String?
+    public let locale: String?
+    public let deviceId: String?
+    public let screen: (width: Int, height: Int)?
+    public let launchType: LaunchType
+    public let backgroundSeconds: Int?
+    public let cached: Set<String>
+
+    public init(app: String, platform: String, appVersion: AppVersion, region: String? = nil, locale: String? = nil,
+                deviceId: String? = nil, screen: (width: Int, height: Int)? = nil, launchType: LaunchType = .cold,
+                backgroundSeconds: Int? = nil, cached: Set<String> = []) {
+        self.app = app
+        self.platform = platform
+        self.appVersion = appVersion
+        self.region = region
+        self.locale = locale
+        self.deviceId = deviceId
+        self.screen = screen
+        self.launchType = launchType
+        self.backgroundSeconds = backgroundSeconds
+        self.cached = cached
+    }
+}

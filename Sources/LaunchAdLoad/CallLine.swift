@@ -1,0 +1,63 @@
+import Foundation
+import JSONRPC
+import ZeroMQ
+
+/// A DEALER socket with one JSON-RPC call in flight at a time; all on the calling thread.
+final class CallLine {
+    let endpoint: String
+    let socket: Socket
+    private var nextId: UInt64 = 1
+    private(set) var pending: UInt64?
+    private let message = Message()
+
+    init(_ context: ZMQContext, endpoint: String, curve: (serverKey: String, keyPair: CurveKeyPair)?) throws {
+        self.endpoint = endpoint
+        socket = try Socket(context, type: .dealer)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setMaxMessageSize(64 * 1024 * 1024)
+        if let curve { try socket.makeCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
+        try socket.connect(endpoint)
+    }
+
+    deinit { socket.close() }
+
+    func send(_ method: String, _ params: JSONValue) throws {
+        let id = nextId
+        nextId += 1
+        var writer = JSONWriter()
+        writer.writeObject { object in
+            object.field("jsonrpc", "2.0")
+            object.field("id", Int(id))
+            object.field("method", method)
+            object.field("params", params)
+        }
+        guard try socket.send(writer.bytes, dontWait: true) else { throw PropagationError.edge(endpoint, "cannot send (queue full)") }
+        pending = id
+    }
+
+    /// The result of the pending call if its reply has come; throws its error.
+    func receive() throws -> JSONValue? {
+        while try socket.receive(into: message, dontWait: true) {
+            guard let value = try? message.withUnsafeBytes({ try JSONParser.parse($0) }), let object = value.objectValue,
+                  case let .number(number)? = object["id"], UInt64(number.text) == pending else { continue }
+            pending = nil
+            if let error = object["error"]?.objectValue {
+                throw PropagationError.edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))")
+            }
+            return object["result"] ?? .null
+        }
+        return nil
+    }
+
+    /// One call, waiting at most `timeout` seconds.
+    func call(_ method: String, _ params: JSONValue, timeout: Double) throws -> JSONValue {
+        try send(method, params)
+        let deadline = Date().addingTimeInterval(timeout)
+        var poller = Poller()
+        poller.add(socket)
+        while Date() < deadline {
+            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
+        }
+        throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
+    }
+}

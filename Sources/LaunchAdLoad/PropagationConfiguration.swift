@@ -1,0 +1,40 @@
+import ZeroMQ
+
+/// What `adload propagation` does: against a campaignd admin socket and the client sockets of its edges, it forces a
+/// campaign and then expires it, again and again, and measures from the admin answer to the moment each edge's
+/// launch answer shows the change.
+public struct PropagationConfiguration: Sendable {
+    public var adminEndpoint: String
+    /// CURVE for the admin socket: campaignd's public key and this client's key pair.
+    public var adminCurve: (serverKey: String, keyPair: CurveKeyPair)?
+    /// The edges' client endpoints.
+    public var edges: [String]
+    public var repeats = 10
+    /// The app the measuring campaigns are made for; by default a fresh name, so nothing else is touched.
+    public var app: String
+    /// Seconds an edge may take before the step fails.
+    public var timeout = 10.0
+    /// Seconds between two launch queries to the same edge while waiting for it to show a change (0: the next
+    /// query as soon as the last answer arrives). Each delay is measured to within this interval; probing with no
+    /// pause keeps every edge busy answering, which on a small machine slows the very change being measured.
+    public var probeInterval = 0.001
+
+    public init(adminEndpoint: String, edges: [String], app: String = "adload-propagation-\(UInt32.random(in: 0...UInt32.max))") {
+        self.adminEndpoint = adminEndpoint
+        self.edges = edges
+        self.app = app
+    }
+
+    public func validate() throws(LoadConfigurationError) {
+        for endpoint in [adminEndpoint] + edges where !(endpoint.hasPrefix("tcp://") || endpoint.hasPrefix("ipc://")) {
+            throw .invalid("--admin/--edge", "expected tcp://HOST:PORT or ipc://PATH, got \"\(endpoint)\"")
+        }
+        guard !edges.isEmpty else { throw .invalid("--edge", "name at least one edge client endpoint") }
+        guard Set(edges).count == edges.count else { throw .invalid("--edge", "an edge is named twice") }
+        guard edges.count <= 1000 else { throw .invalid("--edge", "at most 1000 edges") }
+        guard (1...10_000).contains(repeats) else { throw .invalid("--repeats", "must be 1...10000") }
+        guard timeout > 0, timeout <= 600 else { throw .invalid("--timeout", "must be above 0 and at most 600 seconds") }
+        guard probeInterval >= 0, probeInterval <= 1 else { throw .invalid("--probe-interval", "must be 0 to 1 second") }
+        guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import JSONRPC
+import LaunchAdDomain
+import ZeroMQ
+
+public enum PropagationRunner {
+    /// Runs the measurement; `log` gets one line per step for people watching.
+    public static func run(_ configuration: PropagationConfiguration, log: (String) -> Void = { _ in }) throws -> PropagationResult {
+        try configuration.validate()
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let admin = try CallLine(context, endpoint: configuration.adminEndpoint, curve: configuration.adminCurve)
+        let edges = try configuration.edges.map { try CallLine(context, endpoint: $0, curve: nil) }
+        let timeout = configuration.timeout
+
+        func adminCall(_ method: String, _ params: JSONValue) throws -> JSONObject {
+            do {
+                guard let object = try admin.call(method, params, timeout: timeout).objectValue else {
+                    throw PropagationError.admin("\(method) answered something other than an object")
+                }
+                return object
+            } catch let PropagationError.edge(_, reason) {
+                throw PropagationError.admin("\(method): \(reason)")
+            }
+        }
+        func campaignId(_ answer: JSONObject) throws -> Int64 {
+            guard let id = answer["campaign"]?.objectValue?["id"]?.intValue else { throw PropagationError.admin("no campaign id in the answer") }
+            return Int64(id)
+        }
+
+        // One creative for every campaign of the run, so edges already hold it when a campaign is forced.
+        let upload = try adminCall("creative.upload", [
+            "contentType": "image/png", "data": .string(Data(probePNG(width: 1080, height: 1920)).base64EncodedString()),
+        ])
+        guard let sha256 = upload["sha256"]?.stringValue else { throw PropagationError.admin("creative.upload gave no sha256") }
+        let formatter = ISO8601DateFormatter()
+        let startsAt = formatter.string(from: Date().addingTimeInterval(-60))
+        let endsAt = formatter.string(from: Date().addingTimeInterval(6 * 3600))
+        func fields(_ name: String, priority: Int) -> JSONValue {
+            [
+                "name": .string(name), "app": .string(configuration.app), "startsAt": .string(startsAt), "endsAt": .string(endsAt),
+                "priority": .number(JSONNumber(priority)), "creatives": [["sha256": .string(sha256)]],
+            ]
+        }
+        func idParams(_ id: Int64) -> JSONValue { ["id": .number(JSONNumber(id))] }
+
+        // The baseline: a live campaign every edge answers before anything is measured.
+        let baseline = try campaignId(try adminCall("campaign.create", fields("adload baseline", priority: 90)))
+        defer { _ = try? adminCall("campaign.expire", idParams(baseline)) }
+        try awaitAnswers(edges, timeout: timeout, step: "edges answering the baseline campaign \(baseline)", app: configuration.app) { $0 == baseline }
+        log("every edge answers the baseline campaign \(baseline) of app \(configuration.app)")
+
+        var forceDelays: [Double] = [], expireDelays: [Double] = [], adminDelays: [Double] = []
+        var early = 0
+        var worst: [String: Double] = [:]
+        for round in 1...configuration.repeats {
+            // A low-priority campaign that no edge shows until it is forced; edges must have it first.
+            let created = try adminCall("campaign.create", fields("adload probe \(round)", priority: 0))
+            let probe = try campaignId(created)
+            guard let createdSeq = created["seq"]?.intValue else { throw PropagationError.admin("campaign.create gave no seq") }
+            try awaitSeq(edges, Int64(createdSeq), timeout: timeout)
+
+            for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
+                let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: edges, timeout: timeout,
+                                           interval: configuration.probeInterval, app: configuration.app) { shown in shows ? shown == probe : shown != probe }
+                adminDelays.append(measured.admin)
+                early += measured.early
+                for (index, delay) in measured.delays.enumerated() {
+                    worst[configuration.edges[index]] = max(worst[configuration.edges[index]] ?? 0, round3(delay * 1000))
+                }
+                if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
+                let sorted = measured.delays.sorted()
+                log(String(format: "round %d %@ %lld: admin %.2f ms, edges p50 %.2f ms, max %.2f ms", round, op, probe,
+                           measured.admin * 1000, sorted[sorted.count / 2] * 1000, sorted.last! * 1000))
+            }
+        }
+        return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
+                                 probeIntervalSeconds: configuration.probeInterval,
+                                 force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
+                                 all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
+                                 beforeAdminAnswer: early, worstByEdge: worst)
+    }
+
+    /// The launch query each edge is probed with.
+    private static func probeQuery(app: String, edge: Int) -> JSONValue {
+        [
+            "app": .string(app), "platform": "ios", "appVersion": "1.0.0", "deviceId": .string("adload-probe-\(edge)"),
+            "screen": ["width": 1080, "height": 1920],
+        ]
+    }
+
+    /// The campaign a launch answer shows (nil for none).
+    private static func shown(_ result: JSONValue, _ endpoint: String) throws -> Int64? {
+        guard let answer = result.objectValue, let hasAd = answer["hasAd"]?.boolValue else {
+            throw PropagationError.edge(endpoint, "launch.query answered something that is not a launch answer")
+        }
+        return hasAd ? answer["id"]?.intValue.map(Int64.init) : nil
+    }
+
+    /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
+    /// last was sent) until each shows what `satisfied` wants.
+    private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [CallLine], timeout: Double, interval: Double,
+                                app: String, satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
+        var poller = Poller()
+        poller.add(admin.socket)
+        for edge in edges { poller.add(edge.socket) }
+        let step = UInt64(interval * 1e9)
+        let sent = monotonicNanoseconds()
+        try admin.send(method, params)
+        var lastSent = [UInt64](repeating: sent, count: edges.count)
+        for (index, edge) in edges.enumerated() { try edge.send("launch.query", probeQuery(app: app, edge: index)) }
+        // Edges whose last answer did not show the change yet and whose next query waits for its time.
+        var waiting = Set<Int>()
+        var answeredAt: UInt64?
+        var seenAt = [UInt64?](repeating: nil, count: edges.count)
+        var remaining = edges.count
+        let deadline = sent + UInt64(timeout * 1e9)
+        while answeredAt == nil || remaining > 0 {
+            var now = monotonicNanoseconds()
+            guard now < deadline else {
+                let late = edges.indices.filter { seenAt[$0] == nil }.map { edges[$0].endpoint }
+                throw PropagationError.timedOut(answeredAt == nil ? "\(method) (no admin answer)" : method, late)
+            }
+            var wait: UInt64 = 10_000_000
+            for index in waiting {
+                let due = lastSent[index] &+ step
+                if due <= now {
+                    try edges[index].send("launch.query", probeQuery(app: app, edge: index))
+                    lastSent[index] = now
+                    waiting.remove(index)
+                } else {
+                    wait = min(wait, due - now)
+                }
+            }
+            guard try poller.poll(timeoutMilliseconds: Int((wait + 999_999) / 1_000_000)) > 0 else { continue }
+            if poller.ready(0).contains(.readable) {
+                do {
+                    if try admin.receive() != nil { answeredAt = monotonicNanoseconds() }
+                } catch let PropagationError.edge(_, reason) {
+                    throw PropagationError.admin("\(method): \(reason)")
+                }
+            }
+            for (index, edge) in edges.enumerated() where poller.ready(index + 1).contains(.readable) {
+                guard let result = try edge.receive() else { continue }
+                now = monotonicNanoseconds()
+                if seenAt[index] == nil, satisfied(try shown(result, edge.endpoint)) {
+                    seenAt[index] = now
+                    remaining -= 1
+                } else if seenAt[index] == nil {
+                    if now >= lastSent[index] &+ step {
+                        try edge.send("launch.query", probeQuery(app: app, edge: index))
+                        lastSent[index] = now
+                    } else {
+                        waiting.insert(index)
+                    }
+                }
+            }
+        }
+        let answer = answeredAt!
+        var early = 0
+        let delays = seenAt.map { seen -> Double in
+            let seen = seen!
+            if seen < answer { early += 1; return 0 }
+            return Double(seen - answer) / 1e9
+        }
+        return (Double(answer - sent) / 1e9, delays, early)
+    }
+
+    /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).
+    private static func awaitAnswers(_ edges: [CallLine], timeout: Double, step: String, app: String, wanted: (Int64?) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        for (index, edge) in edges.enumerated() {
+            while true {
+                if try wanted(shown(edge.call("launch.query", probeQuery(app: app, edge: index), timeout: timeout), edge.endpoint)) { break }
+                guard Date() < deadline else { throw PropagationError.timedOut(step, [edge.endpoint]) }
+                usleep(5_000)
+            }
+        }
+    }
+
+    /// Waits until every edge has applied `seq` (edge.status).
+    private static func awaitSeq(_ edges: [CallLine], _ seq: Int64, timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        for edge in edges {
+            while true {
+                let status = try edge.call("edge.status", [:], timeout: timeout)
+                if let applied = status.objectValue?["seq"]?.intValue, applied >= seq { break }
+                guard Date() < deadline else { throw PropagationError.timedOut("edges applying seq \(seq)", [edge.endpoint]) }
+                usleep(2_000)
+            }
+        }
+    }
+
+    /// A PNG header of the given pixel size: enough for campaignd to read its type and size.
+    static func probePNG(width: Int, height: Int) -> [UInt8] {
+        CreativeInspector.pngHeader(width: width, height: height, trailer: Array("adload propagation probe".utf8))
+    }
+}

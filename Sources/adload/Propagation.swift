@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import LaunchAdAPI
+import LaunchAdLoad
+import LaunchAdRuntime
+
+/// `adload propagation`: how fast a force and an expire reach the edges.
+struct Propagation: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure how fast a force and an expire reach every edge's launch answers.",
+        discussion: """
+            Uploads a small creative, creates a baseline campaign for a fresh app (--app) and waits until every edge
+            answers it; then, --repeats times: creates a low-priority campaign, waits until every edge applied it,
+            forces it and measures, from campaignd's answer, when each edge's launch answer shows it; expires it and
+            measures when each edge stops showing it. Prints percentiles over edges and repeats.
+            """
+    )
+
+    @Option(help: "campaignd's admin endpoint. [ADLOAD_ADMIN_ENDPOINT]")
+    var admin = Environment.string("ADLOAD_ADMIN_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
+    @Option(name: .customLong("edge"), help: "An edge's client endpoint (repeat for each edge).")
+    var edges: [String] = []
+    @Option(help: "A file with one edge client endpoint per line.")
+    var edgesFile: String?
+    @Option(help: "Force/expire rounds.")
+    var repeats = 10
+    @Option(help: "App name of the measuring campaigns (default: a fresh one).")
+    var app: String?
+    @Option(help: "Seconds an edge may take before the run fails.")
+    var timeout = 10.0
+    @Option(help: "Milliseconds between two launch queries to an edge that does not show the change yet (0: no pause); the delays' resolution.")
+    var probeInterval = 1.0
+    @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
+    var keysDir: String?
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() throws {
+        var endpoints = edges
+        if let edgesFile {
+            guard let contents = FileManager.default.contents(atPath: edgesFile) else { throw ValidationError("cannot read --edges-file \(edgesFile)") }
+            endpoints += String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        }
+        var configuration = PropagationConfiguration(adminEndpoint: admin, edges: endpoints)
+        if let app { configuration.app = app }
+        configuration.repeats = repeats
+        configuration.timeout = timeout
+        guard probeInterval >= 0, probeInterval <= 1000 else { throw ValidationError("--probe-interval: must be 0 to 1000 milliseconds") }
+        configuration.probeInterval = probeInterval / 1000
+        do {
+            if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
+                let keys = try KeysDirectory(path: keysPath)
+                let own = FileManager.default.fileExists(atPath: keys.url.appendingPathComponent("adload.key").path) ? "adload" : "adctl"
+                configuration.adminCurve = (try keys.publicKey("campaignd"), try keys.keyPair(own))
+            }
+            try configuration.validate()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let quietly = json
+        let result: PropagationResult
+        do {
+            result = try PropagationRunner.run(configuration) { line in
+                if !quietly { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+            }
+        } catch {
+            fail("\(error)")
+        }
+        if json {
+            printJSON(result)
+            return
+        }
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms:")
+        print("  step     samples      p50      p90      p99      max     mean")
+        for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin)] {
+            let columns = [stats.p50Milliseconds, stats.p90Milliseconds, stats.p99Milliseconds, stats.maxMilliseconds, stats.meanMilliseconds]
+                .map { fixed($0, 2).leftPadded(to: 8) }.joined(separator: " ")
+            print("  \(name.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(stats.samples).leftPadded(to: 8)) \(columns)")
+        }
+        if result.beforeAdminAnswer > 0 {
+            print("  \(result.beforeAdminAnswer) edge answers showed the change before the admin answer arrived (counted as 0 ms)")
+        }
+        if let slowest = result.worstByEdge.max(by: { $0.value < $1.value }) {
+            print("  slowest edge: \(slowest.key) (\(fixed(slowest.value, 2)) ms at worst)")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import CampaignStore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdRuntime
+import LaunchAdTesting
+import Testing
+import ZMQRPC
+import ZeroMQ
+
+@Suite("deliveryd trust", .timeLimit(.minutes(3)))
+struct EdgeTrustTests {
+    @Test("a state file or a creative that does not verify is discarded, never answered from")
+    func corruptFiles() async throws {
+        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        let edge = try await fixture.startEdge("edge-x")
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        await edge.stop()
+        await fixture.kill()
+        // Flip one byte of the saved state and of the creative's file.
+        let cache = fixture.directory.appendingPathComponent("edge-x")
+        let stateURL = cache.appendingPathComponent("state.json")
+        var state = [UInt8](try Data(contentsOf: stateURL))
+        let position = try #require(state.indices.last { state[$0] == UInt8(ascii: "1") })
+        state[position] = UInt8(ascii: "2")
+        try Data(state).write(to: stateURL)
+        let restarted = try await fixture.startEdge("edge-x")
+        let status = try await restarted.status()
+        #expect(!status.loaded && status.campaigns == 0)
+        #expect(try await restarted.query().hasAd == false)
+        #expect(restarted.process.log.contains("discarded a state file"))
+        await restarted.stop()
+
+        // A good state file, but a creative whose bytes changed on disk.
+        try await fixture.restart(sameEndpoints: true)
+        let again = try await fixture.startEdge("edge-x")
+        #expect(await again.waitFor(seq: created.seq, creatives: 1))
+        await again.stop()
+        await fixture.kill()
+        let creativeURL = cache.appendingPathComponent("creatives").appendingPathComponent(String(creative.prefix(2))).appendingPathComponent(creative)
+        var bytes = [UInt8](try Data(contentsOf: creativeURL))
+        bytes[bytes.count - 1] ^= 0xFF
+        try Data(bytes).write(to: creativeURL)
+        let third = try await fixture.startEdge("edge-x")
+        #expect(try await third.status().creatives == 0)
+        #expect(try await third.query().hasAd == false)
+        #expect(await eventually { third.process.log.contains("discarded a creative") }, "\(third.process.log)")
+        // campaignd back, at the same seq: the edge fetches the creative again by itself.
+        try await fixture.restart(sameEndpoints: true)
+        #expect(await eventually(timeout: .seconds(15)) { (try? await third.status().creatives) == 1 })
+        #expect(try await third.query().hasAd)
+        await third.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
+    @Test("with CURVE, a listed edge syncs; an edge with an unlisted key gets nothing")
+    func curve() async throws {
+        let directory = try makeTemporaryDirectory("keys")
+        defer { removeTemporaryDirectory(directory) }
+        let keys = directory.appendingPathComponent("campaignd")
+        let server = try KeysDirectory.generate(name: "campaignd", in: keys.path)
+        try KeysDirectory.generate(name: "adctl", in: keys.appendingPathComponent("admin").path)
+        let listed = directory.appendingPathComponent("listed")
+        try KeysDirectory.generate(name: "edge", in: listed.path)
+        try FileManager.default.createDirectory(at: keys.appendingPathComponent("edges"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: listed.appendingPathComponent("edge.pub"), to: keys.appendingPathComponent("edges/listed.pub"))
+        try Data((server.publicKey + "\n").utf8).write(to: listed.appendingPathComponent("campaignd.pub"))
+        let stranger = directory.appendingPathComponent("stranger")
+        try KeysDirectory.generate(name: "edge", in: stranger.path)
+        try Data((server.publicKey + "\n").utf8).write(to: stranger.appendingPathComponent("campaignd.pub"))
+
+        try await withCampaignService(configure: { $0.keysDirectory = keys.path }) { fixture in
+            try await withEdge("edge-good", connectedTo: fixture, configure: { $0.keysDirectory = listed.path }) { good in
+                try await withEdge("edge-bad", connectedTo: fixture, configure: { $0.keysDirectory = stranger.path }) { bad in
+                    #expect(await eventually(timeout: .seconds(10)) { (try? await good.status().loaded) == true })
+                    // campaignd's authenticator turns the stranger's key away (it logs each refusal): then it has been
+                    // tried, and has nothing.
+                    let strangerKey = try String(contentsOf: stranger.appendingPathComponent("edge.pub"), encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                    #expect(await eventually(timeout: .seconds(10)) {
+                        fixture.log.split(separator: "\n").contains { $0.contains("refused a client") && $0.contains(strangerKey) }
+                    }, "\(fixture.log)")
+                    let refused = try await bad.status()
+                    #expect(!refused.loaded && refused.stale)
+                }
+            }
+        }
+    }
+}

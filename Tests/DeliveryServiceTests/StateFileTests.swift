@@ -1,0 +1,248 @@
+import CampaignStore
+@testable import DeliveryService
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Testing
+
+/// The edge's state file keeps each campaign's JSON between saves; these check that what it writes is always the
+/// state it was given, as the edge reads it back at start, and that the index it keeps per change is the one a
+/// fresh build gives.
+@Suite("edge state file and index", .timeLimit(.minutes(1)))
+struct StateFileTests {
+    static let now = Timestamp(rfc3339: "2026-11-21T12:00:00Z")!
+    static let facts = CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/png", width: 1080, height: 1920, size: 10)
+
+    static func campaign(_ id: Int64, app: String, version: Int = 1, forced: Bool = false, state: CampaignState = .live) -> Campaign {
+        Campaign(id: id, name: "c\(id) \"quoted\" 开屏", app: app, startsAt: now.adding(seconds: -60), endsAt: now.adding(seconds: 3600),
+                 priority: Int(id % 7), weight: 100, forced: forced, countdown: 3, skippable: true, skipAfter: nil, launchTypes: [.cold],
+                 minBackgroundSeconds: nil, jump: .none, creatives: [CreativeRef(sha256: facts.sha256)], targeting: .everyone,
+                 frequencyCap: nil, state: state, version: version, createdAt: now, updatedAt: now.adding(seconds: Double(version)))
+    }
+
+    static func change(_ seq: Int64, _ campaign: Campaign) -> Change {
+        Change(seq: seq, op: .updated, id: campaign.id, campaign: campaign, at: now)
+    }
+
+    @Test("the creatives to fetch: those the edge lacks, of campaigns that may still serve, once each, forced campaigns' first, then by start")
+    func missingCreatives() {
+        func sha(_ letter: String) -> String { String(repeating: letter, count: 64) }
+        func campaign(_ id: Int64, start: Double, forced: Bool = false, state: CampaignState = .scheduled, _ creatives: [String]) -> Campaign {
+            var campaign = Self.campaign(id, app: "a", forced: forced, state: state)
+            campaign.startsAt = Self.now.adding(seconds: start)
+            campaign.creatives = creatives.map { CreativeRef(sha256: sha($0)) }
+            return campaign
+        }
+        let held = CreativeFacts(sha256: sha("h"), contentType: "image/png", width: 1080, height: 1920, size: 10)
+        let state = EdgeState(epoch: "e", seq: 1, campaigns: [
+            1: campaign(1, start: 600, ["b", "c"]),
+            2: campaign(2, start: 60, ["d", "h", "b"]),
+            3: campaign(3, start: 900, forced: true, ["e"]),
+            4: campaign(4, start: 0, state: .expired, ["f"]),
+            5: campaign(5, start: 0, state: .deleted, ["g"]),
+            6: campaign(6, start: 300, state: .paused, ["i"]),
+        ], creatives: [held.sha256: held])
+        #expect(state.missingCreatives == ["e", "d", "b", "i", "c"].map(sha))
+    }
+
+    @Test("each save, after changes, a new snapshot, an empty state and a new writer, reads back as exactly the saved state")
+    func roundTrip() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statefile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var file = StateFile(directory: directory)
+        func check(_ state: EdgeState, _ step: String) throws {
+            try file.save(state)
+            let (loaded, discarded) = StateFile(directory: directory).load()
+            #expect(!discarded, "\(step)")
+            #expect(loaded.epoch == state.epoch && loaded.seq == state.seq, "\(step)")
+            #expect(loaded.campaigns == state.campaigns, "\(step)")
+            #expect(loaded.creatives == state.creatives, "\(step)")
+        }
+
+        var state = EdgeState(epoch: "e1", seq: 3, campaigns: [1: Self.campaign(1, app: "a"), 2: Self.campaign(2, app: "b"),
+                                                               3: Self.campaign(3, app: "a")], creatives: [Self.facts.sha256: Self.facts])
+        try check(state, "first save")
+        state = state.applying([Self.change(4, Self.campaign(2, app: "b", version: 2, forced: true))])
+        try check(state, "a campaign forced")
+        state = state.applying([Self.change(5, Self.campaign(3, app: "c", version: 2)), Self.change(6, Self.campaign(9, app: "a")),
+                                Self.change(7, Self.campaign(1, app: "a", version: 2, state: .expired))])
+        try check(state, "a move, a new campaign, an expire")
+        // A new snapshot without campaign 9: it must be gone from the file.
+        var campaigns = state.campaigns
+        campaigns[9] = nil
+        state = EdgeState(epoch: "e2", seq: 1, campaigns: campaigns, creatives: [:])
+        try check(state, "a snapshot that drops a campaign")
+        #expect(try String(decoding: file.contents(of: state), as: UTF8.self).contains("\"epoch\":\"e2\""))
+        // A writer that starts with nothing kept, an epoch that needs escaping, then no campaigns at all.
+        file = StateFile(directory: directory)
+        state = EdgeState(epoch: "e\"3\\\n", seq: 9, campaigns: campaigns, creatives: [Self.facts.sha256: Self.facts])
+        try check(state, "a new writer and an escaped epoch")
+        state = EdgeState(epoch: "e4", seq: 10, campaigns: [:], creatives: [:])
+        try check(state, "nothing at all")
+    }
+
+    @Test("the report file reads back what was saved, is not written again for the same counts, and is discarded when any byte is off")
+    func reportFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reportfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(ReportFile(directory: directory).load() == (.empty, false))
+        let file = ReportFile(directory: directory)
+        let body = ReportFile.Body(lastReportId: 1_764_000_000_123,
+                                   pending: EdgeReport(edgeId: "edge \"1\"", reportId: 1_764_000_000_123,
+                                                       counts: [CampaignStats(id: 4, impressions: 10, clicks: 2, skips: 1)]),
+                                   unsent: [CampaignStats(id: 4, impressions: 3, clicks: 0, skips: 0), CampaignStats(id: 9, impressions: 0, clicks: 1, skips: 0)])
+        try file.save(body)
+        #expect(ReportFile(directory: directory).load() == (body, false))
+        // The same body again is not written: the file stays as it is, even if something else changed it.
+        let written = try Data(contentsOf: file.url)
+        try Data("x".utf8).write(to: file.url)
+        try file.save(body)
+        #expect(try Data(contentsOf: file.url) == Data("x".utf8))
+        try written.write(to: file.url)
+        // Damage anywhere is never trusted: a body byte, a checksum byte, the framing, a cut.
+        let bytes = [UInt8](written)
+        let bodyAt = bytes.count - 20, checksumAt = 20
+        for (what, damaged) in [("body", bytes.enumerated().map { $0.offset == bodyAt ? $0.element ^ 1 : $0.element }),
+                                ("checksum", bytes.enumerated().map { $0.offset == checksumAt ? ($0.element == 0x61 ? 0x62 : 0x61) : $0.element }),
+                                ("framing", Array(bytes.dropFirst())), ("cut", Array(bytes.dropLast(5))), ("empty", [])] {
+            try Data(damaged).write(to: file.url)
+            #expect(ReportFile(directory: directory).load() == (.empty, true), "\(what)")
+        }
+        // A verified body that is not a report file's is not taken either.
+        try Data(ChecksummedFile.contents(body: Array("{\"seq\":1}".utf8))).write(to: file.url)
+        #expect(ReportFile(directory: directory).load() == (.empty, true))
+    }
+
+    @Test("the event journal reads back its fingerprints in order across files, keeps two files, and cuts off a batch that does not verify")
+    func eventJournal() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyURL = directory.appendingPathComponent(EventJournal.keyName)
+        func files() -> [Int] { EventJournal.journalFiles(in: directory) }
+        func newest() -> URL { directory.appendingPathComponent("\(EventJournal.prefix)\(files().last!)") }
+
+        // A new folder: nothing read, and the key is written with the first batch.
+        var (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints.isEmpty && !loaded.discarded)
+        #expect(!FileManager.default.fileExists(atPath: keyURL.path))
+        let key = journal.key
+        try journal.append([1, 2])
+        try journal.append([])
+        try journal.append([3, 4])
+        #expect(FileManager.default.fileExists(atPath: keyURL.path))
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(journal.key == key)
+        #expect(loaded.fingerprints == [1, 2, 3, 4] && !loaded.discarded)
+
+        // A file holds a generation (3 here), then the next begins and the one before the current goes.
+        try journal.append([5])
+        try journal.append([6, 7])
+        #expect(files() == [1, 2])
+        try journal.append([8, 9, 10])
+        #expect(files() == [2, 3])
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10] && !loaded.discarded)
+
+        // A batch cut short (a crash in a write), or one with a byte off, ends what is read; the next batch is
+        // written where the good ones end.
+        let good = try Data(contentsOf: newest())
+        for damage in [{ (bytes: [UInt8]) in Array(bytes.dropLast(3)) },
+                       { (bytes: [UInt8]) in bytes.enumerated().map { $0.offset == bytes.count - 1 ? $0.element ^ 0x10 : $0.element } }] {
+            try Data(good).write(to: newest())
+            (journal, _) = EventJournal.open(directory: directory, perFile: 10)
+            try journal.append([11])
+            try Data(damage([UInt8](try Data(contentsOf: newest())))).write(to: newest())
+            (journal, loaded) = EventJournal.open(directory: directory, perFile: 10)
+            #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10] && loaded.discarded)
+            try journal.append([12])
+            (journal, loaded) = EventJournal.open(directory: directory, perFile: 10)
+            #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10, 12] && !loaded.discarded)
+            #expect(files() == [2, 3])
+        }
+        try Data(good).write(to: newest())
+
+        // Files older than the two newest (a rotation cut short) are deleted unread.
+        try Data(EventJournal.batch([99])).write(to: directory.appendingPathComponent("\(EventJournal.prefix)1"))
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10] && files() == [2, 3])
+
+        // Without a valid key the fingerprints mean nothing: a new key, and the files are deleted.
+        try Data([1, 2, 3]).write(to: keyURL)
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints.isEmpty && loaded.discarded && files().isEmpty && journal.key != key)
+    }
+
+    @Test("an event counted before a restart is a duplicate after it, by the fingerprints the journal kept")
+    func ledgerRemembers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func event(_ id: String) -> LaunchEvent { LaunchEvent(eventId: id, type: .impression, campaignId: 1, deviceId: "d") }
+        var (journal, loaded) = EventJournal.open(directory: directory, perFile: 100)
+        var ledger = EventLedger(capacity: 200, key: journal.key)
+        #expect(ledger.admit(event("a")) && ledger.admit(event("b")))
+        var saved = ledger.takeForSave()
+        #expect(saved.unsent.map(\.impressions) == [2] && saved.fingerprints.count == 2)
+        try journal.append(saved.fingerprints)
+        #expect(ledger.admit(event("c")))  // counted after the save: not on disk
+        #expect(ledger.takeForSave().fingerprints.count == 1)
+        ledger.putBack(fingerprints: [7])  // a write that failed: taken again with the next save, first
+        #expect(ledger.admit(event("d")))
+        saved = ledger.takeForSave()
+        #expect(saved.fingerprints.first == 7 && saved.fingerprints.count == 2)
+
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 100)
+        ledger = EventLedger(capacity: 200, key: journal.key)
+        ledger.remember(loaded.fingerprints)
+        #expect(!ledger.admit(event("a")) && !ledger.admit(event("b")))
+        #expect(ledger.admit(event("c")))
+        // Another folder's key makes other fingerprints.
+        #expect(EventKey.random().fingerprint("a") != journal.key.fingerprint("a"))
+    }
+
+    @Test("the index kept change by change is the index built from scratch")
+    func incrementalIndex() {
+        var state = EdgeState(epoch: "e", seq: 0, campaigns: [:], creatives: [Self.facts.sha256: Self.facts])
+        var seq: Int64 = 0
+        for step in 0..<200 {
+            let id = Int64(step * 7 % 23)
+            let states: [CampaignState] = [.live, .scheduled, .paused, .expired, .deleted]
+            seq += 1
+            state = state.applying([Self.change(seq, Self.campaign(id, app: "app-\(step % 4)", version: step + 1, forced: step % 5 == 0,
+                                                                   state: states[step % states.count]))])
+            let fresh = DecisionEngine.index(state.campaigns.values, creatives: state.creatives, preparer: .json)
+            #expect(fresh.mapValues { $0.candidates.map(\.campaign.id) } == state.index.mapValues { $0.candidates.map(\.campaign.id) }, "step \(step)")
+            #expect(fresh.mapValues(\.revoked) == state.index.mapValues(\.revoked), "step \(step)")
+        }
+        // Every campaign of app-0 moves to app-9 in one batch: app-0's entry must go, app-9's must hold them all.
+        let moved = state.campaigns.values.filter { $0.app == "app-0" }.sorted { $0.id < $1.id }
+        #expect(!moved.isEmpty)
+        state = state.applying(moved.enumerated().map { offset, campaign in
+            var campaign = campaign
+            campaign.app = "app-9"
+            campaign.state = .live
+            return Self.change(seq + 1 + Int64(offset), campaign)
+        })
+        #expect(state.index["app-0"] == nil)
+        #expect(Set(state.index["app-9"]?.candidates.map(\.campaign.id) ?? []) == Set(moved.map(\.id)))
+        #expect(state.index["app-9"]?.candidates.allSatisfy { $0.held.count == 1 } == true)
+    }
+
+    @Test("the query path's lookup of an app finds what the index holds, for every app, any count of apps, and names it does not hold")
+    func appLookup() {
+        for count in [0, 1, 2, 3, 5, 17, 300] {
+            let campaigns = (0..<count).map { Self.campaign(Int64($0), app: "app.\($0 * 7919 % 1000)") }
+            let state = EdgeState(epoch: "e", seq: 1, campaigns: Dictionary(uniqueKeysWithValues: campaigns.map { ($0.id, $0) }),
+                                  creatives: [Self.facts.sha256: Self.facts])
+            #expect(state.index.count == count)
+            for (app, entry) in state.index {
+                #expect(state.appIndex(app)?.candidates.map(\.campaign.id) == entry.candidates.map(\.campaign.id), "\(count) apps: \(app)")
+            }
+            for unknown in ["", "app", "app.", "app.1000", "APP.0", "app.0 ", String(repeating: "z", count: 64)] where state.index[unknown] == nil {
+                #expect(state.appIndex(unknown) == nil, "\(count) apps: \(unknown)")
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+# Package.swift says what is there: each target's declared dependencies (as `swift package dump-package` reads
+# them) must equal the modules its Swift files import, nothing undeclared and nothing unused. The toolchain's own
+# modules are not counted. Exits 1 and names each target that differs.
+import glob, json, os, re, subprocess, sys
+
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+pkg=json.loads(subprocess.check_output(['swift','package','dump-package'],stderr=subprocess.DEVNULL))
+system={'Foundation','Glibc','Darwin','Testing','Synchronization','Dispatch','FoundationNetworking','XCTest','_Concurrency'}
+names={t['name'] for t in pkg['targets']}
+bad=False
+for t in pkg['targets']:
+    name=t['name']; typ=t['type']
+    if typ=='system': continue
+    path=t.get('path') or ('Tests/'+name if typ=='test' else 'Sources/'+name)
+    deps=set()
+    for d in t['dependencies']:
+        if 'byName' in d: deps.add(d['byName'][0])
+        elif 'product' in d: deps.add(d['product'][0])
+        elif 'target' in d: deps.add(d['target'][0])
+    imports=set()
+    for f in glob.glob(path+'/**/*.swift',recursive=True):
+        for m in re.finditer(r'^\s*(?:@testable |@_implementationOnly |public |internal |package )?import (?:struct |enum |class |func )?([A-Za-z_0-9]+)',open(f).read(),re.M):
+            imports.add(m.group(1))
+    imports-=system
+    undeclared=imports-deps
+    unused=deps-imports
+    if undeclared or unused:
+        bad=True
+        print(f'{name}: undeclared {sorted(undeclared)} unused {sorted(unused)}')
+if not bad:
+    print(f'package graph: the dependencies of all {len(names)} targets are their imports')
+sys.exit(1 if bad else 0)
