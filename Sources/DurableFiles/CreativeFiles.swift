@@ -48,9 +48,4 @@ public struct CreativeFiles: Sendable {
         try handle.seek(toOffset: UInt64(offset))
         return [UInt8](try handle.read(upToCount: length) ?? Data())
     }
-
-    /// Whether a creative's bytes are stored.
-    public func contains(_ sha256: String) -> Bool {
-        path(sha256).map { FileManager.default.fileExists(atPath: $0.path) } ?? false
-    }
 }
