@@ -77,11 +77,10 @@ public struct CompactReader {
     }
 
     /// The next member's key among `fields`, marked in `seen`; or `nil` for anything but a name of `fields` not seen
-    /// before (the caller gives up on the message). Members usually come in the order the fields are declared:
-    /// the slot after the last one seen is tried first.
+    /// before (the caller gives up on the message). The slot after the last one seen is tried first.
     @inlinable @inline(__always)
     public mutating func member<Key>(_ seen: inout UInt64, in fields: JSONFields<Key>) -> Key? {
-        guard let name = key(), let slot = fields.slot(of: name, from: UInt64.bitWidth &- seen.leadingZeroBitCount),
+        guard let name = key(), let slot = fields.slot(of: name, expected: UInt64.bitWidth &- seen.leadingZeroBitCount),
               seen & (1 << slot) == 0 else { return nil }
         seen |= 1 << slot
         return Key(rawValue: slot)

@@ -17,62 +17,116 @@ extension JSONFieldKey {
 /// The names of a type's fields, taken once from its ``JSONFieldKey``s, and the lookup of a member's name to its
 /// key that the tape and compact readers share. Make it once per type, as a `static let`.
 public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
-    // Unchecked: the names and spans are written in `init` and only read afterwards (and freed in `deinit`).
+    // Unchecked: the table and the names are written in `init` and only read afterwards (and freed in `deinit`).
 
     /// The most fields a type may have (the slots ``JSONObjectReader`` keeps).
     public static var capacity: Int { JSONObjectReader<Key>.capacity }
 
     /// How many fields there are.
     public let count: Int
-    /// The names' UTF-8, one after another; `spans[slot]` says where each is.
+    /// Each field's name as the lookup compares it: its length and two words of its bytes (see
+    /// ``words(_:count:)``), and where its UTF-8 starts in `names` (compared in full only past 16 bytes).
+    @usableFromInline let table: UnsafeMutablePointer<(count: Int, head: UInt64, tail: UInt64, start: Int)>
+    /// The names' UTF-8, one after another.
     @usableFromInline let names: UnsafeMutableRawPointer
-    @usableFromInline let spans: UnsafeMutablePointer<(start: Int, count: Int)>
+    /// A perfect hash of the names: `buckets[bucket(head, length)]` is the slot of the only name that may be there,
+    /// or 255 for none. Its multiplier is found at `init`.
+    @usableFromInline let buckets: UnsafeMutablePointer<UInt8>
+    @usableFromInline let multiplier: UInt64
 
     public init(_ type: Key.Type = Key.self) {
         let keys = Array(Key.allCases)
         precondition(keys.count <= Self.capacity, "\(Key.self) has more than \(Self.capacity) fields")
-        count = keys.count
+        let count = keys.count
         let utf8 = keys.map { Array($0.stringValue.utf8) }
-        names = UnsafeMutableRawPointer.allocate(byteCount: max(1, utf8.reduce(0) { $0 + $1.count }), alignment: 8)
-        spans = UnsafeMutablePointer.allocate(capacity: max(1, keys.count))
+        let names = UnsafeMutableRawPointer.allocate(byteCount: max(1, utf8.reduce(0) { $0 + $1.count }), alignment: 8)
+        let table = UnsafeMutablePointer<(count: Int, head: UInt64, tail: UInt64, start: Int)>.allocate(capacity: max(1, count))
         var start = 0
         for (slot, key) in keys.enumerated() {
             precondition(key.rawValue == slot, "\(Key.self).\(key.stringValue) is case \(slot) but has raw value \(key.rawValue)")
             precondition(Key(stringValue: key.stringValue)?.rawValue == slot, "\(Key.self).\(key.stringValue) is named twice")
             let name = utf8[slot]
+            precondition(!name.isEmpty, "\(Key.self) has a field with an empty name")
             name.withUnsafeBytes { (names + start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            (spans + slot).initialize(to: (start, name.count))
+            let (head, tail) = Self.words(UnsafeRawPointer(names + start), count: name.count)
+            (table + slot).initialize(to: (name.count, head, tail, start))
             start += name.count
         }
+        // The first odd multiplier of a fixed sequence that puts every name in a bucket of its own (with at most
+        // 16 names in 256 buckets, about one try in two succeeds).
+        let buckets = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.bucketCount)
+        var candidate: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var found: UInt64?
+        for _ in 0..<10_000 {
+            buckets.initialize(repeating: 255, count: Self.bucketCount)
+            var distinct = true
+            for slot in 0..<count {
+                let bucket = Self.bucket(table[slot].head, table[slot].count, candidate | 1)
+                if buckets[bucket] != 255 { distinct = false; break }
+                buckets[bucket] = UInt8(slot)
+            }
+            if distinct { found = candidate | 1; break }
+            candidate = candidate &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        }
+        guard let found else { preconditionFailure("no perfect hash for the names of \(Key.self)") }
+        (self.count, self.names, self.table, self.buckets, multiplier) = (count, names, table, buckets, found)
     }
 
     deinit {
         names.deallocate()
-        spans.deallocate()
+        table.deallocate()
+        buckets.deallocate()
     }
 
-    /// The key whose name is `name`, trying `expected`'s slot first and then the others in order (members usually
-    /// come in the order the fields are declared); `nil` when no field has that name.
+    @usableFromInline static var bucketCount: Int { 256 }
+
+    /// The bucket of a name with these first bytes and length.
     @inlinable @inline(__always)
-    public func slot(of name: UnsafeRawBufferPointer, from expected: Int) -> Int? {
-        var slot = expected
-        var tried = 0
-        while tried < count {
-            if slot >= count { slot = 0 }
-            let span = spans[slot]
-            if span.count == name.count && CompactReader.equals(name, UnsafeRawPointer(names + span.start), count: span.count) {
-                return slot
-            }
-            slot += 1
-            tried += 1
+    static func bucket(_ head: UInt64, _ length: Int, _ multiplier: UInt64) -> Int {
+        Int(truncatingIfNeeded: ((head ^ UInt64(truncatingIfNeeded: length)) &* multiplier) >> 56)
+    }
+
+    /// Two words that, with the length, tell names of up to 16 bytes apart: the first and the last eight bytes
+    /// (overlapping below 16), the first and the last four below 8, and the first, middle and last byte below 4.
+    /// Reads only the `count` bytes at `base`.
+    @inlinable @inline(__always)
+    static func words(_ base: UnsafeRawPointer, count: Int) -> (head: UInt64, tail: UInt64) {
+        if count >= 8 {
+            return (base.loadUnaligned(as: UInt64.self), base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
         }
-        return nil
+        if count >= 4 {
+            return (UInt64(base.loadUnaligned(as: UInt32.self)), UInt64(base.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)))
+        }
+        guard count > 0 else { return (0, 0) }
+        let first = UInt64(base.load(as: UInt8.self)), middle = UInt64(base.load(fromByteOffset: count >> 1, as: UInt8.self))
+        let last = UInt64(base.load(fromByteOffset: count &- 1, as: UInt8.self))
+        return (first | middle << 8 | last << 16, 0)
+    }
+
+    /// The slot of the field whose name is `name`, or `nil` when no field has that name. Members usually come in
+    /// the order the fields are declared, so `expected`'s slot is compared first; any other name takes one bucket of
+    /// the hash and one compare.
+    @inlinable @inline(__always)
+    public func slot(of name: UnsafeRawBufferPointer, expected: Int = 0) -> Int? {
+        guard let base = name.baseAddress else { return nil }  // (no field's name is empty)
+        let length = name.count
+        let (head, tail) = Self.words(base, count: length)
+        if expected < count && length <= 16 {
+            let entry = table[expected]
+            if entry.count == length && entry.head == head && entry.tail == tail { return expected }
+        }
+        let slot = Int(buckets[Self.bucket(head, length, multiplier)])
+        guard slot < count else { return nil }
+        let entry = table[slot]
+        guard entry.count == length && entry.head == head && entry.tail == tail
+            && (length <= 16 || CompactReader.equals(name, UnsafeRawPointer(names + entry.start), count: length)) else { return nil }
+        return slot
     }
 
     /// The key whose name is `name`, or `nil`.
     public func key(named name: String) -> Key? {
         var name = name
-        return name.withUTF8 { slot(of: UnsafeRawBufferPointer($0), from: 0) }.flatMap(Key.init(rawValue:))
+        return name.withUTF8 { slot(of: UnsafeRawBufferPointer($0)) }.flatMap(Key.init(rawValue:))
     }
 }
 
@@ -84,18 +138,16 @@ extension JSONReader {
     public func object<Key>(_ fields: JSONFields<Key>) throws -> JSONObjectReader<Key> {
         guard tape.kind(index) == .object else { throw mismatch("an object") }
         var object = JSONObjectReader<Key>(reader: self)
-        var expected = 0
         for (key, value) in tape.members(index) {
             let slot: Int?
             if tape.kind(key) == .escapedString {
                 var name = tape.string(key)
-                slot = name.withUTF8 { fields.slot(of: UnsafeRawBufferPointer($0), from: expected) }
+                slot = name.withUTF8 { fields.slot(of: UnsafeRawBufferPointer($0)) }
             } else {
-                slot = fields.slot(of: tape.slice(key), from: expected)
+                slot = fields.slot(of: tape.slice(key))
             }
             guard let slot else { throw unknownMember(key) }
             object.slots.set(slot, value)
-            expected = slot + 1
         }
         return object
     }
