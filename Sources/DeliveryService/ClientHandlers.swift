@@ -36,28 +36,16 @@ enum ClientHandlers {
         // Reports and prefetches are read straight from the message's bytes too when their calls are compact.
         methods.register(ClientAPI.launchReport, reading: LaunchReportParams.init(json:), checking: { $0 },
                          compact: LaunchReportParams.init(compact:), writing: { params, _, json in
-            guard !params.events.isEmpty, params.events.count <= 100 else {
-                throw JSONRPCError.invalidParams(field: "events", "must list 1 to 100 events")
-            }
+            try params.checkCount()
             let now = context.clock()
             let state = context.cell.state
             let campaigns = state.campaigns
             for (index, event) in params.events.enumerated() {
+                // The campaign first: whether the edge knows it is the edge's to say, the rest the event's rules.
                 guard campaigns[event.campaignId] != nil else {
                     throw JSONRPCError.invalidParams(field: "events[\(index)].campaignId", "is not a campaign this edge knows")
                 }
-                guard !event.eventId.isEmpty, event.eventId.utf8.count <= 64 else {
-                    throw JSONRPCError.invalidParams(field: "events[\(index)].eventId", "must be 1 to 64 bytes")
-                }
-                guard !event.deviceId.isEmpty, event.deviceId.utf8.count <= 128 else {
-                    throw JSONRPCError.invalidParams(field: "events[\(index)].deviceId", "must be 1 to 128 bytes")
-                }
-                if let sha256 = event.sha256, !CampaignRules.isSHA256(sha256) {
-                    throw JSONRPCError.invalidParams(field: "events[\(index)].sha256", "must be 64 lowercase hex characters")
-                }
-                if let at = event.at, at > now.adding(seconds: 300) || at < now.adding(seconds: -7 * 86_400) {
-                    throw JSONRPCError.invalidParams(field: "events[\(index)].at", "must be within the last 7 days")
-                }
+                try event.check(at: index, now: now)
             }
             var accepted = 0
             for event in params.events where context.ledger.admit(event) {
@@ -78,8 +66,7 @@ enum ClientHandlers {
             let query = LaunchQueryParams(app: params.app, platform: params.platform, appVersion: params.appVersion,
                                           region: params.region, locale: params.locale, screen: params.screen, cached: params.cached)
             let request = try query.validated()
-            let horizon = params.horizonHours ?? 24
-            guard (1...168).contains(horizon) else { throw JSONRPCError.invalidParams(field: "horizonHours", "must be between 1 and 168") }
+            let horizon = try params.horizon()
             let state = context.cell.state
             let now = context.clock()
             let until = now.adding(seconds: Double(horizon) * 3600)

@@ -76,15 +76,14 @@ public struct CompactReader {
         return name
     }
 
-    /// The next member's slot: its name's index by `slot` (-1 for a name not taken), marked in `seen`; or `nil` for
-    /// anything but a name that is taken and not seen before (the caller gives up on the message).
+    /// The next member's key among `fields`, marked in `seen`; or `nil` for anything but a name of `fields` not seen
+    /// before (the caller gives up on the message). The slot after the last one seen is tried first.
     @inlinable @inline(__always)
-    public mutating func member(_ seen: inout UInt64, slot: (UnsafeRawBufferPointer) -> Int) -> Int? {
-        guard let name = key() else { return nil }
-        let index = slot(name)
-        guard index >= 0, index < 64, seen & (1 << index) == 0 else { return nil }
-        seen |= 1 << index
-        return index
+    public mutating func member<Key>(_ seen: inout UInt64, in fields: JSONFields<Key>) -> Key? {
+        guard let name = key(), let slot = fields.slot(of: name, expected: UInt64.bitWidth &- seen.leadingZeroBitCount),
+              seen & (1 << slot) == 0 else { return nil }
+        seen |= 1 << slot
+        return Key(rawValue: slot)
     }
 
     /// An integer in JSON's grammar (`-`, then `0` or digits not starting with `0`) of at most 18 digits, not
@@ -122,10 +121,14 @@ public struct CompactReader {
     @inlinable @inline(__always)
     public static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard bytes.count == count else { return false }
+        return bytes.count == count && equals(bytes, UnsafeRawPointer(text.utf8Start), count: count)
+    }
+
+    /// Whether `bytes`, of `count` bytes, are the `count` bytes at `other`.
+    @inlinable @inline(__always)
+    public static func equals(_ bytes: UnsafeRawBufferPointer, _ other: UnsafeRawPointer, count: Int) -> Bool {
         guard count > 0 else { return true }
         guard let base = bytes.baseAddress else { return false }  // (a buffer that holds bytes has an address)
-        let other = UnsafeRawPointer(text.utf8Start)
         // A word at a time: the whole words from the start, then the last word (overlapping the one before) for
         // the rest; four bytes at both ends for a shorter text; byte by byte below four.
         func word(_ pointer: UnsafeRawPointer, _ offset: Int) -> UInt64 { pointer.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }

@@ -38,6 +38,7 @@ public struct JSONReader {
     }
 
     /// A reader for another token of the same tape.
+    @usableFromInline
     func child(_ childIndex: Int) -> JSONReader {
         JSONReader(tape: tape, index: childIndex, base: base, prefix: prefix)
     }
@@ -77,11 +78,12 @@ public struct JSONReader {
         return tape.elements(index).map { child($0) }
     }
 
-    /// The members of an object, refusing any whose name is not in `fields` (as strict `Codable` decoding does).
-    /// Later lookups with the same `StaticString`s are then direct.
-    public func object(fields: [StaticString]) throws -> JSONObjectReader {
-        guard tape.kind(index) == .object else { throw TapeDecoding.mismatch("an object", context, index, codingPath) }
-        var object = JSONObjectReader(reader: self, fields: fields)
+    /// The members of an object, refusing any whose name is not in `fields` (as strict `Codable` decoding does),
+    /// then looked up by name: for readers written by hand. A type's own reader declares its fields once instead,
+    /// as ``JSONFieldKey``s, and reads them with ``object(_:)``.
+    public func object(fields: [StaticString]) throws -> JSONObjectByName {
+        guard tape.kind(index) == .object else { throw mismatch("an object") }
+        var object = JSONObjectByName(reader: self, fields: fields)
         // Members usually come in the order the fields are listed: try that slot first.
         var expected = 0
         members: for (key, value) in tape.members(index) {
@@ -89,43 +91,41 @@ public struct JSONReader {
                 var slot = expected + offset
                 if slot >= fields.count { slot -= fields.count }
                 if tape.keyEquals(key, fields[slot]) {
-                    object.setSlot(slot, value)
+                    object.slots.set(slot, value)
                     expected = slot + 1
                     continue members
                 }
             }
-            let name = tape.string(key)
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [PathKey(stringValue: name)], debugDescription: "is not a known field"))
+            throw unknownMember(key)
         }
         return object
     }
+
+    /// The error for a value that is not of the type expected.
+    func mismatch(_ expected: String) -> DecodingError { TapeDecoding.mismatch(expected, context, index, codingPath) }
 }
 
-/// The members of a JSON object, looked up by name.
-public struct JSONObjectReader {
+/// The members of a JSON object read with ``JSONReader/object(fields:)``, looked up by name.
+public struct JSONObjectByName {
     let reader: JSONReader
     /// The fields named when the object was read, and where each one's value is (for the first 16).
     private let fields: [StaticString]
-    private var slots: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
-                        Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
-        (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+    var slots = MemberSlots()
 
     init(reader: JSONReader, fields: [StaticString]) {
         self.reader = reader
         self.fields = fields
     }
 
-    mutating func setSlot(_ slot: Int, _ value: Int) {
-        guard slot < 16 else { return }
-        withUnsafeMutableBytes(of: &slots) { $0.storeBytes(of: Int32(value), toByteOffset: slot * 4, as: Int32.self) }
-    }
-
     /// The member `key`, or `nil` when absent. (A `null` member is returned; see ``optional(_:)``.)
     public subscript(key: StaticString) -> JSONReader? {
-        let known = min(16, fields.count)
+        let known = min(MemberSlots.capacity, fields.count)
         var slot = 0
         while slot < known {
-            if fields[slot].utf8Start == key.utf8Start { return self[slot: slot] }
+            if fields[slot].utf8Start == key.utf8Start {
+                let token = slots[slot]
+                return token < 0 ? nil : reader.child(token)
+            }
             slot += 1
         }
         for (keyIndex, valueIndex) in reader.tape.members(reader.index) where reader.tape.keyEquals(keyIndex, key) {
@@ -134,106 +134,16 @@ public struct JSONObjectReader {
         return nil
     }
 
-    /// The member named by `fields[slot]` (the list the object was read with), or `nil` when absent: a direct
-    /// lookup, for the first 16 fields.
-    public subscript(slot slot: Int) -> JSONReader? {
-        let value = token(slot)
-        return value < 0 ? nil : reader.child(value)
-    }
-
-    /// The token of the member in `slot`, or -1 when absent.
-    @inline(__always)
-    private func token(_ slot: Int) -> Int {
-        precondition(slot >= 0 && slot < min(16, fields.count), "field slot \(slot) out of range")
-        return withUnsafeBytes(of: slots) { Int($0.load(fromByteOffset: slot &* 4, as: Int32.self)) }
-    }
-
-    // Typed reads of a member by slot, straight from the tape: the same values and errors as reading the member's
-    // `JSONReader`, without making one.
-
-    /// The string in `slot`; `keyNotFound` when absent.
-    public func string(slot: Int) throws -> String { try string(token: requiredToken(slot)) }
-
-    /// The string in `slot`, or `nil` when it is absent or `null`.
-    public func optionalString(slot: Int) throws -> String? { try presentToken(slot).map { try string(token: $0) } }
-
-    /// The integer in `slot`; `keyNotFound` when absent.
-    public func int(slot: Int) throws -> Int { try int(token: requiredToken(slot)) }
-
-    /// The integer in `slot`, or `nil` when it is absent or `null`.
-    public func optionalInt(slot: Int) throws -> Int? { try presentToken(slot).map { try int(token: $0) } }
-
-    /// The token of the member in `slot`; `keyNotFound` when absent.
-    @inline(__always)
-    private func requiredToken(_ slot: Int) throws -> Int {
-        let value = token(slot)
-        guard value >= 0 else { throw missing(fields[slot]) }
-        return value
-    }
-
-    /// The token of the member in `slot`, or `nil` when it is absent or `null`.
-    @inline(__always)
-    private func presentToken(_ slot: Int) -> Int? {
-        let value = token(slot)
-        return value >= 0 && reader.tape.kind(value) != .null ? value : nil
-    }
-
-    /// The UTF-8 of the string in `slot` where it lies in the request, when it has no escapes (`nil` when it has
-    /// some: read it with ``string(slot:)``), without making a `String`; valid while the request's bytes are.
-    /// `keyNotFound` when absent, a type error when it is not a string.
-    public func plainUTF8(slot: Int) throws -> UnsafeRawBufferPointer? {
-        let value = try requiredToken(slot)
-        let tape = reader.tape
-        switch tape.kind(value) {
-        case .string: return tape.slice(value)
-        case .escapedString: return nil
-        default: throw TapeDecoding.mismatch("a string", TapeDecoding.Context(tape: tape, strict: true), value, reader.child(value).codingPath)
-        }
-    }
-
-    @inline(__always)
-    private func string(token: Int) throws -> String {
-        let tape = reader.tape
-        guard tape.kind(token) == .string else { return try reader.child(token).string() }  // escaped, or an error
-        return String(decoding: tape.slice(token), as: UTF8.self)
-    }
-
-    @inline(__always)
-    private func int(token: Int) throws -> Int {
-        let tape = reader.tape
-        // A plain integer at once; anything else (a fraction, an exponent, more digits, an error) the general way.
-        if tape.kind(token) == .number, let value = TapeDecoding.plainInteger(tape.slice(token)), let result = Int(exactly: value) {
-            return result
-        }
-        return try reader.child(token).int()
-    }
-
     /// The member `key`, or `nil` when it is absent or `null` (like `decodeIfPresent`).
     public func optional(_ key: StaticString) -> JSONReader? {
         guard let member = self[key], !member.isNull else { return nil }
         return member
     }
 
-    /// The member named by `fields[slot]`, or `nil` when it is absent or `null`.
-    public func optional(slot: Int) -> JSONReader? {
-        guard let member = self[slot: slot], !member.isNull else { return nil }
-        return member
-    }
-
     /// The member `key`; a `keyNotFound` error when absent.
     public func require(_ key: StaticString) throws -> JSONReader {
-        guard let member = self[key] else { throw missing(key) }
+        guard let member = self[key] else { throw reader.missing(PathKey(stringValue: key.description)) }
         return member
-    }
-
-    /// The member named by `fields[slot]`; a `keyNotFound` error when absent.
-    public func require(slot: Int) throws -> JSONReader {
-        guard let member = self[slot: slot] else { throw missing(fields[slot]) }
-        return member
-    }
-
-    private func missing(_ key: StaticString) -> DecodingError {
-        DecodingError.keyNotFound(PathKey(stringValue: key.description), .init(codingPath: reader.codingPath, debugDescription: "is required"))
     }
 }
 

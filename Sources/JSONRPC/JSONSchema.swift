@@ -137,6 +137,16 @@ public struct JSONSchema: Sendable, Hashable {
         return JSONSchema(.object(object), components: components)
     }
 
+    /// An object whose properties are the fields of `Key` (see ``JSONFieldKey``), in the order of its cases, each as
+    /// `property` gives it: write `property` as a `switch` over the keys, so that a field added without a schema does
+    /// not compile. The required properties are those `property` says are.
+    public static func object<Key: JSONFieldKey>(_ keys: Key.Type, description: String? = nil,
+                                                 _ property: (Key) -> JSONProperty) -> JSONSchema {
+        let properties = Key.allCases.map { ($0.stringValue, property($0)) }
+        return object(properties: properties.map { ($0.0, $0.1.schema) }, required: properties.filter(\.1.isRequired).map(\.0),
+                      description: description)
+    }
+
     /// The schema of `type`: a `$ref` to its component when it names one, else its schema inline.
     public static func of<T: JSONSchemaDescribable>(_ type: T.Type) -> JSONSchema {
         guard let name = T.schemaName else { return T.jsonSchema }
@@ -148,6 +158,17 @@ public struct JSONSchema: Sendable, Hashable {
 
     /// Accepts any JSON value.
     public static let any = JSONSchema([:])
+}
+
+/// A property of an object schema: its schema, and whether the object must have it.
+public struct JSONProperty: Sendable {
+    public var schema: JSONSchema
+    public var isRequired: Bool
+
+    /// A property the object must have.
+    public static func required(_ schema: JSONSchema) -> JSONProperty { JSONProperty(schema: schema, isRequired: true) }
+    /// A property the object may leave out.
+    public static func optional(_ schema: JSONSchema) -> JSONProperty { JSONProperty(schema: schema, isRequired: false) }
 }
 
 /// A type that describes its JSON form with a JSON Schema, for the OpenRPC documents.

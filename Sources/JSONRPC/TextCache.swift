@@ -34,11 +34,8 @@ public final class TextCache {
     public func string(_ bytes: UnsafeRawBufferPointer) -> String {
         let count = bytes.count
         guard count <= Self.longest, let base = bytes.baseAddress else { return String(decoding: bytes, as: UTF8.self) }
-        var low: UInt64 = 0, high = UInt64(count) << 56
-        for index in 0..<min(count, 8) { low |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * index) }
-        if count > 8 {
-            for index in 8..<count { high |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * (index - 8)) }
-        }
+        let (low, rest) = Self.pack(base, count: count)
+        let high = rest | UInt64(count) << 56
         let slot = Int(truncatingIfNeeded: ((low ^ (high &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15) >> 56)
         let key = keys[slot]
         if key.low == low && key.high == high { return values[slot] }
@@ -46,5 +43,30 @@ public final class TextCache {
         keys[slot] = (low, high)
         values[slot] = text
         return text
+    }
+
+    /// The bytes of a text of at most 15 bytes as two little-endian words, the first eight in `low` and the rest in
+    /// `high` (zeros above them), loaded a word or half a word at a time: overlapping loads read only the text's own
+    /// bytes, and where they overlap they hold the same bytes.
+    @inline(__always)
+    static func pack(_ base: UnsafeRawPointer, count: Int) -> (low: UInt64, high: UInt64) {
+        func byte(_ offset: Int) -> UInt64 { UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) }
+        switch count {
+        case 9...:
+            // Bytes count-8 ..< count, shifted so that byte 8 is the lowest.
+            let last = base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            return (base.loadUnaligned(as: UInt64.self), last >> (8 &* UInt64(16 &- count)))
+        case 8:
+            return (base.loadUnaligned(as: UInt64.self), 0)
+        case 4...7:
+            let first = UInt64(base.loadUnaligned(as: UInt32.self))
+            let last = UInt64(base.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+            return (first | last << (8 &* UInt64(count &- 4)), 0)
+        case 1...3:
+            let middle = count >> 1
+            return (byte(0) | byte(middle) << (8 &* UInt64(middle)) | byte(count &- 1) << (8 &* UInt64(count &- 1)), 0)
+        default:
+            return (0, 0)
+        }
     }
 }

@@ -27,17 +27,40 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
         self.cached = cached
     }
 
-    /// The members in the order the `Codable` conformance reads them (so errors come in the same order).
-    private static let fields: [StaticString] = ["app", "platform", "appVersion", "region", "locale", "screen", "horizonHours", "cached"]
+    /// The params, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
+    /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
+    /// schema's properties (``schema(of:)``).
+    public enum CodingKeys: Int, JSONFieldKey, LaunchTargetKey {
+        case app, platform, appVersion, region, locale, screen, horizonHours, cached
+    }
+    static let fields = JSONFields(CodingKeys.self)
+
+    /// The bounds of the params of a prefetch's own (the others are the launch query's), written once: the edge's
+    /// checks enforce them, the schema states them.
+    enum Rules {
+        /// How far ahead a prefetch looks when it does not say, in hours.
+        static var defaultHorizonHours: Int { 24 }
+        /// How far ahead a prefetch may look, in hours.
+        static var horizonHours: ClosedRange<Int> { 1...168 }
+    }
+
+    /// How far ahead to look, in hours: ``horizonHours`` or the default, checked against ``Rules/horizonHours``.
+    public func horizon() throws(JSONRPCError) -> Int {
+        let horizon = horizonHours ?? Rules.defaultHorizonHours
+        guard Rules.horizonHours.contains(horizon) else {
+            throw .invalidParams(field: CodingKeys.horizonHours.stringValue, LaunchQueryParams.Rules.between(Rules.horizonHours))
+        }
+        return horizon
+    }
 
     /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
     /// field.
     public init(json: JSONReader) throws {
-        let object = try json.object(fields: Self.fields)
+        let object = try json.object(Self.fields)
         let target = try LaunchQueryParams.readTarget(object)
-        let screen = try object.optional(slot: 5).map(LaunchQueryParams.Screen.init(json:))
-        let horizonHours = try object.optionalInt(slot: 6)
-        let cached = try object.optional(slot: 7)?.array().map { try $0.string() }
+        let screen = try object.optional(.screen).map(LaunchQueryParams.Screen.init(json:))
+        let horizonHours = try object.optionalInt(.horizonHours)
+        let cached = try object.optional(.cached)?.array().map { try $0.string() }
         self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
                   locale: target.locale, screen: screen, horizonHours: horizonHours, cached: cached)
     }
@@ -47,21 +70,22 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     /// way, which answers its errors. What it gives is what ``init(json:)`` gives for the same bytes.
     public init?(compact reader: inout CompactReader) {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
+        let fields = Self.fields
         var seen: UInt64 = 0
         var target = CompactTarget()
         var screen: LaunchQueryParams.Screen?, horizonHours: Int?, cached: [String]?
         repeat {
-            guard let slot = reader.member(&seen, slot: Self.compactSlot) else { return nil }
-            switch slot {
-            case 0...4:
-                guard target.read(slot: slot, &reader) else { return nil }
-            case 5:
-                guard let value = LaunchQueryParams.compactScreen(&reader) else { return nil }
+            guard let key = reader.member(&seen, in: fields) else { return nil }
+            switch key {
+            case .app, .platform, .appVersion, .region, .locale:
+                guard target.read(key, &reader) else { return nil }
+            case .screen:
+                guard let value = LaunchQueryParams.Screen(compact: &reader) else { return nil }
                 screen = value
-            case 6:
+            case .horizonHours:
                 guard let value = reader.int() else { return nil }
                 horizonHours = value
-            default:
+            case .cached:
                 guard let list = LaunchQueryParams.compactStrings(&reader) else { return nil }
                 cached = list
             }
@@ -72,18 +96,6 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
         self.init(app: reader.text(app), platform: LaunchQueryParams.platformName(platform),
                   appVersion: String(decoding: appVersion, as: UTF8.self), region: target.region.map(reader.text),
                   locale: target.locale.map(reader.text), screen: screen, horizonHours: horizonHours, cached: cached)
-    }
-
-    /// The slot in `fields` of a param's name, or -1.
-    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
-        switch key.count {
-        case 3: CompactReader.equals(key, "app") ? 0 : -1
-        case 6: CompactReader.equals(key, "region") ? 3 : CompactReader.equals(key, "locale") ? 4 : CompactReader.equals(key, "screen") ? 5 : CompactReader.equals(key, "cached") ? 7 : -1
-        case 8: CompactReader.equals(key, "platform") ? 1 : -1
-        case 10: CompactReader.equals(key, "appVersion") ? 2 : -1
-        case 12: CompactReader.equals(key, "horizonHours") ? 6 : -1
-        default: -1
-        }
     }
 }
 

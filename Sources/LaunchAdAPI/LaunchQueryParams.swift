@@ -11,12 +11,36 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
             self.height = height
         }
 
-        private static let fields: [StaticString] = ["width", "height"]
+        /// The members, declared once: the `Codable` conformance's keys, the readers' slots, the schema's properties.
+        public enum CodingKeys: Int, JSONFieldKey {
+            case width, height
+        }
+        static let fields = JSONFields(CodingKeys.self)
+
+        /// The pixels a side may have.
+        static var sides: ClosedRange<Int> { 1...16_384 }
 
         /// Read straight from the tape: what the `Codable` conformance gives.
         public init(json: JSONReader) throws {
-            let fields = try json.object(fields: Self.fields)
-            self.init(width: try fields.int(slot: 0), height: try fields.int(slot: 1))
+            let object = try json.object(Self.fields)
+            self.init(width: try object.int(.width), height: try object.int(.height))
+        }
+
+        /// `{"width":…,"height":…}` in either order, both integers; `nil` for anything else.
+        init?(compact reader: inout CompactReader) {
+            guard reader.take(UInt8(ascii: "{")) else { return nil }
+            let fields = Self.fields
+            var seen: UInt64 = 0
+            var width: Int?, height: Int?
+            repeat {
+                guard let key = reader.member(&seen, in: fields), let value = reader.int() else { return nil }
+                switch key {
+                case .width: width = value
+                case .height: height = value
+                }
+            } while reader.take(UInt8(ascii: ","))
+            guard reader.take(UInt8(ascii: "}")), let width, let height else { return nil }
+            self.init(width: width, height: height)
         }
     }
 
@@ -46,51 +70,54 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         self.cached = cached
     }
 
-    /// The params' names, in the order the `Codable` conformance reads them (so errors come in the same order).
-    private static let fields: [StaticString] = ["app", "platform", "appVersion", "region", "locale", "deviceId", "screen",
-                                                 "launchType", "backgroundSeconds", "cached"]
+    /// The params, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
+    /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
+    /// schema's properties (``schema(of:)``).
+    public enum CodingKeys: Int, JSONFieldKey, LaunchTargetKey {
+        case app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached
+    }
+    static let fields = JSONFields(CodingKeys.self)
 
     public init(json: JSONReader) throws {
-        // Members are found by their slot in `fields`, the order of the list above. Read into locals and made in
-        // one step (assigning to `self` field by field costs a copy of the whole value).
-        let object = try json.object(fields: Self.fields)
+        // Read into locals and made in one step (assigning to `self` field by field costs a copy of the whole value).
+        let object = try json.object(Self.fields)
         let target = try Self.readTarget(object)
-        let deviceId = try object.optionalString(slot: 5)
+        let deviceId = try object.optionalString(.deviceId)
         let rest = try Self.readRest(object)
         self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
                   locale: target.locale, deviceId: deviceId, screen: rest.screen, launchType: rest.launchType,
                   backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
     }
 
-    /// The members a launch query's and a prefetch's params both begin with, in slots 0 to 4 of their fields: the
-    /// app, the platform, the version, the region and the locale, as their `Codable` conformances read them.
-    static func readTarget(_ object: JSONObjectReader) throws
+    /// The members a launch query's and a prefetch's params both begin with: the app, the platform, the version,
+    /// the region and the locale, as their `Codable` conformances read them.
+    static func readTarget<Key: LaunchTargetKey>(_ object: JSONObjectReader<Key>) throws
         -> (app: String, platform: String, appVersion: String, region: String?, locale: String?) {
-        (try object.string(slot: 0), try object.string(slot: 1), try object.string(slot: 2), try object.optionalString(slot: 3),
-         try object.optionalString(slot: 4))
+        (try object.string(.app), try object.string(.platform), try object.string(.appVersion), try object.optionalString(.region),
+         try object.optionalString(.locale))
     }
 
     /// The launch request read and checked in one pass: what decoding the params and then ``validated()`` give
     /// (the same request, or the same error), without making the params first. The platform and the version are
     /// taken from the request's bytes, without strings of their own. The query path's reader.
     public static func request(json: JSONReader) throws -> LaunchRequest {
-        let object = try json.object(fields: fields)
-        let app = try object.string(slot: 0)
+        let object = try json.object(fields)
+        let app = try object.string(.app)
         let platform: String
-        if let utf8 = try object.plainUTF8(slot: 1) {
+        if let utf8 = try object.plainUTF8(.platform) {
             platform = platformName(utf8)
         } else {
-            platform = try object.string(slot: 1)
+            platform = try object.string(.platform)
         }
         let version: AppVersion?
-        if let utf8 = try object.plainUTF8(slot: 2) {
+        if let utf8 = try object.plainUTF8(.appVersion) {
             version = AppVersion(utf8: utf8)
         } else {
-            version = AppVersion(try object.string(slot: 2))
+            version = AppVersion(try object.string(.appVersion))
         }
-        let region = try object.optionalString(slot: 3)
-        let locale = try object.optionalString(slot: 4)
-        let deviceId = try object.optionalString(slot: 5)
+        let region = try object.optionalString(.region)
+        let locale = try object.optionalString(.locale)
+        let deviceId = try object.optionalString(.deviceId)
         let rest = try readRest(object)
         return try check(app: app, platform: platform, version: version, region: region, locale: locale, deviceId: deviceId,
                          screen: rest.screen, launchType: rest.launchType, backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
@@ -102,30 +129,31 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     /// for the same bytes: the same checks make it.
     public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
+        let fields = Self.fields
         var seen: UInt64 = 0
         var target = CompactTarget(), deviceId: UnsafeRawBufferPointer?
         var screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
         repeat {
-            guard let slot = reader.member(&seen, slot: compactSlot) else { return nil }
+            guard let key = reader.member(&seen, in: fields) else { return nil }
             // A member of a type it cannot have is left to the general way, which names it.
-            switch slot {
-            case 0...4:
-                guard target.read(slot: slot, &reader) else { return nil }
-            case 5:
+            switch key {
+            case .app, .platform, .appVersion, .region, .locale:
+                guard target.read(key, &reader) else { return nil }
+            case .deviceId:
                 guard let text = reader.string() else { return nil }
                 deviceId = text
-            case 6:
-                guard let value = compactScreen(&reader) else { return nil }
+            case .screen:
+                guard let value = Screen(compact: &reader) else { return nil }
                 screen = value
-            case 7:
+            case .launchType:
                 guard let text = reader.string() else { return nil }
                 guard let type = CompactReader.equals(text, "cold") ? LaunchType.cold : CompactReader.equals(text, "hot") ? .hot : nil
                 else { return nil }
                 launchType = type
-            case 8:
+            case .backgroundSeconds:
                 guard let value = reader.int() else { return nil }
                 backgroundSeconds = value
-            default:
+            case .cached:
                 guard let list = compactStrings(&reader) else { return nil }
                 cached = list
             }
@@ -137,38 +165,6 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
                           region: target.region.map(reader.text), locale: target.locale.map(reader.text),
                           deviceId: deviceId.map { String(decoding: $0, as: UTF8.self) }, screen: screen, launchType: launchType,
                           backgroundSeconds: backgroundSeconds, cached: cached)
-    }
-
-    /// The slot in `fields` of a param's name, or -1.
-    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
-        switch key.count {
-        case 3: CompactReader.equals(key, "app") ? 0 : -1
-        case 6: CompactReader.equals(key, "region") ? 3 : CompactReader.equals(key, "locale") ? 4 : CompactReader.equals(key, "screen") ? 6 : CompactReader.equals(key, "cached") ? 9 : -1
-        case 8: CompactReader.equals(key, "platform") ? 1 : CompactReader.equals(key, "deviceId") ? 5 : -1
-        case 10: CompactReader.equals(key, "appVersion") ? 2 : CompactReader.equals(key, "launchType") ? 7 : -1
-        case 17: CompactReader.equals(key, "backgroundSeconds") ? 8 : -1
-        default: -1
-        }
-    }
-
-    /// `{"width":…,"height":…}` in either order, both integers.
-    static func compactScreen(_ reader: inout CompactReader) -> Screen? {
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
-        var width: Int?, height: Int?
-        repeat {
-            guard let key = reader.key() else { return nil }
-            if CompactReader.equals(key, "width") && width == nil {
-                guard let value = reader.int() else { return nil }
-                width = value
-            } else if CompactReader.equals(key, "height") && height == nil {
-                guard let value = reader.int() else { return nil }
-                height = value
-            } else {
-                return nil
-            }
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), let width, let height else { return nil }
-        return Screen(width: width, height: height)
     }
 
     /// An array of strings.
@@ -189,30 +185,57 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     }
 
     /// The members after `deviceId`, decoded.
-    static func readRest(_ object: JSONObjectReader) throws
+    static func readRest(_ object: JSONObjectReader<CodingKeys>) throws
         -> (screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?) {
-        let screen = try object.optional(slot: 6).map(Screen.init(json:))
+        let screen = try object.optional(.screen).map(Screen.init(json:))
         var launchType: LaunchType?
-        if let type = object.optional(slot: 7) {
+        if let type = object.optional(.launchType) {
             let text = try type.string()
             guard let value = LaunchType(rawValue: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: type.codingPath, debugDescription: "must be cold or hot"))
             }
             launchType = value
         }
-        let backgroundSeconds = try object.optionalInt(slot: 8)
-        let cached = try object.optional(slot: 9)?.array().map { try $0.string() }
+        let backgroundSeconds = try object.optionalInt(.backgroundSeconds)
+        let cached = try object.optional(.cached)?.array().map { try $0.string() }
         return (screen, launchType, backgroundSeconds, cached)
     }
 
-    /// Whether every byte is one of a-z, 0-9, '.', '_', '-'.
-    private static func isAppName(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { utf8 in
-            for byte in utf8 where !((byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 46 || byte == 95 || byte == 45) {
-                return false
+    /// The bounds and rules of the params, written once: ``validated()`` enforces them, the schema states them.
+    enum Rules {
+        /// An app id: this many bytes, each one of ``appCharacters``.
+        static var appLength: ClosedRange<Int> { 1...64 }
+        /// The bytes of an app id, as a pattern's character class has them (and ``isAppName(_:)`` checks them).
+        static var appCharacters: String { "a-z0-9._-" }
+        static var app: String { "must be \(appLength.lowerBound) to \(appLength.upperBound) of a-z, 0-9, '.', '_', '-'" }
+        static var appVersion: String { "must be a dotted numeric version such as 5.2.0" }
+        static var regionLength: ClosedRange<Int> { 1...32 }
+        static var region: String { "must be \(regionLength.lowerBound) to \(regionLength.upperBound) characters" }
+        static var localeLength: ClosedRange<Int> { 1...35 }
+        static var locale: String { "must be a language tag such as zh-CN" }
+        static var deviceIdLength: ClosedRange<Int> { 1...128 }
+        static var deviceId: String { "must be \(deviceIdLength.lowerBound) to \(deviceIdLength.upperBound) bytes" }
+        /// A screen's side, in pixels.
+        static var screenSide: ClosedRange<Int> { Screen.sides }
+        static var backgroundSeconds: ClosedRange<Int> { 0...31_536_000 }
+        static var hotNeedsBackground: String { "is required for a hot launch" }
+        /// The most creatives `cached` lists.
+        static var cachedCount: Int { 64 }
+        static var cached: String { "must list at most \(cachedCount) creatives" }
+        static var sha256: String { "must be 64 lowercase hex characters" }
+
+        /// The rule of a bounded integer.
+        static func between(_ bounds: ClosedRange<Int>) -> String { "must be between \(bounds.lowerBound) and \(bounds.upperBound)" }
+
+        /// Whether every byte is one of a-z, 0-9, '.', '_', '-'.
+        static func isAppName(_ name: String) -> Bool {
+            var name = name
+            return name.withUTF8 { utf8 in
+                for byte in utf8 where !((byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 46 || byte == 95 || byte == 45) {
+                    return false
+                }
+                return true
             }
-            return true
         }
     }
 
@@ -226,30 +249,35 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     private static func check(app: String, platform: String, version: AppVersion?, region: String?, locale: String?,
                               deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?,
                               cached: [String]?) throws(JSONRPCError) -> LaunchRequest {
-        func bad(_ field: String, _ rule: String) -> JSONRPCError { .invalidParams(field: field, rule) }
-        guard !app.isEmpty, app.utf8.count <= 64, isAppName(app) else {
-            throw bad("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
+        func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError { .invalidParams(field: field.stringValue, rule) }
+        func badMember(_ field: CodingKeys, _ member: String, _ rule: String) -> JSONRPCError {
+            .invalidParams(field: field.stringValue + member, rule)
         }
+        guard Rules.appLength.contains(app.utf8.count), Rules.isAppName(app) else { throw bad(.app, Rules.app) }
         guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
-            throw bad("platform", "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
+            throw bad(.platform, "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
         }
-        guard let version else { throw bad("appVersion", "must be a dotted numeric version such as 5.2.0") }
-        if let region, region.isEmpty || region.utf8.count > 32 { throw bad("region", "must be 1 to 32 characters") }
-        if let locale, locale.isEmpty || locale.utf8.count > 35 { throw bad("locale", "must be a language tag such as zh-CN") }
-        if let deviceId, deviceId.isEmpty || deviceId.utf8.count > 128 { throw bad("deviceId", "must be 1 to 128 bytes") }
+        guard let version else { throw bad(.appVersion, Rules.appVersion) }
+        if let region, !Rules.regionLength.contains(region.utf8.count) { throw bad(.region, Rules.region) }
+        if let locale, !Rules.localeLength.contains(locale.utf8.count) { throw bad(.locale, Rules.locale) }
+        if let deviceId, !Rules.deviceIdLength.contains(deviceId.utf8.count) { throw bad(.deviceId, Rules.deviceId) }
         if let screen {
-            guard (1...16_384).contains(screen.width) else { throw bad("screen.width", "must be between 1 and 16384") }
-            guard (1...16_384).contains(screen.height) else { throw bad("screen.height", "must be between 1 and 16384") }
+            guard Rules.screenSide.contains(screen.width) else {
+                throw badMember(.screen, "." + Screen.CodingKeys.width.stringValue, Rules.between(Rules.screenSide))
+            }
+            guard Rules.screenSide.contains(screen.height) else {
+                throw badMember(.screen, "." + Screen.CodingKeys.height.stringValue, Rules.between(Rules.screenSide))
+            }
         }
         let type = launchType ?? .cold
-        if let backgroundSeconds, !(0...31_536_000).contains(backgroundSeconds) {
-            throw bad("backgroundSeconds", "must be between 0 and 31536000")
+        if let backgroundSeconds, !Rules.backgroundSeconds.contains(backgroundSeconds) {
+            throw bad(.backgroundSeconds, Rules.between(Rules.backgroundSeconds))
         }
-        if type == .hot && backgroundSeconds == nil { throw bad("backgroundSeconds", "is required for a hot launch") }
+        if type == .hot && backgroundSeconds == nil { throw bad(.backgroundSeconds, Rules.hotNeedsBackground) }
         if let cached {
-            guard cached.count <= 64 else { throw bad("cached", "must list at most 64 creatives") }
+            guard cached.count <= Rules.cachedCount else { throw bad(.cached, Rules.cached) }
             for (index, sha256) in cached.enumerated() where !CampaignRules.isSHA256(sha256) {
-                throw bad("cached[\(index)]", "must be 64 lowercase hex characters")
+                throw badMember(.cached, "[\(index)]", Rules.sha256)
             }
         }
         return LaunchRequest(app: app, platform: platform, appVersion: version, region: region, locale: locale, deviceId: deviceId,
@@ -258,22 +286,31 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
     }
 }
 
-/// The members a launch query's and a prefetch's params begin with (slots 0 to 4 of their fields: the app, the
-/// platform, the version, the region and the locale), as their compact readers find them: each a compact string's
-/// bytes.
+/// The keys of the members a launch query's and a prefetch's params both begin with: the app, the platform, the
+/// version, the region and the locale (the cases of each one's `CodingKeys`).
+protocol LaunchTargetKey: JSONFieldKey {
+    static var app: Self { get }
+    static var platform: Self { get }
+    static var appVersion: Self { get }
+    static var region: Self { get }
+    static var locale: Self { get }
+}
+
+/// The members a launch query's and a prefetch's params begin with, as their compact readers find them: each a
+/// compact string's bytes.
 struct CompactTarget {
     var app: UnsafeRawBufferPointer?, platform: UnsafeRawBufferPointer?, appVersion: UnsafeRawBufferPointer?
     var region: UnsafeRawBufferPointer?, locale: UnsafeRawBufferPointer?
 
-    /// Reads the member of `slot` (0 to 4); false when its value is not a compact string.
+    /// Reads the member `key` (one of the target's); false when its value is not a compact string.
     @inline(__always)
-    mutating func read(slot: Int, _ reader: inout CompactReader) -> Bool {
+    mutating func read<Key: LaunchTargetKey>(_ key: Key, _ reader: inout CompactReader) -> Bool {
         guard let text = reader.string() else { return false }
-        switch slot {
-        case 0: app = text
-        case 1: platform = text
-        case 2: appVersion = text
-        case 3: region = text
+        switch key {
+        case .app: app = text
+        case .platform: platform = text
+        case .appVersion: appVersion = text
+        case .region: region = text
         default: locale = text
         }
         return true

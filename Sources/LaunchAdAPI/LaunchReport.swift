@@ -26,20 +26,53 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         self.at = at
     }
 
-    /// The members in the order the `Codable` conformance reads them (so errors come in the same order).
-    private static let fields: [StaticString] = ["eventId", "type", "campaignId", "deviceId", "sha256", "at"]
+    /// The members, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
+    /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
+    /// schema's properties (``schema(of:)``).
+    public enum CodingKeys: Int, JSONFieldKey {
+        case eventId, type, campaignId, deviceId, sha256, at
+    }
+    static let fields = JSONFields(CodingKeys.self)
+
+    /// The bounds of an event's members, written once: ``check(at:now:)`` enforces them, the schema states them.
+    enum Rules {
+        static var eventIdLength: ClosedRange<Int> { 1...64 }
+        static var deviceIdLength: ClosedRange<Int> { LaunchQueryParams.Rules.deviceIdLength }
+        /// How far back an event's time may be, in days.
+        static var maxAgeDays: Int { 7 }
+        /// How far ahead of the edge's clock an event's time may be (clocks differ), in seconds.
+        static var maxAheadSeconds: Double { 300 }
+    }
+
+    /// Checks the members against ``Rules`` (the campaign's id is the edge's to check, against its state, first);
+    /// an error names the member as `events[index].name`.
+    public func check(at index: Int, now: Timestamp) throws(JSONRPCError) {
+        func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError {
+            .invalidParams(field: "\(LaunchReportParams.CodingKeys.events.stringValue)[\(index)].\(field.stringValue)", rule)
+        }
+        guard Rules.eventIdLength.contains(eventId.utf8.count) else {
+            throw bad(.eventId, "must be \(Rules.eventIdLength.lowerBound) to \(Rules.eventIdLength.upperBound) bytes")
+        }
+        guard Rules.deviceIdLength.contains(deviceId.utf8.count) else {
+            throw bad(.deviceId, "must be \(Rules.deviceIdLength.lowerBound) to \(Rules.deviceIdLength.upperBound) bytes")
+        }
+        if let sha256, !CampaignRules.isSHA256(sha256) { throw bad(.sha256, LaunchQueryParams.Rules.sha256) }
+        if let at, at > now.adding(seconds: Rules.maxAheadSeconds) || at < now.adding(seconds: -Double(Rules.maxAgeDays) * 86_400) {
+            throw bad(.at, "must be within the last \(Rules.maxAgeDays) days")
+        }
+    }
 
     /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
     /// field (the type and the time go through it when they are not plain).
     public init(json: JSONReader) throws {
-        let object = try json.object(fields: Self.fields)
-        let eventId = try object.string(slot: 0)
-        let typeReader = try object.require(slot: 1)
+        let object = try json.object(Self.fields)
+        let eventId = try object.string(.eventId)
+        let typeReader = try object.require(.type)
         let type = try Kind(rawValue: typeReader.string()) ?? typeReader.decode(Kind.self)
-        let campaignId = try object.require(slot: 2).integer(Int64.self)
-        let deviceId = try object.string(slot: 3)
-        let sha256 = try object.optionalString(slot: 4)
-        let at = try object.optional(slot: 5).map { try $0.decode(Timestamp.self) }
+        let campaignId = try object.require(.campaignId).integer(Int64.self)
+        let deviceId = try object.string(.deviceId)
+        let sha256 = try object.optionalString(.sha256)
+        let at = try object.optional(.at).map { try $0.decode(Timestamp.self) }
         self.init(eventId: eventId, type: type, campaignId: campaignId, deviceId: deviceId, sha256: sha256, at: at)
     }
 
@@ -48,46 +81,36 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
     /// ``init(json:)`` gives for the same bytes.
     init?(compact reader: inout CompactReader) {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
+        let fields = Self.fields
         var seen: UInt64 = 0
         var eventId: UnsafeRawBufferPointer?, type: Kind?, campaignId: Int?, deviceId: UnsafeRawBufferPointer?
         var sha256: UnsafeRawBufferPointer?, at: Timestamp?
         repeat {
-            guard let slot = reader.member(&seen, slot: Self.compactSlot) else { return nil }
-            if slot == 2 {
+            guard let key = reader.member(&seen, in: fields) else { return nil }
+            if key == .campaignId {
                 guard let value = reader.int() else { return nil }
                 campaignId = value
                 continue
             }
+            // Every other member is a string.
             guard let text = reader.string() else { return nil }
-            switch slot {
-            case 0: eventId = text
-            case 1:
+            switch key {
+            case .eventId: eventId = text
+            case .type:
                 guard let kind = CompactReader.equals(text, "impression") ? Kind.impression : CompactReader.equals(text, "click") ? .click
                         : CompactReader.equals(text, "skip") ? .skip : nil else { return nil }
                 type = kind
-            case 3: deviceId = text
-            case 4: sha256 = text
-            default:
+            case .deviceId: deviceId = text
+            case .sha256: sha256 = text
+            case .at:
                 guard let time = Timestamp(rfc3339: String(decoding: text, as: UTF8.self)) else { return nil }
                 at = time
+            case .campaignId: preconditionFailure("read above")
             }
         } while reader.take(UInt8(ascii: ","))
         guard reader.take(UInt8(ascii: "}")), let eventId, let type, let campaignId, let deviceId else { return nil }
         self.init(eventId: String(decoding: eventId, as: UTF8.self), type: type, campaignId: Int64(campaignId),
                   deviceId: String(decoding: deviceId, as: UTF8.self), sha256: sha256.map { String(decoding: $0, as: UTF8.self) }, at: at)
-    }
-
-    /// The slot in `fields` of a member's name, or -1.
-    private static func compactSlot(_ key: UnsafeRawBufferPointer) -> Int {
-        switch key.count {
-        case 2: CompactReader.equals(key, "at") ? 5 : -1
-        case 4: CompactReader.equals(key, "type") ? 1 : -1
-        case 6: CompactReader.equals(key, "sha256") ? 4 : -1
-        case 7: CompactReader.equals(key, "eventId") ? 0 : -1
-        case 8: CompactReader.equals(key, "deviceId") ? 3 : -1
-        case 10: CompactReader.equals(key, "campaignId") ? 2 : -1
-        default: -1
-        }
     }
 }
 
@@ -95,12 +118,27 @@ public struct LaunchReportParams: Codable, Sendable, JSONReadable {
     public var events: [LaunchEvent]
     public init(events: [LaunchEvent]) { self.events = events }
 
-    private static let fields: [StaticString] = ["events"]
+    /// The members, declared once: the `Codable` conformance's keys, the readers' slots, the schema's properties.
+    public enum CodingKeys: Int, JSONFieldKey {
+        case events
+    }
+    static let fields = JSONFields(CodingKeys.self)
+
+    /// How many events a report may list.
+    static var eventCount: ClosedRange<Int> { 1...100 }
+
+    /// Checks the number of events against ``eventCount`` (each event is checked by ``LaunchEvent/check(at:now:)``).
+    public func checkCount() throws(JSONRPCError) {
+        guard Self.eventCount.contains(events.count) else {
+            throw .invalidParams(field: CodingKeys.events.stringValue,
+                                 "must list \(Self.eventCount.lowerBound) to \(Self.eventCount.upperBound) events")
+        }
+    }
 
     /// Read straight from the tape: what the `Codable` conformance gives (see ``LaunchEvent/init(json:)``).
     public init(json: JSONReader) throws {
-        let object = try json.object(fields: Self.fields)
-        events = try object.require(slot: 0).array().map { try LaunchEvent(json: $0) }
+        let object = try json.object(Self.fields)
+        events = try object.require(.events).array().map { try LaunchEvent(json: $0) }
     }
 
     /// The params of a compact call (see `CompactReader`): `{"events":[…]}` with each event compact, or `nil` for
@@ -108,8 +146,8 @@ public struct LaunchReportParams: Codable, Sendable, JSONReadable {
     /// the call is then read the general way, which answers its errors. What it gives is what ``init(json:)`` gives
     /// for the same bytes.
     public init?(compact reader: inout CompactReader) {
-        guard reader.take(UInt8(ascii: "{")), let key = reader.key(), CompactReader.equals(key, "events"),
-              reader.take(UInt8(ascii: "[")) else { return nil }
+        var seen: UInt64 = 0
+        guard reader.take(UInt8(ascii: "{")), reader.member(&seen, in: Self.fields) == .events, reader.take(UInt8(ascii: "[")) else { return nil }
         var events: [LaunchEvent] = []
         if !reader.take(UInt8(ascii: "]")) {
             repeat {

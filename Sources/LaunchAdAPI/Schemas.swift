@@ -6,10 +6,7 @@ import LaunchAdDomain
 
 private let epochSchema = JSONSchema.string("The campaign database's random id; a new database is a new epoch.")
 private let edgeIDSchema = JSONSchema.string("The edge's id.", minLength: 1, maxLength: 128)
-private let campaignIDSchema = JSONSchema.integer("A campaign's id.", minimum: 1)
-private let appVersionSchema = JSONSchema.string("A dotted numeric version such as 5.2.0 (1 to 4 numbers).", pattern: "^[0-9]{1,9}(\\.[0-9]{1,9}){0,3}$")
-private let platformSchema = JSONSchema.oneOf(CampaignRules.platforms.sorted())
-private let cachedSchema = JSONSchema.array(of: .sha256(), "The sha256 of the creatives the client holds.", maxItems: 64)
+let campaignIDSchema = JSONSchema.integer("A campaign's id.", minimum: 1)
 
 /// What an edge acknowledges, and what campaignd lists of each edge.
 private let edgeAckProperties: [(String, JSONSchema)] = [
@@ -191,16 +188,6 @@ extension EdgeReportResult: JSONSchemaDescribable {
 
 // MARK: Client
 
-/// Who asks, in launch.query and launch.prefetch (validated by the same rules).
-private let clientProperties: [(String, JSONSchema)] = [
-    ("app", .string("The app's id.", pattern: "^[a-z0-9._-]{1,64}$")),
-    ("platform", platformSchema),
-    ("appVersion", appVersionSchema),
-    ("region", .string("The client's region, as campaigns target it (such as cn-east); matched in any case of its ASCII letters.",
-                       minLength: 1, maxLength: 32)),
-    ("locale", .string("A language tag such as zh-CN.", minLength: 1, maxLength: 35)),
-]
-
 /// A creative's facts, as the launch answer and the prefetch list give them.
 private let creativeProperties: [(String, JSONSchema)] = [
     ("sha256", .sha256()),
@@ -209,28 +196,6 @@ private let creativeProperties: [(String, JSONSchema)] = [
     ("height", .integer("Pixels.", minimum: 1, maximum: 16_384)),
     ("size", .integer("Bytes.", minimum: 1)),
 ]
-
-extension LaunchQueryParams.Screen: JSONSchemaDescribable {
-    public static var schemaName: String? { "Screen" }
-    public static var jsonSchema: JSONSchema {
-        .object([
-            "width": .integer("Pixels.", minimum: 1, maximum: 16_384),
-            "height": .integer("Pixels.", minimum: 1, maximum: 16_384),
-        ], required: ["width", "height"], description: "The screen, to choose the creative whose aspect ratio is nearest.")
-    }
-}
-
-extension LaunchQueryParams: JSONSchemaDescribable {
-    public static var jsonSchema: JSONSchema {
-        .object(properties: clientProperties + [
-            ("deviceId", .string("Opaque (hashed by the client); keeps the answer stable for the device and feeds caps and rotation.", minLength: 1, maxLength: 128)),
-            ("screen", .of(Screen.self)),
-            ("launchType", LaunchType.jsonSchema.described("cold (default) or hot; hot needs backgroundSeconds.")),
-            ("backgroundSeconds", .integer("How long the app was in the background (hot launches).", minimum: 0, maximum: 31_536_000)),
-            ("cached", cachedSchema),
-        ], required: ["app", "platform", "appVersion"])
-    }
-}
 
 extension LaunchAnswer: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
@@ -282,41 +247,12 @@ extension EdgeStatus: JSONSchemaDescribable {
     }
 }
 
-extension LaunchEvent: JSONSchemaDescribable {
-    public static var jsonSchema: JSONSchema {
-        .object([
-            "eventId": .string("Unique per event; a retry sends the same id and is counted once.", minLength: 1, maxLength: 64),
-            "type": .cases(of: Kind.self),
-            "campaignId": campaignIDSchema.described("A campaign the edge knows."),
-            "deviceId": .string(minLength: 1, maxLength: 128),
-            "sha256": .sha256("The variant shown, for the rotation."),
-            "at": Timestamp.jsonSchema.described("When it happened, within the last 7 days (default: when received)."),
-        ], required: ["eventId", "type", "campaignId", "deviceId"])
-    }
-}
-
-extension LaunchReportParams: JSONSchemaDescribable {
-    public static var jsonSchema: JSONSchema {
-        .object(["events": .array(of: LaunchEvent.jsonSchema, minItems: 1, maxItems: 100)], required: ["events"])
-    }
-}
-
 extension LaunchReportResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "accepted": .integer("Events counted now.", minimum: 0),
             "duplicates": .integer("Events counted before (same event id).", minimum: 0),
         ], required: ["accepted", "duplicates"])
-    }
-}
-
-extension LaunchPrefetchParams: JSONSchemaDescribable {
-    public static var jsonSchema: JSONSchema {
-        .object(properties: clientProperties + [
-            ("screen", .of(LaunchQueryParams.Screen.self)),
-            ("horizonHours", .integer("How far ahead to look (default 24).", minimum: 1, maximum: 168)),
-            ("cached", cachedSchema),
-        ], required: ["app", "platform", "appVersion"])
     }
 }
 

@@ -42,27 +42,46 @@ struct CompactCallTests {
         #expect(Self.read(#""app""#) { $0.key() }.value == nil)
     }
 
-    @Test("a member is a name taken once: its slot, or nothing for a name not taken, one seen before, or a slot past 63")
+    enum Keys: Int, JSONFieldKey {
+        case a, b, backgroundSeconds, c
+    }
+
+    @Test("a member is a name of the fields taken once: its key, or nothing for a name not taken or one seen before")
     func members() {
-        func slot(_ name: UnsafeRawBufferPointer) -> Int {
-            CompactReader.equals(name, "a") ? 0 : CompactReader.equals(name, "b") ? 63 : CompactReader.equals(name, "c") ? 64 : -1
-        }
-        func slots(_ text: String) -> [Int?] {
+        let fields = JSONFields(Keys.self)
+        func keys(_ text: String) -> [Keys?] {
             Self.read(text) { reader in
-                var seen: UInt64 = 0, found: [Int?] = []
+                var seen: UInt64 = 0, found: [Keys?] = []
                 repeat {
-                    let member = reader.member(&seen, slot: slot)
+                    let member = reader.member(&seen, in: fields)
                     found.append(member)
                     guard member != nil, reader.int() != nil else { break }
                 } while reader.take(UInt8(ascii: ","))
                 return found
             }.value
         }
-        #expect(slots(#""a":1,"b":2"#) == [0, 63])
-        #expect(slots(#""b":1,"a":2,"a":3"#) == [63, 0, nil])
-        #expect(slots(#""a":1,"x":2"#) == [0, nil])
-        #expect(slots(#""c":1"#) == [nil])
-        #expect(slots(#""a"1"#) == [nil])
+        #expect(keys(#""a":1,"b":2"#) == [.a, .b])
+        #expect(keys(#""c":1,"backgroundSeconds":2,"a":3"#) == [.c, .backgroundSeconds, .a])
+        #expect(keys(#""b":1,"a":2,"a":3"#) == [.b, .a, nil])
+        #expect(keys(#""a":1,"x":2"#) == [.a, nil])
+        #expect(keys(#""backgroundSecondz":1"#) == [nil])
+        #expect(keys(#""backgroundSecond":1"#) == [nil])
+        #expect(keys(#""":1"#) == [nil])
+        #expect(keys(#""a"1"#) == [nil])
+    }
+
+    @Test("fields are looked up by their names, whatever the order; their keys name members, not array indices")
+    func fieldLookup() {
+        let fields = JSONFields(Keys.self)
+        #expect(fields.count == 4)
+        for key in Keys.allCases {
+            #expect(fields.key(named: key.stringValue) == key)
+            #expect(key.intValue == nil)
+            #expect(Keys(intValue: key.rawValue) == nil)
+        }
+        #expect(fields.key(named: "d") == nil)
+        #expect(fields.key(named: "A") == nil)
+        #expect(fields.key(named: "") == nil)
     }
 
     /// A method whose compact reader reads `{"n":<integer>}`; the counters count the params read compactly and

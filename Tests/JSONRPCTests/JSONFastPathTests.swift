@@ -33,17 +33,27 @@ struct QueryParams: Codable, Equatable, Sendable, JSONReadable {
         tags = try object.optional("tags")?.array().map { try $0.string() }
     }
 
-    /// The same reading with members found by their slot in the field list instead of by name, strings and
-    /// integers read straight from the slot.
+    /// The fields declared once, as coding keys: the `Codable` conformance's keys and the slots of the reading below.
+    enum CodingKeys: Int, JSONFieldKey {
+        case app, version, screen, tags
+    }
+    enum ScreenKeys: Int, JSONFieldKey {
+        case width, height
+    }
+    static let fields = JSONFields(CodingKeys.self)
+    static let screenFields = JSONFields(ScreenKeys.self)
+
+    /// The same reading with members found by their keys (each the slot of its case) instead of by name, strings
+    /// and integers read straight from the slot.
     init(bySlot json: JSONReader) throws {
-        let object = try json.object(fields: ["app", "version", "screen", "tags"])
-        app = try object.string(slot: 0)
-        version = try object.optionalInt(slot: 1)
-        if let screen = object.optional(slot: 2) {
-            let fields = try screen.object(fields: ["width", "height"])
-            self.screen = Screen(width: try fields.int(slot: 0), height: try fields.require(slot: 1).int())
+        let object = try json.object(Self.fields)
+        app = try object.string(.app)
+        version = try object.optionalInt(.version)
+        if let screen = object.optional(.screen) {
+            let fields = try screen.object(Self.screenFields)
+            self.screen = Screen(width: try fields.int(.width), height: try fields.require(.height).int())
         }
-        tags = try object.optional(slot: 3)?.array().map { try $0.string() }
+        tags = try object.optional(.tags)?.array().map { try $0.string() }
     }
 }
 

@@ -63,6 +63,23 @@ struct TextCacheTests {
         }
     }
 
+    @Test("every byte of a cached text counts: a text with any one byte changed is not taken for it, every length")
+    func everyByteCounts() {
+        let cache = TextCache()
+        for length in 1...TextCache.longest {
+            let text = (0..<length).map { UInt8(0x61 + $0) }
+            for index in 0..<length {
+                var changed = text
+                changed[index] ^= 0x20
+                for offset in 0..<8 {
+                    _ = Self.withBytes(text, offset: offset) { cache.string($0) }
+                    let read = Self.withBytes(changed, offset: offset) { cache.string($0) }
+                    #expect(Array(read.utf8) == changed, "length \(length), byte \(index), offset \(offset)")
+                }
+            }
+        }
+    }
+
     @Test("a reader with a cache makes the same strings as one without")
     func readerText() {
         let cache = TextCache()

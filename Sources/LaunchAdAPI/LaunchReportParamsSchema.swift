@@ -1,0 +1,39 @@
+import JSONRPC
+import LaunchAdDomain
+
+// The schemas of `launch.report`'s params and events, a property for each of their `CodingKeys`, with the bounds
+// the edge's checks enforce.
+
+extension LaunchEvent: JSONSchemaDescribable {
+    /// The schema of each member: a member added to `CodingKeys` does not compile until it has one.
+    static func schema(of field: CodingKeys) -> JSONProperty {
+        switch field {
+        case .eventId:
+            .required(.string("Unique per event; a retry sends the same id and is counted once.",
+                              minLength: Rules.eventIdLength.lowerBound, maxLength: Rules.eventIdLength.upperBound))
+        case .type:
+            .required(.cases(of: Kind.self))
+        case .campaignId:
+            .required(campaignIDSchema.described("A campaign the edge knows."))
+        case .deviceId:
+            .required(.string(minLength: Rules.deviceIdLength.lowerBound, maxLength: Rules.deviceIdLength.upperBound))
+        case .sha256:
+            .optional(.sha256("The variant shown, for the rotation."))
+        case .at:
+            .optional(Timestamp.jsonSchema.described("When it happened, within the last \(Rules.maxAgeDays) days (default: when received)."))
+        }
+    }
+
+    public static var jsonSchema: JSONSchema { .object(CodingKeys.self, schema(of:)) }
+}
+
+extension LaunchReportParams: JSONSchemaDescribable {
+    /// The schema of each member: a member added to `CodingKeys` does not compile until it has one.
+    static func schema(of field: CodingKeys) -> JSONProperty {
+        switch field {
+        case .events: .required(.array(of: LaunchEvent.jsonSchema, minItems: eventCount.lowerBound, maxItems: eventCount.upperBound))
+        }
+    }
+
+    public static var jsonSchema: JSONSchema { .object(CodingKeys.self, schema(of:)) }
+}

@@ -1,0 +1,136 @@
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Testing
+
+/// The client params declare their fields once, as their `CodingKeys`: the readers, the schemas and the checks
+/// follow from them. These hold the schemas to the declarations and the checks to their wording; the codec's
+/// invariants (`CodecInvariants`) hold every read path to the `Codable` one.
+@Suite("launch params", .timeLimit(.minutes(1)))
+struct LaunchParamsTests {
+    /// The properties of an object schema, in order, and its required ones.
+    static func properties(_ schema: JSONSchema) -> (names: [String], required: [String]) {
+        guard case .object(let properties)? = schema.json["properties"] else { return ([], []) }
+        guard case .array(let required)? = schema.json["required"] else { return (properties.map(\.key), []) }
+        return (properties.map(\.key), required.compactMap { if case .string(let name) = $0 { name } else { nil } })
+    }
+
+    static func names<Key: JSONFieldKey>(_ keys: Key.Type) -> [String] { Key.allCases.map(\.stringValue) }
+
+    @Test("each params type's schema lists its coding keys, in order, the required ones first")
+    func schemasFollowTheDeclarations() {
+        #expect(Self.properties(LaunchQueryParams.jsonSchema).names == Self.names(LaunchQueryParams.CodingKeys.self))
+        #expect(Self.properties(LaunchQueryParams.jsonSchema).required == ["app", "platform", "appVersion"])
+        #expect(Self.properties(LaunchPrefetchParams.jsonSchema).names == Self.names(LaunchPrefetchParams.CodingKeys.self))
+        #expect(Self.properties(LaunchPrefetchParams.jsonSchema).required == ["app", "platform", "appVersion"])
+        #expect(Self.properties(LaunchQueryParams.Screen.jsonSchema).names == ["width", "height"])
+        #expect(Self.properties(LaunchEvent.jsonSchema).names == Self.names(LaunchEvent.CodingKeys.self))
+        #expect(Self.properties(LaunchEvent.jsonSchema).required == ["eventId", "type", "campaignId", "deviceId"])
+        #expect(Self.properties(LaunchReportParams.jsonSchema).names == ["events"])
+    }
+
+    /// The params through their synthesized `Decodable` conformance (the decoder would read them by their own reader).
+    struct ViaCodable: Decodable {
+        let value: LaunchQueryParams
+        init(from decoder: any Decoder) throws { value = try LaunchQueryParams(from: decoder) }
+    }
+
+    @Test("errors name a param by its key, never by its slot, on every read path")
+    func errorsNameTheKey() {
+        let decoder = JSONValueDecoder()
+        for text in [#"{"app":"a","platform":"ios","appVersion":1}"#, #"{"app":"a","platform":"ios"}"#] {
+            do {
+                _ = try decoder.decode(ViaCodable.self, fromJSON: Array(text.utf8))
+                Issue.record("\(text) decoded")
+            } catch let error as DecodingError {
+                #expect(error.fieldPath == "appVersion")
+            } catch {
+                Issue.record("\(error)")
+            }
+            do {
+                _ = try decoder.decode(LaunchQueryParams.self, fromJSON: Array(text.utf8))
+                Issue.record("\(text) decoded")
+            } catch let error as DecodingError {
+                #expect(error.fieldPath == "appVersion")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
+    static func refusal(_ params: LaunchQueryParams) -> String? {
+        do {
+            _ = try params.validated()
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test("the checks word each rule with its bounds, naming the param")
+    func checks() {
+        let base = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0")
+        var params = base
+        #expect(Self.refusal(params) == nil)
+        params.app = String(repeating: "a", count: 65)
+        #expect(Self.refusal(params) == "Invalid params: app: must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
+        params = base
+        params.region = ""
+        #expect(Self.refusal(params) == "Invalid params: region: must be 1 to 32 characters")
+        params = base
+        params.deviceId = String(repeating: "d", count: 129)
+        #expect(Self.refusal(params) == "Invalid params: deviceId: must be 1 to 128 bytes")
+        params = base
+        params.screen = .init(width: 10, height: 16_385)
+        #expect(Self.refusal(params) == "Invalid params: screen.height: must be between 1 and 16384")
+        params = base
+        params.launchType = .hot
+        #expect(Self.refusal(params) == "Invalid params: backgroundSeconds: is required for a hot launch")
+        params.backgroundSeconds = 31_536_001
+        #expect(Self.refusal(params) == "Invalid params: backgroundSeconds: must be between 0 and 31536000")
+        params = base
+        params.cached = ["x"]
+        #expect(Self.refusal(params) == "Invalid params: cached[0]: must be 64 lowercase hex characters")
+        params.cached = Array(repeating: String(repeating: "a", count: 64), count: 65)
+        #expect(Self.refusal(params) == "Invalid params: cached: must list at most 64 creatives")
+    }
+
+    @Test("a prefetch's horizon defaults to a day and is bounded to a week")
+    func horizon() throws {
+        var params = LaunchPrefetchParams(app: "shop", platform: "ios", appVersion: "5.2.0")
+        #expect(try params.horizon() == 24)
+        params.horizonHours = 168
+        #expect(try params.horizon() == 168)
+        params.horizonHours = 0
+        #expect(throws: JSONRPCError.invalidParams(field: "horizonHours", "must be between 1 and 168")) { try params.horizon() }
+    }
+
+    @Test("a report's events are checked against their bounds, each error naming the event")
+    func reportChecks() throws {
+        let now = Timestamp(milliseconds: 1_800_000_000_000)
+        let event = LaunchEvent(eventId: "e-1", type: .impression, campaignId: 42, deviceId: "d-1")
+        try event.check(at: 0, now: now)
+        try LaunchReportParams(events: [event]).checkCount()
+        #expect(throws: JSONRPCError.invalidParams(field: "events", "must list 1 to 100 events")) {
+            try LaunchReportParams(events: []).checkCount()
+        }
+        var bad = event
+        bad.eventId = ""
+        #expect(throws: JSONRPCError.invalidParams(field: "events[3].eventId", "must be 1 to 64 bytes")) { try bad.check(at: 3, now: now) }
+        bad = event
+        bad.deviceId = String(repeating: "d", count: 129)
+        #expect(throws: JSONRPCError.invalidParams(field: "events[0].deviceId", "must be 1 to 128 bytes")) { try bad.check(at: 0, now: now) }
+        bad = event
+        bad.sha256 = "A"
+        #expect(throws: JSONRPCError.invalidParams(field: "events[0].sha256", "must be 64 lowercase hex characters")) {
+            try bad.check(at: 0, now: now)
+        }
+        bad = event
+        bad.at = now.adding(seconds: -8 * 86_400)
+        #expect(throws: JSONRPCError.invalidParams(field: "events[0].at", "must be within the last 7 days")) { try bad.check(at: 0, now: now) }
+        bad.at = now.adding(seconds: 301)
+        #expect(throws: JSONRPCError.invalidParams(field: "events[0].at", "must be within the last 7 days")) { try bad.check(at: 0, now: now) }
+        bad.at = now.adding(seconds: 299)
+        try bad.check(at: 0, now: now)
+    }
+}
