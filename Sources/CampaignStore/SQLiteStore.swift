@@ -8,15 +8,13 @@ import LaunchAdDomain
 /// The embedded store: SQLite through GRDB, in WAL mode with `synchronous = FULL`, so a write acknowledged is on
 /// disk, and creatives' bytes as files beside it. Each committed change takes the next `seq` in the same
 /// transaction as the change itself (kept in a change log), so any snapshot is consistent with a `seq` and `seq`
-/// has no gaps. `onCommit` hears each change after its transaction commits, in `seq` order (it runs on the
-/// writer's serial queue), and ``commitWakeups()`` wake. One process owns the file, so it always leads. Every read
-/// and write runs on GRDB's own queues, off Swift's cooperative threads.
+/// has no gaps; each commit that made changes wakes ``commitWakeups()``. One process owns the file, so it always
+/// leads. Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
 public final class SQLiteStore: Store {
     private let pool: DatabasePool
     private let files: CreativeFiles
     /// The random id of this database, made when it was created.
     public let epoch: String
-    private let onCommit: @Sendable ([Change]) -> Void
     private let signal = CommitSignal()
 
     /// The database file's name in the data folder.
@@ -24,21 +22,20 @@ public final class SQLiteStore: Store {
 
     /// Opens (or creates) the store in `directory`: the database file and the creatives' folder. The change log is
     /// kept whole: it is also the audit trail of who changed what and when.
-    public convenience init(directory: String, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+    public convenience init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try self.init(path: URL(fileURLWithPath: directory).appendingPathComponent(Self.fileName).path,
-                      files: CreativeFiles(directory: directory), onCommit: onCommit)
+                      files: CreativeFiles(directory: directory))
     }
 
     /// Opens (or creates) the database at `path`, with creatives' bytes in `files`.
-    public init(path: String, files: CreativeFiles, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+    public init(path: String, files: CreativeFiles) throws {
         self.files = files
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        self.onCommit = onCommit
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -95,11 +92,6 @@ public final class SQLiteStore: Store {
     }
 
     // MARK: Reading
-
-    /// The sequence number of the last committed change, read at once (for start-up, before any task runs).
-    public func currentSeqNow() throws -> Int64 {
-        try pool.read { db in try Self.seq(db) }
-    }
 
     public func currentSeq() async throws -> Int64 {
         try await pool.read { db in try Self.seq(db) }
@@ -368,19 +360,15 @@ public final class SQLiteStore: Store {
         try await writeMany { db in [try body(db)] }[0]
     }
 
-    /// Runs `body` in one transaction, then hands its changes to `onCommit` while still holding the writer, so
-    /// changes are heard in `seq` order and only once committed.
+    /// Runs `body` in one transaction; once it committed changes, wakes the listeners.
     private func writeMany(_ body: @escaping @Sendable (Database) throws -> [Change]) async throws -> [Change] {
-        try await pool.writeWithoutTransaction { [onCommit, signal] db in
+        try await pool.writeWithoutTransaction { [signal] db in
             var changes: [Change] = []
             try db.inTransaction {
                 changes = try body(db)
                 return .commit
             }
-            if !changes.isEmpty {
-                onCommit(changes)
-                signal.wake()
-            }
+            if !changes.isEmpty { signal.wake() }
             return changes
         }
     }
