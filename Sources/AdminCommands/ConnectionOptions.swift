@@ -7,7 +7,7 @@ import ZMQRPC
 
 /// Options every command that talks to campaignd shares.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "campaignd's admin endpoint. [ADCTL_ENDPOINT]")
+    @Option(help: "campaignd's admin endpoint, or several campaignd's, comma-separated (calls go to whichever answers). [ADCTL_ENDPOINT]")
     var endpoint = Environment.string("ADCTL_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
     @Option(help: "Seconds to wait for an answer.")
     var timeout: Double = 5

@@ -7,16 +7,8 @@ import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
-import Synchronization
 import ZMQRPC
 import ZeroMQ
-
-/// Where committed changes go; set once the parts that listen exist (they need the database first).
-final class CommitHooks: Sendable {
-    private let hook = Mutex<(@Sendable ([Change]) -> Void)?>(nil)
-    func set(_ body: @escaping @Sendable ([Change]) -> Void) { hook.withLock { $0 = body } }
-    func run(_ changes: [Change]) { hook.withLock { $0 }?(changes) }
-}
 
 /// The campaign service: its sockets and everything behind them, built from a configuration.
 ///
@@ -30,8 +22,8 @@ public final class CampaignServiceApp: Sendable {
     private let admin: RPCServer
     private let sync: RPCServer
     private let updates: Publisher
-    private let heartbeat: HeartbeatService
-    private let scheduler: ExpiryScheduler
+    private let leader: LeaderDuties
+    private let edges: EdgeRegistry
     private let http: any Service
     private let zmqEndpoints = BoundEndpoints()
     /// The campaign database.
@@ -40,7 +32,7 @@ public final class CampaignServiceApp: Sendable {
     /// `onReady` hears every endpoint really bound (the sockets and HTTP) once the service is serving.
     public init(configuration: CampaignServiceConfiguration, logger: Logger = Logger(label: "campaignd"),
                 clock: @escaping WallClock = Timestamp.systemClock,
-                onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
+                onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) async throws {
         self.configuration = configuration
         self.logger = logger
         try BindPolicy.check([("admin", configuration.adminEndpoint), ("sync", configuration.syncEndpoint),
@@ -69,27 +61,22 @@ public final class CampaignServiceApp: Sendable {
             zap = nil
         }
 
-        // Storage. Changes are published (and the scheduler told) after commit, in seq order.
-        let hooks = CommitHooks()
-        let database = try SQLiteStore(directory: configuration.dataDirectory, onCommit: { changes in hooks.run(changes) })
-        let startSeq = try database.currentSeqNow()
-        let store: any Store = database
+        // Storage. The leader (the one process, with SQLite) publishes the change log in seq order.
+        let store: any Store = try SQLiteStore(directory: configuration.dataDirectory)
         self.store = store
+        let startSeq = try await store.currentSeq()
 
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = edgeCurve
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
         let scheduler = ExpiryScheduler(store: store, clock: clock, logger: logger)
-        self.scheduler = scheduler
         let publisher = ChangePublisher(publisher: updates, epoch: store.epoch, seq: startSeq)
-        hooks.set { changes in
-            publisher.publish(changes)
-            scheduler.noteCommitted(changes)
-        }
-        heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval)
+        let heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval)
+        leader = LeaderDuties(store: store, publisher: publisher, heartbeat: heartbeat, scheduler: scheduler, logger: logger)
 
-        let edges = EdgeRegistry(logger: logger)
+        let edges = EdgeRegistry(store: store, logger: logger)
+        self.edges = edges
         let metrics = CampaignMetrics()
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
@@ -126,7 +113,7 @@ public final class CampaignServiceApp: Sendable {
         }
         router.get("/metrics") { _, _ -> Response in
             let now = clock()
-            await metrics.refresh(store: store, edges: edges.list(now: now).map { EdgeInfoSummary(stale: $0.stale) },
+            await metrics.refresh(store: store, edges: ((try? await edges.list(now: now)) ?? []).map { EdgeInfoSummary(stale: $0.stale) },
                                   published: updates.published.load(ordering: .relaxed))
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
@@ -151,7 +138,7 @@ public final class CampaignServiceApp: Sendable {
     }
 
     /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
-    public var services: [any Service] { [updates, heartbeat, scheduler, sync, admin, http] }
+    public var services: [any Service] { [updates, edges, leader, sync, admin, http] }
 
     /// Releases what outlives the services (the ZAP handler).
     public func close() {

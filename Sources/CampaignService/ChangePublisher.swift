@@ -18,6 +18,11 @@ final class ChangePublisher: Sendable {
         published = Mutex(seq)
     }
 
+    /// Sets the `seq` the heartbeats carry when this process starts publishing (at start, or on taking over).
+    func resume(at seq: Int64) {
+        published.withLock { $0 = seq }
+    }
+
     func publish(_ changes: [Change]) {
         published.withLock { published in
             for change in changes {

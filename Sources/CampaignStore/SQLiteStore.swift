@@ -8,35 +8,34 @@ import LaunchAdDomain
 /// The embedded store: SQLite through GRDB, in WAL mode with `synchronous = FULL`, so a write acknowledged is on
 /// disk, and creatives' bytes as files beside it. Each committed change takes the next `seq` in the same
 /// transaction as the change itself (kept in a change log), so any snapshot is consistent with a `seq` and `seq`
-/// has no gaps. `onCommit` hears each change after its transaction commits, in `seq` order (it runs on the
-/// writer's serial queue). Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
+/// has no gaps; each commit that made changes wakes ``commitWakeups()``. One process owns the file, so it always
+/// leads. Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
 public final class SQLiteStore: Store {
     private let pool: DatabasePool
     private let files: CreativeFiles
     /// The random id of this database, made when it was created.
     public let epoch: String
-    private let onCommit: @Sendable ([Change]) -> Void
+    private let signal = CommitSignal()
 
     /// The database file's name in the data folder.
     public static let fileName = "campaigns.sqlite"
 
     /// Opens (or creates) the store in `directory`: the database file and the creatives' folder. The change log is
     /// kept whole: it is also the audit trail of who changed what and when.
-    public convenience init(directory: String, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+    public convenience init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try self.init(path: URL(fileURLWithPath: directory).appendingPathComponent(Self.fileName).path,
-                      files: CreativeFiles(directory: directory), onCommit: onCommit)
+                      files: CreativeFiles(directory: directory))
     }
 
     /// Opens (or creates) the database at `path`, with creatives' bytes in `files`.
-    public init(path: String, files: CreativeFiles, onCommit: @escaping @Sendable ([Change]) -> Void = { _ in }) throws {
+    public init(path: String, files: CreativeFiles) throws {
         self.files = files
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        self.onCommit = onCommit
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -77,16 +76,22 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v2 edge reports") { db in
             try db.execute(sql: "CREATE TABLE edge_reports (edge_id TEXT PRIMARY KEY NOT NULL, last_report_id INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v3 edge acknowledgements") { db in
+            try db.execute(sql: """
+                CREATE TABLE edge_acks (
+                    edge_id TEXT PRIMARY KEY NOT NULL,
+                    region TEXT NOT NULL,
+                    epoch TEXT NOT NULL,
+                    applied_seq INTEGER NOT NULL,
+                    last_seen INTEGER NOT NULL);
+                INSERT INTO meta (key, value) SELECT 'published', value FROM meta WHERE key = 'seq';
+                """)
+        }
         try migrator.migrate(pool)
         epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
     }
 
     // MARK: Reading
-
-    /// The sequence number of the last committed change, read at once (for start-up, before any task runs).
-    public func currentSeqNow() throws -> Int64 {
-        try pool.read { db in try Self.seq(db) }
-    }
 
     public func currentSeq() async throws -> Int64 {
         try await pool.read { db in try Self.seq(db) }
@@ -303,22 +308,67 @@ public final class SQLiteStore: Store {
         }
     }
 
+    // MARK: Edges' acknowledgements
+
+    public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {
+        guard !edges.isEmpty else { return }
+        try await pool.write { db in
+            for edge in edges {
+                try db.execute(sql: """
+                    INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(edge_id) DO UPDATE SET region = excluded.region, epoch = excluded.epoch,
+                        applied_seq = excluded.applied_seq, last_seen = excluded.last_seen
+                    WHERE excluded.last_seen >= edge_acks.last_seen
+                    """, arguments: [edge.edgeId, edge.region, edge.epoch, edge.appliedSeq, edge.lastSeen.milliseconds])
+            }
+        }
+    }
+
+    public func acknowledgements() async throws -> [EdgeInfo] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT edge_id, region, epoch, applied_seq, last_seen FROM edge_acks ORDER BY edge_id").map { row in
+                EdgeInfo(edgeId: row["edge_id"], region: row["region"], epoch: row["epoch"], appliedSeq: row["applied_seq"],
+                         lastSeen: Timestamp(milliseconds: row["last_seen"]), stale: false)
+            }
+        }
+    }
+
+    // MARK: Publishing
+
+    public func publishedSeq() async throws -> Int64 {
+        try await pool.read { db in
+            Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'published'") ?? "0") ?? 0
+        }
+    }
+
+    public func setPublishedSeq(_ seq: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'published'", arguments: [String(seq)])
+        }
+    }
+
+    public func commitWakeups() -> AsyncStream<Void> { signal.stream() }
+
+    /// One process owns the file: it leads from the start until cancelled.
+    public func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws {
+        try await lead()
+    }
+
     // MARK: Internals
 
     private func write(_ body: @escaping @Sendable (Database) throws -> Change) async throws -> Change {
         try await writeMany { db in [try body(db)] }[0]
     }
 
-    /// Runs `body` in one transaction, then hands its changes to `onCommit` while still holding the writer, so
-    /// changes are heard in `seq` order and only once committed.
+    /// Runs `body` in one transaction; once it committed changes, wakes the listeners.
     private func writeMany(_ body: @escaping @Sendable (Database) throws -> [Change]) async throws -> [Change] {
-        try await pool.writeWithoutTransaction { [onCommit] db in
+        try await pool.writeWithoutTransaction { [signal] db in
             var changes: [Change] = []
             try db.inTransaction {
                 changes = try body(db)
                 return .commit
             }
-            if !changes.isEmpty { onCommit(changes) }
+            if !changes.isEmpty { signal.wake() }
             return changes
         }
     }
@@ -340,7 +390,7 @@ public final class SQLiteStore: Store {
     private static func record(_ db: Database, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
                                now: Timestamp) throws -> Change {
         let seq = try Self.seq(db) + 1
-        let body = String(decoding: try JSONValueEncoder().encodeJSON(campaign), as: UTF8.self)
+        let body = try CampaignJSON.encode(campaign)
         try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seq'", arguments: [String(seq)])
         try db.execute(sql: "UPDATE campaigns SET app = ?, state = ?, next_transition = ?, updated_at = ?, body = ? WHERE id = ?",
                        arguments: [campaign.app, campaign.state.rawValue, CampaignRules.nextTransition(of: campaign)?.milliseconds,
@@ -351,7 +401,7 @@ public final class SQLiteStore: Store {
     }
 
     private static func decode(_ body: String) throws -> Campaign {
-        try JSONValueDecoder(rejectUnknownKeys: false).decode(Campaign.self, fromJSON: Array(body.utf8))
+        try CampaignJSON.decode(body)
     }
 
     private static func change(_ row: Row) throws -> Change {

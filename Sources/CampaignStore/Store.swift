@@ -1,9 +1,9 @@
 import LaunchAdAPI
 import LaunchAdDomain
 
-/// Where campaignd keeps campaigns, the change log, creatives, the epoch and edges' report counts: the interface its
-/// handlers, publisher, scheduler and sync API use, whatever engine is under it (``SQLiteStore`` is the embedded
-/// one). Every engine keeps the same promises:
+/// Where campaignd keeps campaigns, the change log, creatives, the epoch, edges' acknowledgements and report counts:
+/// the interface its handlers, publisher, scheduler and sync API use, whatever engine is under it (``SQLiteStore`` is
+/// the embedded one). Every engine keeps the same promises:
 /// - a write returns only after it is durable;
 /// - each committed change takes the next `seq` in the change's own transaction, so `seq` has no gaps and every
 ///   snapshot is consistent with one `seq`;
@@ -72,6 +72,31 @@ public protocol Store: Sendable {
 
     /// Counts per campaign: one campaign's, or every campaign's but deleted ones.
     func stats(id: Int64?) async throws -> [CampaignStats]
+
+    // MARK: Edges' acknowledgements
+
+    /// Keeps the newest acknowledgement of each edge (an older `lastSeen` than the stored one changes nothing).
+    func saveAcknowledgements(_ edges: [EdgeInfo]) async throws
+
+    /// Every edge's newest stored acknowledgement, by edge id (`stale` as saved; the caller judges it).
+    func acknowledgements() async throws -> [EdgeInfo]
+
+    // MARK: Publishing, with one publisher among the processes sharing the database
+
+    /// The `seq` of the last change the publisher (of any process) sent on the update stream.
+    func publishedSeq() async throws -> Int64
+
+    /// Records that every change up to `seq` was sent on the update stream.
+    func setPublishedSeq(_ seq: Int64) async throws
+
+    /// A wake-up after changes commit, in this process or (where the engine allows several) another; wake-ups may be
+    /// merged or lost, so a listener reads the change log for the truth and also looks on its own now and then.
+    func commitWakeups() -> AsyncStream<Void>
+
+    /// Runs `lead` whenever this process is the publisher: at once and for good on an engine with one process, or
+    /// while it holds the database's leadership when several share it. `lead` is cancelled when leadership is lost,
+    /// and is run again when it is won back. Returns when cancelled.
+    func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws
 }
 
 /// One change of the log with who made it: an operator's CURVE key, `local` (an admin client without keys), or

@@ -32,7 +32,9 @@ public final class DeliveryServiceApp: Sendable {
         // Every line this edge logs names it, so the logs of many edges can be searched together.
         var logger = logger
         logger[metadataKey: LogField.edgeId] = .string(configuration.edgeId)
-        try BindPolicy.check([("campaign sync", configuration.campaignSync), ("campaign updates", configuration.campaignUpdates)],
+        // Each may list several campaignd (comma-separated): every one is checked.
+        try BindPolicy.check(EndpointList.split(configuration.campaignSync).map { ("campaign sync", $0) }
+                                + EndpointList.split(configuration.campaignUpdates).map { ("campaign updates", $0) },
                              curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
         context = try ZMQContext()
         var curve: CurveClientOptions?

@@ -4,9 +4,10 @@ import LaunchAdAPI
 public struct DeliveryServiceConfiguration: Sendable {
     /// The edge's state and creatives on disk.
     public var cacheDirectory: String = "./deliveryd-cache"
-    /// `campaignd`'s sync socket.
+    /// `campaignd`'s sync socket, or several campaignd's, comma-separated: calls go to whichever answers.
     public var campaignSync: String = DefaultEndpoints.campaignSync
-    /// `campaignd`'s update stream.
+    /// `campaignd`'s update stream, or several campaignd's, comma-separated: the edge subscribes to all (the leader
+    /// publishes).
     public var campaignUpdates: String = DefaultEndpoints.campaignUpdates
     /// Apps, gateways and adload connect here.
     public var clientEndpoint: String = DefaultEndpoints.edgeClient

@@ -66,7 +66,7 @@ public func withCampaignService<T>(
     let logs = LogCapture()
     let logger = logs.logger("campaignd")
     let (ready, announce) = AsyncStream.makeStream(of: [String: String].self)
-    let app = try CampaignServiceApp(configuration: configuration, logger: logger, clock: clock,
+    let app = try await CampaignServiceApp(configuration: configuration, logger: logger, clock: clock,
                                      onReady: { announce.yield($0) })
     defer { app.close() }
     _ = try app.start()

@@ -121,6 +121,7 @@ public struct PublishedMessage: Sendable, Equatable {
 /// Its thread runs until ``stop()``.
 public final class Subscriber: Sendable {
     public struct Configuration: Sendable {
+        /// The publisher's endpoint, or several, comma-separated (see ``EndpointList``).
         public var endpoint: String
         /// Topic prefixes; empty subscribes to everything.
         public var topics: [String]
@@ -168,7 +169,7 @@ public final class Subscriber: Sendable {
                 try socket.setReceiveHighWaterMark(configuration.highWaterMark)
                 try configuration.curve?.apply(to: socket)
                 for topic in configuration.topics.isEmpty ? [""] : configuration.topics { try socket.subscribe(topic) }
-                try socket.connect(configuration.endpoint)
+                for endpoint in EndpointList.split(configuration.endpoint) { try socket.connect(endpoint) }
             } catch {
                 ready.put(.failure(error))
                 return

@@ -4,7 +4,8 @@ import ZeroMQ
 
 /// Settings of an ``RPCClient``.
 public struct RPCClientConfiguration: Sendable {
-    /// The server's endpoint.
+    /// The server's endpoint, or several, comma-separated (servers sharing one database): calls go round the ones
+    /// connected, and a call lost with one is retried, as any call, on the others.
     public var endpoint: String
     /// How long a call waits for its answer, unless the call says otherwise.
     public var timeout: Duration = .seconds(5)
@@ -172,7 +173,10 @@ public final class RPCClient: Sendable {
         try socket.setSendHighWaterMark(100_000)
         try socket.setReceiveHighWaterMark(100_000)
         try configuration.curve?.apply(to: socket)
-        try socket.connect(configuration.endpoint)
+        let endpoints = EndpointList.split(configuration.endpoint)
+        // With several servers, a call waits for a connected one instead of queueing behind one that is down.
+        if endpoints.count > 1 { try socket.setImmediate(true) }
+        for endpoint in endpoints { try socket.connect(endpoint) }
         return socket
     }
 

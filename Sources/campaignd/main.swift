@@ -62,7 +62,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.maxCreativeBytes = maxCreativeBytes
         do {
             let readyFile = configuration.readyFile
-            let app = try CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
+            let app = try await CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
                 if let readyFile {
                     do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("campaignd", "\(error)") }
                 }

@@ -22,9 +22,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
 
     @Option(help: "State and creatives on disk. [DELIVERYD_CACHE_DIR]")
     var cacheDir = Environment.string("DELIVERYD_CACHE_DIR", default: "./deliveryd-cache")
-    @Option(help: "campaignd's sync endpoint. [DELIVERYD_CAMPAIGN_SYNC]")
+    @Option(help: "campaignd's sync endpoint, or several campaignd's, comma-separated. [DELIVERYD_CAMPAIGN_SYNC]")
     var campaignSync = Environment.string("DELIVERYD_CAMPAIGN_SYNC", default: DefaultEndpoints.campaignSync)
-    @Option(help: "campaignd's update stream. [DELIVERYD_CAMPAIGN_UPDATES]")
+    @Option(help: "campaignd's update stream, or several campaignd's, comma-separated. [DELIVERYD_CAMPAIGN_UPDATES]")
     var campaignUpdates = Environment.string("DELIVERYD_CAMPAIGN_UPDATES", default: DefaultEndpoints.campaignUpdates)
     @Option(help: "Client ROUTER endpoint. [DELIVERYD_CLIENT_ENDPOINT]")
     var clientEndpoint = Environment.string("DELIVERYD_CLIENT_ENDPOINT", default: DefaultEndpoints.edgeClient)

@@ -4,23 +4,27 @@ import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
-import Synchronization
 import Testing
 
-/// The store's promises, on the embedded engine, called directly (the service's tests reach them over the wire).
-@Suite("SQLite store", .timeLimit(.minutes(1)))
-struct SQLiteStoreTests {
+/// The store's promises, called directly on each engine (the service's tests reach them over the wire).
+@Suite("Store conformance", .timeLimit(.minutes(3)))
+struct StoreConformanceTests {
     static let now = Timestamp(rfc3339: "2026-11-25T12:00:00Z")!
 
-    /// The store in `folder`, telling `heard` the seq of each change it commits.
-    static func store(_ folder: URL, heard: Heard? = nil) throws -> SQLiteStore {
-        try SQLiteStore(directory: folder.path, onCommit: { changes in heard?.add(changes.map(\.seq)) })
+    /// The engines under test (PostgreSQL joins SQLite here once its engine lands).
+    enum Engine: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite
+        var testDescription: String { rawValue }
     }
 
-    final class Heard: Sendable {
-        private let seqs = Mutex<[Int64]>([])
-        func add(_ more: [Int64]) { seqs.withLock { $0 += more } }
-        var all: [Int64] { seqs.withLock { $0 } }
+    /// Runs `body` with a new, empty store of `engine`, and a way to open the same database again.
+    static func withStore(_ engine: Engine, _ body: (any Store, _ reopen: () async throws -> any Store) async throws -> Void) async throws {
+        switch engine {
+        case .sqlite:
+            let folder = try makeTemporaryDirectory("store")
+            defer { removeTemporaryDirectory(folder) }
+            try await body(try SQLiteStore(directory: folder.path), { try SQLiteStore(directory: folder.path) })
+        }
     }
 
     static func fields(_ name: String, creative: String) -> CampaignFields {
@@ -28,7 +32,7 @@ struct SQLiteStoreTests {
                        creatives: [CreativeRef(sha256: creative)])
     }
 
-    static func storeCreative(_ store: SQLiteStore, seed: Int = 0) async throws -> CreativeFacts {
+    static func storeCreative(_ store: any Store, seed: Int = 0) async throws -> CreativeFacts {
         let bytes = CampaignFixture.png(width: 1080, height: 1920, seed: seed)
         let facts = CreativeFacts(sha256: CreativeFiles.name(of: bytes), contentType: "image/png", width: 1080, height: 1920,
                                   size: bytes.count)
@@ -36,12 +40,10 @@ struct SQLiteStoreTests {
         return facts
     }
 
-    @Test("seq is gapless across writes of every kind, committed changes are heard in seq order, and the epoch outlives a reopen")
-    func gaplessSeq() async throws {
-        let folder = try makeTemporaryDirectory("store")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let heard = Heard()
-        let store = try Self.store(folder, heard: heard)
+    @Test("seq is gapless across writes of every kind, commits wake listeners, and the epoch outlives a reopen", arguments: Engine.allCases)
+    func gaplessSeq(engine: Engine) async throws {
+      try await Self.withStore(engine) { store, reopen in
+        var wakeups = store.commitWakeups().makeAsyncIterator()
         #expect(try await store.currentSeq() == 0)
         let creative = try await Self.storeCreative(store)
         var seqs: [Int64] = []
@@ -57,19 +59,54 @@ struct SQLiteStoreTests {
         await #expect(throws: StoreError.notFound(99)) { try await store.apply(.expired, id: 99, actor: "k1", now: Self.now) }
         seqs += try await store.applyTimeTransitions(now: Self.now.adding(seconds: 7200)).map(\.seq)
         #expect(seqs == Array(1...Int64(seqs.count)), "\(seqs)")
-        #expect(heard.all == seqs)
+        #expect(try await store.changeLog(after: 0, limit: 100).map(\.change.seq) == seqs)
+        let woke: Void? = await wakeups.next()
+        #expect(woke != nil)
         #expect(try await store.currentSeq() == Int64(seqs.count))
         let epoch = store.epoch
-        let reopened = try Self.store(folder)
+        let reopened = try await reopen()
         let reopenedSeq = try await reopened.currentSeq()
         #expect(reopened.epoch == epoch && reopenedSeq == Int64(seqs.count))
+      }
     }
 
-    @Test("the change log answers after a seq (nothing at the current one, nil past it) and keeps who made each change")
-    func changeLog() async throws {
-        let folder = try makeTemporaryDirectory("store")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try Self.store(folder)
+    @Test("concurrent writers take every seq once, in commit order", arguments: Engine.allCases)
+    func concurrentWrites(engine: Engine) async throws {
+        try await Self.withStore(engine) { store, _ in
+            let creative = try await Self.storeCreative(store)
+            let seqs = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try await store.create(Self.fields("c\(index)", creative: creative.sha256), actor: "local", now: Self.now).seq }
+                }
+                return try await group.reduce(into: [Int64]()) { $0.append($1) }
+            }
+            #expect(seqs.sorted() == Array(1...40))
+            let log = try await store.changes(since: 0, limit: 100, maxBytes: .max) ?? []
+            #expect(log.map(\.seq) == Array(1...40))
+            #expect(try await store.campaigns(app: "shop", state: nil).count == 40)
+        }
+    }
+
+    @Test("edges' acknowledgements are kept, the newest of each edge; the published mark only moves forward", arguments: Engine.allCases)
+    func acknowledgementsAndMark(engine: Engine) async throws {
+        try await Self.withStore(engine) { store, reopen in
+            let old = EdgeInfo(edgeId: "edge-1", region: "eu", epoch: store.epoch, appliedSeq: 3, lastSeen: Self.now, stale: false)
+            var new = old
+            new.appliedSeq = 5
+            new.lastSeen = Self.now.adding(seconds: 1)
+            let other = EdgeInfo(edgeId: "edge-2", region: "us", epoch: store.epoch, appliedSeq: 1, lastSeen: Self.now, stale: false)
+            try await store.saveAcknowledgements([new, other])
+            try await store.saveAcknowledgements([old])
+            #expect(try await reopen().acknowledgements() == [new, other])
+            #expect(try await store.publishedSeq() == 0)
+            try await store.setPublishedSeq(7)
+            #expect(try await store.publishedSeq() == 7)
+        }
+    }
+
+    @Test("the change log answers after a seq (nothing at the current one, nil past it) and keeps who made each change", arguments: Engine.allCases)
+    func changeLog(engine: Engine) async throws {
+      try await Self.withStore(engine) { store, _ in
         let creative = try await Self.storeCreative(store)
         let created = try await store.create(Self.fields("a", creative: creative.sha256), actor: "operator-key", now: Self.now)
         let forced = try await store.apply(.forced, id: created.id, actor: "local", now: Self.now)
@@ -81,13 +118,12 @@ struct SQLiteStoreTests {
         #expect(try await store.changes(since: 0, limit: 1, maxBytes: .max)?.map(\.seq) == [1])
         let log = try await store.changeLog(after: 0, limit: 10)
         #expect(log.map(\.actor) == ["operator-key", "local"] && log.map(\.change) == changes)
+      }
     }
 
-    @Test("a creative's bytes come back by range; an unknown one is not found and an offset past its end is told apart")
-    func creativeChunks() async throws {
-        let folder = try makeTemporaryDirectory("store")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try Self.store(folder)
+    @Test("a creative's bytes come back by range; an unknown one is not found and an offset past its end is told apart", arguments: Engine.allCases)
+    func creativeChunks(engine: Engine) async throws {
+      try await Self.withStore(engine) { store, _ in
         let facts = try await Self.storeCreative(store, seed: 7)
         let bytes = CampaignFixture.png(width: 1080, height: 1920, seed: 7)
         #expect(try await store.creative(sha256: facts.sha256) == facts)
@@ -101,13 +137,12 @@ struct SQLiteStoreTests {
         // Stored twice: one creative, the same bytes.
         try await store.addCreative(facts, bytes: bytes, actor: "local", now: Self.now)
         #expect(try await store.creativeChunk(sha256: facts.sha256, offset: 0, length: 1 << 20) == .bytes(facts, bytes))
+      }
     }
 
-    @Test("an edge's report is added once: a resend or a lower id is not counted again")
-    func reportsOnce() async throws {
-        let folder = try makeTemporaryDirectory("store")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try Self.store(folder)
+    @Test("an edge's report is added once: a resend or a lower id is not counted again", arguments: Engine.allCases)
+    func reportsOnce(engine: Engine) async throws {
+      try await Self.withStore(engine) { store, _ in
         let creative = try await Self.storeCreative(store)
         let created = try await store.create(Self.fields("a", creative: creative.sha256), actor: "local", now: Self.now)
         let counts = [CampaignStats(id: created.id, impressions: 10, clicks: 2, skips: 3)]
@@ -117,5 +152,6 @@ struct SQLiteStoreTests {
         let other = try await store.addReport(edgeId: "edge-2", reportId: 1, counts: counts)
         #expect(first == (true, 5) && again == (false, 5) && lower == (false, 5) && other == (true, 1))
         #expect(try await store.stats(id: created.id) == [CampaignStats(id: created.id, impressions: 20, clicks: 4, skips: 6)])
+      }
     }
 }
