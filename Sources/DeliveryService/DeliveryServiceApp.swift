@@ -19,6 +19,7 @@ public final class DeliveryServiceApp: Sendable {
     private let client: RPCServer
     private let sync: SyncEngine
     private let shipper: ReportShipper
+    private let deviceSaver: DeviceSaver
     private let http: any Service
     /// The state answered from.
     public let cell: StateCell
@@ -81,7 +82,10 @@ public final class DeliveryServiceApp: Sendable {
         // The client socket: public, small messages, strict params.
         let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
-        let devices = DeviceHistory(capacity: configuration.maxDevices)
+        let (devices, deviceState) = DeviceFile(directory: directory).load(budget: configuration.deviceHistoryBytes)
+        if deviceState.discarded { logger.warning("discarded a devices' file that did not verify", metadata: ["folder": "\(directory.path)"]) }
+        if deviceState.devices > 0 { logger.info("devices' caps and rotation restored", metadata: ["devices": "\(deviceState.devices)"]) }
+        deviceSaver = DeviceSaver(history: devices, file: DeviceFile(directory: directory), interval: configuration.deviceSaveInterval, logger: logger)
         let (journal, journaled) = EventJournal.open(directory: directory,
                                                            perFile: FingerprintSet.generation(capacity: configuration.maxEventIds))
         if journaled.discarded {
@@ -89,7 +93,7 @@ public final class DeliveryServiceApp: Sendable {
         }
         let ledger = EventLedger(capacity: configuration.maxEventIds, key: journal.key)
         ledger.remember(journaled.fingerprints)
-        let metrics = EdgeMetrics(cache: cache, cacheHealth: cacheHealth)
+        let metrics = EdgeMetrics(cache: cache, cacheHealth: cacheHealth, eventIdBytes: configuration.eventIdBytes)
         let handlers = ClientHandlers.Context(configuration: configuration, cell: cell, status: status, cacheHealth: cacheHealth,
                                               devices: devices, ledger: ledger, cache: cache, metrics: metrics,
                                               publicBase: publicBase, clock: clock)
@@ -132,7 +136,7 @@ public final class DeliveryServiceApp: Sendable {
                             body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
         }
         router.get("/metrics") { _, _ -> Response in
-            metrics.refresh(state: cell.state, status: status, devices: devices.count)
+            metrics.refresh(state: cell.state, status: status, devices: devices.usage)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
         }
@@ -162,5 +166,5 @@ public final class DeliveryServiceApp: Sendable {
     }
 
     /// The long-running parts, in start order.
-    public var services: [any Service] { [sync, shipper, client, http] }
+    public var services: [any Service] { [sync, shipper, deviceSaver, client, http] }
 }

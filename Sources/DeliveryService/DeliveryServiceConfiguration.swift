@@ -26,11 +26,15 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var creativeCacheBytes = 64 * 1024 * 1024
     /// The least ``creativeCacheBytes`` may be.
     public static let minCreativeCacheBytes = 1024 * 1024
-    /// Devices remembered for caps and rotation (the least recently reported are forgotten first).
-    public var maxDevices = 1_000_000
-    /// Event ids remembered, so that a report sent again is counted once: at least the most recent half of this
-    /// many, in fixed memory (64 MiB for the default; see `FingerprintSet`).
-    public var maxEventIds = 4_000_000
+    /// Memory for what the edge keeps of devices (caps and rotation) and of event ids: a quarter for the event ids,
+    /// the rest for devices, the least recently reported forgotten first (`DeviceMemoryBudget.swift` shares it). The
+    /// devices' file in the cache folder is bounded by their share too.
+    public var deviceMemoryBytes = 256 * 1024 * 1024
+    /// The least ``deviceMemoryBytes`` may be.
+    public static let minDeviceMemoryBytes = 4 * 1024 * 1024
+    /// How often the devices' caps and rotation are saved to the cache folder (when they changed), and so what a
+    /// kill can lose of them.
+    public var deviceSaveInterval: Duration = .seconds(5)
     /// The most bytes of large replies (64 KiB and more: creative chunks, big batches) that the client socket lets
     /// libzmq hold for clients that have not read them yet; past it, such calls are answered `Busy` (-32006).
     public var maxHeldReplyBytes = 64 * 1024 * 1024

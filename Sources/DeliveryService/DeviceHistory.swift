@@ -2,9 +2,10 @@ import LaunchAdAPI
 import LaunchAdDomain
 import Synchronization
 
-/// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded: the
-/// least recently reported devices are forgotten first. A device is known by its id's fingerprint, so its id is not
-/// kept.
+/// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded in
+/// bytes (see ``FingerprintMap``): the least recently reported devices are forgotten first, once the others' reports
+/// have filled half the budget since. A device is known by its id's fingerprint under a ``DeviceKey``, so its id is
+/// not kept.
 ///
 /// Of a campaign's impressions, only as many as its cap counts are kept, and none for a campaign without a cap. So
 /// a cap counts the impressions reported while the campaign had one: a cap added to a running campaign (or lifted
@@ -16,18 +17,26 @@ final class DeviceHistory: Sendable {
     /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
     /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
     private let anyRecorded = Atomic<Bool>(false)
+    /// Grows with every view stored: a save is needed when it moved since the last.
+    private let changes = Atomic<Int>(0)
+    let key: DeviceKey
+    /// The bytes the views and their slots may take.
+    let budget: Int
 
     /// Impression times kept per device over all its campaigns: enough for the largest cap (1,000 shows), and a
     /// bound on what one device's reports can make the edge hold and rework on each report.
     static let keptPerDevice = 1_000
 
-    init(capacity: Int) {
-        devices = Mutex(FingerprintMap(capacity: capacity))
+    init(budget: Int, key: DeviceKey = .random()) {
+        self.budget = budget
+        self.key = key
+        // The count never binds before the bytes do: a key takes at least a slot of 16 bytes.
+        devices = Mutex(FingerprintMap(capacity: max(2, budget / 16), budget: budget))
     }
 
     func view(_ deviceId: String?) -> DeviceView {
         guard let deviceId, anyRecorded.load(ordering: .acquiring) else { return .unknown }
-        let key = fingerprint(deviceId)
+        let key = key.fingerprint(deviceId)
         return devices.withLock { $0.peek(key) } ?? .unknown
     }
 
@@ -37,9 +46,10 @@ final class DeviceHistory: Sendable {
     /// but `campaign` itself by default).
     func record(_ event: LaunchEvent, of campaign: Campaign, at time: Timestamp, group: () -> [Int64] = { [] }) {
         guard event.type == .impression else { return }
-        let key = fingerprint(event.deviceId)
+        let key = key.fingerprint(event.deviceId)
         let kept = campaign.frequencyCap?.shows ?? 0
         let variant = event.sha256.map(DeviceView.variantKey)
+        changes.add(1, ordering: .relaxed)
         devices.withLock { devices in
             if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
             let old = devices.get(key) ?? .unknown
@@ -74,4 +84,36 @@ final class DeviceHistory: Sendable {
     }
 
     var count: Int { devices.withLock { $0.count } }
+
+    /// What the history holds now, for the metrics.
+    struct Usage: Sendable {
+        var devices: Int
+        var bytes: Int
+        var budget: Int
+        var forgotten: Int
+    }
+
+    var usage: Usage { devices.withLock { Usage(devices: $0.count, bytes: $0.bytes, budget: budget, forgotten: $0.forgotten) } }
+
+    /// How many views were stored since the history was made.
+    var changeCount: Int { changes.load(ordering: .relaxed) }
+
+    /// Up to `limit` devices' fingerprints and views from `position` on, the least recently reported first, and the
+    /// position to go on from (`nil` at the end). The lock is held for one call only, so a walk lets reports in.
+    func entries(from position: Int, limit: Int) -> (entries: [(key: UInt64, value: DeviceView)], next: Int?) {
+        devices.withLock { $0.entries(from: position, limit: limit) }
+    }
+
+    /// Takes back a device's view from before a restart (the least recently reported first).
+    func restore(_ fingerprint: UInt64, _ view: DeviceView) {
+        devices.withLock { devices in
+            if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
+            devices.set(fingerprint, view)
+        }
+    }
+}
+
+extension DeviceView: MemorySized {
+    /// The view's one allocation: the object's header (16 bytes), the counts (20, padded to 24) and 8 bytes an element.
+    var memoryBytes: Int { allocationBytes(40 + 8 * elementCount) }
 }

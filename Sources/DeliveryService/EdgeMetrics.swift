@@ -20,10 +20,11 @@ final class EdgeMetrics: Sendable {
     private let cacheHits: MirroredCounter
     private let cacheMisses: MirroredCounter
     private let cacheWriteFailures: MirroredCounter
+    private let devicesForgotten: MirroredCounter
     private let cache: CreativeCache
     private let cacheHealth: CacheHealth
 
-    init(cache: CreativeCache, cacheHealth: CacheHealth) {
+    init(cache: CreativeCache, cacheHealth: CacheHealth, eventIdBytes: Int = 0) {
         self.cache = cache
         self.cacheHealth = cacheHealth
         let name = Self.name
@@ -39,6 +40,8 @@ final class EdgeMetrics: Sendable {
             "creative_cache_misses", unit: "total", help: "Creative reads that went to disk.")))
         cacheWriteFailures = MirroredCounter(registry.makeCounter(descriptor: name(
             "cache_write_failures", unit: "total", help: "Writes to the cache folder that failed.")))
+        devicesForgotten = MirroredCounter(registry.makeCounter(descriptor: name(
+            "devices_forgotten", unit: "total", help: "Devices forgotten (their caps and rotation) to keep within the device memory budget.")))
         gauges = [
             "seq": registry.makeGauge(descriptor: name("applied_seq", help: "Sequence number of the state answered from.")),
             "heartbeatSeq": registry.makeGauge(descriptor: name("heartbeat_seq", help: "Sequence number in campaignd's last heartbeat.")),
@@ -49,10 +52,15 @@ final class EdgeMetrics: Sendable {
             "creatives": registry.makeGauge(descriptor: name("creatives", help: "Creatives held, verified.")),
             "cacheBytes": registry.makeGauge(descriptor: name("creative_cache", unit: "bytes", help: "Bytes of creatives held on disk.")),
             "devices": registry.makeGauge(descriptor: name("devices", help: "Devices remembered for caps and rotation.")),
+            "deviceBytes": registry.makeGauge(descriptor: name("device_memory", unit: "bytes", help: "Bytes of the devices' caps and rotation held in memory.")),
+            "deviceBudget": registry.makeGauge(descriptor: name(
+                "device_memory_budget", unit: "bytes", help: "The most bytes the devices' caps and rotation may take (the device budget less the event ids').")),
+            "eventIdBytes": registry.makeGauge(descriptor: name("event_id_memory", unit: "bytes", help: "Bytes of the event ids' fingerprints (fixed).")),
             "memory": registry.makeGauge(descriptor: name("creative_memory", unit: "bytes", help: "Bytes of hot creatives held in memory.")),
             "hitRatio": registry.makeGauge(descriptor: name("creative_cache_hit_ratio", help: "Share of creative reads served from memory, since start.")),
             "writable": registry.makeGauge(descriptor: name("cache_writable", help: "0 while the cache folder refuses writes (answering from memory).")),
         ]
+        gauges["eventIdBytes"]?.set(Double(eventIdBytes))
     }
 
     /// Times of calls on the client socket, by method: atomic buckets rather than a registry histogram, whose lock
@@ -101,7 +109,7 @@ final class EdgeMetrics: Sendable {
         (hasAd ? ads : noAds).increment()
     }
 
-    func refresh(state: EdgeState, status: SyncStatus, devices: Int) {
+    func refresh(state: EdgeState, status: SyncStatus, devices: DeviceHistory.Usage) {
         let heartbeatSeq = status.lastHeartbeatSeq
         gauges["seq"]?.set(Double(state.seq))
         gauges["heartbeatSeq"]?.set(Double(heartbeatSeq))
@@ -113,7 +121,10 @@ final class EdgeMetrics: Sendable {
         gauges["campaigns"]?.set(Double(state.campaigns.count))
         gauges["creatives"]?.set(Double(state.creatives.count))
         gauges["cacheBytes"]?.set(Double(state.creatives.values.reduce(0) { $0 + $1.size }))
-        gauges["devices"]?.set(Double(devices))
+        gauges["devices"]?.set(Double(devices.devices))
+        gauges["deviceBytes"]?.set(Double(devices.bytes))
+        gauges["deviceBudget"]?.set(Double(devices.budget))
+        devicesForgotten.update(to: devices.forgotten)
         gauges["memory"]?.set(Double(cache.bytesHeld))
         let hits = cache.hits.load(ordering: .relaxed), misses = cache.misses.load(ordering: .relaxed)
         cacheHits.update(to: hits)

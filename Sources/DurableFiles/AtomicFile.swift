@@ -11,16 +11,30 @@ public enum AtomicFile {
     }
 
     public static func write(_ bytes: [UInt8], to url: URL) throws {
+        try write(to: url) { write in try write(bytes) }
+    }
+
+    /// Writes a file atomically from the pieces `produce` hands to its `write`, in order (so that a large file need
+    /// not be in memory whole). An error thrown by `produce` leaves the old file.
+    public static func write(to url: URL, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(temporarySuffix)")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let ok = writeWhole(bytes, to: fd)
-        let code = errno
+        do {
+            try produce { bytes in
+                guard writeAll(bytes, to: fd) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            }
+            guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            close(fd)
+            unlink(temporary.path)
+            throw error
+        }
         close(fd)
-        guard ok, rename(temporary.path, url.path) == 0 else {
-            let failure = ok ? errno : code
+        guard rename(temporary.path, url.path) == 0 else {
+            let failure = errno
             unlink(temporary.path)
             throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
         }
@@ -30,6 +44,11 @@ public enum AtomicFile {
     /// Writes all of `bytes` to `fd` (through interrupted and short writes) and syncs it; returns whether both
     /// succeeded, with `errno` telling why not.
     public static func writeWhole(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        writeAll(bytes, to: fd) && fsync(fd) == 0
+    }
+
+    /// Writes all of `bytes` to `fd`, through interrupted and short writes; returns whether it succeeded.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var written = 0
         return bytes.withUnsafeBytes { raw -> Bool in
             while written < raw.count {
@@ -37,7 +56,7 @@ public enum AtomicFile {
                 if n < 0 { if errno == EINTR { continue }; return false }
                 written += n
             }
-            return fsync(fd) == 0
+            return true
         }
     }
 

@@ -172,6 +172,20 @@ public struct DeviceView: @unchecked Sendable {
         }
     }
 
+    /// The elements the view holds: the campaigns and variants of its rotation, and two per impression time. Its one
+    /// allocation takes a fixed header and 8 bytes for each.
+    public var elementCount: Int { storage.header.elementCount }
+
+    /// Calls `body` with the view's counts and its elements in place (the campaigns seen, the variants seen, then the
+    /// impressions as campaign and milliseconds pairs, grouped by campaign): what a file of views writes.
+    public func withElements<R>(_ body: (_ campaigns: Int, _ variants: Int, _ impressions: Int, UnsafeBufferPointer<Int64>) throws -> R) rethrows -> R {
+        try storage.withUnsafeMutablePointers { header, elements in
+            let counts = header.pointee
+            return try body(Int(counts.campaigns), Int(counts.variants), Int(counts.impressions),
+                            UnsafeBufferPointer(start: elements, count: counts.elementCount))
+        }
+    }
+
     var hasSeenAnyCampaign: Bool { storage.header.campaigns > 0 }
     var hasSeenAnyVariant: Bool { storage.header.variants > 0 }
 

@@ -48,6 +48,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var maxHeldReplyBytes = Int(Environment.string("DELIVERYD_MAX_HELD_REPLY_BYTES", default: "67108864")) ?? -1
     @Option(help: "Bytes of hot creatives kept in memory, and as many again for creatives waiting for a cache folder that refuses writes; at least 1 MiB. [DELIVERYD_CREATIVE_MEMORY_BYTES]")
     var creativeMemoryBytes = Int(Environment.string("DELIVERYD_CREATIVE_MEMORY_BYTES", default: "67108864")) ?? -1
+    @Option(help: "Bytes for what the edge keeps of devices (caps, rotation; the least recently reported forgotten first) and of event ids (a quarter); the devices' file is bounded by their share too; at least 4 MiB. [DELIVERYD_DEVICE_MEMORY_BYTES]")
+    var deviceMemoryBytes = Int(Environment.string("DELIVERYD_DEVICE_MEMORY_BYTES", default: "268435456")) ?? -1
     @Option(help: "Campaigns per snapshot page, 1 to 10000 (campaignd also ends a page at about 4 MiB). [DELIVERYD_SNAPSHOT_PAGE]")
     var snapshotPage = Int(Environment.string("DELIVERYD_SNAPSHOT_PAGE", default: "1000")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
@@ -61,6 +63,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         }
         guard creativeMemoryBytes >= DeliveryServiceConfiguration.minCreativeCacheBytes else {
             throw ValidationError("--creative-memory-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minCreativeCacheBytes)")
+        }
+        guard deviceMemoryBytes >= DeliveryServiceConfiguration.minDeviceMemoryBytes else {
+            throw ValidationError("--device-memory-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minDeviceMemoryBytes)")
         }
         guard (1...SyncAPI.maxSnapshotPage).contains(snapshotPage) else {
             throw ValidationError("--snapshot-page must be a number of campaigns, 1 to \(SyncAPI.maxSnapshotPage)")
@@ -92,6 +97,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.snapshotPageSize = snapshotPage
         configuration.creativeCacheBytes = creativeMemoryBytes
+        configuration.deviceMemoryBytes = deviceMemoryBytes
         do {
             let readyFile = configuration.readyFile
             let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

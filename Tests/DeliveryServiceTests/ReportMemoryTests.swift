@@ -5,6 +5,10 @@ import LaunchAdTesting
 import SeededRandomness
 import Testing
 
+extension Int: MemorySized {
+    public var memoryBytes: Int { 0 }
+}
+
 @Suite("what reports leave in memory: event ids and device histories", .timeLimit(.minutes(1)))
 struct ReportMemoryTests {
     /// The rule `FingerprintSet` follows, with ordinary sets: two generations, the older dropped when the newer
@@ -135,18 +139,34 @@ struct ReportMemoryTests {
         #expect(FingerprintSet.bytes(capacity: DeliveryServiceConfiguration().maxEventIds) == 64 << 20)
     }
 
-    @Test("fingerprints tell texts apart and are stable within the process")
+    @Test("fingerprints tell texts apart, are stable under one key and differ under another")
     func fingerprints() {
+        let key = DeviceKey.random(), other = DeviceKey.random()
         var seen = Set<UInt64>()
         for index in 0..<50_000 {
             let text = "adload-k3x9-\(index % 4)-\(index)"
-            let value = fingerprint(text)
+            let value = key.fingerprint(text)
             #expect(value != 0)
             #expect(seen.insert(value).inserted, "\(text)")
-            #expect(fingerprint(String(decoding: Array(text.utf8), as: UTF8.self)) == value)  // another string, the same text
+            #expect(key.fingerprint(String(decoding: Array(text.utf8), as: UTF8.self)) == value)  // another string, the same text
+            #expect(DeviceKey(k0: key.k0, k1: key.k1).fingerprint(text) == value)  // the key read back from a file
+            #expect(other.fingerprint(text) != value)
         }
-        #expect(fingerprint("") != fingerprint("\u{0}"))
-        #expect(fingerprint(String(repeating: "d", count: 128)) == fingerprint(String(repeating: "d", count: 128)))
+        #expect(key.fingerprint("") != key.fingerprint("\u{0}"))
+        #expect(key.fingerprint(String(repeating: "d", count: 128)) == key.fingerprint(String(repeating: "d", count: 128)))
+    }
+
+    @Test("SipHash-2-4 gives the published test vectors, so the rounds and the padding are SipHash's")
+    func sipHashVectors() {
+        // The reference key 00 01 ... 0f and messages 00 01 ... (n-1): the vectors of the SipHash paper's appendix.
+        let k0 = UInt64(littleEndian: 0x0706_0504_0302_0100), k1 = UInt64(littleEndian: 0x0f0e_0d0c_0b0a_0908)
+        let expected: [Int: UInt64] = [0: 0x726f_db47_dd0e_0e31, 1: 0x74f8_39c5_93dc_67fd, 8: 0x93f5_f579_9a93_2462,
+                                       15: 0xa129_ca61_49be_45e5]
+        for (length, value) in expected {
+            let message = (0..<length).map { UInt8($0) }
+            let hash = message.withUnsafeBytes { SipHash.hash($0, k0: k0, k1: k1, compressionRounds: 2, finalizationRounds: 4) }
+            #expect(hash == value, "length \(length)")
+        }
     }
 
     static func impression(_ id: String, device: String, campaign: Int64 = 42, sha256: String? = nil) -> LaunchEvent {
@@ -171,7 +191,7 @@ struct ReportMemoryTests {
     @Test("a campaign's impressions are kept as far as its cap counts, even past 64, in time order")
     func caps() {
         let now = Timestamp(rfc3339: "2026-11-22T12:00:00Z")!
-        let history = DeviceHistory(capacity: 100)
+        let history = DeviceHistory(budget: 1 << 20)
         let wide = APIExamples.campaign { $0.id = 1; $0.frequencyCap = FrequencyCap(shows: 100, hours: 720) }
         for index in 0..<100 {
             history.record(Self.impression("w\(index)", device: "d-1", campaign: 1), of: wide, at: now.adding(seconds: Double(-index * 60)))
@@ -216,7 +236,7 @@ struct ReportMemoryTests {
 
     static func checkDeviceBounds() {
         let now = Timestamp(rfc3339: "2026-11-22T12:00:00Z")!
-        let history = DeviceHistory(capacity: 100)
+        let history = DeviceHistory(budget: 1 << 20)
         // 300 campaigns capped at 10 shows, each shown 5 times, the later campaigns later.
         for id in 1...300 {
             let campaign = APIExamples.campaign { $0.id = Int64(id); $0.frequencyCap = FrequencyCap(shows: 10, hours: 720) }
