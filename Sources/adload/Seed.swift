@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LaunchAdAPI
 import LaunchAdLoad
 import LaunchAdRuntime
 
