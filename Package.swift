@@ -164,7 +164,7 @@ let package = Package(
 
         .executableTarget(
             name: "query-microbench",
-            dependencies: ["DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC"],
+            dependencies: ["DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdLoad", "JSONRPC"],
             path: "Benchmarks/QueryMicrobench"
         ),
 

@@ -48,32 +48,48 @@ public final class EdgeState: Sendable, AtomicReference {
                   campaigns: Dictionary(uniqueKeysWithValues: snapshot.campaigns.map { ($0.id, $0) }), creatives: creatives)
     }
 
-    /// This state with `changes` applied (they must follow on from `seq`, in order).
-    /// Only the index entries of the apps the changes touch are built again.
+    /// This state with `changes` applied (they must follow on from `seq`, in order). Only the campaigns they change
+    /// are indexed again (see ``DecisionEngine/reindex(_:changed:campaigns:creatives:preparer:)``).
     public func applying(_ changes: [Change]) -> EdgeState {
         var campaigns = self.campaigns
         var seq = self.seq
-        var apps = Set<String>()
+        var before: [Int64: Campaign?] = [:]
         for change in changes where change.seq == seq + 1 {
-            if let old = campaigns.updateValue(change.campaign, forKey: change.id) { apps.insert(old.app) }
-            apps.insert(change.campaign.app)
+            let old = campaigns.updateValue(change.campaign, forKey: change.id)
+            if before[change.id] == nil { before[change.id] = .some(old) }
             seq = change.seq
         }
-        let index = DecisionEngine.reindex(index, apps: apps, campaigns: campaigns.values, creatives: creatives, preparer: .json)
+        let changed = before.map { id, old in (before: old, after: campaigns[id]!) }
+        let index = DecisionEngine.reindex(index, changed: changed, campaigns: campaigns.values, creatives: creatives, preparer: .json)
         return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives, index: index)
     }
 
     /// This state's campaigns with `creatives` instead of its own (itself when they are the same).
     public func with(creatives: [String: CreativeFacts]) -> EdgeState {
         if creatives == self.creatives { return self }
-        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+        var changed = Set<String>()
+        for (sha256, facts) in creatives where self.creatives[sha256] != facts { changed.insert(sha256) }
+        for sha256 in self.creatives.keys where creatives[sha256] == nil { changed.insert(sha256) }
+        return changing(creatives, changed)
     }
 
     /// This state knowing one more creative.
     public func adding(_ facts: CreativeFacts) -> EdgeState {
         var creatives = self.creatives
         creatives[facts.sha256] = facts
-        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+        return changing(creatives, [facts.sha256])
+    }
+
+    /// This state with `creatives`, which differ from its own in `changed`: only the apps with a campaign using one
+    /// of those are indexed again, and in them only those campaigns prepared again.
+    private func changing(_ creatives: [String: CreativeFacts], _ changed: Set<String>) -> EdgeState {
+        var apps = Set<String>()
+        for campaign in campaigns.values where !apps.contains(campaign.app) && campaign.creatives.contains(where: { changed.contains($0.sha256) }) {
+            apps.insert(campaign.app)
+        }
+        let index = DecisionEngine.reindex(index, apps: apps, campaigns: campaigns.values, creatives: creatives, changedCreatives: changed,
+                                           preparer: .json)
+        return EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives, index: index)
     }
 
     /// The creatives that campaigns which may still be served refer to and the edge does not hold, each once, in the
@@ -102,9 +118,9 @@ public final class EdgeState: Sendable, AtomicReference {
 
     /// This state no longer holding `released` (their bytes are gone).
     public func forgetting(_ released: some Sequence<String>) -> EdgeState {
-        var creatives = self.creatives
-        for sha256 in released { creatives[sha256] = nil }
-        return creatives.count == self.creatives.count ? self : EdgeState(epoch: epoch, seq: seq, campaigns: campaigns, creatives: creatives)
+        var creatives = self.creatives, changed = Set<String>()
+        for sha256 in released where creatives.removeValue(forKey: sha256) != nil { changed.insert(sha256) }
+        return changed.isEmpty ? self : changing(creatives, changed)
     }
 
     /// Whether it came from a snapshot (an empty state answers nothing).

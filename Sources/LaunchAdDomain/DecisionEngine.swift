@@ -24,21 +24,27 @@ public enum DecisionEngine {
     /// answer parts prepared by `preparer`.
     public static func index(_ campaigns: some Sequence<Campaign>, creatives: [String: CreativeFacts],
                              preparer: AnswerPreparer) -> [String: AppIndex] {
-        index(campaigns, creatives: creatives, preparer: preparer, apps: nil)
+        index(campaigns, creatives: creatives, preparer: preparer, apps: nil, previous: [:], changedCreatives: [])
     }
 
     /// `index` with the entries of `apps` built again from `campaigns` and every other app's entry kept: for a
-    /// change that touches a few apps among many.
+    /// change that touches a few apps among many. Within an app, what the change leaves as it was is kept too: a
+    /// campaign's prepared candidate unless the campaign or one of its creatives (`changedCreatives`: those whose
+    /// facts differ from the ones `index` was built with) changed, and a tier whose members are all kept.
     public static func reindex(_ index: [String: AppIndex], apps: Set<String>, campaigns: some Sequence<Campaign>,
-                               creatives: [String: CreativeFacts], preparer: AnswerPreparer) -> [String: AppIndex] {
+                               creatives: [String: CreativeFacts], changedCreatives: Set<String> = [],
+                               preparer: AnswerPreparer) -> [String: AppIndex] {
         var result = index
         for app in apps { result[app] = nil }
-        for (app, entry) in Self.index(campaigns, creatives: creatives, preparer: preparer, apps: apps) { result[app] = entry }
+        for (app, entry) in Self.index(campaigns, creatives: creatives, preparer: preparer, apps: apps, previous: index,
+                                       changedCreatives: changedCreatives) {
+            result[app] = entry
+        }
         return result
     }
 
     private static func index(_ campaigns: some Sequence<Campaign>, creatives: [String: CreativeFacts], preparer: AnswerPreparer,
-                              apps: Set<String>?) -> [String: AppIndex] {
+                              apps: Set<String>?, previous: [String: AppIndex], changedCreatives: Set<String>) -> [String: AppIndex] {
         var candidates: [String: [Campaign]] = [:]
         var revoked: [String: [Campaign]] = [:]
         for campaign in campaigns {
@@ -56,13 +62,73 @@ public enum DecisionEngine {
                 if a.priority != b.priority { return a.priority > b.priority }
                 return a.id < b.id
             }
-            let gone = (revoked[app] ?? []).sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id)
-            result[app] = AppIndex(candidates: sorted.map { Candidate($0, creatives: creatives, preparer: preparer) }, revoked: Array(gone))
+            let old = previous[app]
+            let prepared = sorted.map { campaign in
+                old.flatMap { reusable(campaign, in: $0.candidates, changedCreatives: changedCreatives) }
+                    ?? Candidate(campaign, creatives: creatives, preparer: preparer)
+            }
+            result[app] = AppIndex(ordered: prepared, revoked: revokedIds(revoked[app] ?? []),
+                                   byEnd: prepared.sorted { $0.campaign.endsAt < $1.campaign.endsAt }, reusing: old?.tiers ?? [])
         }
         return result
     }
 
+    /// `index` after campaigns changed, each given as it is now (`after`) and as it was before (`before`, none for a
+    /// new one): only the apps they belong to are touched, and in those only the changed campaigns are prepared and
+    /// placed, the rest kept as they were (see ``AppIndex``), so a change costs little however many campaigns the
+    /// app has. The revoked list is made again from `campaigns` (all of them, as they are now) when a changed
+    /// campaign is or was expired or deleted. `creatives` must be those `index` was built with.
+    public static func reindex(_ index: [String: AppIndex], changed: [(before: Campaign?, after: Campaign)], campaigns: some Sequence<Campaign>,
+                               creatives: [String: CreativeFacts], preparer: AnswerPreparer) -> [String: AppIndex] {
+        var removed: [String: Set<Int64>] = [:], added: [String: [Candidate]] = [:], revokedChanged = Set<String>()
+        for (before, after) in changed {
+            if let before {
+                removed[before.app, default: []].insert(before.id)
+                if before.state == .expired || before.state == .deleted { revokedChanged.insert(before.app) }
+            }
+            removed[after.app, default: []].insert(after.id)
+            switch after.state {
+            case .scheduled, .live: added[after.app, default: []].append(Candidate(after, creatives: creatives, preparer: preparer))
+            case .expired, .deleted: revokedChanged.insert(after.app)
+            case .paused: break
+            }
+        }
+        var revoked: [String: [Campaign]] = [:]
+        if !revokedChanged.isEmpty {
+            for campaign in campaigns where revokedChanged.contains(campaign.app) && (campaign.state == .expired || campaign.state == .deleted) {
+                revoked[campaign.app, default: []].append(campaign)
+            }
+        }
+        var result = index
+        for (app, ids) in removed {
+            let gone = revokedChanged.contains(app) ? revokedIds(revoked[app] ?? []) : index[app]?.revoked ?? []
+            let entry = (index[app] ?? AppIndex(candidates: [], revoked: [])).updating(removing: ids, adding: added[app] ?? [], revoked: gone)
+            result[app] = entry.candidates.isEmpty && entry.revoked.isEmpty ? nil : entry
+        }
+        return result
+    }
+
+    /// The ids of an app's expired and deleted campaigns that an answer lists: the most recently changed first.
+    private static func revokedIds(_ campaigns: [Campaign]) -> [Int64] {
+        Array(campaigns.sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id))
+    }
+
+    /// The candidate prepared for `campaign` among `candidates` (sorted as an index keeps them), if the campaign is
+    /// the same and none of its creatives changed.
+    private static func reusable(_ campaign: Campaign, in candidates: [Candidate], changedCreatives: Set<String>) -> Candidate? {
+        let low = candidates.partitionPoint { other in
+            other.campaign.forced != campaign.forced ? other.campaign.forced
+                : other.campaign.priority != campaign.priority ? other.campaign.priority > campaign.priority : other.campaign.id < campaign.id
+        }
+        guard low < candidates.count, candidates[low].campaign == campaign else { return nil }
+        if !changedCreatives.isEmpty, campaign.creatives.contains(where: { changedCreatives.contains($0.sha256) }) { return nil }
+        return candidates[low]
+    }
+
     /// Decides the answer, without allocating on the way (but for the revoked list, when the clock ends a campaign).
+    /// Only the tiers down to the first with an eligible campaign are looked at, and in each only the candidates
+    /// that the request's platform, region and version reach (see ``PriorityTier``); the choice among the eligible
+    /// is the same as over a scan of every candidate.
     /// - Parameters:
     ///   - now: the edge's clock.
     ///   - serviceNow: the edge's estimate of campaignd's clock; a campaign is over once either clock passed its end.
@@ -70,76 +136,92 @@ public enum DecisionEngine {
                               serviceNow: Timestamp? = nil) -> Decision {
         guard let index else { return Decision(candidate: nil, held: nil, revoked: []) }
         let endClock = max(now, serviceNow ?? now)
-        var revoked = index.revoked
-        let candidates = index.candidates
+        let revoked = index.earliestEnd <= endClock ? endedFirst(index, endClock: endClock) : index.revoked
         // The campaign's fields are read in place (a copy of the whole campaign costs a reference count per field).
         func eligible(_ candidate: Candidate) -> Bool {
             candidate.campaign.endsAt > endClock && candidate.campaign.startsAt <= now && !candidate.held.isEmpty
-                && matches(candidate, request) && underCap(candidate.campaign.id, candidate.campaign.frequencyCap, device, now)
+                && matchesBeyondReach(candidate, request) && underCap(candidate.campaign.id, candidate.campaign.frequencyCap, device, now)
         }
-        if index.earliestEnd <= endClock {
-            // Campaigns ended by the clock come first: campaignd has not said so yet (or cannot reach the edge), and
-            // they are the takedowns a client is the likeliest to still hold. The limit drops the oldest of the rest.
-            var ended: [Int64] = []
-            for candidate in candidates where candidate.campaign.endsAt <= endClock && ended.count < revokedLimit {
-                ended.append(candidate.campaign.id)
-            }
-            revoked = ended + index.revoked.prefix(revokedLimit - ended.count)
-        }
-        // Candidates are sorted: the first eligible one leads the best group (same forced flag and priority).
-        guard let first = candidates.firstIndex(where: eligible) else {
-            return Decision(candidate: nil, held: nil, revoked: revoked)
-        }
-        let forced = candidates[first].campaign.forced, priority = candidates[first].campaign.priority
-        var end = first + 1
-        while end < candidates.count, candidates[end].campaign.forced == forced, candidates[end].campaign.priority == priority {
-            end += 1
-        }
-        let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
-        let seenNone = !device.hasSeenAnyCampaign
-        let chosen = withUnsafeTemporaryAllocation(of: Bool.self, capacity: end - first) { inGroup -> Int in
-            var unseenWeight = 0, allWeight = 0, eligibleCount = 0
-            for offset in 0..<(end - first) {
-                let candidate = candidates[first + offset]
-                let ok = offset == 0 || eligible(candidate)
-                inGroup[offset] = ok
-                guard ok else { continue }
-                eligibleCount += 1
-                allWeight += max(1, candidate.campaign.weight)
-                if seenNone || !device.hasSeen(campaign: candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
-            }
-            // Not repeating what the device saw, unless it saw them all: then the rotation starts over, with any of
-            // them but the one shown last.
-            let onlyUnseen = unseenWeight > 0
-            if !onlyUnseen && eligibleCount > 1 {
-                func member(_ id: Int64) -> Int? { (0..<(end - first)).first { inGroup[$0] && candidates[first + $0].campaign.id == id } }
-                if let last = device.lastSeen(campaignWhere: { member($0) != nil }), let offset = member(last) {
-                    inGroup[offset] = false
-                    allWeight -= max(1, candidates[first + offset].campaign.weight)
+        let words = MemberBits.words(index.largestTier)
+        let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
+            let bits = UnsafeMutableBufferPointer(rebasing: space[0..<words])
+            let scratch = UnsafeMutableBufferPointer(rebasing: space[words...])
+            return withUnsafeTemporaryAllocation(of: Int32.self, capacity: index.largestTier) { found -> (Candidate, UInt64)? in
+                for tier in index.tiers {
+                    guard tier.reach(request, into: bits, scratch: scratch) else { continue }
+                    var count = 0
+                    for word in 0..<tier.words {
+                        var rest = bits[word]
+                        while rest != 0 {
+                            let position = word << 6 | rest.trailingZeroBitCount
+                            rest &= rest &- 1
+                            if eligible(tier.members[position]) {
+                                found[count] = Int32(position)
+                                count += 1
+                            }
+                        }
+                    }
+                    if count > 0 {
+                        let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
+                        return (choose(among: tier.members, UnsafeMutableBufferPointer(rebasing: found[0..<count]), device: device, seed: seed), seed)
+                    }
                 }
+                return nil
             }
-            var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
-            for offset in 0..<(end - first) where inGroup[offset] {
-                let candidate = candidates[first + offset]
-                if onlyUnseen && !seenNone && device.hasSeen(campaign: candidate.campaign.id) { continue }
-                point -= max(1, candidate.campaign.weight)
-                if point < 0 { return first + offset }
-            }
-            return first
         }
-        let candidate = candidates[chosen]
-        let creative = chooseCreative(candidate, request: request, device: device, seed: seed)
-        return Decision(candidate: candidate, held: creative, revoked: revoked)
+        guard let chosen else { return Decision(candidate: nil, held: nil, revoked: revoked) }
+        let (candidate, seed) = chosen
+        return Decision(candidate: candidate, held: chooseCreative(candidate, request: request, device: device, seed: seed), revoked: revoked)
+    }
+
+    /// The revoked list when the clock has ended candidates: those first (campaignd has not said so yet, or cannot
+    /// reach the edge, and they are the takedowns a client is the likeliest to still hold), in the candidates' order,
+    /// then the app's revoked ids; the limit drops the oldest of the rest.
+    static func endedFirst(_ index: AppIndex, endClock: Timestamp) -> [Int64] {
+        var ended: [Candidate] = []
+        for candidate in index.byEnd {
+            guard candidate.campaign.endsAt <= endClock else { break }
+            ended.append(candidate)
+        }
+        ended.sort(by: AppIndex.precedes)
+        let ids = ended.prefix(revokedLimit).map(\.campaign.id)
+        return ids + index.revoked.prefix(revokedLimit - ids.count)
+    }
+
+    /// The campaign chosen among a tier's eligible `members` (their positions, ascending): by weight, stable for a
+    /// device until it reports an impression, not repeating what the device saw unless it saw them all.
+    static func choose(among members: [Candidate], _ eligible: UnsafeMutableBufferPointer<Int32>, device: DeviceView, seed: UInt64) -> Candidate {
+        let first = members[Int(eligible[0])]
+        let seenNone = !device.hasSeenAnyCampaign
+        var unseenWeight = 0, allWeight = 0
+        for position in eligible {
+            let candidate = members[Int(position)]
+            allWeight += max(1, candidate.campaign.weight)
+            if seenNone || !device.hasSeen(campaign: candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
+        }
+        // Not repeating what the device saw, unless it saw them all: then the rotation starts over, with any of
+        // them but the one shown last (left out by a position of -1).
+        let onlyUnseen = unseenWeight > 0
+        if !onlyUnseen && eligible.count > 1 {
+            func member(_ id: Int64) -> Int? { eligible.indices.first { eligible[$0] >= 0 && members[Int(eligible[$0])].campaign.id == id } }
+            if let last = device.lastSeen(campaignWhere: { member($0) != nil }), let offset = member(last) {
+                allWeight -= max(1, members[Int(eligible[offset])].campaign.weight)
+                eligible[offset] = -1
+            }
+        }
+        var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
+        for position in eligible where position >= 0 {
+            let candidate = members[Int(position)]
+            if onlyUnseen && !seenNone && device.hasSeen(campaign: candidate.campaign.id) { continue }
+            point -= max(1, candidate.campaign.weight)
+            if point < 0 { return candidate }
+        }
+        return first
     }
 
     /// Whether the campaign targets this request (platform, version range, region, locale, launch type).
     public static func matches(_ candidate: Candidate, _ request: LaunchRequest) -> Bool {
-        let campaign = candidate.campaign
-        guard campaign.launchTypes.contains(request.launchType) else { return false }
-        if request.launchType == .hot {
-            guard let seconds = request.backgroundSeconds, seconds >= (campaign.minBackgroundSeconds ?? 0) else { return false }
-        }
-        let targeting = campaign.targeting
+        let targeting = candidate.campaign.targeting
         if let platforms = targeting.platforms, !platforms.contains(request.platform) { return false }
         if let min = candidate.minVersion, request.appVersion < min { return false }
         if let max = candidate.maxVersion, !(request.appVersion < max) { return false }
@@ -148,6 +230,16 @@ public enum DecisionEngine {
             guard let region = request.region, regions.contains(where: { sameIgnoringASCIICase(lowercased: $0, region) }) else {
                 return false
             }
+        }
+        return matchesBeyondReach(candidate, request)
+    }
+
+    /// The targeting that a tier's reach (platform, version range, region) leaves: launch type and locale.
+    static func matchesBeyondReach(_ candidate: Candidate, _ request: LaunchRequest) -> Bool {
+        let campaign = candidate.campaign
+        guard campaign.launchTypes.contains(request.launchType) else { return false }
+        if request.launchType == .hot {
+            guard let seconds = request.backgroundSeconds, seconds >= (campaign.minBackgroundSeconds ?? 0) else { return false }
         }
         if let locales = candidate.locales {
             guard let locale = request.locale, locales.contains(where: { sameIgnoringASCIICase(lowercased: $0, locale) }) else {
@@ -260,8 +352,7 @@ public enum DecisionEngine {
     /// (the decision's group, before the request's targeting, the clock and caps narrow it). A device's rotation over
     /// them starts over once it has seen them all (see ``DeviceView/rotated(campaigns:variants:after:variant:group:campaignVariants:)``).
     public static func rotationGroup(of campaign: Campaign, in index: AppIndex?) -> [Int64] {
-        (index?.candidates ?? []).filter { $0.campaign.forced == campaign.forced && $0.campaign.priority == campaign.priority }
-            .map(\.campaign.id)
+        index?.tier(forced: campaign.forced, priority: campaign.priority)?.members.map(\.campaign.id) ?? []
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

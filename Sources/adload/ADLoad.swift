@@ -15,8 +15,11 @@ struct ADLoad: ParsableCommand {
 
             adload propagation --admin E --edge E1 --edge E2 ... forces and expires campaigns through campaignd
             and measures when each edge's launch answer shows it.
+
+            adload seed --admin E --count N --creative SHA256 ... creates N campaigns of one app with a large app's
+            mix of targeting, for bench/scale.sh.
             """,
-        subcommands: [Run.self, Propagation.self],
+        subcommands: [Run.self, Propagation.self, Seed.self],
         defaultSubcommand: Run.self
     )
 }

@@ -71,10 +71,14 @@ struct EdgeWithCampaigndDownTests {
         let lossy = try await fixture.startEdge("edge-lossy", arguments: ["--updates-hwm", "1"])
         var last = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 1)).seq
         #expect(await late.waitFor(seq: last))
-        // A burst the lossy edge cannot keep up with: it must notice the gaps and catch up.
+        // A burst the lossy edge cannot keep up with: it must notice the gaps and catch up. The edge applies a
+        // change faster than campaignd commits the next, so it is stopped through the burst: the backlog then
+        // arrives at once, faster than it applies.
+        lossy.process.signal(SIGSTOP)
         for index in 0..<200 {
             last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "burst\(index)", creative: creative)).seq
         }
+        lossy.process.signal(SIGCONT)
         #expect(await lossy.waitFor(seq: last))
         #expect(await late.waitFor(seq: last))
         let lossyStatus = try await lossy.status()

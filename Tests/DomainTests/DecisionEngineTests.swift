@@ -55,11 +55,11 @@ struct DecisionEngineTests {
         #expect(revoked(at: 10) == [2])
         #expect(revoked(at: 20) == [2, 3])
         #expect(revoked(at: 30) == [1, 2, 3])
-        index.candidates.removeAll { $0.campaign.id == 2 }  // the earliest end is now campaign 3's
+        index = AppIndex(candidates: index.candidates.filter { $0.campaign.id != 2 }, revoked: index.revoked)  // the earliest end is now campaign 3's
         #expect(revoked(at: 19.999) == [])
         #expect(revoked(at: 20) == [3])
         let early = try #require(DecisionEngine.index([Self.campaign(4, priority: 5, end: 5)], creatives: Self.held, preparer: .json)["shop"])
-        index.candidates += early.candidates  // and now campaign 4's, earlier than any before
+        index = AppIndex(candidates: index.candidates + early.candidates, revoked: index.revoked)  // and now campaign 4's, earlier than any before
         #expect(revoked(at: 4.999) == [])
         #expect(revoked(at: 5) == [4])
     }

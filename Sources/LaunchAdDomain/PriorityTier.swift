@@ -1,0 +1,61 @@
+/// The candidates of an app that share a forced flag and a priority: the group a launch decision chooses among, in
+/// id order, with what reaches its members by a request's launch type, platform, region and app version. Immutable, and kept
+/// as it is when a change leaves its members as they were.
+final class PriorityTier: Sendable {
+    let forced: Bool
+    let priority: Int
+    /// The tier's candidates, by id.
+    let members: [Candidate]
+    /// 64-bit words in a set of its members.
+    let words: Int
+    private let platforms: ValueReach
+    private let regions: ValueReach
+    private let versions: VersionReach
+    /// The members shown at cold starts, and at hot starts.
+    private let cold: [UInt64]
+    private let hot: [UInt64]
+    private let anyCold: Bool
+    /// The least background time of the members shown at hot starts: a hot start after less reaches none of them.
+    private let leastBackground: Int?
+
+    init(_ members: [Candidate]) {
+        forced = members[0].campaign.forced
+        priority = members[0].campaign.priority
+        self.members = members
+        words = MemberBits.words(members.count)
+        platforms = ValueReach(members, comparison: .exact) { $0.campaign.targeting.platforms }
+        regions = ValueReach(members, comparison: .asciiCaseInsensitive) { $0.campaign.targeting.regions }
+        versions = VersionReach(members)
+        cold = MemberBits.of(members.count) { members[$0].campaign.launchTypes.contains(.cold) }
+        hot = MemberBits.of(members.count) { members[$0].campaign.launchTypes.contains(.hot) }
+        anyCold = members.contains { $0.campaign.launchTypes.contains(.cold) }
+        leastBackground = members.lazy.filter { $0.campaign.launchTypes.contains(.hot) }.map { $0.campaign.minBackgroundSeconds ?? 0 }.min()
+    }
+
+    /// Writes into `bits` the members whose launch types, platforms, regions and version range take `request` (the
+    /// rest of the targeting, the clock, the creatives and the caps are left to the caller); false, and `bits` left
+    /// as they were, when the launch type alone rules out every member. `scratch` is as long as `bits`.
+    func reach(_ request: LaunchRequest, into bits: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        switch request.launchType {
+        case .cold:
+            guard anyCold else { return false }
+            MemberBits.copy(cold, into: bits)
+        case .hot:
+            guard let leastBackground, let seconds = request.backgroundSeconds, seconds >= leastBackground else { return false }
+            MemberBits.copy(hot, into: bits)
+        }
+        if platforms.targeted {
+            platforms.reach(request.platform, into: scratch)
+            MemberBits.intersect(bits, with: scratch, count: words)
+        }
+        if regions.targeted {
+            regions.reach(request.region, into: scratch)
+            MemberBits.intersect(bits, with: scratch, count: words)
+        }
+        if versions.targeted {
+            versions.reach(request.appVersion, into: scratch)
+            MemberBits.intersect(bits, with: scratch, count: words)
+        }
+        return true
+    }
+}

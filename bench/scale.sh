@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# launch.query cost as an app's campaigns grow: 100, 1,000 and 10,000 campaigns of app "shop" (SIZES), each size on
+# its own campaignd and edge (release builds), all in one run. The campaigns have a large app's mix (`adload seed`:
+# a third target a platform, a fifth a region, a seventh a version range; priorities 0 to 100 and weights 1 to 1000
+# spread over them), each with three creative shapes. Rounds alternate between the sizes, so drift of this shared
+# machine reaches each size alike: adload with 4 connections x 64 in flight over 10,000 devices of "shop" (launch
+# queries, 20% hot starts) for SECONDS a round. Prints each round, then per size the medians of throughput, p50 and
+# p99, their ratios to the first size's, and each edge's resident memory before and after the load.
+#
+#   bench/scale.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s; SIZES="100 1000 10000")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-5}
+SECS=${2:-5}
+SIZES=${SIZES:-100 1000 10000}
+for product in campaignd deliveryd adctl adload; do swift build -c release --product "$product" >/dev/null; done
+BIN=$(swift build -c release --show-bin-path)
+mkdir -p .build-bench
+RUN=$(mktemp -d .build-bench/scale-XXXX)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
+ready() { for _ in $(seq 300); do [ -s "$1" ] && return; sleep 0.1; done; echo "no $1" >&2; exit 1; }
+
+python3 - "$RUN" <<'PY'
+import struct, sys, zlib
+for name, (w, h) in {"tall": (1179, 2556), "classic": (1080, 1920), "wide": (1242, 2208)}.items():
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
+    open(f"{sys.argv[1]}/{name}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"x" * 20000 + chunk(b"IEND", b""))
+PY
+
+declare -A EDGE EDGE_PID
+for size in $SIZES; do
+  dir="$RUN/$size"
+  mkdir -p "$dir"
+  "$BIN/campaignd" --data-dir "$dir/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
+    --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$dir/campaignd.ready" >"$dir/campaignd.log" 2>&1 &
+  pids+=($!)
+  ready "$dir/campaignd.ready"
+  admin=$(field "$dir/campaignd.ready" admin)
+  creatives=()
+  for name in tall classic wide; do
+    sha=$("$BIN/adctl" --endpoint "$admin" creative upload "$RUN/$name.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])')
+    creatives+=(--creative "$sha")
+  done
+  start=$(date +%s.%N)
+  "$BIN/adload" seed --admin "$admin" --app shop --count "$size" "${creatives[@]}" 2>/dev/null
+  echo "size $size: campaigns created in $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
+  "$BIN/deliveryd" --cache-dir "$dir/edge" --campaign-sync "$(field "$dir/campaignd.ready" sync)" \
+    --campaign-updates "$(field "$dir/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
+    --ready-file "$dir/edge.ready" >"$dir/edge.log" 2>&1 &
+  EDGE_PID[$size]=$!
+  pids+=($!)
+  ready "$dir/edge.ready"
+  EDGE[$size]=$(field "$dir/edge.ready" client)
+  for _ in $(seq 600); do
+    "$BIN/adctl" --endpoint "${EDGE[$size]}" call edge.status \
+      | python3 -c "import json,sys; s=json.load(sys.stdin); sys.exit(0 if s['seq']>=$size and s['creatives']>=3 else 1)" && break
+    sleep 0.1
+  done
+  echo "size $size: edge ready: $("$BIN/adctl" --endpoint "${EDGE[$size]}" call edge.status | cut -c1-200)"
+done
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+LOG="$RUN/scale.log"
+: >"$LOG"
+for size in $SIZES; do echo "RSS size=$size when=before kib=$(rss "${EDGE_PID[$size]}")" | tee -a "$LOG"; done
+for round in $(seq "$ROUNDS"); do
+  for size in $SIZES; do
+    "$BIN/adload" --endpoint "${EDGE[$size]}" --connections 4 --window 64 --duration "$SECS" --devices 10000 --apps shop --quiet --json \
+      | bench/adload-result.py "size$size-$round" | tee -a "$LOG" | cut -c1-160 || true
+  done
+done
+for size in $SIZES; do echo "RSS size=$size when=after kib=$(rss "${EDGE_PID[$size]}")" | tee -a "$LOG"; done
+cp "$LOG" .build-bench/scale.log
+
+python3 - "$LOG" $SIZES <<'PY'
+import re, statistics, sys
+log, sizes = sys.argv[1], sys.argv[2:]
+rows = {s: [] for s in sizes}
+rss = {}
+for line in open(log):
+    m = re.match(r"RESULT label=size(\d+)-\d+ rps=(\d+) p50_us=([\d.]+) p99_us=([\d.]+) .*errors=(\d+) with_ad=(\d+)", line)
+    if m:
+        rows[m[1]].append((float(m[2]), float(m[3]), float(m[4]), int(m[5])))
+    m = re.match(r"RSS size=(\d+) when=(\w+) kib=(\d+)", line)
+    if m:
+        rss[(m[1], m[2])] = int(m[3]) / 1024
+med = {s: tuple(statistics.median(r[i] for r in rows[s]) for i in range(3)) for s in sizes if rows[s]}
+base = med[sizes[0]]
+print(f"{'campaigns':>10} {'rounds':>6} {'rps':>9} {'p50 ms':>7} {'p99 ms':>7} {'rps/first':>9} {'p99/first':>9} {'RSS before':>10} {'RSS after':>9} errors")
+for s in sizes:
+    if s not in med: continue
+    rps, p50, p99 = med[s]
+    print(f"{s:>10} {len(rows[s]):>6} {rps:>9.0f} {p50/1000:>7.2f} {p99/1000:>7.2f} {rps/base[0]:>9.2f} {p99/base[2]:>9.2f} "
+          f"{rss.get((s,'before'),0):>8.1f} M {rss.get((s,'after'),0):>7.1f} M {sum(r[3] for r in rows[s])}")
+PY
