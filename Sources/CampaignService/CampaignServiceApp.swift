@@ -7,13 +7,13 @@ import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
-import Synchronization
+import Locking
 import ZMQRPC
 import ZeroMQ
 
 /// Where committed changes go; set once the parts that listen exist (they need the database first).
 final class CommitHooks: Sendable {
-    private let hook = Mutex<(@Sendable ([Change]) -> Void)?>(nil)
+    private let hook = Locked<(@Sendable ([Change]) -> Void)?>(nil)
     func set(_ body: @escaping @Sendable ([Change]) -> Void) { hook.withLock { $0 = body } }
     func run(_ changes: [Change]) { hook.withLock { $0 }?(changes) }
 }

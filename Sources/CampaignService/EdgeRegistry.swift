@@ -2,11 +2,11 @@ import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdRuntime
 import Logging
-import Synchronization
+import Locking
 
 /// What campaignd knows of its edges, from their acknowledgements.
 final class EdgeRegistry: Sendable {
-    private let edges = Mutex<[String: EdgeInfo]>([:])
+    private let edges = Locked<[String: EdgeInfo]>([:])
     /// An edge not heard from for this long is stale.
     let staleAfter: Double = 5
     let logger: Logger

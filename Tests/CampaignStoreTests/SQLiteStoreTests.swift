@@ -4,7 +4,7 @@ import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
-import Synchronization
+import Locking
 import Testing
 
 /// The store's promises, on the embedded engine, called directly (the service's tests reach them over the wire).
@@ -18,7 +18,7 @@ struct SQLiteStoreTests {
     }
 
     final class Heard: Sendable {
-        private let seqs = Mutex<[Int64]>([])
+        private let seqs = Locked<[Int64]>([])
         func add(_ more: [Int64]) { seqs.withLock { $0 += more } }
         var all: [Int64] { seqs.withLock { $0 } }
     }
