@@ -38,12 +38,16 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
+        // MARK: The project's lock for shared mutable state: Synchronization.Mutex, or a pthread mutex that
+        // ThreadSanitizer sees when deploy/local/sanitize.sh thread builds with -D LAUNCHAD_TSAN
+        .target(name: "Locking"),
+
         // MARK: ZeroMQ
         .systemLibrary(
             name: "CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]
         ),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "Locking"]),
 
         // MARK: JSON-RPC 2.0 (knows nothing of ZeroMQ)
         .target(name: "JSONRPC"),
@@ -52,7 +56,7 @@ let package = Package(
         .target(
             name: "ZMQRPC",
             dependencies: [
-                "ZeroMQ", "JSONRPC",
+                "Locking", "ZeroMQ", "JSONRPC",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -62,7 +66,7 @@ let package = Package(
         .target(
             name: "LaunchAdRuntime",
             dependencies: [
-                "ZMQRPC", "ZeroMQ", "JSONRPC",
+                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -88,7 +92,7 @@ let package = Package(
         .target(
             name: "CampaignService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "Locking", "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,7 +102,7 @@ let package = Package(
         .target(
             name: "DeliveryService",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -115,7 +119,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness",
+                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -169,7 +173,7 @@ let package = Package(
         ),
 
         // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
-        .target(name: "CodecFuzzing", dependencies: ["JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
+        .target(name: "CodecFuzzing", dependencies: ["Locking", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
         // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
         .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
 
@@ -178,15 +182,16 @@ let package = Package(
         .target(
             name: "LaunchAdTesting",
             dependencies: [
-                "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
+                "Locking", "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "CampaignStoreTests", dependencies: ["CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
-        .testTarget(name: "ZeroMQTests", dependencies: ["CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
-        .testTarget(name: "ZMQRPCTests", dependencies: ["ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "CampaignStoreTests", dependencies: ["Locking", "CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["Locking", "CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["Locking", "JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
+        .testTarget(name: "ZMQRPCTests", dependencies: ["Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC",
@@ -198,7 +203,7 @@ let package = Package(
         ),
         // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
         // edges built in process on an offset clock.
-        .testTarget(name: "FaultTests", dependencies: ["CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
+        .testTarget(name: "FaultTests", dependencies: ["Locking", "CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",

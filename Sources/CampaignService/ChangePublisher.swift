@@ -1,7 +1,7 @@
 import CampaignStore
 import LaunchAdAPI
 import LaunchAdDomain
-import Synchronization
+import Locking
 import ZMQRPC
 
 /// Publishes each committed change on the update stream, in `seq` order, and the heartbeats: both under one lock,
@@ -10,12 +10,12 @@ final class ChangePublisher: Sendable {
     let publisher: Publisher
     let epoch: String
     /// The `seq` of the last change handed to the publisher.
-    private let published: Mutex<Int64>
+    private let published: Locked<Int64>
 
     init(publisher: Publisher, epoch: String, seq: Int64) {
         self.publisher = publisher
         self.epoch = epoch
-        published = Mutex(seq)
+        published = Locked(seq)
     }
 
     /// Sets the `seq` the heartbeats carry when this process starts publishing (at start, or on taking over).

@@ -1,7 +1,7 @@
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
-import Synchronization
+import Locking
 
 /// One invariant of the codec that an input broke.
 public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
@@ -183,7 +183,7 @@ public enum CodecInvariants {
     /// Counts, for the task that sets it, what the compact dispatcher of ``compactDispatchers`` did: params read
     /// compactly, params read the general way, and handler runs.
     public final class CompactProbe: Sendable {
-        let counts = Mutex<(compact: Int, general: Int, runs: Int)>((0, 0, 0))
+        let counts = Locked<(compact: Int, general: Int, runs: Int)>((0, 0, 0))
         public init() {}
         /// Whether a call went the compact way: read compactly, never the general way, and handled. (Params read
         /// compactly but followed by something else go the general way, which may refuse the call before reading them.)

@@ -1,9 +1,9 @@
-import Synchronization
+import Locking
 
 /// Whether the edge's cache folder takes writes (the state file and creatives), for `/healthz`, metrics and
 /// `edge.status`. A full or read-only disk does not stop the edge: it answers from memory and says so here.
 public final class CacheHealth: Sendable {
-    private let state = Mutex<(writable: Bool, lastError: String?, failures: Int)>((true, nil, 0))
+    private let state = Locked<(writable: Bool, lastError: String?, failures: Int)>((true, nil, 0))
 
     public var writable: Bool { state.withLock { $0.writable } }
     /// Why the last write failed, while it fails.

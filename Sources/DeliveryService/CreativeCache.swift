@@ -1,5 +1,6 @@
 import DurableFiles
 import Synchronization
+import Locking
 
 /// The hot creatives' bytes in memory, within a byte budget, least recently used first out; the rest is read from
 /// disk. Bytes come from files that were verified by sha256 when stored, or, while the cache folder cannot be
@@ -20,7 +21,7 @@ final class CreativeCache: Sendable {
         var clock: UInt64 = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
     private let files: CreativeFiles
     let budget: Int
     let hits = Atomic<Int>(0)

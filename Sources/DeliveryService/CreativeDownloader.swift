@@ -3,7 +3,7 @@ import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
 import Logging
-import Synchronization
+import Locking
 import ZeroMQ
 import ZMQRPC
 
@@ -21,10 +21,10 @@ final class CreativeDownloader: Sendable {
     let cacheHealth: CacheHealth
     /// Has the state saved once a creative is known.
     let persister: StatePersister
-    private let downloading = Mutex<Set<String>>([])
+    private let downloading = Locked<Set<String>>([])
     /// Creatives downloaded while the cache folder refused writes that found no room in memory either: not asked
     /// for again until the folder takes writes or a pin is let go.
-    let unheld = Mutex<Set<String>>([])
+    let unheld = Locked<Set<String>>([])
     /// The downloads to start, by sha256: ``run()`` runs each as a child task.
     private let starts: AsyncStream<String>
     private let start: AsyncStream<String>.Continuation

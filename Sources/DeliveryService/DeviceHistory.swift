@@ -1,6 +1,7 @@
 import LaunchAdAPI
 import LaunchAdDomain
 import Synchronization
+import Locking
 
 /// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded in
 /// bytes (see ``FingerprintMap``): the least recently reported devices are forgotten first, once the others' reports
@@ -13,7 +14,7 @@ import Synchronization
 /// have been shown in its window. A device keeps at most ``keptPerDevice`` times over all its campaigns and 256
 /// campaigns, those shown longest ago forgotten first.
 final class DeviceHistory: Sendable {
-    private let devices: Mutex<FingerprintMap<DeviceView>>
+    private let devices: Locked<FingerprintMap<DeviceView>>
     /// Whether any impression was ever recorded: until then every device is unknown, and a query need not take the
     /// lock to learn it. (Set under the lock, before the first view is stored; never cleared.)
     private let anyRecorded = Atomic<Bool>(false)

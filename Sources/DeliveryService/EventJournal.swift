@@ -6,7 +6,7 @@ import Darwin
 import DurableFiles
 import Crypto
 import Foundation
-import Synchronization
+import Locking
 
 /// The fingerprints of the events the edge has counted, on disk in the cache folder, so that an event a client
 /// sends again after a restart is still counted once. Each report round writes those of the round before the counts
@@ -36,7 +36,7 @@ final class EventJournal: Sendable {
         var keySaved: Bool
         var fd: Int32 = -1
     }
-    private let writer: Mutex<Writer>
+    private let writer: Locked<Writer>
 
     /// What opening the folder found.
     struct Loaded {
@@ -82,7 +82,7 @@ final class EventJournal: Sendable {
         self.directory = directory
         self.perFile = max(1, perFile)
         self.key = key
-        self.writer = Mutex(writer)
+        self.writer = Locked(writer)
     }
 
     deinit {

@@ -1,12 +1,12 @@
 import LaunchAdAPI
-import Synchronization
+import Locking
 
 /// Event ids already counted, and the counts not yet shipped to campaignd. The ids are kept as fingerprints in
 /// fixed memory (``FingerprintSet``): at least the last `capacity / 2` events are known, whatever their ids' length.
 /// Their fingerprints are keyed by `key`, which the ``EventJournal`` keeps, so that those it wrote are known again
 /// after a restart.
 final class EventLedger: Sendable {
-    private let seen: Mutex<FingerprintSet>
+    private let seen: Locked<FingerprintSet>
     private let key: EventKey
     /// Fingerprints the set holds per generation.
     let generation: Int
@@ -16,12 +16,12 @@ final class EventLedger: Sendable {
         var counts: [Int64: CampaignStats] = [:]
         var fingerprints: [UInt64] = []
     }
-    private let unsaved = Mutex(Unsaved())
+    private let unsaved = Locked(Unsaved())
 
     init(capacity: Int, key: EventKey = .random()) {
         let set = FingerprintSet(capacity: capacity)
         generation = set.generation
-        seen = Mutex(set)
+        seen = Locked(set)
         self.key = key
     }
 

@@ -1,9 +1,9 @@
-import Synchronization
+import Locking
 
 /// A session's events, taken in batches: whatever arrived while the last batch was handled comes out at once.
 /// Messages beyond the limit are dropped (the edge notices the gap and catches up); ticks and saves never are.
 final class EventQueue: Sendable {
-    private let items = Mutex<(events: [SyncEngine.Event], messages: Int)>(([], 0))
+    private let items = Locked<(events: [SyncEngine.Event], messages: Int)>(([], 0))
     private let messageLimit: Int
     let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation

@@ -2,7 +2,7 @@ import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
-import Synchronization
+import Locking
 
 /// The counts campaignd has not taken yet, on disk (`reports.json` in the cache folder, a ``ChecksummedFile`` written
 /// atomically), so that a restart loses none of them and counts none twice, even while campaignd is away: the
@@ -22,7 +22,7 @@ final class ReportFile: Sendable {
 
     let url: URL
     /// What the file holds, once written or read by this process (so the same body is not written twice).
-    private let written = Mutex<Body?>(nil)
+    private let written = Locked<Body?>(nil)
 
     init(directory: URL) {
         url = directory.appendingPathComponent("reports.json")

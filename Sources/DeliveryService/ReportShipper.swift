@@ -2,7 +2,7 @@ import Foundation
 import LaunchAdAPI
 import Logging
 import ServiceLifecycle
-import Synchronization
+import Locking
 import ZMQRPC
 import ZeroMQ
 
@@ -22,7 +22,7 @@ final class ReportShipper: Service {
     /// Where the file is written (its fsyncs off the tasks' shared threads).
     private let disk = DispatchQueue(label: "deliveryd.report-save")
     /// Whether the last write of the file failed (it is said once, not every round).
-    private let failing = Mutex(false)
+    private let failing = Locked(false)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, ledger: EventLedger, file: ReportFile,
          journal: EventJournal, curve: CurveClientOptions?, logger: Logger, interval: Duration) {

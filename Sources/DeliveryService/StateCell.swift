@@ -1,11 +1,11 @@
 import Atomics
-import Synchronization
+import Locking
 
 /// The current state, swapped whole. Reads are a single atomic load, with no lock; writers (the sync engine and
 /// creative downloads) take turns, so neither undoes the other's change.
 public final class StateCell: Sendable {
     private let current = ManagedAtomic<EdgeState>(.empty)
-    private let writer = Mutex<Void>(())
+    private let writer = Locked<Void>(())
 
     public init() {}
 

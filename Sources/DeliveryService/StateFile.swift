@@ -2,7 +2,7 @@ import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdDomain
-import Synchronization
+import Locking
 
 /// The edge's state on disk: a JSON body and its sha256 (a ``ChecksummedFile``), written atomically; a file whose
 /// checksum does not match is discarded, never trusted.
@@ -11,7 +11,7 @@ import Synchronization
 /// only the campaigns that changed since the last one and copies the rest.
 final class StateFile: Sendable {
     let url: URL
-    private let encoded = Mutex<[Int64: (campaign: Campaign, json: [UInt8])]>([:])
+    private let encoded = Locked<[Int64: (campaign: Campaign, json: [UInt8])]>([:])
 
     struct Body: Codable {
         var epoch: String

@@ -2,7 +2,7 @@ import DurableFiles
 import Foundation
 import LaunchAdDomain
 import Logging
-import Synchronization
+import Locking
 
 /// Saves the edge's state to the cache folder for the sync engine, as group commits: a change waits 10 ms for
 /// others, and while changes keep coming the state is saved about four times a second (a burst of 10,000 changes is a
@@ -20,14 +20,14 @@ final class StatePersister: Sendable {
     /// Where saves run (blocking file writes and fsyncs, off the tasks' shared threads).
     private let disk = DispatchQueue(label: "deliveryd.state-save")
     /// Held while saving; holds the state the last successful save wrote (so a signal for it is not saved twice).
-    private let saving = Mutex<EdgeState?>(nil)
+    private let saving = Locked<EdgeState?>(nil)
     /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
-    let persisted: Mutex<(epoch: String, seq: Int64)>
+    let persisted: Locked<(epoch: String, seq: Int64)>
     /// Signals that the state changed since the last save (the newest signal is enough).
     private let dirty: AsyncStream<Void>.Continuation
     private let dirtySignals: AsyncStream<Void>
     /// The current session's events, to tell it a save completed (so it acknowledges).
-    let sessionEvents = Mutex<EventQueue?>(nil)
+    let sessionEvents = Locked<EventQueue?>(nil)
 
     init(configuration: DeliveryServiceConfiguration, cell: StateCell, creativeFiles: CreativeFiles, stateFile: StateFile,
          cache: CreativeCache, cacheHealth: CacheHealth, logger: Logger) {
@@ -39,7 +39,7 @@ final class StatePersister: Sendable {
         self.cacheHealth = cacheHealth
         self.logger = logger
         let loaded = cell.state
-        persisted = Mutex((loaded.epoch, loaded.seq))
+        persisted = Locked((loaded.epoch, loaded.seq))
         (dirtySignals, dirty) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 

@@ -1,9 +1,10 @@
 import LaunchAdDomain
 import Synchronization
+import Locking
 
 /// What the sync engine knows of its contact with campaignd, for `/healthz`, metrics and `edge.status`.
 public final class SyncStatus: Sendable {
-    private let state = Mutex<(lastHeard: ContinuousClock.Instant?, skews: [Double], resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, [], 0, 0, 0))
+    private let state = Locked<(lastHeard: ContinuousClock.Instant?, skews: [Double], resyncs: Int, lastHeartbeatSeq: Int64, gaps: Int)>((nil, [], 0, 0, 0))
     /// Heartbeats whose clock readings are kept for the estimate of campaignd's clock.
     static let skewSamples = 8
     /// Added to the estimate of campaignd's clock when judging expiry, for the heartbeat's time in transit.

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Histogram
-import Synchronization
+import Locking
 import ZeroMQ
 
 /// Runs a load: builds the population, starts one thread per worker, shows progress, merges their counts.
@@ -99,7 +99,7 @@ public enum LoadRunner {
     }
 
     private final class Outcomes: Sendable {
-        let results = Mutex<[Int: Result<LoadWorker.Totals, any Error>]>([:])
+        let results = Locked<[Int: Result<LoadWorker.Totals, any Error>]>([:])
     }
 
     private static func cpuSeconds() -> Double {

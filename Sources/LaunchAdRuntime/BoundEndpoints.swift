@@ -1,9 +1,9 @@
-import Synchronization
+import Locking
 
 /// The endpoints a service has bound so far, by name: its sockets once they are bound, then its HTTP address once
 /// that is up, for the ready file and the log. Shared between the service and the HTTP server's start callback.
 public final class BoundEndpoints: Sendable {
-    private let value = Mutex<[String: String]>([:])
+    private let value = Locked<[String: String]>([:])
 
     public init() {}
 

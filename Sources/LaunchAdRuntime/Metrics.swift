@@ -1,5 +1,6 @@
 import Prometheus
 import Synchronization
+import Locking
 
 /// Names metrics as the project does: `launchad_<subsystem>_<name>_<unit>`, the unit a base unit (`seconds`,
 /// `bytes`) or `total` for a counter, left out for a plain number (a sequence number, a count of things held).
@@ -19,7 +20,7 @@ public struct MetricNames: Sendable {
 /// lock), brought up to date when scraped. It only ever goes up, as a counter must.
 public final class MirroredCounter: Sendable {
     private let counter: Counter
-    private let exported = Mutex<Int>(0)
+    private let exported = Locked<Int>(0)
 
     public init(_ counter: Counter) {
         self.counter = counter
@@ -90,7 +91,7 @@ public final class LatencyHistograms: Sendable {
     private let name: String
     private let help: String
     private let bounds: [Int64]
-    private let histograms = Mutex<[Histogram]>([])
+    private let histograms = Locked<[Histogram]>([])
 
     /// `bounds` are the buckets' upper bounds, ascending.
     public init(_ descriptor: MetricNameDescriptor, bounds: [Duration]) {

@@ -4,7 +4,7 @@ import Foundation
 import LaunchAdDomain
 import Logging
 import ServiceLifecycle
-import Synchronization
+import Locking
 import ZMQRPC
 import ZeroMQ
 
@@ -156,7 +156,7 @@ func runServices<T>(_ services: [any Service], logger: Logger, ready: AsyncStrea
 
 /// Log lines kept in memory, so a test can read what an in-process service logged as it would a process's output.
 final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     var text: String { lines.withLock { $0.joined(separator: "\n") } }
 

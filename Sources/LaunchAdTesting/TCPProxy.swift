@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import Locking
 
 /// A TCP proxy that a test controls, to put a network partition between two processes: it listens on an
 /// ephemeral loopback port and forwards every connection to `upstream` (`tcp://HOST:PORT` or `ipc://PATH`).
@@ -16,7 +16,7 @@ public final class TCPProxy: Sendable {
     public var endpoint: String { "tcp://127.0.0.1:\(port)" }
     private let upstream: Upstream
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var partitioned = false

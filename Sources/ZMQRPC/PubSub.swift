@@ -1,6 +1,7 @@
 import JSONRPC
 import Logging
 import Synchronization
+import Locking
 import ZeroMQ
 
 /// Publishes two-frame messages (topic, JSON-RPC notification) on a PUB socket owned by its own thread.
@@ -20,7 +21,7 @@ public final class Publisher: Sendable {
     public let configuration: Configuration
     private let context: ZMQContext
     private let mailbox: Mailbox<Outgoing>
-    private let state = Mutex<(thread: OwnerThread?, endpoint: String?)>((nil, nil))
+    private let state = Locked<(thread: OwnerThread?, endpoint: String?)>((nil, nil))
     /// Messages handed to libzmq.
     public let published = Atomic<Int>(0)
 
@@ -146,7 +147,7 @@ public final class Subscriber: Sendable {
     private let continuation: AsyncStream<PublishedMessage>.Continuation
     private let mailbox: Mailbox<Never>
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<OwnerThread?>(nil)
+    private let thread = Locked<OwnerThread?>(nil)
 
     /// Called on the subscriber's thread with each message, instead of ``messages``, when given.
     private let handler: (@Sendable (PublishedMessage) -> Void)?

@@ -1,5 +1,6 @@
 import JSONRPC
 import Synchronization
+import Locking
 import ZeroMQ
 
 /// Settings of an ``RPCClient``.
@@ -60,9 +61,9 @@ public final class RPCClient: Sendable {
     private let context: ZMQContext
     private let mailbox: Mailbox<Command>
     private let nextId = Atomic<Int>(1)
-    private let thread = Mutex<OwnerThread?>(nil)
+    private let thread = Locked<OwnerThread?>(nil)
     /// Whether calls are still taken; posts happen under this lock, so none lands after the loop's last look.
-    private let accepting = Mutex<Bool>(true)
+    private let accepting = Locked<Bool>(true)
     /// How many times the socket was remade after an unanswered call.
     public let reconnects = Atomic<Int>(0)
 

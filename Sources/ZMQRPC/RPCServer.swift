@@ -1,6 +1,7 @@
 import JSONRPC
 import Logging
 import Synchronization
+import Locking
 import ZeroMQ
 
 /// Settings of an ``RPCServer``.
@@ -62,7 +63,7 @@ public final class RPCServer: Sendable {
     private let context: ZMQContext
     private let logger: Logger
     private let mailbox: Mailbox<Completion>
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
 
     struct Completion: Sendable {
         let envelope: [[UInt8]]

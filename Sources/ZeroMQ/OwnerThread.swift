@@ -1,7 +1,7 @@
 import CZeroMQ
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// A dedicated thread that owns ZeroMQ sockets for its whole life.
 ///
@@ -41,7 +41,7 @@ public final class OwnerThread: Sendable {
 /// A one-shot value handed from a thread to whoever waits for it (used to report a bind result at start-up).
 public final class Handoff<Value: Sendable>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let value = Mutex<Value?>(nil)
+    private let value = Locked<Value?>(nil)
 
     public init() {}
 

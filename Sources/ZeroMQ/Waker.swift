@@ -1,5 +1,5 @@
 import CZeroMQ
-import Synchronization
+import Locking
 
 /// Wakes a poll loop from another thread: an `eventfd` that the loop polls beside its sockets.
 public final class Waker: Sendable {
@@ -29,7 +29,7 @@ public final class Waker: Sendable {
 
 /// A queue from any thread into a poll loop: posting wakes the loop only when the queue was empty.
 public final class Mailbox<Item: Sendable>: Sendable {
-    private let items = Mutex<[Item]>([])
+    private let items = Locked<[Item]>([])
     /// The waker to add to the loop's ``Poller``.
     public let waker: Waker
 

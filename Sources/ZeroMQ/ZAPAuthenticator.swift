@@ -1,5 +1,6 @@
 import CZeroMQ
 import Synchronization
+import Locking
 
 /// A ZAP handler (ZeroMQ RFC 27) that admits CURVE clients only when their public key is listed for the
 /// socket's ZAP domain.
@@ -22,12 +23,12 @@ public final class ZAPAuthenticator: Sendable {
     /// The inproc endpoint libzmq sends ZAP requests to.
     public static let endpoint = "inproc://zeromq.zap.01"
 
-    private let allowlists = Mutex<[String: Set<String>]>([:])
+    private let allowlists = Locked<[String: Set<String>]>([:])
     private let context: ZMQContext
     private let observer: (@Sendable (Decision) -> Void)?
     private let mailbox: Mailbox<Never>
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<OwnerThread?>(nil)
+    private let thread = Locked<OwnerThread?>(nil)
 
     /// Creates a handler for `context`; `observer` hears every decision (for logs and metrics).
     public init(context: ZMQContext, observer: (@Sendable (Decision) -> Void)? = nil) throws(ZMQError) {

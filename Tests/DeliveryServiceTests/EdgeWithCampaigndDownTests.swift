@@ -134,7 +134,9 @@ struct EdgeWithCampaigndDownTests {
         let started = ContinuousClock.now
         let again = try await fixture.startEdge("edge-d")
         let answer = try await again.query()
-        #expect(ContinuousClock.now - started < .seconds(1), "took \(ContinuousClock.now - started)")
+        // Under ThreadSanitizer (deploy/local/sanitize.sh thread) everything runs several times slower: 2.3 s measured.
+        let bound: Duration = ProcessInfo.processInfo.environment["LAUNCHAD_SANITIZER"] == "thread" ? .seconds(4) : .seconds(1)
+        #expect(ContinuousClock.now - started < bound, "took \(ContinuousClock.now - started)")
         #expect(answer.hasAd && answer.id == created.campaign.id)
         let status = try await again.status()
         #expect(status.stale || status.seq == created.seq)

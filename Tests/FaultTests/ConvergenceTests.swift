@@ -5,7 +5,7 @@ import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
-import Synchronization
+import Locking
 import Testing
 import ZMQRPC
 
@@ -70,7 +70,7 @@ extension FaultTests {
                     { _ = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 8)) },
                     { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new", creative: creative)) }],
             ]
-            let served = Mutex(0)
+            let served = Locked(0)
             let taken = try await CampaignSync.pagedSnapshot(pageSize: 3, tries: 1, creatives: [:]) { params in
                 let page = try await sync.call(SyncAPI.snapshot, params)
                 let count = served.withLock { count in

@@ -6,6 +6,7 @@ import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
 import Synchronization
+import Locking
 import Testing
 import ZMQRPC
 
@@ -23,7 +24,7 @@ struct FaultTests {
 /// What the querying tasks saw.
 final class Tally: Sendable {
     let answers = Atomic<Int>(0)
-    private let found = Mutex<[String]>([])
+    private let found = Locked<[String]>([])
     var violations: [String] { found.withLock { $0 } }
     func violation(_ text: String) { found.withLock { $0.append(text) } }
 }

@@ -225,9 +225,9 @@ struct DispatcherTests {
 }
 
 final class LockedList: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
     func append(_ item: String) { storage.withLock { $0.append(item) } }
     var items: [String] { storage.withLock { $0 } }
 }
 
-import Synchronization
+import Locking

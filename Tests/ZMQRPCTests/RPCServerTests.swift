@@ -2,6 +2,7 @@ import Foundation
 import JSONRPC
 import LaunchAdTesting
 import Synchronization
+import Locking
 import Testing
 import ZMQRPC
 import ZeroMQ
@@ -121,7 +122,7 @@ struct RPCServerTests {
 
     /// A gate that async handlers wait on until the test opens it.
     final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+        private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
         func wait() async {
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { state in

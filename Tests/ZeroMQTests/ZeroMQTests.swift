@@ -1,7 +1,7 @@
 import CZeroMQ
 import Foundation
 import LaunchAdTesting
-import Synchronization
+import Locking
 import Testing
 @testable import ZeroMQ
 
@@ -129,7 +129,7 @@ struct ZeroMQTests {
     func releasedFrames() async throws {
         let (context, router, dealer, buffer) = try await Self.greetedRouter()
         defer { withExtendedLifetime(context) {} }
-        let released = Mutex<[Int]>([])
+        let released = Locked<[Int]>([])
         let body = [UInt8](repeating: 0x61, count: 100_000)
 
         // Sent: released once written out, whole and unchanged at the peer.
@@ -159,7 +159,7 @@ struct ZeroMQTests {
     @Test("a poll loop wakes at once when another thread posts to its mailbox")
     func wake() async throws {
         let mailbox = try Mailbox<Int>()
-        let received = Mutex<[Int]>([])
+        let received = Locked<[Int]>([])
         let thread = OwnerThread(name: "test-loop") {
             var poller = Poller()
             poller.add(fd: mailbox.waker.fd)
@@ -206,7 +206,7 @@ struct ZeroMQTests {
     @Test("ZAP admits listed CURVE keys only, and refuses plain clients")
     func zapAllowlist() throws {
         let context = try ZMQContext()
-        let decisions = Mutex<[ZAPAuthenticator.Decision]>([])
+        let decisions = Locked<[ZAPAuthenticator.Decision]>([])
         let zap = try ZAPAuthenticator(context: context) { decision in decisions.withLock { $0.append(decision) } }
         let listed = try CurveKeyPair.generate()
         let unlisted = try CurveKeyPair.generate()

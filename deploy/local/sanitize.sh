@@ -7,15 +7,17 @@
 #   deploy/local/sanitize.sh address|thread [swift test flags, e.g. --filter HostileInputTests]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The thread build also compiles the project's lock (Sources/Locking) as a pthread mutex, which ThreadSanitizer
+# intercepts, instead of Swift's Mutex, whose futexes it cannot see: -D LAUNCHAD_TSAN.
 case "${1:-}" in
-  address) scratch=.build-asan ;;
-  thread) scratch=.build-tsan ;;
+  address) scratch=.build-asan; flags=() ;;
+  thread) scratch=.build-tsan; flags=(-Xswiftc -DLAUNCHAD_TSAN) ;;
   *) echo "usage: deploy/local/sanitize.sh address|thread [swift test flags...]" >&2; exit 2 ;;
 esac
 sanitizer=$1
 shift
 deploy/local/ensure-deps.sh
-swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+swift build --build-tests --sanitize="$sanitizer" "${flags[@]}" --scratch-path "$scratch"
 
 reports="$scratch/reports"
 rm -rf "$reports"
@@ -25,12 +27,12 @@ mkdir -p "$reports"
 # A smaller quarantine keeps memory bounds in the tests meaningful (they scale by LAUNCHAD_SANITIZER).
 export LAUNCHAD_SANITIZER="$sanitizer"
 export ASAN_OPTIONS="log_path=$PWD/$reports/asan:detect_leaks=0:halt_on_error=0:quarantine_size_mb=32:${ASAN_OPTIONS:-}"
-# The suppressions are only Mutex-guarded closures that ThreadSanitizer cannot see the lock of (see the file).
+# The suppressions name only code that is not the project's, each with its reason (see the file).
 export TSAN_OPTIONS="log_path=$PWD/$reports/tsan:halt_on_error=0:second_deadlock_stack=1:suppressions=$PWD/deploy/local/tsan-suppressions.txt:${TSAN_OPTIONS:-}"
 status=0
 # One test at a time: a sanitizer slows everything several times, and tests with timing bounds that run side by
 # side on a small machine would then fail for that reason alone.
-swift test --skip-build --no-parallel --sanitize="$sanitizer" --scratch-path "$scratch" "$@" || status=$?
+swift test --skip-build --no-parallel --sanitize="$sanitizer" "${flags[@]}" --scratch-path "$scratch" "$@" || status=$?
 
 count=$(cat "$reports"/* 2>/dev/null | grep -c '^SUMMARY: ' || true)
 if [ "$count" -gt 0 ]; then
