@@ -1,6 +1,6 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdHTTP2
-import HummingbirdTLS
 import LaunchAdRuntime
 import Logging
 import NIOCore

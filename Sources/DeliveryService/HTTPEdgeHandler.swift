@@ -220,7 +220,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         leavePlace()
         switch outcome {
         case .reply(let writer):
-            answer(context, .rpc, .ok, headers: Self.json, close: closeAfter) { writer.withUnsafeBytes($0) }
+            answer(context, .rpc, .ok, headers: HTTPEdgeAnswer.json, close: closeAfter) { writer.withUnsafeBytes($0) }
         case .noReply:
             respond(context, .rpc, .noContent, body: nil, headers: [], close: closeAfter)
         case .deferred(let work):
@@ -252,11 +252,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             ClassicLaunchAnswer.writeError(code: 400, message: error.description, into: &json)
         }
         leavePlace()
-        answer(context, .launchAd, status, headers: Self.uncachedJSON, close: closeAfter) { json.withUnsafeBytes($0) }
+        answer(context, .launchAd, status, headers: HTTPEdgeAnswer.uncachedJSON, close: closeAfter) { json.withUnsafeBytes($0) }
     }
-
-    static let json: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json")]
-    static let uncachedJSON: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json"), (.cacheControl, "no-store")]
 
     /// Answers with the bytes `body` gives: on HTTP/1.1 written after the head in one buffer, when nothing waits.
     private func answer(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ status: HTTPResponse.Status,

@@ -62,6 +62,9 @@ struct HTTPEdgeAnswer {
     var body: ByteBuffer?
     /// `body` begins with the head already written by ``HTTPEdgeWire/buffer(for:length:allocator:)``.
     var headed = false
+
+    static let json: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json")]
+    static let uncachedJSON: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json"), (.cacheControl, "no-store")]
 }
 
 /// The parts of a connection's codec: the HTTP/1.1 codec's own (below the conversion to HTTP types, where the edge's

@@ -69,7 +69,8 @@ struct HTTPRPCTests {
                     #expect(response.body == overZMQ, "\(template): \(response.text) vs \(overZMQ.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")")
                 } else {
                     #expect(response.status == 204 && response.body.isEmpty, "\(template)")
-                    #expect(overZMQ == nil)
+                    // The client socket answers a REQ-shaped envelope's notification with an empty frame.
+                    #expect(overZMQ == nil || overZMQ == [])
                 }
             }
             // edge.status reads the sync status, which a heartbeat may move between two calls: equal once in a few tries.
@@ -158,15 +159,17 @@ struct HTTPRPCTests {
             let timedOut = try #require(holder.response(timeout: .seconds(4)))
             #expect(timedOut.status == 408)
             #expect(holder.closes(within: .seconds(2)))
-            other.send(HTTPTestConnection.rpc(String(decoding: call, as: UTF8.self)))
-            #expect(other.response()?.status == 200)
+            // (A new connection: `other` may have been idle past the idle timeout meanwhile.)
+            let again = try HTTPTestConnection(address)
+            again.send(HTTPTestConnection.rpc(String(decoding: call, as: UTF8.self)))
+            #expect(again.response()?.status == 200)
 
             // Headers sent a byte at a time, never finished: the connection is closed.
             let slow = try HTTPTestConnection(address)
             slow.send(Array("POST /rpc HTTP/1.1\r\n".utf8))
             #expect(slow.closes(within: .seconds(4)))
             // An idle keep-alive connection is closed too.
-            #expect(other.closes(within: .seconds(4)))
+            #expect(again.closes(within: .seconds(4)))
         }
     }
 

@@ -70,7 +70,8 @@ struct LaunchAdRouteTests {
 
             // No ad for another app: hasAd false, still the envelope.
             let none = try get("/launch-ad?app=other&platform=ios&appVersion=5.2.0&deviceId=d-1")
-            #expect(none.status == 200 && (try JSONParser.parse(none.body)["data"]?["hasAd"]) == .bool(false))
+            let noneData = try JSONParser.parse(none.body)["data"]
+            #expect(none.status == 200 && noneData?["hasAd"] == .bool(false))
         }
     }
 
