@@ -98,14 +98,17 @@ struct HTTPClientsTests {
             // Python's http.client, over TLS: five calls on one connection (the same socket throughout).
             let port = edge.endpoints["http"]!.split(separator: ":").last!
             let script = """
-                import http.client, json, ssl, sys
-                context = ssl.create_default_context(cafile=sys.argv[1])
-                connection = http.client.HTTPSConnection("localhost", int(sys.argv[2]), context=context)
+                from http.client import HTTPSConnection
+                from json import loads
+                from ssl import create_default_context
+                from sys import argv
+                context = create_default_context(cafile=argv[1])
+                connection = HTTPSConnection("localhost", int(argv[2]), context=context)
                 sockets = set()
                 for i in range(5):
-                    connection.request("POST", "/rpc", body=sys.argv[3], headers={"Content-Type": "application/json"})
+                    connection.request("POST", "/rpc", body=argv[3], headers={"Content-Type": "application/json"})
                     response = connection.getresponse()
-                    answer = json.loads(response.read())
+                    answer = loads(response.read())
                     sockets.add(id(connection.sock))
                     assert response.status == 200 and answer["result"]["hasAd"], (response.status, answer)
                 print("ok", len(sockets))
