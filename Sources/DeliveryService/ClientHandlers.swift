@@ -25,12 +25,7 @@ enum ClientHandlers {
         // and the answer written straight from the decision (the same bytes as a `LaunchAnswer` made from it).
         methods.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
                          compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
-            let state = context.cell.state
-            let now = context.clock()
-            let decision = DecisionEngine.decide(request, index: state.appIndex(request.app),
-                                                 device: context.devices.view(request.deviceId), now: now,
-                                                 serviceNow: context.status.serviceNow(now))
-            context.metrics.answered(hasAd: decision.candidate != nil)
+            let (decision, state) = decide(request, context)
             LaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         })
         // Reports and prefetches are read straight from the message's bytes too when their calls are compact.
@@ -111,6 +106,28 @@ enum ClientHandlers {
                               cacheWritable: context.cacheHealth.writable)
         })
         return methods
+    }
+
+    /// The launch decision for `request` over the current state, counted in the metrics: what `launch.query` and
+    /// `GET /launch-ad` answer.
+    @inline(__always)
+    static func decide(_ request: LaunchRequest, _ context: Context) -> (Decision, EdgeState) {
+        let state = context.cell.state
+        let now = context.clock()
+        let decision = DecisionEngine.decide(request, index: state.appIndex(request.app),
+                                             device: context.devices.view(request.deviceId), now: now,
+                                             serviceNow: context.status.serviceNow(now))
+        context.metrics.answered(hasAd: decision.candidate != nil)
+        return (decision, state)
+    }
+
+    /// `GET /launch-ad`'s answer: the launch decision in the classic envelope.
+    static func launchAd(_ context: Context) -> @Sendable (LaunchRequest, inout JSONWriter) -> Void {
+        { request, json in
+            let (decision, state) = decide(request, context)
+            ClassicLaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared,
+                                      cached: request.cached, into: &json)
+        }
     }
 
     static func withLaunchType(_ request: LaunchRequest, _ type: LaunchType) -> LaunchRequest {

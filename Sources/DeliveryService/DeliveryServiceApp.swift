@@ -7,6 +7,7 @@ import LaunchAdDomain
 import LaunchAdRuntime
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 import ZeroMQ
@@ -21,6 +22,7 @@ public final class DeliveryServiceApp: Sendable {
     private let shipper: ReportShipper
     private let deviceSaver: DeviceSaver
     private let http: any Service
+    private let ops: (any Service)?
     /// The state answered from.
     public let cell: StateCell
     public let status: SyncStatus
@@ -80,7 +82,13 @@ public final class DeliveryServiceApp: Sendable {
                           stateFile: stateFile, cache: cache, cacheHealth: cacheHealth, curve: curve, logger: logger, clock: clock)
 
         // The client socket: public, small messages, strict params.
-        let baseURL = configuration.publicURL ?? "http://\(configuration.httpAddress)"
+        let tls = try configuration.tlsCertificate.map { certificate -> TLSConfiguration in
+            guard let key = configuration.tlsKey else { throw RuntimeError.configuration("--tls-cert needs --tls-key") }
+            return try TLSFiles.configuration(certificate: certificate, key: key)
+        }
+        if tls == nil && configuration.tlsKey != nil { throw RuntimeError.configuration("--tls-key needs --tls-cert") }
+        let scheme = tls == nil ? "http" : "https"
+        let baseURL = configuration.publicURL ?? "\(scheme)://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
         let (devices, deviceState) = DeviceFile(directory: directory).load(budget: configuration.deviceHistoryBytes)
         if deviceState.discarded { logger.warning("discarded a devices' file that did not verify", metadata: ["folder": "\(directory.path)"]) }
@@ -101,7 +109,7 @@ public final class DeliveryServiceApp: Sendable {
         shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, file: ReportFile(directory: directory),
                                 journal: journal, curve: curve, logger: logger, interval: configuration.reportInterval)
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
-        clientConfiguration.maxMessageSize = 64 * 1024
+        clientConfiguration.maxMessageSize = Int64(DeliveryServiceConfiguration.clientMessageLimit)
         clientConfiguration.maxInFlight = 256
         // What a peer that sends and never reads can make the edge hold is about this many replies (and as many
         // requests) per connection: libzmq's default, a tenth of the internal sockets', so that a flood of such
@@ -112,13 +120,17 @@ public final class DeliveryServiceApp: Sendable {
         // count messages, so a client asking for them and never reading could otherwise hold any amount of memory.
         let busy = JSONRPCError(code: APIError.busy.code, message: APIError.busy.message)
         let replyBudget = ReplyBudget(limit: max(configuration.maxHeldReplyBytes, DeliveryServiceConfiguration.minHeldReplyBytes), error: busy)
-        client = try RPCServer(context: context, dispatcher: JSONRPCDispatcher(methods: methods, info: ClientAPI.info,
-                                                                               onCall: metrics.callObserver(), replyBudget: replyBudget),
-                               configuration: clientConfiguration, logger: logger)
+        // One dispatcher for the client socket and `POST /rpc`: the same answers, byte for byte.
+        let dispatcher = JSONRPCDispatcher(methods: methods, info: ClientAPI.info, onCall: metrics.callObserver(), replyBudget: replyBudget)
+        client = try RPCServer(context: context, dispatcher: dispatcher, configuration: clientConfiguration, logger: logger)
 
-        // HTTP: creatives by sha256, /healthz, /metrics.
+        // HTTP: /rpc and /launch-ad below the router, creatives by sha256; /healthz and /metrics here or on the
+        // operations address.
+        let door = HTTPFrontDoor(dispatcher: dispatcher, configuration: configuration, metrics: HTTPMetrics(registry: metrics.registry),
+                                 launchAd: ClientHandlers.launchAd(handlers))
         let router = Router()
-        router.get("/healthz") { _, _ -> Response in
+        let opsRouter = configuration.opsAddress == nil ? router : Router()
+        opsRouter.get("/healthz") { _, _ -> Response in
             let state = cell.state
             let stale = !status.connected
             let skewed = abs(status.skew) > 2
@@ -135,7 +147,7 @@ public final class DeliveryServiceApp: Sendable {
             return Response(status: state.isLoaded ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
         }
-        router.get("/metrics") { _, _ -> Response in
+        opsRouter.get("/metrics") { _, _ -> Response in
             metrics.refresh(state: cell.state, status: status, devices: devices.usage)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
@@ -149,9 +161,25 @@ public final class DeliveryServiceApp: Sendable {
             return response
         }
         let boundEndpoints = BoundEndpoints()
-        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
-            if configuration.publicURL == nil { publicBase.set("http://\(bound)") }
-            await onReady(boundEndpoints.adding("http", bound))
+        // The ready file is written once every HTTP address is up.
+        let announced = configuration.opsAddress == nil ? ["http"] : ["http", "ops"]
+        @Sendable func bound(_ name: String, _ endpoint: String) async {
+            let endpoints = boundEndpoints.adding(name, endpoint)
+            if announced.allSatisfy({ endpoints[$0] != nil }) { await onReady(endpoints) }
+        }
+        http = try EdgeHTTPServer.application(
+            address: configuration.httpAddress, router: router,
+            server: EdgeHTTPServer.publicServer(door: door, tls: tls, idleTimeout: configuration.httpIdleTimeout), logger: logger
+        ) { endpoint in
+            if configuration.publicURL == nil { publicBase.set("\(scheme)://\(endpoint)") }
+            await bound("http", endpoint)
+        }
+        if let address = configuration.opsAddress {
+            ops = try EdgeHTTPServer.application(address: address, router: opsRouter, server: .http1(), logger: logger) { endpoint in
+                await bound("ops", endpoint)
+            }
+        } else {
+            ops = nil
         }
         endpointBox = boundEndpoints
     }
@@ -166,5 +194,5 @@ public final class DeliveryServiceApp: Sendable {
     }
 
     /// The long-running parts, in start order.
-    public var services: [any Service] { [sync, shipper, deviceSaver, client, http] }
+    public var services: [any Service] { [sync, shipper, deviceSaver, client, http] + (ops.map { [$0] } ?? []) }
 }

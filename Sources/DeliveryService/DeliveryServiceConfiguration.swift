@@ -11,8 +11,25 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var campaignUpdates: String = DefaultEndpoints.campaignUpdates
     /// Apps, gateways and adload connect here.
     public var clientEndpoint: String = DefaultEndpoints.edgeClient
-    /// `/creatives/{sha256}`, `/metrics`, `/healthz`.
+    /// `POST /rpc`, `GET /launch-ad`, `/creatives/{sha256}`, and `/metrics`, `/healthz` unless ``opsAddress`` is set.
     public var httpAddress: String = DefaultEndpoints.edgeHTTP
+    /// `/metrics` and `/healthz` on an address of their own, off the public one.
+    public var opsAddress: String?
+    /// PEM certificate chain and private key: the HTTP address speaks TLS (HTTP/2 through ALPN, and HTTP/1.1).
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Requests a second per client address on the public HTTP address (429 past it); `nil` for no limit.
+    public var rateLimit: Int?
+    /// The largest `POST /rpc` body, the HTTP twin of the client socket's `MAXMSGSIZE`.
+    public var httpMaxBody = DeliveryServiceConfiguration.clientMessageLimit
+    /// The largest message on the client socket (its `MAXMSGSIZE`).
+    public static let clientMessageLimit = 64 * 1024
+    /// HTTP requests read but not yet answered, over all connections (503 past it): bounds the bodies held.
+    public var httpMaxInFlight = 512
+    /// An HTTP connection with no request under way for this long is closed (it also bounds a request's headers).
+    public var httpIdleTimeout: Duration = .seconds(30)
+    /// A request's body must have arrived this long after its headers (408 and the connection closed otherwise).
+    public var httpRequestTimeout: Duration = .seconds(10)
     public var edgeId: String = "edge-1"
     public var region: String = "local"
     /// Where `imgUrl` in answers points (defaults to the HTTP address).

@@ -28,8 +28,18 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var campaignUpdates = Environment.string("DELIVERYD_CAMPAIGN_UPDATES", default: DefaultEndpoints.campaignUpdates)
     @Option(help: "Client ROUTER endpoint. [DELIVERYD_CLIENT_ENDPOINT]")
     var clientEndpoint = Environment.string("DELIVERYD_CLIENT_ENDPOINT", default: DefaultEndpoints.edgeClient)
-    @Option(help: "HTTP address for creatives, /metrics, /healthz. [DELIVERYD_HTTP_ADDRESS]")
+    @Option(help: "HTTP address for POST /rpc, GET /launch-ad, creatives, and /metrics, /healthz unless --ops-address. [DELIVERYD_HTTP_ADDRESS]")
     var httpAddress = Environment.string("DELIVERYD_HTTP_ADDRESS", default: DefaultEndpoints.edgeHTTP)
+    @Option(help: "A second HTTP address for /metrics and /healthz, off the public one. [DELIVERYD_OPS_ADDRESS]")
+    var opsAddress: String?
+    @Option(help: "PEM certificate chain: the HTTP address speaks TLS (HTTP/2 through ALPN). [DELIVERYD_TLS_CERT]")
+    var tlsCert: String?
+    @Option(help: "PEM private key of --tls-cert. [DELIVERYD_TLS_KEY]")
+    var tlsKey: String?
+    @Option(help: "Requests a second per client address on the HTTP address, 429 past it; 0 for no limit. [DELIVERYD_RATE_LIMIT]")
+    var rateLimit = Int(Environment.string("DELIVERYD_RATE_LIMIT", default: "0")) ?? -1
+    @Option(help: "Seconds an HTTP connection may stay idle (also the time to send a request's headers). [DELIVERYD_HTTP_IDLE_TIMEOUT]")
+    var httpIdleTimeout = Int(Environment.string("DELIVERYD_HTTP_IDLE_TIMEOUT", default: "30")) ?? -1
     @Option(help: "This edge's id. [DELIVERYD_EDGE_ID]")
     var edgeId = Environment.string("DELIVERYD_EDGE_ID", default: "edge-1")
     @Option(help: "This edge's region. [DELIVERYD_REGION]")
@@ -57,6 +67,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be a number of requests a second, 0 for none") }
+        guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
             throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minHeldReplyBytes)")
@@ -87,6 +99,11 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.campaignUpdates = campaignUpdates
         configuration.clientEndpoint = clientEndpoint
         configuration.httpAddress = httpAddress
+        configuration.opsAddress = opsAddress ?? Environment.value("DELIVERYD_OPS_ADDRESS")
+        configuration.tlsCertificate = tlsCert ?? Environment.value("DELIVERYD_TLS_CERT")
+        configuration.tlsKey = tlsKey ?? Environment.value("DELIVERYD_TLS_KEY")
+        configuration.rateLimit = rateLimit == 0 ? nil : rateLimit
+        configuration.httpIdleTimeout = .seconds(httpIdleTimeout)
         configuration.edgeId = edgeId
         configuration.region = region
         configuration.publicURL = publicUrl ?? Environment.value("DELIVERYD_PUBLIC_URL")

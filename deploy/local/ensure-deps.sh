@@ -6,6 +6,7 @@ missing=()
 dpkg -s libzmq3-dev >/dev/null 2>&1 || missing+=(libzmq3-dev)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 if ((${#missing[@]})); then

@@ -1,0 +1,427 @@
+import Foundation
+import HTTPTypes
+import JSONRPC
+import LaunchAdAPI
+import NIOCore
+import NIOHTTP1
+
+/// The edge's own HTTP paths, below Hummingbird's router: one handler per HTTP/1.1 connection (right after the
+/// codec's parser, before the conversion to HTTP types) or HTTP/2 stream (see ``HTTPEdgeWire``). `POST /rpc` and
+/// `GET /launch-ad` are read, dispatched inline on the event loop (as the client socket's thread does) and answered
+/// from here; every other request goes on to Hummingbird untouched.
+///
+/// It also keeps each connection honest: a rate limit per client address, a bounded number of requests in flight
+/// over all connections, an idle timeout (which bounds the time to send a request's headers) and a request timeout
+/// (for its body), reading paused while the peer does not read its answers, and a clear status for a request the
+/// codec could not parse. Answers go out in request order, also behind requests that Hummingbird answers.
+final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = Wire.RequestPart
+    typealias InboundOut = Wire.RequestPart
+    typealias OutboundIn = Wire.ResponsePart
+    typealias OutboundOut = Wire.ResponsePart
+
+    private enum Reading {
+        /// No request under way.
+        case between
+        /// A request Hummingbird answers: its parts go on.
+        case passing
+        /// A `POST /rpc` body being read.
+        case rpc
+        /// A `GET /launch-ad` with this query.
+        case launchAd(Substring)
+        /// The rest of a request already answered (refused) is dropped.
+        case dropping
+    }
+
+    private let door: HTTPFrontDoor
+    private var reading = Reading.between
+    private let version = Wire.version
+    /// HTTP/1.1's response encoder, whose context writes answers as bytes.
+    private var codec: ChannelHandlerContext?
+    private var address = ""
+    private var method = "POST"
+    private var body: ByteBuffer?
+    /// Whether the request being read holds a place among those in flight.
+    private var holdsPlace = false
+    private var closeAfter = false
+    private var awaitsContinue = false
+    /// The last answer is out: what comes in is dropped.
+    private var closing = false
+    /// The route and method of each request passed on whose answer has not ended yet, oldest first.
+    private var passedOn: [(route: HTTPMetrics.Route, method: String)] = []
+    /// Answers of asynchronous calls not yet written.
+    private var deferredOwed = 0
+    /// Own answers waiting behind those.
+    private var waiting: [(answer: HTTPEdgeAnswer, close: Bool)] = []
+    private var lastActive = NIODeadline.now()
+    private var requestStarted: NIODeadline?
+    private var timer: Scheduled<Void>?
+    private var readPending = false
+    private var needsFlush = false
+    private var counted = HTTPCount()
+    private let scratch = JSONRPCDispatcher.Scratch()
+
+    init(door: HTTPFrontDoor) {
+        self.door = door
+    }
+
+    // MARK: Lifecycle
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        codec = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+        if context.channel.isActive { started(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        started(context)
+        context.fireChannelActive()
+    }
+
+    private func started(_ context: ChannelHandlerContext) {
+        guard timer == nil else { return }
+        address = context.channel.remoteAddress?.ipAddress ?? ""
+        lastActive = .now()
+        arm(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish()
+        context.fireChannelInactive()
+    }
+
+    private func finish() {
+        timer?.cancel()
+        timer = nil
+        leavePlace()
+    }
+
+    private func leavePlace() {
+        if holdsPlace {
+            holdsPlace = false
+            door.leave()
+        }
+    }
+
+    // MARK: Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        switch Wire.inbound(unwrapInboundIn(data)) {
+        case .head(let request):
+            head(context, request, data)
+        case .body(let part):
+            switch reading {
+            case .passing:
+                context.fireChannelRead(data)
+            case .rpc:
+                let total = (body?.readableBytes ?? 0) + part.readableBytes
+                guard total <= door.maxBody else {
+                    leavePlace()
+                    body = nil
+                    refuse(context, .rpc, .contentTooLarge, "the body is over \(door.maxBody) bytes", close: true)
+                    return
+                }
+                if body == nil { body = part } else { body!.writeImmutableBuffer(part) }
+            case .between, .launchAd, .dropping:
+                break
+            }
+        case .end:
+            let state = reading
+            reading = .between
+            requestStarted = nil
+            switch state {
+            case .passing: context.fireChannelRead(data)
+            case .rpc: answerRPC(context)
+            case .launchAd(let query): answerLaunchAd(context, query)
+            case .between, .dropping: break
+            }
+        }
+    }
+
+    private func head(_ context: ChannelHandlerContext, _ request: HTTPRequestSummary, _ data: NIOAny) {
+        requestStarted = .now()
+        body = nil
+        method = request.method
+        let path = request.path
+        let route = HTTPRequestSummary.route(path)
+        // A refused request whose client waits for 100 Continue never sends its body: the connection cannot go on.
+        closeAfter = request.closes
+        awaitsContinue = request.expectsContinue
+        if let limiter = door.rateLimiter, let wait = limiter.take(address) {
+            refuse(context, route, .tooManyRequests, "more than \(limiter.rate) requests a second from \(address)",
+                   headers: [(.retryAfter, String(wait))])
+            return
+        }
+        switch route {
+        case .rpc:
+            guard request.method == "POST" else {
+                return refuse(context, route, .methodNotAllowed, "/rpc takes POST", headers: [(.allow, "POST")])
+            }
+            guard request.isJSON else {
+                return refuse(context, route, .unsupportedMediaType, "/rpc takes Content-Type application/json or application/json-rpc")
+            }
+            if let length = request.contentLength, length > door.maxBody {
+                return refuse(context, route, .contentTooLarge, "the body is over \(door.maxBody) bytes", close: true)
+            }
+            guard door.enter() else { return busy(context, route) }
+            holdsPlace = true
+            reading = .rpc
+            if request.expectsContinue {
+                awaitsContinue = false
+                Wire.writeContinue(context: context, codec: codec)
+            }
+        case .launchAd:
+            guard request.method == "GET" else {
+                return refuse(context, route, .methodNotAllowed, "/launch-ad takes GET", headers: [(.allow, "GET")])
+            }
+            guard door.enter() else { return busy(context, route) }
+            holdsPlace = true
+            let query = path.firstIndex(of: "?").map { path[path.index(after: $0)...] } ?? ""
+            reading = .launchAd(query)
+        case .creatives, .ops, .other:
+            passedOn.append((route, method))
+            reading = .passing
+            context.fireChannelRead(data)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    /// A request the codec could not read (a malformed line, headers over the limit): a status, then the
+    /// connection is closed, as the codec reads nothing more from it.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parse = error as? HTTPParserError, codec != nil, case .between = reading else {
+            context.fireErrorCaught(error)
+            return
+        }
+        let tooLarge = parse == .headerOverflow
+        reading = .dropping
+        respond(context, .other, tooLarge ? .requestHeaderFieldsTooLarge : .badRequest, text: tooLarge ? "the headers are too large" : "a malformed request",
+                headers: [], close: true)
+        context.flush()
+    }
+
+    // MARK: Answers
+
+    private func answerRPC(_ context: ChannelHandlerContext) {
+        let message = body ?? ByteBuffer()
+        body = nil
+        let outcome = message.withUnsafeReadableBytes { door.dispatcher.dispatch($0, context: RPCContext(), scratch: scratch) }
+        leavePlace()
+        switch outcome {
+        case .reply(let writer):
+            answer(context, .rpc, .ok, headers: HTTPEdgeAnswer.json, close: closeAfter) { writer.withUnsafeBytes($0) }
+        case .noReply:
+            respond(context, .rpc, .noContent, body: nil, headers: [], close: closeAfter)
+        case .deferred(let work):
+            // No client method is asynchronous today; an asynchronous one answers when done, and the answers after
+            // it on this connection wait for it.
+            deferredOwed += 1
+            let close = closeAfter
+            context.eventLoop.makeFutureWithTask { await work() }.assumeIsolated().whenComplete { result in
+                self.deferredOwed -= 1
+                let reply = (try? result.get()) ?? nil
+                let answer = HTTPEdgeAnswer(status: reply == nil ? .noContent : .ok,
+                                            headers: reply == nil ? [] : [(.contentType, "application/json")],
+                                            body: reply.map { context.channel.allocator.buffer(bytes: $0) })
+                self.counted.count(.init(route: .rpc, method: "POST", status: answer.status.code, version: self.version), in: self.door.metrics)
+                self.write(context, answer, close: close)
+                self.drain(context)
+                context.flush()
+            }
+        }
+    }
+
+    private func answerLaunchAd(_ context: ChannelHandlerContext, _ query: Substring) {
+        var json = JSONWriter(reservingCapacity: 768)
+        var status = HTTPResponse.Status.ok
+        do {
+            door.launchAd(try LaunchAdQuery.request(query), &json)
+        } catch {
+            status = .badRequest
+            ClassicLaunchAnswer.writeError(code: 400, message: error.description, into: &json)
+        }
+        leavePlace()
+        answer(context, .launchAd, status, headers: HTTPEdgeAnswer.uncachedJSON, close: closeAfter) { json.withUnsafeBytes($0) }
+    }
+
+    /// Answers with the bytes `body` gives: on HTTP/1.1 written after the head in one buffer, when nothing waits.
+    private func answer(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ status: HTTPResponse.Status,
+                        headers: [(name: HTTPField.Name, value: String)], close: Bool,
+                        _ body: ((UnsafeRawBufferPointer) -> Void) -> Void) {
+        var length = 0
+        body { length = $0.count }
+        let plain = HTTPEdgeAnswer(status: status, headers: headers, body: nil)
+        if !close, passedOn.isEmpty, deferredOwed == 0, var bytes = Wire.buffer(for: plain, length: length, allocator: context.channel.allocator) {
+            body { _ = bytes.writeBytes($0) }
+            counted.count(.init(route: route, method: method, status: status.code, version: version), in: door.metrics)
+            lastActive = .now()
+            write(context, HTTPEdgeAnswer(status: status, headers: headers, body: bytes, headed: true), close: false)
+            return
+        }
+        var bytes = context.channel.allocator.buffer(capacity: length)
+        body { _ = bytes.writeBytes($0) }
+        respond(context, route, status, body: bytes, headers: headers, close: close)
+    }
+
+    private func busy(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route) {
+        refuse(context, route, .serviceUnavailable, "\(door.maxInFlight) requests are in flight", headers: [(.retryAfter, "1")])
+    }
+
+    /// Answers the request now, with `status` and a line saying why (for `/launch-ad` in its envelope); the rest of
+    /// the request is dropped.
+    private func refuse(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ status: HTTPResponse.Status, _ why: String,
+                        headers: [(name: HTTPField.Name, value: String)] = [], close refusing: Bool = false) {
+        reading = .dropping
+        let close = refusing || awaitsContinue
+        if route == .launchAd {
+            var json = JSONWriter()
+            ClassicLaunchAnswer.writeError(code: status.code, message: why, into: &json)
+            let fields = headers + [(.contentType, "application/json"), (.cacheControl, "no-store")]
+            respond(context, route, status, body: json.withUnsafeBytes { context.channel.allocator.buffer(bytes: $0) }, headers: fields,
+                    close: close || closeAfter)
+        } else {
+            respond(context, route, status, text: why, headers: headers, close: close || closeAfter)
+        }
+        if close { context.flush() }
+    }
+
+    private func respond(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ status: HTTPResponse.Status, text: String,
+                         headers: [(name: HTTPField.Name, value: String)], close: Bool) {
+        let fields = headers + [(.contentType, "text/plain; charset=utf-8")]
+        respond(context, route, status, body: context.channel.allocator.buffer(string: text + "\n"), headers: fields, close: close)
+    }
+
+    private func respond(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ status: HTTPResponse.Status, body: ByteBuffer?,
+                         headers: [(name: HTTPField.Name, value: String)], close: Bool) {
+        counted.count(.init(route: route, method: method, status: status.code, version: version), in: door.metrics)
+        lastActive = .now()
+        let answer = HTTPEdgeAnswer(status: status, headers: close && codec != nil ? headers + [(.connection, "close")] : headers, body: body)
+        guard passedOn.isEmpty && deferredOwed == 0 else {
+            waiting.append((answer, close))
+            return
+        }
+        write(context, answer, close: close)
+    }
+
+    private func write(_ context: ChannelHandlerContext, _ answer: HTTPEdgeAnswer, close: Bool) {
+        var written: EventLoopPromise<Void>?
+        let size = answer.body?.readableBytes ?? 0
+        if let budget = door.dispatcher.replyBudget, size >= budget.largeReply {
+            // A large reply is held against the client socket's budget until the connection has written it.
+            budget.hold(size)
+            written = context.eventLoop.makePromise(of: Void.self)
+            written?.futureResult.whenComplete { _ in budget.release(size) }
+        }
+        Wire.write(answer, context: context, codec: codec, written: written)
+        if close {
+            context.flush()
+            closeGracefully(context)
+        } else {
+            needsFlush = true
+        }
+    }
+
+    /// Ends the connection after its last answer: on HTTP/1.1 by closing the output only, reading and dropping what
+    /// the client still sends for a moment (so that the answer is not lost to a reset), then closing it.
+    private func closeGracefully(_ context: ChannelHandlerContext) {
+        closing = true
+        guard codec != nil else {
+            context.close(promise: nil)
+            return
+        }
+        let halfClosed = context.eventLoop.makePromise(of: Void.self)
+        halfClosed.futureResult.assumeIsolated().whenFailure { _ in context.close(promise: nil) }
+        context.close(mode: .output, promise: halfClosed)
+        _ = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { context.close(promise: nil) }
+    }
+
+    /// Writes the own answers that waited, once nothing is owed before them.
+    private func drain(_ context: ChannelHandlerContext) {
+        guard passedOn.isEmpty && deferredOwed == 0 && !waiting.isEmpty else { return }
+        let ready = waiting
+        waiting.removeAll()
+        for waited in ready { write(context, waited.answer, close: waited.close) }
+    }
+
+    // MARK: Answers from Hummingbird
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch Wire.outbound(unwrapOutboundIn(data)) {
+        case .head(let status):
+            if let request = passedOn.first, status >= 200 {
+                counted.count(.init(route: request.route, method: request.method, status: status, version: version), in: door.metrics)
+            }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            context.write(data, promise: promise)
+            if !passedOn.isEmpty { passedOn.removeFirst() }
+            lastActive = .now()
+            drain(context)
+        }
+    }
+
+    // MARK: Back-pressure
+
+    /// Reading stops while the peer leaves answers unread (the channel is not writable), so a client that sends
+    /// and never reads holds at most about the channel's high-water mark of answers.
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            context.read()
+        } else {
+            readPending = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable && readPending {
+            readPending = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Timeouts
+
+    private func arm(_ context: ChannelHandlerContext) {
+        let every = min(door.idleTimeout, door.requestTimeout)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: every) { [self] in
+            tick(context)
+        }
+    }
+
+    private func tick(_ context: ChannelHandlerContext) {
+        timer = nil
+        guard context.channel.isActive else { return }
+        let now = NIODeadline.now()
+        if let started = requestStarted, now - started >= door.requestTimeout {
+            switch reading {
+            case .rpc, .launchAd:
+                let route: HTTPMetrics.Route = if case .rpc = reading { .rpc } else { .launchAd }
+                leavePlace()
+                refuse(context, route, .requestTimeout, "the request took longer than \(door.requestTimeout.nanoseconds / 1_000_000) ms",
+                       close: true)
+            default:
+                context.close(promise: nil)
+            }
+            return
+        }
+        if requestStarted == nil && passedOn.isEmpty && deferredOwed == 0 && now - lastActive >= door.idleTimeout {
+            context.close(promise: nil)
+            return
+        }
+        arm(context)
+    }
+}

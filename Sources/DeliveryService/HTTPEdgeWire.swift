@@ -1,0 +1,210 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// What ``HTTPEdgeHandler`` needs to know of a request's head, however the connection's codec gave it.
+struct HTTPRequestSummary {
+    var method: String
+    var path: String
+    var contentType: String?
+    var contentLength: Int?
+    var expectsContinue: Bool
+    /// The client asked for the connection to close after this answer (or, in HTTP/1.0, did not ask to keep it).
+    var closes: Bool
+}
+
+extension HTTPRequestSummary {
+    /// What `path` names.
+    static func route(_ path: String) -> HTTPMetrics.Route {
+        let utf8 = path.utf8
+        func names(_ prefix: StaticString) -> Bool {
+            let count = prefix.utf8CodeUnitCount
+            guard utf8.count >= count else { return false }
+            let matches = UnsafeBufferPointer(start: prefix.utf8Start, count: count).elementsEqual(utf8.prefix(count))
+            // The whole path, or the path before a query.
+            return matches && (utf8.count == count || utf8[utf8.index(utf8.startIndex, offsetBy: count)] == UInt8(ascii: "?"))
+        }
+        if names("/rpc") { return .rpc }
+        if names("/launch-ad") { return .launchAd }
+        if path.hasPrefix("/creatives/") { return .creatives }
+        if names("/metrics") || names("/healthz") { return .ops }
+        return .other
+    }
+
+    /// The content type is `application/json` or `application/json-rpc`, with any parameters.
+    var isJSON: Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return type == "application/json" || type == "application/json-rpc"
+    }
+}
+
+/// A request part as ``HTTPEdgeHandler`` reads it.
+enum HTTPEdgeInbound {
+    case head(HTTPRequestSummary)
+    case body(ByteBuffer)
+    case end
+}
+
+/// An answer part passing out from Hummingbird, as ``HTTPEdgeHandler`` counts it.
+enum HTTPEdgeOutbound {
+    case head(status: Int)
+    case body
+    case end
+}
+
+/// An own answer: a status, a few header fields, a body.
+struct HTTPEdgeAnswer {
+    var status: HTTPResponse.Status
+    var headers: [(name: HTTPField.Name, value: String)]
+    var body: ByteBuffer?
+    /// `body` begins with the head already written by ``HTTPEdgeWire/buffer(for:length:allocator:)``.
+    var headed = false
+
+    static let json: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json")]
+    static let uncachedJSON: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json"), (.cacheControl, "no-store")]
+}
+
+/// The parts of a connection's codec: the HTTP/1.1 codec's own (below the conversion to HTTP types, where the edge's
+/// answers are written as bytes), or the HTTP types of an HTTP/2 stream.
+protocol HTTPEdgeWire {
+    associatedtype RequestPart
+    associatedtype ResponsePart
+    /// The `protocol` label: "1.1" or "2".
+    static var version: String { get }
+    static func inbound(_ part: RequestPart) -> HTTPEdgeInbound
+    static func outbound(_ part: ResponsePart) -> HTTPEdgeOutbound
+    /// Writes `answer` whole; `written` completes once its body is written (for the reply budget).
+    static func write(_ answer: HTTPEdgeAnswer, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
+                      written: EventLoopPromise<Void>?)
+    /// A buffer for the body of `answer`, of `length` bytes: HTTP/1.1's begins with the head, so that the answer
+    /// goes out as one buffer written once (``HTTPEdgeAnswer/headed``); `nil` where that is not done.
+    static func buffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer?
+    /// The 100 Continue interim answer.
+    static func writeContinue(context: ChannelHandlerContext, codec: ChannelHandlerContext?)
+}
+
+/// HTTP/1.1, below the conversion to HTTP types: the head as the codec parsed it, answers written as bytes to the
+/// response encoder's own context (one buffer each, bypassing the encoder, which only ever sees Hummingbird's answers
+/// whole and in turn).
+enum HTTP1Wire: HTTPEdgeWire {
+    typealias RequestPart = HTTPServerRequestPart
+    typealias ResponsePart = HTTPServerResponsePart
+    static let version = "1.1"
+
+    static func inbound(_ part: HTTPServerRequestPart) -> HTTPEdgeInbound {
+        switch part {
+        case .head(let head):
+            return .head(HTTPRequestSummary(
+                method: head.method.rawValue, path: head.uri, contentType: head.headers.first(name: "content-type"),
+                contentLength: head.headers.first(name: "content-length").flatMap { Int($0) },
+                expectsContinue: head.headers.first(name: "expect")?.lowercased() == "100-continue",
+                closes: !head.isKeepAlive))
+        case .body(let buffer):
+            return .body(buffer)
+        case .end:
+            return .end
+        }
+    }
+
+    static func outbound(_ part: HTTPServerResponsePart) -> HTTPEdgeOutbound {
+        switch part {
+        case .head(let head): .head(status: Int(head.status.code))
+        case .body: .body
+        case .end: .end
+        }
+    }
+
+    static func write(_ answer: HTTPEdgeAnswer, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
+                      written: EventLoopPromise<Void>?) {
+        if answer.headed, let bytes = answer.body {
+            (codec ?? context).write(NIOAny(IOData.byteBuffer(bytes)), promise: written)
+            return
+        }
+        let length = answer.body?.readableBytes ?? 0
+        var bytes = headBuffer(for: answer, length: length, allocator: context.channel.allocator)
+        if var body = answer.body { bytes.writeBuffer(&body) }
+        (codec ?? context).write(NIOAny(IOData.byteBuffer(bytes)), promise: written)
+    }
+
+    static func buffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        headBuffer(for: answer, length: length, allocator: allocator)
+    }
+
+    /// The head of `answer`, in a buffer with room for its body.
+    private static func headBuffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var bytes = allocator.buffer(capacity: 128 + length)
+        bytes.writeStaticString("HTTP/1.1 ")
+        bytes.writeString(String(answer.status.code))
+        bytes.writeStaticString(" ")
+        bytes.writeString(answer.status.reasonPhrase)
+        bytes.writeStaticString("\r\n")
+        for field in answer.headers {
+            bytes.writeString(field.name.rawName)
+            bytes.writeStaticString(": ")
+            bytes.writeString(field.value)
+            bytes.writeStaticString("\r\n")
+        }
+        if answer.status != .noContent && answer.status.kind != .informational {
+            bytes.writeStaticString("Content-Length: ")
+            bytes.writeString(String(length))
+            bytes.writeStaticString("\r\n")
+        }
+        bytes.writeStaticString("\r\n")
+        return bytes
+    }
+
+    static func writeContinue(context: ChannelHandlerContext, codec: ChannelHandlerContext?) {
+        let bytes = context.channel.allocator.buffer(staticString: "HTTP/1.1 100 Continue\r\n\r\n")
+        (codec ?? context).writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: nil)
+    }
+}
+
+/// An HTTP/2 stream: HTTP types both ways.
+enum HTTPTypesWire: HTTPEdgeWire {
+    typealias RequestPart = HTTPRequestPart
+    typealias ResponsePart = HTTPResponsePart
+    static let version = "2"
+
+    static func inbound(_ part: HTTPRequestPart) -> HTTPEdgeInbound {
+        switch part {
+        case .head(let request):
+            return .head(HTTPRequestSummary(
+                method: request.method.rawValue, path: request.path ?? "", contentType: request.headerFields[.contentType],
+                contentLength: request.headerFields[.contentLength].flatMap { Int($0) },
+                expectsContinue: request.headerFields[.expect]?.lowercased() == "100-continue", closes: false))
+        case .body(let buffer):
+            return .body(buffer)
+        case .end:
+            return .end
+        }
+    }
+
+    static func outbound(_ part: HTTPResponsePart) -> HTTPEdgeOutbound {
+        switch part {
+        case .head(let response): .head(status: response.status.code)
+        case .body: .body
+        case .end: .end
+        }
+    }
+
+    static func write(_ answer: HTTPEdgeAnswer, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
+                      written: EventLoopPromise<Void>?) {
+        var response = HTTPResponse(status: answer.status)
+        for field in answer.headers { response.headerFields[field.name] = field.value }
+        if answer.status != .noContent { response.headerFields[.contentLength] = String(answer.body?.readableBytes ?? 0) }
+        context.write(NIOAny(HTTPResponsePart.head(response)), promise: nil)
+        if let body = answer.body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: written) } else { written?.succeed() }
+        context.write(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+    }
+
+    static func buffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        nil
+    }
+
+    static func writeContinue(context: ChannelHandlerContext, codec: ChannelHandlerContext?) {
+        context.writeAndFlush(NIOAny(HTTPResponsePart.head(HTTPResponse(status: .continue))), promise: nil)
+    }
+}

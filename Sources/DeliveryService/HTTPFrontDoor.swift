@@ -1,0 +1,54 @@
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import NIOCore
+import Synchronization
+
+/// What the edge's own HTTP paths (`POST /rpc`, `GET /launch-ad`) share over every connection: the client socket's
+/// dispatcher, the launch answer, the limits and the count of requests in flight, the metrics and the rate limit.
+final class HTTPFrontDoor: Sendable {
+    let dispatcher: JSONRPCDispatcher
+    /// Decides a launch and writes its classic envelope.
+    let launchAd: @Sendable (LaunchRequest, inout JSONWriter) -> Void
+    let metrics: HTTPMetrics
+    let rateLimiter: HTTPRateLimiter?
+    let maxBody: Int
+    let maxInFlight: Int
+    let idleTimeout: TimeAmount
+    let requestTimeout: TimeAmount
+    private let inFlight = Atomic<Int>(0)
+
+    init(dispatcher: JSONRPCDispatcher, configuration: DeliveryServiceConfiguration, metrics: HTTPMetrics,
+         launchAd: @escaping @Sendable (LaunchRequest, inout JSONWriter) -> Void) {
+        self.dispatcher = dispatcher
+        self.launchAd = launchAd
+        self.metrics = metrics
+        rateLimiter = configuration.rateLimit.map { HTTPRateLimiter(rate: $0) }
+        maxBody = configuration.httpMaxBody
+        maxInFlight = configuration.httpMaxInFlight
+        idleTimeout = Self.amount(configuration.httpIdleTimeout)
+        requestTimeout = Self.amount(configuration.httpRequestTimeout)
+    }
+
+    /// Requests read but not yet answered, now.
+    var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    /// Takes a place for a request; `false` when all are taken (the request is answered 503).
+    func enter() -> Bool {
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        guard now <= maxInFlight else {
+            inFlight.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func leave() {
+        inFlight.subtract(1, ordering: .relaxed)
+    }
+
+    static func amount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

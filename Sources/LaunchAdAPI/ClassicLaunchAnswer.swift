@@ -1,0 +1,60 @@
+import JSONRPC
+import LaunchAdDomain
+
+/// The launch answer in the envelope of the widely copied splash-ad contract that `GET /launch-ad` answers:
+/// `{"code":200,"msg":"SUCCESS","data":{…}}`, `data` holding the launch answer's fields with `showMoment` a number:
+/// 0 to show the ad at this launch (it is forced, or the client holds its creative, per `cached`), 1 to download it
+/// now and show it from the cache at a later launch.
+public enum ClassicLaunchAnswer {
+    /// `showMoment` for the ad of `decision` given what the client holds.
+    public static func showMoment(forced: Bool, sha256: String, cached: Set<String>) -> Int {
+        forced || cached.contains(sha256) ? 0 : 1
+    }
+
+    /// Writes the envelope of `decision` for a request whose client holds `cached`.
+    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, cached: Set<String>,
+                             into json: inout JSONWriter) {
+        json.writeRaw(#"{"code":200,"msg":"SUCCESS","data":"#)
+        json.writeObject { data in
+            if let candidate = decision.candidate, let held = decision.held {
+                let campaign = candidate.campaign
+                let facts = held.facts
+                data.field("hasAd", true)
+                data.field("id", Int(campaign.id))
+                data.field("version", campaign.version)
+                data.field("imgUrl", creativeBase.url + held.path)
+                data.field("creative") { writer in
+                    writer.writeObject { creative in
+                        creative.field("sha256", facts.sha256)
+                        creative.field("contentType", facts.contentType)
+                        creative.field("width", facts.width)
+                        creative.field("height", facts.height)
+                        creative.field("size", facts.size)
+                    }
+                }
+                data.field("jumpType", campaign.jump.type.rawValue)
+                data.field("jumpValue", campaign.jump.value)
+                data.field("showMoment", showMoment(forced: campaign.forced, sha256: facts.sha256, cached: cached))
+                data.field("countdown", campaign.countdown)
+                data.field("skippable", campaign.skippable)
+                data.field("skipAfter", ifPresent: campaign.skipAfter)
+                data.field("forced", campaign.forced)
+                data.field("expiresAt", candidate.expiresAtText)
+            } else {
+                data.field("hasAd", false)
+            }
+            data.field("epoch", state.epoch)
+            data.field("seq", Int(state.seq))
+            data.field("revoked") { writer in writer.writeArray(decision.revoked) { writer, id in writer.write(int: Int(id)) } }
+        }
+        json.append(UInt8(ascii: "}"))
+    }
+
+    /// An envelope with no `data`: `code` the HTTP status, `msg` what was wrong (naming the parameter).
+    public static func writeError(code: Int, message: String, into json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("code", code)
+            object.field("msg", message)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# deliveryd's POST /rpc launch.query against Debian's nginx serving the same answer bytes as a static file, in one
+# run, with the same load tool (wrk, a Lua script that POSTs launch queries for devices drawn from a seeded list of
+# 10,000, the same script for both servers) and the same connection counts, alternating server by server in every
+# round: 50 connections (wrk -t2 -c50) and 1 connection (-t1 -c1), in clear text and with TLS on both (wrk speaks
+# HTTP/1.1 over TLS), and deliveryd's GET /launch-ad beside them (the query string drawn the same way).
+# Prints each measurement, then medians over the rounds and the ratios deliveryd/nginx (throughput, and p99).
+#
+#   bench/http-vs-nginx.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per measurement)
+#
+# Needs nginx, wrk and openssl (apt-get install -y nginx wrk openssl); nginx runs as this user on ephemeral ports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-5}
+SECS=${2:-5}
+for tool in nginx wrk openssl python3; do command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y nginx wrk openssl)" >&2; exit 1; }; done
+# SCRATCH=DIR builds in another scratch folder (say .build-release, beside a debug build running in .build).
+SCRATCH_FLAGS=()
+[ -n "${SCRATCH:-}" ] && SCRATCH_FLAGS=(--scratch-path "$SCRATCH")
+for product in campaignd deliveryd adctl; do swift build -c release "${SCRATCH_FLAGS[@]}" --product "$product" >/dev/null; done
+BIN=$(swift build -c release "${SCRATCH_FLAGS[@]}" --show-bin-path)
+mkdir -p .build-bench
+RUN=$(mktemp -d "$PWD/.build-bench/http-XXXX")
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; [ -f "$RUN/nginx.pid" ] && kill "$(cat "$RUN/nginx.pid")" 2>/dev/null || true' EXIT
+field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$RUN/key.pem" -out "$RUN/cert.pem" \
+  -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null
+
+"$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
+  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" >"$RUN/campaignd.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$RUN/campaignd.ready" ] && break; sleep 0.1; done
+ADMIN=$(field "$RUN/campaignd.ready" admin)
+python3 - "$RUN" <<'PY'
+import struct, sys, zlib
+ihdr = struct.pack(">IIBBBBB", 1179, 2556, 8, 2, 0, 0, 0)
+chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
+open(f"{sys.argv[1]}/tall.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"x" * 20000 + chunk(b"IEND", b""))
+PY
+SHA=$("$BIN/adctl" --endpoint "$ADMIN" creative upload "$RUN/tall.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])')
+NOW=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
+END=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
+for i in $(seq 0 9); do
+  "$BIN/adctl" --endpoint "$ADMIN" call campaign.create "{\"name\":\"bench $i\",\"app\":\"shop\",\"startsAt\":\"$NOW\",\"endsAt\":\"$END\",
+    \"priority\":50,\"weight\":$((i * 13 % 200 + 1)),\"jump\":{\"type\":\"url\",\"value\":\"https://shop.example.com/$i\"},
+    \"creatives\":[{\"sha256\":\"$SHA\"}]}" >/dev/null
+done
+
+start_edge() {  # name, extra flags
+  "$BIN/deliveryd" --cache-dir "$RUN/$1" --edge-id "$1" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
+    --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 \
+    --http-address "127.0.0.1:$(free_port)" --ready-file "$RUN/$1.ready" "${@:2}" >"$RUN/$1.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s "$RUN/$1.ready" ] && break; sleep 0.1; done
+  for _ in $(seq 200); do
+    "$BIN/adctl" --endpoint "$(field "$RUN/$1.ready" client)" call edge.status \
+      | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=10 and s["creatives"]>=1 else 1)' && return
+    sleep 0.1
+  done
+}
+start_edge edge
+start_edge edge-tls --tls-cert "$RUN/cert.pem" --tls-key "$RUN/key.pem"
+EDGE=$(field "$RUN/edge.ready" http)
+EDGE_TLS=$(field "$RUN/edge-tls.ready" http)
+
+# The answer bytes nginx serves: deliveryd's answer to one of the queries.
+QUERY='{"jsonrpc":"2.0","id":1,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","deviceId":"dev-00001","region":"cn-east","locale":"zh-CN","screen":{"width":1179,"height":2556}}}'
+mkdir -p "$RUN/www"
+curl -sS -H 'Content-Type: application/json' --data-binary "$QUERY" "http://$EDGE/rpc" >"$RUN/www/rpc"
+echo "answer: $(wc -c <"$RUN/www/rpc") bytes: $(head -c 160 "$RUN/www/rpc")..."
+NGINX_PORT=$(free_port)
+NGINX_TLS_PORT=$(free_port)
+cat >"$RUN/nginx.conf" <<EOF
+worker_processes auto;
+pid $RUN/nginx.pid;
+error_log $RUN/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 10000000;
+  keepalive_timeout 75s;
+  client_body_temp_path $RUN/nginx-body;
+  proxy_temp_path $RUN/nginx-proxy;
+  fastcgi_temp_path $RUN/nginx-fastcgi;
+  uwsgi_temp_path $RUN/nginx-uwsgi;
+  scgi_temp_path $RUN/nginx-scgi;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    listen 127.0.0.1:$NGINX_TLS_PORT ssl http2;
+    ssl_certificate $RUN/cert.pem;
+    ssl_certificate_key $RUN/key.pem;
+    root $RUN/www;
+    default_type application/json;
+    # The static file answers POST too (nginx's static module refuses POST with 405 otherwise).
+    location = /rpc { error_page 405 =200 \$uri; }
+  }
+}
+EOF
+nginx -c "$RUN/nginx.conf" -p "$RUN"
+for _ in $(seq 50); do [ -s "$RUN/nginx.pid" ] && break; sleep 0.1; done
+check=$(curl -sS -H 'Content-Type: application/json' --data-binary "$QUERY" "http://127.0.0.1:$NGINX_PORT/rpc" | cmp - "$RUN/www/rpc" && echo same)
+[ "$check" = same ] || { echo "nginx does not answer the same bytes" >&2; exit 1; }
+
+# The wrk script: POST /rpc launch queries (or GET /launch-ad with PATH_MODE=launch-ad) for devices from a seeded list.
+cat >"$RUN/rpc.lua" <<'EOF'
+math.randomseed(36)
+local devices = {}
+for i = 1, 10000 do devices[i] = string.format("dev-%05d", math.random(1, 1000000)) end
+local mode = os.getenv("PATH_MODE") or "rpc"
+local n = 0
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  n = n + 1
+  local device = devices[(n % 10000) + 1]
+  if mode == "launch-ad" then
+    return wrk.format("GET", "/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=" .. device ..
+      "&region=cn-east&locale=zh-CN&screen=1179x2556", {}, nil)
+  end
+  return wrk.format("POST", "/rpc", nil, '{"jsonrpc":"2.0","id":' .. n .. ',"method":"launch.query","params":{"app":"shop",' ..
+    '"platform":"ios","appVersion":"5.2.0","deviceId":"' .. device .. '","region":"cn-east","locale":"zh-CN",' ..
+    '"screen":{"width":1179,"height":2556}}}')
+end
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %.1f %.1f %.1f %d %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50), latency:percentile(99), summary.errors.status, summary.errors.connect + summary.errors.read +
+    summary.errors.write + summary.errors.timeout))
+end
+EOF
+
+measure() {  # label, url, threads, connections, [PATH_MODE]
+  local line
+  line=$(PATH_MODE=${5:-rpc} wrk -t"$3" -c"$4" -d"${SECS}s" -s "$RUN/rpc.lua" "$2" | grep '^RESULT')
+  echo "$1 $line" | tee -a "$RUN/results.txt"
+}
+: >"$RUN/results.txt"
+for round in $(seq "$ROUNDS"); do
+  echo "round $round"
+  for shape in "2 50" "1 1"; do
+    set -- $shape
+    measure "nginx-c$2" "http://127.0.0.1:$NGINX_PORT/rpc" "$1" "$2"
+    measure "deliveryd-c$2" "http://$EDGE/rpc" "$1" "$2"
+    measure "nginx-tls-c$2" "https://localhost:$NGINX_TLS_PORT/rpc" "$1" "$2"
+    measure "deliveryd-tls-c$2" "https://localhost:${EDGE_TLS##*:}/rpc" "$1" "$2"
+    measure "launch-ad-c$2" "http://$EDGE/launch-ad" "$1" "$2" launch-ad
+  done
+done
+python3 - "$RUN/results.txt" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, _, rps, p50, p99, status_errors, socket_errors = line.split()
+    rows.setdefault(label, []).append((float(rps), float(p50), float(p99), int(status_errors), int(socket_errors)))
+med = {label: tuple(statistics.median(v[i] for v in values) for i in range(3)) + (sum(v[3] for v in values), sum(v[4] for v in values))
+       for label, values in rows.items()}
+print(f"{'label':<20} {'req/s':>10} {'p50 us':>8} {'p99 us':>8}  errors (status, socket)   [medians of {len(next(iter(rows.values())))} rounds]")
+for label, (rps, p50, p99, se, ke) in med.items():
+    print(f"{label:<20} {rps:>10.0f} {p50:>8.0f} {p99:>8.0f}  {se}, {ke}")
+for tls in ["", "tls-"]:
+    for c in ["c50", "c1"]:
+        n, d = med[f"nginx-{tls}{c}"], med[f"deliveryd-{tls}{c}"]
+        print(f"deliveryd/nginx {tls or 'clear-'}{c}: throughput {d[0] / n[0]:.2f}x, p50 {d[1] / n[1]:.2f}x, p99 {d[2] / n[2]:.2f}x")
+for c in ["c50", "c1"]:
+    print(f"launch-ad/rpc {c}: throughput {med[f'launch-ad-{c}'][0] / med[f'deliveryd-{c}'][0]:.2f}x")
+PY
