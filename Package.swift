@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "CampaignStore",
             dependencies: [
-                "LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "DurableFiles",
+                "LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "DurableFiles", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -197,7 +197,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "CampaignStoreTests", dependencies: ["Locking", "CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
+        .testTarget(name: "CampaignStoreTests", dependencies: ["CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["Locking", "CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["Locking", "JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),

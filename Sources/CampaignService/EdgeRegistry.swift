@@ -2,15 +2,15 @@ import CampaignStore
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdRuntime
+import Locking
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// What campaignd knows of its edges, from their acknowledgements: held in memory as they arrive (an acknowledgement
 /// is answered at once), and saved to the store every `flushInterval` (the newest of each edge), so that every
 /// campaignd sharing the database, and this one after a restart, lists every edge.
 final class EdgeRegistry: Service {
-    private let edges = Mutex<(all: [String: EdgeInfo], unsaved: Set<String>)>(([:], []))
+    private let edges = Locked<(all: [String: EdgeInfo], unsaved: Set<String>)>(([:], []))
     /// An edge not heard from for this long is stale.
     let staleAfter: Double = 5
     let store: any Store

@@ -1,9 +1,10 @@
+import Locking
 import Synchronization
 
 /// Wakes every listener of ``Store/commitWakeups()``: each holds a stream that keeps at most one pending wake-up,
 /// so a burst of commits is one wake-up and a slow listener never queues work.
 final class CommitSignal: Sendable {
-    private let listeners = Mutex<[Int: AsyncStream<Void>.Continuation]>([:])
+    private let listeners = Locked<[Int: AsyncStream<Void>.Continuation]>([:])
     private let nextId = Atomic<Int>(0)
 
     func stream() -> AsyncStream<Void> {

@@ -1,7 +1,7 @@
 import LaunchAdAPI
 import LaunchAdDomain
-import Synchronization
 import Locking
+import Synchronization
 
 /// What the edge remembers of devices, from their reports: impressions (for caps) and the rotation. Bounded in
 /// bytes (see ``FingerprintMap``): the least recently reported devices are forgotten first, once the others' reports
@@ -32,7 +32,7 @@ final class DeviceHistory: Sendable {
         self.budget = budget
         self.key = key
         // The count never binds before the bytes do: a key takes at least a slot of 16 bytes.
-        devices = Mutex(FingerprintMap(capacity: max(2, budget / 16), budget: budget))
+        devices = Locked(FingerprintMap(capacity: max(2, budget / 16), budget: budget))
     }
 
     func view(_ deviceId: String?) -> DeviceView {

@@ -1,7 +1,7 @@
 import Foundation
+import Locking
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Saves the devices' caps and rotation (``DeviceFile``) every few seconds while reports change them, and once more
 /// on the way out, so that a restart does not show a capped ad again.
@@ -18,7 +18,7 @@ final class DeviceSaver: Service {
         /// Whether the last save failed (it is said once, not every round).
         var failing = false
     }
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     init(history: DeviceHistory, file: DeviceFile, interval: Duration, logger: Logger) {
         self.history = history

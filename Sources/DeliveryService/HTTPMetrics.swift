@@ -1,5 +1,5 @@
+import Locking
 import Prometheus
-import Synchronization
 
 /// Requests answered on the HTTP addresses, `launchad_deliveryd_http_requests_total`, by route, HTTP method,
 /// status and protocol version. A connection keeps the counter of its last answer, so a run of like answers on a
@@ -18,7 +18,7 @@ final class HTTPMetrics: Sendable {
     }
 
     private let registry: PrometheusCollectorRegistry
-    private let counters = Mutex<[Key: Counter]>([:])
+    private let counters = Locked<[Key: Counter]>([:])
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Caps the requests a second of each client address: a token bucket per address, `rate` tokens a second and as
 /// many at most. Addresses whose bucket has refilled are forgotten once there are many, so the table stays bounded
@@ -11,7 +11,7 @@ final class HTTPRateLimiter: Sendable {
     }
 
     let rate: Int
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
     private let tableLimit: Int
 
     init(rate: Int, tableLimit: Int = 100_000) {
