@@ -21,6 +21,8 @@ for product in campaignd deliveryd adctl; do swift build -c release "${SCRATCH_F
 BIN=$(swift build -c release "${SCRATCH_FLAGS[@]}" --show-bin-path)
 mkdir -p .build-bench
 RUN=$(mktemp -d "$PWD/.build-bench/http-XXXX")
+# nginx's workers run as another user when it is started as root: they must read the answer file.
+chmod 755 "$RUN"
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; [ -f "$RUN/nginx.pid" ] && kill "$(cat "$RUN/nginx.pid")" 2>/dev/null || true' EXIT
 field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
