@@ -23,15 +23,7 @@ public enum ClassicLaunchAnswer {
                 data.field("id", Int(campaign.id))
                 data.field("version", campaign.version)
                 data.field("imgUrl", creativeBase.url + held.path)
-                data.field("creative") { writer in
-                    writer.writeObject { creative in
-                        creative.field("sha256", facts.sha256)
-                        creative.field("contentType", facts.contentType)
-                        creative.field("width", facts.width)
-                        creative.field("height", facts.height)
-                        creative.field("size", facts.size)
-                    }
-                }
+                data.field("creative") { writer in LaunchAnswer.writeCreative(facts, json: &writer) }
                 data.field("jumpType", campaign.jump.type.rawValue)
                 data.field("jumpValue", campaign.jump.value)
                 data.field("showMoment", showMoment(forced: campaign.forced, sha256: facts.sha256, cached: cached))
@@ -45,7 +37,7 @@ public enum ClassicLaunchAnswer {
             }
             data.field("epoch", state.epoch)
             data.field("seq", Int(state.seq))
-            data.field("revoked") { writer in writer.writeArray(decision.revoked) { writer, id in writer.write(int: Int(id)) } }
+            data.field("revoked") { writer in LaunchAnswer.writeRevoked(decision.revoked, json: &writer) }
         }
         json.append(UInt8(ascii: "}"))
     }

@@ -17,8 +17,10 @@ public struct LaunchAdQueryError: Error, Equatable, Sendable, CustomStringConver
 /// params, as strictly: `app`, `platform`, `appVersion` and `deviceId` required; `region`, `locale`,
 /// `screen=WxH`, `launchType`, `backgroundSeconds` and `cached=h1,h2` optional; nothing else, nothing twice.
 public enum LaunchAdQuery {
-    public static let parameters: Set<String> = ["app", "platform", "appVersion", "deviceId", "region", "locale", "screen",
-                                                 "launchType", "backgroundSeconds", "cached"]
+    /// The parameters: `launch.query`'s params, by the names they are declared with.
+    public static let parameters = Set(LaunchQueryParams.CodingKeys.allCases.map(\.stringValue))
+    /// The parameters a request must give (a device id too, which `launch.query` leaves optional).
+    static let required: [LaunchQueryParams.CodingKeys] = [.app, .platform, .appVersion, .deviceId]
 
     /// The request of `query` (the text after `?`, without it).
     public static func request(_ query: Substring) throws(LaunchAdQueryError) -> LaunchRequest {
@@ -32,8 +34,8 @@ public enum LaunchAdQuery {
             guard let value = decode(rawValue) else { throw LaunchAdQueryError(name, "is not valid percent-encoded UTF-8") }
             values[name] = value
         }
-        for name in ["app", "platform", "appVersion", "deviceId"] where values[name] == nil {
-            throw LaunchAdQueryError(name, "is required")
+        for key in required where values[key.stringValue] == nil {
+            throw LaunchAdQueryError(key.stringValue, "is required")
         }
         var screen: LaunchQueryParams.Screen?
         if let text = values["screen"] {

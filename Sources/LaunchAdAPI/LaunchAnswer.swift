@@ -151,15 +151,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
                 object.field("version", ifPresent: version)
                 object.field("imgUrl", ifPresent: imgUrl)
                 if let creative {
-                    object.field("creative") { writer in
-                        writer.writeObject { inner in
-                            inner.field("sha256", creative.sha256)
-                            inner.field("contentType", creative.contentType)
-                            inner.field("width", creative.width)
-                            inner.field("height", creative.height)
-                            inner.field("size", creative.size)
-                        }
-                    }
+                    object.field("creative") { writer in Self.writeCreative(creative, json: &writer) }
                 }
                 object.field("jumpType", ifPresent: jumpType)
                 object.field("jumpValue", ifPresent: jumpValue)
@@ -189,6 +181,17 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         json.writeRaw(state.json)
         writeRevoked(revoked, json: &json)
         json.append(UInt8(ascii: "}"))
+    }
+
+    /// A creative's facts as the answer's `creative` object has them.
+    static func writeCreative(_ facts: CreativeFacts, json writer: inout JSONWriter) {
+        writer.writeObject { inner in
+            inner.field("sha256", facts.sha256)
+            inner.field("contentType", facts.contentType)
+            inner.field("width", facts.width)
+            inner.field("height", facts.height)
+            inner.field("size", facts.size)
+        }
     }
 
     static func writeRevoked(_ revoked: [Int64], json writer: inout JSONWriter) {
