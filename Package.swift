@@ -6,7 +6,7 @@
 //   JSONRPC (JSON codec, typed methods, dispatcher; no ZeroMQ) ---^
 //   LaunchAdDomain (campaigns, decisions; no I/O) -> LaunchAdAPI (the wire contract: methods, params, answers)
 //   DurableFiles (atomic files, creatives by sha256)
-//   CampaignStore (the Store interface and its SQLite engine) -> CampaignService (campaignd as a library)
+//   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) -> CampaignService (campaignd as a library)
 //   DeliveryService (deliveryd as a library: no store, no GRDB)
 //   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
 import PackageDescription
@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
@@ -84,12 +85,15 @@ let package = Package(
         .target(name: "LaunchAdAPI", dependencies: ["LaunchAdDomain", "JSONRPC"]),
         // Files written atomically, and creatives' bytes named by their sha256: what both services keep on disk.
         .target(name: "DurableFiles", dependencies: ["LaunchAdDomain", .product(name: "Crypto", package: "swift-crypto")]),
-        // campaignd's store: the interface its handlers use, and the embedded SQLite engine (GRDB) under it.
+        // campaignd's store: the interface its handlers use, the embedded SQLite engine (GRDB) and the shared PostgreSQL one.
         .target(
             name: "CampaignStore",
             dependencies: [
                 "LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "DurableFiles", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -146,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "campaignd",
             dependencies: [
-                "CampaignService", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
+                "CampaignService", "CampaignStore", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -191,13 +195,14 @@ let package = Package(
         .target(
             name: "LaunchAdTesting",
             dependencies: [
-                "Locking", "CampaignService", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
+                "Locking", "CampaignService", "CampaignStore", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "CampaignStoreTests", dependencies: ["CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting"]),
+        .testTarget(name: "CampaignStoreTests", dependencies: ["CampaignStore", "DurableFiles", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting",
+                                                      .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ZeroMQTests", dependencies: ["Locking", "CZeroMQ", "ZeroMQ", "LaunchAdTesting"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["Locking", "JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),

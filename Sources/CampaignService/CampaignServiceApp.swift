@@ -62,7 +62,13 @@ public final class CampaignServiceApp: Sendable {
         }
 
         // Storage. The leader (the one process, with SQLite) publishes the change log in seq order.
-        let store: any Store = try SQLiteStore(directory: configuration.dataDirectory)
+        let store: any Store
+        switch configuration.database {
+        case .sqlite:
+            store = try SQLiteStore(directory: configuration.dataDirectory)
+        case .postgres(let location):
+            store = try await PostgresStore.connect(location, logger: logger)
+        }
         self.store = store
         let startSeq = try await store.currentSeq()
 
@@ -122,7 +128,7 @@ public final class CampaignServiceApp: Sendable {
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
             await onReady(endpoints.adding("http", bound))
         }
-        logger.info("database open", metadata: ["epoch": "\(store.epoch)", "seq": "\(startSeq)"])
+        logger.info("database open", metadata: ["database": "\(configuration.database)", "epoch": "\(store.epoch)", "seq": "\(startSeq)"])
     }
 
     /// Binds every socket; returns the endpoints really bound, by name.
@@ -140,8 +146,9 @@ public final class CampaignServiceApp: Sendable {
     /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
     public var services: [any Service] { [updates, edges, leader, sync, admin, http] }
 
-    /// Releases what outlives the services (the ZAP handler).
+    /// Releases what outlives the services (the ZAP handler, the database's connections).
     public func close() {
         zap?.stop()
+        (store as? PostgresStore)?.close()
     }
 }

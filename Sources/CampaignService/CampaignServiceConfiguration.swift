@@ -1,10 +1,13 @@
+import CampaignStore
 import LaunchAdAPI
 import LaunchAdRuntime
 
 /// Everything `campaignd` can be told, with the defaults DESIGN gives (loopback endpoints, SQLite in a folder).
 public struct CampaignServiceConfiguration: Sendable {
-    /// Where the database and the creative files live.
+    /// Where the database and the creative files live (with SQLite).
     public var dataDirectory: String = "./campaignd-data"
+    /// The embedded SQLite file in `dataDirectory`, or a PostgreSQL database several campaignd may share.
+    public var database: DatabaseURL = .sqlite
     /// Operators (adctl) connect here.
     public var adminEndpoint: String = DefaultEndpoints.campaignAdmin
     /// Edges take snapshots, changes and creative bytes here, and acknowledge what they applied.

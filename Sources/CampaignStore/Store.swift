@@ -3,7 +3,7 @@ import LaunchAdDomain
 
 /// Where campaignd keeps campaigns, the change log, creatives, the epoch, edges' acknowledgements and report counts:
 /// the interface its handlers, publisher, scheduler and sync API use, whatever engine is under it (``SQLiteStore`` is
-/// the embedded one). Every engine keeps the same promises:
+/// the embedded one, ``PostgresStore`` the shared one). Every engine keeps the same promises:
 /// - a write returns only after it is durable;
 /// - each committed change takes the next `seq` in the change's own transaction, so `seq` has no gaps and every
 ///   snapshot is consistent with one `seq`;

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CampaignService
+import CampaignStore
 import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
@@ -17,10 +18,13 @@ struct CampaignDaemon: AsyncParsableCommand {
 
             Example:
               campaignd --data-dir /var/lib/campaignd --ready-file /run/campaignd.ready
+              campaignd --database postgres://campaignd:secret@db.internal:5432/campaigns   (several may share it)
             """)
 
     @Option(help: "Database and creative files. [CAMPAIGND_DATA_DIR]")
     var dataDir = Environment.string("CAMPAIGND_DATA_DIR", default: "./campaignd-data")
+    @Option(help: "sqlite (the file in --data-dir), or postgres://USER[:PASS]@HOST:PORT/DB, which several campaignd may share. [CAMPAIGND_DATABASE]")
+    var database = Environment.string("CAMPAIGND_DATABASE", default: "sqlite")
     @Option(help: "Admin ROUTER endpoint. [CAMPAIGND_ADMIN_ENDPOINT]")
     var adminEndpoint = Environment.string("CAMPAIGND_ADMIN_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
     @Option(help: "Sync ROUTER endpoint for edges. [CAMPAIGND_SYNC_ENDPOINT]")
@@ -42,6 +46,7 @@ struct CampaignDaemon: AsyncParsableCommand {
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        do { _ = try DatabaseURL(parsing: database) } catch { throw ValidationError(error.description) }
         guard (1...(64 << 20)).contains(maxCreativeBytes) else {
             throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
         }
@@ -52,6 +57,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         let logger = Logger(label: "campaignd")
         var configuration = CampaignServiceConfiguration()
         configuration.dataDirectory = dataDir
+        configuration.database = try DatabaseURL(parsing: database)
         configuration.adminEndpoint = adminEndpoint
         configuration.syncEndpoint = syncEndpoint
         configuration.updatesEndpoint = updatesEndpoint
@@ -74,6 +80,8 @@ struct CampaignDaemon: AsyncParsableCommand {
         } catch let error as RuntimeError {
             exitWithError("campaignd", error.description)
         } catch let error as ZMQError {
+            exitWithError("campaignd", error.description)
+        } catch let error as DatabaseUnavailable {
             exitWithError("campaignd", error.description)
         }
     }

@@ -14,9 +14,9 @@ import ZeroMQ
 
 @Suite("campaignd", .timeLimit(.minutes(3)))
 struct CampaignServiceTests {
-    @Test("creatives: type checked against the bytes, size read from the header, stored once, served in chunks")
-    func creatives() async throws {
-        try await withCampaignService { fixture in
+    @Test("creatives: type checked against the bytes, size read from the header, stored once, served in chunks", arguments: StoreEngine.allCases)
+    func creatives(engine: StoreEngine) async throws {
+        try await withCampaignService(engine: engine) { fixture in
             let admin = try fixture.admin()
             let sync = try fixture.sync()
             let bytes = CampaignFixture.png(width: 1179, height: 2556)
@@ -237,9 +237,9 @@ struct CampaignServiceTests {
         }
     }
 
-    @Test("a campaign ending 2 s ahead is published as expired within 100 ms of its end")
-    func expiryOnTime() async throws {
-        try await withCampaignService { fixture in
+    @Test("a campaign ending 2 s ahead is published as expired within 100 ms of its end", arguments: StoreEngine.allCases)
+    func expiryOnTime(engine: StoreEngine) async throws {
+        try await withCampaignService(engine: engine) { fixture in
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let subscriber = try fixture.subscribe()
@@ -260,9 +260,9 @@ struct CampaignServiceTests {
         }
     }
 
-    @Test("concurrent writers: seq stays gapless and every change is published exactly once, in order")
-    func concurrentWriters() async throws {
-        try await withCampaignService { fixture in
+    @Test("concurrent writers: seq stays gapless and every change is published exactly once, in order", arguments: StoreEngine.allCases)
+    func concurrentWriters(engine: StoreEngine) async throws {
+        try await withCampaignService(engine: engine) { fixture in
             let setup = try fixture.admin()
             let creative = try await fixture.uploadPNG(setup)
             let subscriber = try fixture.subscribe(topics: ["campaign", "heartbeat"])
@@ -295,9 +295,9 @@ struct CampaignServiceTests {
         }
     }
 
-    @Test("heartbeats carry epoch, seq and time every second; edges' acknowledgements feed edge.list")
-    func heartbeatsAndEdges() async throws {
-        try await withCampaignService { fixture in
+    @Test("heartbeats carry epoch, seq and time every second; edges' acknowledgements feed edge.list", arguments: StoreEngine.allCases)
+    func heartbeatsAndEdges(engine: StoreEngine) async throws {
+        try await withCampaignService(engine: engine) { fixture in
             let admin = try fixture.admin()
             let sync = try fixture.sync()
             let subscriber = try fixture.subscribe(topics: ["heartbeat"])

@@ -4,26 +4,37 @@ import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
+import Logging
 import Testing
 
-/// The store's promises, called directly on each engine (the service's tests reach them over the wire).
+/// The store's promises, on both engines, called directly (the service's tests reach them over the wire): the
+/// embedded SQLite file and a real PostgreSQL cluster of the test's own.
 @Suite("Store conformance", .timeLimit(.minutes(3)))
 struct StoreConformanceTests {
     static let now = Timestamp(rfc3339: "2026-11-25T12:00:00Z")!
 
-    /// The engines under test (PostgreSQL joins SQLite here once its engine lands).
-    enum Engine: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite
-        var testDescription: String { rawValue }
-    }
-
     /// Runs `body` with a new, empty store of `engine`, and a way to open the same database again.
-    static func withStore(_ engine: Engine, _ body: (any Store, _ reopen: () async throws -> any Store) async throws -> Void) async throws {
+    static func withStore(_ engine: StoreEngine, _ body: (any Store, _ reopen: () async throws -> any Store) async throws -> Void) async throws {
         switch engine {
         case .sqlite:
             let folder = try makeTemporaryDirectory("store")
             defer { removeTemporaryDirectory(folder) }
             try await body(try SQLiteStore(directory: folder.path), { try SQLiteStore(directory: folder.path) })
+        case .postgres:
+            try await withPostgresCluster { cluster in
+                let url = try cluster.makeDatabase()
+                guard case .postgres(let location) = try DatabaseURL(parsing: url) else { throw PostgresCluster.Failure(description: url) }
+                let logger = Logger(label: "store-test")
+                let store = try await PostgresStore.connect(location, logger: logger)
+                defer { store.close() }
+                var reopened: [PostgresStore] = []
+                defer { reopened.forEach { $0.close() } }
+                try await body(store, {
+                    let again = try await PostgresStore.connect(location, logger: logger)
+                    reopened.append(again)
+                    return again
+                })
+            }
         }
     }
 
@@ -40,8 +51,8 @@ struct StoreConformanceTests {
         return facts
     }
 
-    @Test("seq is gapless across writes of every kind, commits wake listeners, and the epoch outlives a reopen", arguments: Engine.allCases)
-    func gaplessSeq(engine: Engine) async throws {
+    @Test("seq is gapless across writes of every kind, commits wake listeners, and the epoch outlives a reopen", arguments: StoreEngine.allCases)
+    func gaplessSeq(engine: StoreEngine) async throws {
       try await Self.withStore(engine) { store, reopen in
         var wakeups = store.commitWakeups().makeAsyncIterator()
         #expect(try await store.currentSeq() == 0)
@@ -70,8 +81,8 @@ struct StoreConformanceTests {
       }
     }
 
-    @Test("concurrent writers take every seq once, in commit order", arguments: Engine.allCases)
-    func concurrentWrites(engine: Engine) async throws {
+    @Test("concurrent writers take every seq once, in commit order", arguments: StoreEngine.allCases)
+    func concurrentWrites(engine: StoreEngine) async throws {
         try await Self.withStore(engine) { store, _ in
             let creative = try await Self.storeCreative(store)
             let seqs = try await withThrowingTaskGroup(of: Int64.self) { group in
@@ -87,8 +98,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("edges' acknowledgements are kept, the newest of each edge; the published mark only moves forward", arguments: Engine.allCases)
-    func acknowledgementsAndMark(engine: Engine) async throws {
+    @Test("edges' acknowledgements are kept, the newest of each edge; the published mark only moves forward", arguments: StoreEngine.allCases)
+    func acknowledgementsAndMark(engine: StoreEngine) async throws {
         try await Self.withStore(engine) { store, reopen in
             let old = EdgeInfo(edgeId: "edge-1", region: "eu", epoch: store.epoch, appliedSeq: 3, lastSeen: Self.now, stale: false)
             var new = old
@@ -104,8 +115,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("the change log answers after a seq (nothing at the current one, nil past it) and keeps who made each change", arguments: Engine.allCases)
-    func changeLog(engine: Engine) async throws {
+    @Test("the change log answers after a seq (nothing at the current one, nil past it) and keeps who made each change", arguments: StoreEngine.allCases)
+    func changeLog(engine: StoreEngine) async throws {
       try await Self.withStore(engine) { store, _ in
         let creative = try await Self.storeCreative(store)
         let created = try await store.create(Self.fields("a", creative: creative.sha256), actor: "operator-key", now: Self.now)
@@ -121,8 +132,8 @@ struct StoreConformanceTests {
       }
     }
 
-    @Test("a creative's bytes come back by range; an unknown one is not found and an offset past its end is told apart", arguments: Engine.allCases)
-    func creativeChunks(engine: Engine) async throws {
+    @Test("a creative's bytes come back by range; an unknown one is not found and an offset past its end is told apart", arguments: StoreEngine.allCases)
+    func creativeChunks(engine: StoreEngine) async throws {
       try await Self.withStore(engine) { store, _ in
         let facts = try await Self.storeCreative(store, seed: 7)
         let bytes = CampaignFixture.png(width: 1080, height: 1920, seed: 7)
@@ -140,8 +151,8 @@ struct StoreConformanceTests {
       }
     }
 
-    @Test("an edge's report is added once: a resend or a lower id is not counted again", arguments: Engine.allCases)
-    func reportsOnce(engine: Engine) async throws {
+    @Test("an edge's report is added once: a resend or a lower id is not counted again", arguments: StoreEngine.allCases)
+    func reportsOnce(engine: StoreEngine) async throws {
       try await Self.withStore(engine) { store, _ in
         let creative = try await Self.storeCreative(store)
         let created = try await store.create(Self.fields("a", creative: creative.sha256), actor: "local", now: Self.now)

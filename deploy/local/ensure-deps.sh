@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what building and running the system needs on Debian, if it is missing: libzmq (with CURVE) and
-# the tools the scripts use. Swift itself is expected on PATH.
+# Installs what building and running the system needs on Debian, if it is missing: libzmq (with CURVE), the
+# tools the scripts use, and PostgreSQL's server (the tests start clusters of their own with it). Swift itself is
+# expected on PATH.
 set -euo pipefail
 missing=()
 dpkg -s libzmq3-dev >/dev/null 2>&1 || missing+=(libzmq3-dev)
@@ -9,6 +10,7 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"

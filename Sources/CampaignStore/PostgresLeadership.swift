@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Leadership among the campaignd sharing one PostgreSQL database: a session-level advisory lock held on a dedicated
+/// connection. The server drops the lock with the session: at once when the leader's process dies (its socket
+/// closes), and within a few seconds when its network goes (the session asks for TCP keepalives and a user timeout).
+/// The leader checks its own session four times a second and steps down (cancelling its work) after 1.5 s without an
+/// answer, so two leaders never run for long. The same connection LISTENs to commits from every process.
+extension PostgresStore {
+    /// The advisory lock key of leadership ("campload").
+    static let leaderLockKey: Int64 = 0x6361_6d70_6c6f_6164
+
+    /// Why the leader stepped down.
+    struct LeadershipLost: Error, CustomStringConvertible {
+        var description: String { "the leader's database session stopped answering" }
+    }
+
+    public func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws {
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: Self.connectionConfiguration(location, connectTimeout: .seconds(2), keepalive: true),
+                    id: 1, logger: logger)
+                do {
+                    try await leadWhileHeld(connection, lead)
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("leadership: lost or not reachable; trying again",
+                               metadata: ["error": "\(DatabaseUnavailable(location: DatabaseURL.postgres(location).description, error: error).reason)"])
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// Waits for the lock on `connection`, then runs `lead` while the session answers.
+    private func leadWhileHeld(_ connection: PostgresConnection, _ lead: @escaping @Sendable () async throws -> Void) async throws {
+        while true {
+            let held = try await Self.rows(connection, "SELECT pg_try_advisory_lock(\(Self.leaderLockKey))", logger)[0].decode(Bool.self)
+            if held { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        logger.info("leading: this campaignd publishes the update stream and runs the scheduler")
+        let notifications = try await connection.listen(Self.notifyChannel)
+        let lastAnswer = LastAnswer()
+        let logger = logger
+        let signal = signal
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await lead() }
+            group.addTask {
+                for try await _ in notifications { signal.wake() }
+                throw LeadershipLost()
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Self.rows(connection, "SELECT 1", logger)
+                    lastAnswer.time.store(Self.monotonicMilliseconds(), ordering: .relaxed)
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .milliseconds(250))
+                    if Self.monotonicMilliseconds() - lastAnswer.time.load(ordering: .relaxed) > 1500 {
+                        // Closing fails the stuck query and ends the notifications, so every task ends.
+                        try? await connection.close()
+                        throw LeadershipLost()
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            do {
+                _ = try await group.next()
+            } catch {
+                try? await connection.close()
+                logger.warning("leadership lost", metadata: ["error": "\(error)"])
+                throw error
+            }
+            // `lead` ended (the service is stopping): closing ends the notifications, so every task ends.
+            try? await connection.close()
+        }
+    }
+
+    /// When the leader's session last answered.
+    final class LastAnswer: Sendable {
+        let time = Atomic<Int64>(PostgresStore.monotonicMilliseconds())
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        Int64(ProcessInfo.processInfo.systemUptime * 1000)
+    }
+
+    /// How one connection reaches the database; `keepalive` asks the server to notice a vanished client within seconds.
+    static func connectionConfiguration(_ location: DatabaseURL.PostgresLocation, connectTimeout: Duration,
+                                        keepalive: Bool) -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
+                                                             password: location.password, database: location.database, tls: .disable)
+        configuration.options.connectTimeout = .milliseconds(Int64(connectTimeout.components.seconds * 1000))
+        if keepalive {
+            configuration.options.additionalStartupParameters = [
+                ("tcp_keepalives_idle", "1"), ("tcp_keepalives_interval", "1"), ("tcp_keepalives_count", "2"),
+                ("tcp_user_timeout", "2000"),
+            ]
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,112 @@
+import LaunchAdAPI
+import LaunchAdDomain
+import NIOCore
+import PostgresNIO
+
+// Creatives (bytes in the database, so any campaignd serves them), edges' reports and acknowledgements, and the
+// publisher's mark, on PostgreSQL.
+extension PostgresStore {
+    public func creative(sha256: String) async throws -> CreativeFacts? {
+        try await rows("SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = \(sha256)").first.map(Self.facts)
+    }
+
+    public func addCreative(_ info: CreativeFacts, bytes: [UInt8], actor: String, now: Timestamp) async throws {
+        try await rows("""
+            INSERT INTO creatives (sha256, content_type, size, width, height, created_at, actor, bytes)
+            VALUES (\(info.sha256), \(info.contentType), \(Int64(info.size)), \(Int64(info.width)), \(Int64(info.height)),
+                    \(now.milliseconds), \(actor), \(ByteBuffer(bytes: bytes)))
+            ON CONFLICT (sha256) DO NOTHING
+            """)
+    }
+
+    public func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead {
+        guard let facts = try await creative(sha256: sha256) else { return .notFound }
+        guard offset <= facts.size else { return .pastEnd(facts) }
+        guard let row = try await rows("""
+            SELECT substring(bytes FROM \(Int32(offset + 1)) FOR \(Int32(length))) FROM creatives WHERE sha256 = \(sha256)
+            """).first else { return .notFound }
+        var buffer = try row.decode(ByteBuffer.self)
+        return .bytes(facts, buffer.readBytes(length: buffer.readableBytes) ?? [])
+    }
+
+    @discardableResult
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
+        try await pooled { [logger] connection -> (taken: Bool, last: Int64) in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                // The edge's row, locked: two campaignd taking the same resent report count it once.
+                try await connection.query("""
+                    INSERT INTO edge_reports (edge_id, last_report_id) VALUES (\(edgeId), \(Int64.min)) ON CONFLICT (edge_id) DO NOTHING
+                    """, logger: logger)
+                let last = try await Self.rows(connection, "SELECT last_report_id FROM edge_reports WHERE edge_id = \(edgeId) FOR UPDATE",
+                                               logger)[0].decode(Int64.self)
+                if last != Int64.min && reportId <= last {
+                    try await connection.query("ROLLBACK", logger: logger)
+                    return (false, last)
+                }
+                try await connection.query("UPDATE edge_reports SET last_report_id = \(reportId) WHERE edge_id = \(edgeId)", logger: logger)
+                for item in counts {
+                    try await connection.query("""
+                        INSERT INTO stats (campaign_id, impressions, clicks, skips)
+                        VALUES (\(item.id), \(item.impressions), \(item.clicks), \(item.skips))
+                        ON CONFLICT (campaign_id) DO UPDATE SET impressions = stats.impressions + excluded.impressions,
+                            clicks = stats.clicks + excluded.clicks, skips = stats.skips + excluded.skips
+                        """, logger: logger)
+                }
+                try await connection.query("COMMIT", logger: logger)
+                return (true, reportId)
+            } catch {
+                try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    public func stats(id: Int64?) async throws -> [CampaignStats] {
+        try await rows("""
+            SELECT c.id, COALESCE(s.impressions, 0), COALESCE(s.clicks, 0), COALESCE(s.skips, 0)
+            FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id
+            WHERE (CASE WHEN \(id)::bigint IS NULL THEN c.state <> 'deleted' ELSE c.id = \(id) END)
+            ORDER BY c.id
+            """).map { row in
+            let (id, impressions, clicks, skips) = try row.decode((Int64, Int64, Int64, Int64).self)
+            return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips)
+        }
+    }
+
+    public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {
+        for edge in edges {
+            try await rows("""
+                INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen)
+                VALUES (\(edge.edgeId), \(edge.region), \(edge.epoch), \(edge.appliedSeq), \(edge.lastSeen.milliseconds))
+                ON CONFLICT (edge_id) DO UPDATE SET region = excluded.region, epoch = excluded.epoch,
+                    applied_seq = excluded.applied_seq, last_seen = excluded.last_seen
+                WHERE excluded.last_seen >= edge_acks.last_seen
+                """)
+        }
+    }
+
+    public func acknowledgements() async throws -> [EdgeInfo] {
+        try await rows("SELECT edge_id, region, epoch, applied_seq, last_seen FROM edge_acks ORDER BY edge_id").map { row in
+            let (edgeId, region, epoch, applied, seen) = try row.decode((String, String, String, Int64, Int64).self)
+            return EdgeInfo(edgeId: edgeId, region: region, epoch: epoch, appliedSeq: applied, lastSeen: Timestamp(milliseconds: seen),
+                            stale: false)
+        }
+    }
+
+    public func publishedSeq() async throws -> Int64 {
+        try await rows("SELECT seq FROM published WHERE id = 1")[0].decode(Int64.self)
+    }
+
+    /// Only ever moves forward: a deposed leader's late mark cannot pull it back.
+    public func setPublishedSeq(_ seq: Int64) async throws {
+        try await rows("UPDATE published SET seq = \(seq) WHERE id = 1 AND seq < \(seq)")
+    }
+
+    public func commitWakeups() -> AsyncStream<Void> { signal.stream() }
+
+    private static func facts(_ row: PostgresRow) throws -> CreativeFacts {
+        let (sha256, contentType, size, width, height) = try row.decode((String, String, Int64, Int64, Int64).self)
+        return CreativeFacts(sha256: sha256, contentType: contentType, width: Int(width), height: Int(height), size: Int(size))
+    }
+}

@@ -1,0 +1,355 @@
+import LaunchAdAPI
+import LaunchAdDomain
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The shared store: PostgreSQL through `postgres-nio`'s connection pool, for several campaignd over one database.
+/// Campaigns, the change log, creatives (their bytes too, so any campaignd serves them), the epoch, edges'
+/// acknowledgements and report counts all live in the database. Every write is one transaction that first locks the
+/// `counter` row, so writes from every process are serialized as SQLite's are: each change takes the next `seq` in
+/// its own transaction (gapless; a refused or failed write rolls back and takes none), commits in `seq` order, and
+/// notifies the channel ``notifyChannel`` on commit. A write returns only after COMMIT succeeded.
+public final class PostgresStore: Store {
+    public let epoch: String
+    let client: PostgresClient
+    let location: DatabaseURL.PostgresLocation
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    let signal = CommitSignal()
+
+    /// The channel every commit notifies (its payload: the last `seq` of the transaction).
+    static let notifyChannel = "campaignd_changes"
+
+    /// Connects to `location` (one connection first, so an unreachable or refusing server is an error at once, not a
+    /// wait), creates the tables if missing, and starts the pool.
+    public static func connect(_ location: DatabaseURL.PostgresLocation, logger: Logger,
+                               connectTimeout: Duration = .seconds(5)) async throws -> PostgresStore {
+        let epoch: String
+        do {
+            let configuration = connectionConfiguration(location, connectTimeout: connectTimeout, keepalive: false)
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            defer { Task { try? await connection.close() } }
+            epoch = try await PostgresSchema.prepare(connection, logger: logger)
+        } catch {
+            throw DatabaseUnavailable(location: DatabaseURL.postgres(location).description, error: error)
+        }
+        return PostgresStore(location: location, epoch: epoch, logger: logger)
+    }
+
+    private init(location: DatabaseURL.PostgresLocation, epoch: String, logger: Logger) {
+        self.location = location
+        self.epoch = epoch
+        self.logger = logger
+        var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
+                                                         password: location.password, database: location.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.maximumConnections = 16
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    /// Stops the pool (its connections close).
+    public func close() {
+        runner.cancel()
+        signal.finish()
+    }
+
+    deinit { runner.cancel() }
+
+    // MARK: Reading
+
+    public func currentSeq() async throws -> Int64 {
+        try await rows("SELECT seq FROM counter WHERE id = 1")[0].decode(Int64.self)
+    }
+
+    public func campaign(id: Int64) async throws -> Campaign? {
+        try await rows("SELECT body FROM campaigns WHERE id = \(id)").first.map { try CampaignJSON.decode($0.decode(String.self)) }
+    }
+
+    public func campaigns(app: String?, state: CampaignState?) async throws -> [Campaign] {
+        let query: PostgresQuery = """
+            SELECT body FROM campaigns WHERE (\(app)::text IS NULL OR app = \(app))
+            AND (CASE WHEN \(state?.rawValue)::text IS NULL THEN state <> 'deleted' ELSE state = \(state?.rawValue) END)
+            ORDER BY id
+            """
+        return try await rows(query).map { try CampaignJSON.decode($0.decode(String.self)) }
+    }
+
+    public func snapshot() async throws -> Snapshot {
+        try await consistentRead { connection in
+            let seq = try await Self.rows(connection, "SELECT seq FROM counter WHERE id = 1", self.logger)[0].decode(Int64.self)
+            let campaigns = try await Self.rows(connection, "SELECT body FROM campaigns ORDER BY id", self.logger)
+                .map { try CampaignJSON.decode($0.decode(String.self)) }
+            return Snapshot(epoch: self.epoch, seq: seq, campaigns: campaigns)
+        }
+    }
+
+    public func snapshotPage(after: Int64, limit: Int, maxBytes: Int) async throws -> Snapshot {
+        try await consistentRead { connection in
+            let seq = try await Self.rows(connection, "SELECT seq FROM counter WHERE id = 1", self.logger)[0].decode(Int64.self)
+            let rows = try await Self.rows(connection, "SELECT body FROM campaigns WHERE id > \(after) ORDER BY id LIMIT \(limit + 1)",
+                                           self.logger)
+            var campaigns: [Campaign] = []
+            var bytes = 0, more = false
+            for row in rows {
+                let body = try row.decode(String.self)
+                if !campaigns.isEmpty && (campaigns.count >= limit || bytes + body.utf8.count > maxBytes) {
+                    more = true
+                    break
+                }
+                bytes += body.utf8.count
+                campaigns.append(try CampaignJSON.decode(body))
+            }
+            return Snapshot(epoch: self.epoch, seq: seq, campaigns: campaigns, next: more ? campaigns.last?.id : nil)
+        }
+    }
+
+    public func changes(since seq: Int64, limit: Int, maxBytes: Int) async throws -> [Change]? {
+        try await consistentRead { connection in
+            let current = try await Self.rows(connection, "SELECT seq FROM counter WHERE id = 1", self.logger)[0].decode(Int64.self)
+            guard seq <= current else { return nil }
+            if seq == current { return [] }
+            let oldest = try await Self.rows(connection, "SELECT MIN(seq) FROM changes", self.logger)[0].decode(Int64?.self) ?? (current + 1)
+            guard oldest <= seq + 1 else { return nil }
+            let rows = try await Self.rows(connection, """
+                SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > \(seq) ORDER BY seq LIMIT \(Int64(limit))
+                """, self.logger)
+            var changes: [Change] = [], bytes = 0
+            for row in rows {
+                let (record, size) = try Self.recordAndSize(row)
+                if !changes.isEmpty && bytes + size > maxBytes { break }
+                bytes += size
+                changes.append(record.change)
+            }
+            return changes
+        }
+    }
+
+    public func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
+        try await rows("SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > \(seq) ORDER BY seq LIMIT \(Int64(limit))")
+            .map { try Self.recordAndSize($0).0 }
+    }
+
+    public func nextTransitionTime() async throws -> Timestamp? {
+        try await rows("SELECT MIN(next_transition) FROM campaigns WHERE next_transition IS NOT NULL")[0]
+            .decode(Int64?.self).map(Timestamp.init(milliseconds:))
+    }
+
+    public func countsByState() async throws -> [CampaignState: Int] {
+        var counts: [CampaignState: Int] = [:]
+        for row in try await rows("SELECT state, COUNT(*) FROM campaigns GROUP BY state") {
+            let (state, count) = try row.decode((String, Int64).self)
+            if let state = CampaignState(rawValue: state) { counts[state] = Int(count) }
+        }
+        return counts
+    }
+
+    // MARK: Writing campaigns
+
+    public func create(_ fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
+        try await write { connection in
+            let stored = try await self.storedCreatives(connection, fields.creatives ?? [])
+            var campaign: Campaign
+            do throws(FieldError) {
+                campaign = try CampaignRules.create(fields, id: 0, now: now, creativeExists: stored.contains)
+            } catch {
+                throw StoreError.field(error)
+            }
+            campaign.id = try await Self.rows(connection, """
+                INSERT INTO campaigns (app, state, updated_at, body) VALUES ('', '', 0, '') RETURNING id
+                """, self.logger)[0].decode(Int64.self)
+            return [try await self.record(connection, .created, campaign, actor: actor, now: now)]
+        }[0]
+    }
+
+    public func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
+        try await write { connection in
+            guard let campaign = try await self.load(connection, id: id) else { throw StoreError.notFound(id) }
+            let stored = try await self.storedCreatives(connection, fields.creatives ?? [])
+            let updated: Campaign
+            do throws(CampaignRuleError) {
+                updated = try CampaignRules.update(campaign, with: fields, now: now, creativeExists: stored.contains)
+            } catch {
+                switch error {
+                case .field(let field): throw StoreError.field(field)
+                case .transition(let transition): throw StoreError.transition(transition)
+                }
+            }
+            return [try await self.record(connection, .updated, updated, actor: actor, now: now)]
+        }[0]
+    }
+
+    public func apply(_ operation: CampaignOperation, id: Int64, actor: String, now: Timestamp) async throws -> Change {
+        try await write { connection in
+            guard let campaign = try await self.load(connection, id: id) else { throw StoreError.notFound(id) }
+            let next: Campaign
+            do throws(TransitionError) {
+                next = try CampaignRules.apply(operation, to: campaign, now: now)
+            } catch {
+                throw StoreError.transition(error)
+            }
+            return [try await self.record(connection, operation, next, actor: actor, now: now)]
+        }[0]
+    }
+
+    public func applyTimeTransitions(now: Timestamp) async throws -> [Change] {
+        try await write { connection in
+            let due = try await Self.rows(connection, """
+                SELECT body FROM campaigns WHERE next_transition <= \(now.milliseconds) ORDER BY next_transition, id
+                """, self.logger)
+            var changes: [Change] = []
+            for row in due {
+                let campaign = try CampaignJSON.decode(row.decode(String.self))
+                guard let (operation, next) = CampaignRules.timeTransition(of: campaign, now: now) else { continue }
+                changes.append(try await self.record(connection, operation, next, actor: "scheduler", now: now))
+            }
+            return changes
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs `body` in one transaction that holds the counter row from its first statement, so writers take turns;
+    /// rolls back on any error and returns only after COMMIT.
+    func write(_ body: @escaping @Sendable (PostgresConnection) async throws -> [Change]) async throws -> [Change] {
+        try await pooled { [logger, signal] connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                try await connection.query("SELECT seq FROM counter WHERE id = 1 FOR UPDATE", logger: logger)
+                let changes = try await body(connection)
+                if let last = changes.last {
+                    try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(String(last.seq)))", logger: logger)
+                }
+                try await connection.query("COMMIT", logger: logger)
+                if !changes.isEmpty { signal.wake() }
+                return changes
+            } catch {
+                try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in a read-only transaction that sees one moment of the database.
+    func consistentRead<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await pooled { [logger] connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Every row of a query on a pooled connection.
+    @discardableResult
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await pooled { [logger] connection in try await connection.query(query, logger: logger).collect() }
+    }
+
+    /// How long an operation may wait for the database (a connection, then its queries) before it fails with
+    /// ``DatabaseUnavailable``: an admin call is answered with an error, never left hanging, while PostgreSQL is away.
+    static let operationTimeout: Duration = .seconds(5)
+
+    /// Runs `body` on a pooled connection within ``operationTimeout``.
+    func pooled<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = client
+        let place = DatabaseURL.postgres(location).description
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await client.withConnection(body) }
+            group.addTask {
+                try await Task.sleep(for: Self.operationTimeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            do {
+                guard let value = try await group.next() ?? nil else {
+                    throw DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)")
+                }
+                return value
+            } catch let error as DatabaseUnavailable {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw DatabaseUnavailable(location: place, error: error)
+            }
+        }
+    }
+
+    @discardableResult
+    static func rows(_ connection: PostgresConnection, _ query: PostgresQuery, _ logger: Logger) async throws -> [PostgresRow] {
+        try await connection.query(query, logger: logger).collect()
+    }
+
+    private func load(_ connection: PostgresConnection, id: Int64) async throws -> Campaign? {
+        try await Self.rows(connection, "SELECT body FROM campaigns WHERE id = \(id)", logger).first
+            .map { try CampaignJSON.decode($0.decode(String.self)) }
+    }
+
+    /// Which of the creatives a campaign names are stored.
+    private func storedCreatives(_ connection: PostgresConnection, _ refs: [CreativeRef]) async throws -> Set<String> {
+        guard !refs.isEmpty else { return [] }
+        let names = refs.map(\.sha256)
+        return Set(try await Self.rows(connection, "SELECT sha256 FROM creatives WHERE sha256 = ANY(\(names))", logger)
+            .map { try $0.decode(String.self) })
+    }
+
+    /// Stores the campaign, takes the next `seq` and appends the change (the counter row is already locked).
+    private func record(_ connection: PostgresConnection, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
+                        now: Timestamp) async throws -> Change {
+        let seq = try await Self.rows(connection, "UPDATE counter SET seq = seq + 1 WHERE id = 1 RETURNING seq", logger)[0]
+            .decode(Int64.self)
+        let body = try CampaignJSON.encode(campaign)
+        let next = CampaignRules.nextTransition(of: campaign)?.milliseconds
+        try await connection.query("""
+            UPDATE campaigns SET app = \(campaign.app), state = \(campaign.state.rawValue), next_transition = \(next),
+                updated_at = \(now.milliseconds), body = \(body) WHERE id = \(campaign.id)
+            """, logger: logger)
+        try await connection.query("""
+            INSERT INTO changes (seq, op, campaign_id, at, actor, body)
+            VALUES (\(seq), \(operation.rawValue), \(campaign.id), \(now.milliseconds), \(actor), \(body))
+            """, logger: logger)
+        return Change(seq: seq, op: operation, id: campaign.id, campaign: campaign, at: now)
+    }
+
+    /// A change log row, and the size of its campaign's JSON.
+    private static func recordAndSize(_ row: PostgresRow) throws -> (ChangeRecord, Int) {
+        let (seq, op, id, at, actor, body) = try row.decode((Int64, String, Int64, Int64, String, String).self)
+        let change = Change(seq: seq, op: CampaignOperation(rawValue: op) ?? .updated, id: id, campaign: try CampaignJSON.decode(body),
+                            at: Timestamp(milliseconds: at))
+        return (ChangeRecord(change: change, actor: actor), body.utf8.count)
+    }
+}
+
+/// The database could not be reached or refused us: said with where and why (postgres-nio's own description hides
+/// the server's message, its reflection tells it).
+public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
+    public let location: String
+    public let reason: String
+
+    init(location: String, reason: String) {
+        self.location = location
+        self.reason = reason
+    }
+
+    init(location: String, error: any Error) {
+        self.location = location
+        if let error = error as? PSQLError {
+            let message = error.serverInfo?[.message]
+            reason = message ?? "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        } else {
+            reason = String(describing: error)
+        }
+    }
+
+    public var description: String { "cannot use the database \(location): \(reason)" }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import Testing
+import ZMQRPC
+
+extension FaultTests {
+    /// Two campaignd over one real PostgreSQL (a cluster of the test's own): the leader killed under writes, expiry
+    /// across a failover, PostgreSQL itself restarted under writes.
+    @Suite("two campaignd on PostgreSQL: one leader, failover", .serialized, .timeLimit(.minutes(6)))
+    struct PostgresFailoverTests {
+        /// Two campaignd on one new database; `a` started first, and leading once its log says so.
+        static func withPair(_ body: (PostgresCluster, CampaignFixture, CampaignFixture) async throws -> Void) async throws {
+            try await withPostgresCluster { cluster in
+                let url = try cluster.makeDatabase()
+                let a = try await CampaignFixture(arguments: ["--database", url])
+                #expect(await eventually(timeout: .seconds(10)) { a.process.log.contains("leading") }, "\(a.process.log)")
+                let b = try await CampaignFixture(arguments: ["--database", url])
+                do {
+                    try await body(cluster, a, b)
+                } catch {
+                    await a.stop()
+                    await b.stop()
+                    throw error
+                }
+                await a.stop()
+                await b.stop()
+            }
+        }
+
+        @Test("kill -9 of the leader under writes through both: every answered write kept, seq gapless, the survivor publishes within 2 s, the edge keeps its epoch")
+        func leaderKilledUnderWrites() async throws {
+            try await Self.withPair { _, a, b in
+                let setup = try b.admin()
+                let creative = try await b.uploadPNG(setup)
+                #expect(!b.process.log.contains("leading"), "only one campaignd leads")
+                let both = [a, b].map { $0.endpoints }
+                let edge = try await b.startEdge("edge-pg", sync: both.map { $0["sync"]! }.joined(separator: ","),
+                                                 updates: both.map { $0["updates"]! }.joined(separator: ","))
+                // b does not lead: its stream is silent until it takes over.
+                let survivor = try b.subscribe()
+                try await Task.sleep(for: .milliseconds(300))
+
+                let log = WriteLog()
+                let resyncsBefore = try await edge.status().resyncs
+                let writing = Task {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await writeConcurrently(a, creative: creative, writers: 4, each: 1_000, log: log) }
+                        group.addTask { try await writeConcurrently(b, creative: creative, writers: 4, each: 125, log: log) }
+                        try await group.waitForAll()
+                    }
+                }
+                #expect(await eventually(timeout: .seconds(60)) { await log.answered.count >= 300 })
+                a.process.signal(SIGKILL)
+                let killed = ContinuousClock.now
+                _ = await a.process.exitStatus()
+                // Heartbeats (or changes) from the survivor: it took over.
+                let first = await collect(survivor.messages, timeout: .seconds(5)) { $0.contains { $0.method == "heartbeat" } }
+                let takeover = ContinuousClock.now - killed
+                figure("PostgreSQL failover: the survivor published \(takeover) after the leader's kill -9")
+                #expect(first.contains { $0.method == "heartbeat" } && takeover < .seconds(2), "took \(takeover)")
+                try await writing.value
+
+                let answered = await log.answered
+                let (epoch, seq, changes) = try await b.changeLog()
+                #expect(changes.map(\.seq) == Array(1...Int64(changes.count)) && seq == Int64(changes.count))
+                for write in answered {
+                    let change = changes.indices.contains(Int(write.seq) - 1) ? changes[Int(write.seq) - 1] : nil
+                    #expect(change?.id == write.id && change?.op == write.op && change?.campaign.version == write.version,
+                            "answered write seq \(write.seq) is not in the log")
+                }
+                #expect(answered.count >= 500, "\(answered.count) answered (the 500 through the survivor among them)")
+                // Every change after the takeover is published once, in order, and the edge follows without a snapshot.
+                let published = await collect(survivor.messages, timeout: .seconds(10)) { items in
+                    items.contains { $0.is(UpdateStream.changed) && $0.params["seq"]?.intValue == Int(seq) }
+                }.filter { $0.is(UpdateStream.changed) }.compactMap { $0.params["seq"]?.intValue }
+                #expect(Set(published).count == published.count && published == published.sorted(), "\(published)")
+                #expect(await edge.waitFor(seq: seq, epoch: epoch, timeout: .seconds(20)), "the edge did not follow the survivor")
+                let status = try await edge.status()
+                #expect(status.epoch == epoch && status.resyncs == resyncsBefore, "snapshots taken: \(resyncsBefore) before, \(status.resyncs) after")
+                await survivor.stop()
+                await edge.stop()
+                await setup.close()
+            }
+        }
+
+        @Test("a campaign ending across a failover is expired once, within 100 ms of its end")
+        func expiryAcrossFailover() async throws {
+            try await Self.withPair { _, a, b in
+                let admin = try b.admin()
+                let creative = try await b.uploadPNG(admin)
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 4))
+                let subscriber = try b.subscribe()
+                a.process.signal(SIGKILL)
+                _ = await a.process.exitStatus()
+                var expiredAt: [Timestamp] = []
+                let messages = await collect(subscriber.messages, timeout: .seconds(8)) { items in
+                    items.contains { $0.is(UpdateStream.changed) && $0.params["op"] == "expired" }
+                }
+                for message in messages where message.is(UpdateStream.changed) && message.params["op"] == "expired" {
+                    expiredAt.append(Timestamp(seconds: Date().timeIntervalSince1970))
+                }
+                let lateness = try #require(expiredAt.first).milliseconds - created.campaign.endsAt.milliseconds
+                #expect(lateness >= 0 && lateness < 100, "published \(lateness) ms after the end")
+                let (_, _, changes) = try await b.changeLog()
+                #expect(changes.filter { $0.op == .expired }.count == 1)
+                await subscriber.stop()
+                await admin.close()
+            }
+        }
+
+        @Test("PostgreSQL restarted under writes: campaignd reconnects by itself and nothing answered is lost")
+        func databaseRestartedUnderWrites() async throws {
+            try await Self.withPair { cluster, a, b in
+                let setup = try a.admin()
+                let creative = try await a.uploadPNG(setup)
+                let log = WriteLog()
+                let writing = Task {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await writeConcurrently(a, creative: creative, writers: 3, each: 150, log: log, timeout: .seconds(10)) }
+                        group.addTask { try await writeConcurrently(b, creative: creative, writers: 3, each: 150, log: log, timeout: .seconds(10)) }
+                        try await group.waitForAll()
+                    }
+                }
+                #expect(await eventually(timeout: .seconds(60)) { await log.answered.count >= 100 })
+                try cluster.stop(immediately: true)
+                try await Task.sleep(for: .milliseconds(500))
+                try cluster.start()
+                try await writing.value
+                let answered = await log.answered
+                // After the restart both answer again.
+                for fixture in [a, b] {
+                    let admin = try fixture.admin()
+                    #expect(await eventually(timeout: .seconds(15)) {
+                        (try? await admin.call(AdminAPI.campaignList, CampaignListParams())) != nil
+                    }, "campaignd did not reconnect")
+                    await admin.close()
+                }
+                let (_, seq, changes) = try await b.changeLog()
+                #expect(changes.map(\.seq) == Array(1...Int64(changes.count)) && seq == Int64(changes.count))
+                for write in answered {
+                    let change = changes.indices.contains(Int(write.seq) - 1) ? changes[Int(write.seq) - 1] : nil
+                    #expect(change?.id == write.id && change?.op == write.op && change?.campaign.version == write.version,
+                            "answered write seq \(write.seq) is not in the log")
+                }
+                await setup.close()
+            }
+        }
+    }
+}
