@@ -15,8 +15,20 @@ PG = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/
 ROOT = os.geteuid() == 0
 
 
+def server_user():
+    """Under root, PostgreSQL's programs run as postgres, or as launchad-pg (made if need be) where there is none."""
+    for name in ("postgres", "launchad-pg"):
+        if subprocess.run(["id", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            return name
+    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "launchad-pg"], check=True)
+    return "launchad-pg"
+
+
+PG_USER = server_user() if ROOT else None
+
+
 def pg(*args):
-    command = ["runuser", "-u", "postgres", "--"] if ROOT else []
+    command = ["runuser", "-u", PG_USER, "--"] if ROOT else []
     subprocess.run(command + [f"{PG}/{args[0]}", *args[1:]], check=True, stdout=subprocess.DEVNULL)
 
 
@@ -42,7 +54,7 @@ def leads(log):
 
 work = tempfile.mkdtemp(prefix="launchad-failover-")
 if ROOT:
-    shutil.chown(work, "postgres")
+    shutil.chown(work, PG_USER)
 port = free_port()
 pg("initdb", "-D", f"{work}/data", "-U", "campaignd", "--auth=trust", "-E", "UTF8", "--no-sync")
 pg("pg_ctl", "-D", f"{work}/data", "-l", f"{work}/server.log", "-w", "-o", f"-p {port} -k {work} -c listen_addresses=127.0.0.1", "start")

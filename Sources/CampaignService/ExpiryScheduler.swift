@@ -35,6 +35,9 @@ final class ExpiryScheduler: Service {
     }
 
     func run() async throws {
+        // Each run (at start, and again on taking over the lead) scans at once: what passed meanwhile, and what other
+        // campaignd sharing the database committed while this one did not lead, are due now or unknown here.
+        due.store(0, ordering: .relaxed)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {

@@ -49,43 +49,44 @@ extension PostgresStore {
             try await Task.sleep(for: .milliseconds(100))
         }
         logger.info("leading: this campaignd publishes the update stream and runs the scheduler")
-        let notifications = try await connection.listen(Self.notifyChannel)
         let lastAnswer = LastAnswer()
         let logger = logger
         let signal = signal
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await lead() }
-            group.addTask {
-                for try await _ in notifications { signal.wake() }
-                throw LeadershipLost()
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Self.rows(connection, "SELECT 1", logger)
-                    lastAnswer.time.store(Self.monotonicMilliseconds(), ordering: .relaxed)
-                    try await Task.sleep(for: .milliseconds(250))
+        try await connection.listen(on: Self.notifyChannel) { notifications in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await lead() }
+                group.addTask {
+                    for try await _ in notifications { signal.wake() }
+                    throw LeadershipLost()
                 }
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .milliseconds(250))
-                    if Self.monotonicMilliseconds() - lastAnswer.time.load(ordering: .relaxed) > 1500 {
-                        // Closing fails the stuck query and ends the notifications, so every task ends.
-                        try? await connection.close()
-                        throw LeadershipLost()
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Self.rows(connection, "SELECT 1", logger)
+                        lastAnswer.time.store(Self.monotonicMilliseconds(), ordering: .relaxed)
+                        try await Task.sleep(for: .milliseconds(250))
                     }
                 }
-            }
-            defer { group.cancelAll() }
-            do {
-                _ = try await group.next()
-            } catch {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: .milliseconds(250))
+                        if Self.monotonicMilliseconds() - lastAnswer.time.load(ordering: .relaxed) > 1500 {
+                            // Closing fails the stuck query and ends the notifications, so every task ends.
+                            try? await connection.close()
+                            throw LeadershipLost()
+                        }
+                    }
+                }
+                defer { group.cancelAll() }
+                do {
+                    _ = try await group.next()
+                } catch {
+                    try? await connection.close()
+                    logger.warning("leadership lost", metadata: ["error": "\(error)"])
+                    throw error
+                }
+                // `lead` ended (the service is stopping): closing ends the notifications, so every task ends.
                 try? await connection.close()
-                logger.warning("leadership lost", metadata: ["error": "\(error)"])
-                throw error
             }
-            // `lead` ended (the service is stopping): closing ends the notifications, so every task ends.
-            try? await connection.close()
         }
     }
 

@@ -79,7 +79,7 @@ enum PostgresSchema {
             try await connection.query("COMMIT", logger: logger)
             return epoch
         } catch {
-            try? await connection.query("ROLLBACK", logger: logger)
+            _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
         }
     }

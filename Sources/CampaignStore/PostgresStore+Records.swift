@@ -56,7 +56,7 @@ extension PostgresStore {
                 try await connection.query("COMMIT", logger: logger)
                 return (true, reportId)
             } catch {
-                try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
         }

@@ -226,7 +226,7 @@ public final class PostgresStore: Store {
                 if !changes.isEmpty { signal.wake() }
                 return changes
             } catch {
-                try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
         }
@@ -241,7 +241,7 @@ public final class PostgresStore: Store {
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
-                try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
         }

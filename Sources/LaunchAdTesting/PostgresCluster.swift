@@ -3,7 +3,8 @@ import Foundation
 /// A real PostgreSQL server for tests: Debian's `postgresql` binaries (`deploy/local/ensure-deps.sh` installs them),
 /// a new cluster made by `initdb` in a temporary folder, started by `pg_ctl` on a free loopback port, and stopped and
 /// removed when the scope ends. PostgreSQL refuses to run as root, so under root (as CI runs) every command runs as
-/// the `postgres` user the package creates, and the folder is handed to it.
+/// the `postgres` user the package creates (or, where there is none, a system user `launchad-pg` made for it), and
+/// the folder is handed to that user.
 public final class PostgresCluster: Sendable {
     public let directory: URL
     public let port: Int
@@ -15,6 +16,9 @@ public final class PostgresCluster: Sendable {
         public let description: String
         public init(description: String) { self.description = description }
     }
+
+    /// The cluster of the running suite, set by ``Trait/sharedPostgresCluster``.
+    @TaskLocal public static var shared: PostgresCluster?
 
     init(directory: URL, port: Int, binaries: URL) {
         self.directory = directory
@@ -55,7 +59,7 @@ public final class PostgresCluster: Sendable {
         let executable = program == "cp" ? "/bin/cp" : binaries.appendingPathComponent(program).path
         if getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", executable] + arguments
+            process.arguments = ["-u", try Self.serverUser().name, "--", executable] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -72,14 +76,38 @@ public final class PostgresCluster: Sendable {
         }
     }
 
-    /// The newest installed PostgreSQL's programs.
+    /// The newest installed PostgreSQL's programs: Debian's `/usr/lib/postgresql/N/bin`, else the folder of the
+    /// `initdb` found on `PATH`.
     static func findBinaries() throws -> URL {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).compactMap(Int.init).sorted()
-        guard let newest = versions.last else {
-            throw Failure(description: "PostgreSQL is not installed (no /usr/lib/postgresql/N/bin): run deploy/local/ensure-deps.sh")
+        if let newest = versions.last, FileManager.default.isExecutableFile(atPath: root.appendingPathComponent("\(newest)/bin/initdb").path) {
+            return root.appendingPathComponent("\(newest)/bin")
         }
-        return root.appendingPathComponent("\(newest)/bin")
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let initdb = URL(fileURLWithPath: String(folder)).appendingPathComponent("initdb")
+            if FileManager.default.isExecutableFile(atPath: initdb.path) {
+                return initdb.resolvingSymlinksInPath().deletingLastPathComponent()
+            }
+        }
+        throw Failure(description: "PostgreSQL is not installed (no initdb in /usr/lib/postgresql/N/bin or on PATH): run deploy/local/ensure-deps.sh")
+    }
+
+    /// Under root, the user PostgreSQL's programs run as: `postgres` (made by Debian's package), or else `launchad-pg`,
+    /// a system user made here for the purpose.
+    static func serverUser() throws -> (name: String, uid: uid_t, gid: gid_t) {
+        for name in ["postgres", "launchad-pg"] {
+            if let entry = getpwnam(name) { return (name, entry.pointee.pw_uid, entry.pointee.pw_gid) }
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
+        process.arguments = ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "launchad-pg"]
+        try process.run()
+        process.waitUntilExit()
+        guard let entry = getpwnam("launchad-pg") else {
+            throw Failure(description: "running as root, there is no postgres user to run PostgreSQL as, and useradd launchad-pg failed (\(process.terminationStatus))")
+        }
+        return ("launchad-pg", entry.pointee.pw_uid, entry.pointee.pw_gid)
     }
 
     /// A cluster made once by `initdb` (slow: many seconds on a busy machine) and copied for each test, kept in the
@@ -101,14 +129,12 @@ public final class PostgresCluster: Sendable {
         return template.appendingPathComponent("data")
     }
 
-    /// Under root, gives `directory` to the `postgres` user, which runs PostgreSQL's programs.
+    /// Under root, gives `directory` to the user that runs PostgreSQL's programs.
     static func handToPostgres(_ directory: URL) throws {
         guard getuid() == 0 else { return }
-        guard let owner = getpwnam("postgres") else {
-            throw Failure(description: "running as root and there is no postgres user to run PostgreSQL as")
-        }
-        guard chown(directory.path, owner.pointee.pw_uid, owner.pointee.pw_gid) == 0 else {
-            throw Failure(description: "cannot hand \(directory.path) to postgres")
+        let owner = try serverUser()
+        guard chown(directory.path, owner.uid, owner.gid) == 0 else {
+            throw Failure(description: "cannot hand \(directory.path) to \(owner.name)")
         }
     }
 
@@ -129,6 +155,15 @@ public final class PostgresCluster: Sendable {
         guard bound else { throw Failure(description: "no free port: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// Runs `body` with a new, empty database: on the cluster the suite shares (``Trait/sharedPostgresCluster``) when
+/// there is one, else on a cluster of its own, made for `body` and removed after. `body` gets the database's URL.
+public func withPostgresDatabase<T>(_ body: (String, PostgresCluster) async throws -> T) async throws -> T {
+    if let cluster = PostgresCluster.shared {
+        return try await body(try cluster.makeDatabase(), cluster)
+    }
+    return try await withPostgresCluster { cluster in try await body(try cluster.makeDatabase(), cluster) }
 }
 
 /// Runs `body` with a new PostgreSQL cluster of its own, started on a free loopback port; stops and removes it after.

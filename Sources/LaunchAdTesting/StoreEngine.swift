@@ -8,7 +8,8 @@ public enum StoreEngine: String, CaseIterable, Sendable, CustomStringConvertible
     public var description: String { rawValue }
 }
 
-/// ``withCampaignService(clock:configure:_:)`` on `engine`: with PostgreSQL, on a new database of a cluster of its own.
+/// ``withCampaignService(clock:configure:_:)`` on `engine`: with PostgreSQL, on a new database (of the suite's shared
+/// cluster, or of a cluster of its own).
 public func withCampaignService<T>(
     engine: StoreEngine,
     clock: @escaping WallClock = Timestamp.systemClock,
@@ -19,8 +20,7 @@ public func withCampaignService<T>(
     case .sqlite:
         return try await withCampaignService(clock: clock, configure: configure, body)
     case .postgres:
-        return try await withPostgresCluster { cluster in
-            let url = try cluster.makeDatabase()
+        return try await withPostgresDatabase { url, _ in
             return try await withCampaignService(clock: clock, configure: { configuration in
                 configuration.database = try DatabaseURL(parsing: url)
                 try configure(&configuration)

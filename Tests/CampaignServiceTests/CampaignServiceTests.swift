@@ -12,7 +12,7 @@ import Testing
 import ZMQRPC
 import ZeroMQ
 
-@Suite("campaignd", .timeLimit(.minutes(3)))
+@Suite("campaignd", .timeLimit(.minutes(3)), .sharedPostgresCluster)
 struct CampaignServiceTests {
     @Test("creatives: type checked against the bytes, size read from the header, stored once, served in chunks", arguments: StoreEngine.allCases)
     func creatives(engine: StoreEngine) async throws {

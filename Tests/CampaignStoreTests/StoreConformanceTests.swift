@@ -8,8 +8,8 @@ import Logging
 import Testing
 
 /// The store's promises, on both engines, called directly (the service's tests reach them over the wire): the
-/// embedded SQLite file and a real PostgreSQL cluster of the test's own.
-@Suite("Store conformance", .timeLimit(.minutes(3)))
+/// embedded SQLite file and a real PostgreSQL cluster (one for the suite, a database for each test).
+@Suite("Store conformance", .timeLimit(.minutes(3)), .sharedPostgresCluster)
 struct StoreConformanceTests {
     static let now = Timestamp(rfc3339: "2026-11-25T12:00:00Z")!
 
@@ -21,8 +21,7 @@ struct StoreConformanceTests {
             defer { removeTemporaryDirectory(folder) }
             try await body(try SQLiteStore(directory: folder.path), { try SQLiteStore(directory: folder.path) })
         case .postgres:
-            try await withPostgresCluster { cluster in
-                let url = try cluster.makeDatabase()
+            try await withPostgresDatabase { url, _ in
                 guard case .postgres(let location) = try DatabaseURL(parsing: url) else { throw PostgresCluster.Failure(description: url) }
                 let logger = Logger(label: "store-test")
                 let store = try await PostgresStore.connect(location, logger: logger)

@@ -7,14 +7,13 @@ import Testing
 import ZMQRPC
 
 extension FaultTests {
-    /// Two campaignd over one real PostgreSQL (a cluster of the test's own): the leader killed under writes, expiry
+    /// Two campaignd over one real PostgreSQL (a cluster the suite shares, a database for each test): the leader killed under writes, expiry
     /// across a failover, PostgreSQL itself restarted under writes.
-    @Suite("two campaignd on PostgreSQL: one leader, failover", .serialized, .timeLimit(.minutes(6)))
+    @Suite("two campaignd on PostgreSQL: one leader, failover", .serialized, .timeLimit(.minutes(6)), .sharedPostgresCluster)
     struct PostgresFailoverTests {
         /// Two campaignd on one new database; `a` started first, and leading once its log says so.
         static func withPair(_ body: (PostgresCluster, CampaignFixture, CampaignFixture) async throws -> Void) async throws {
-            try await withPostgresCluster { cluster in
-                let url = try cluster.makeDatabase()
+            try await withPostgresDatabase { url, cluster in
                 let a = try await CampaignFixture(arguments: ["--database", url])
                 #expect(await eventually(timeout: .seconds(10)) { a.process.log.contains("leading") }, "\(a.process.log)")
                 let b = try await CampaignFixture(arguments: ["--database", url])

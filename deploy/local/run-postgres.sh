@@ -20,8 +20,13 @@ RUN_DIR=$(realpath -m "${RUN_DIR:-.build-local-pg}")
 CONFIG=${CONFIG:-debug}
 deploy/local/ensure-deps.sh
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-# PostgreSQL refuses to run as root: as root, its programs run as the postgres user.
-as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# PostgreSQL refuses to run as root: as root, its programs run as the postgres user (or launchad-pg, made if need be).
+PG_USER=postgres
+if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+  PG_USER=launchad-pg
+  id "$PG_USER" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin "$PG_USER"
+fi
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
 
 echo "== building ($CONFIG)"
 for product in campaignd deliveryd adctl; do swift build -c "$CONFIG" --product "$product" >/dev/null; done
@@ -29,7 +34,7 @@ BIN=$(swift build -c "$CONFIG" --show-bin-path)
 
 rm -rf "$RUN_DIR"
 mkdir -p "$RUN_DIR/pg"
-[ "$(id -u)" -ne 0 ] || chown postgres "$RUN_DIR/pg"
+[ "$(id -u)" -ne 0 ] || chown "$PG_USER" "$RUN_DIR/pg"
 pids=()
 stop() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
