@@ -167,7 +167,8 @@ public final class PostgresStore: Store {
     public func update(id: Int64, fields: CampaignFields, actor: String, now: Timestamp) async throws -> Change {
         try await write { connection in
             guard let campaign = try await self.load(connection, id: id) else { throw StoreError.notFound(id) }
-            let stored = try await self.storedCreatives(connection, fields.creatives ?? [])
+            // The rules check every creative the campaign will name: the new ones, or the ones it keeps.
+            let stored = try await self.storedCreatives(connection, fields.creatives ?? campaign.creatives)
             let updated: Campaign
             do throws(CampaignRuleError) {
                 updated = try CampaignRules.update(campaign, with: fields, now: now, creativeExists: stored.contains)

@@ -53,26 +53,31 @@ public final class PostgresCluster: Sendable {
     /// What the server logged.
     public var log: String { (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? "" }
 
-    /// Runs one of PostgreSQL's programs, as `postgres` when we are root; throws with its output when it fails.
+    /// Runs one of PostgreSQL's programs, as the server's user when we are root; throws with its output when it fails.
+    /// Spawned and waited for by hand: Foundation's `Process` learns of an exit from a descriptor its child inherits,
+    /// which the server `pg_ctl` starts keeps open, so it would wait for the server's end rather than `pg_ctl`'s.
     func run(_ program: String, _ arguments: [String]) throws {
-        let process = Process()
         let executable = program == "cp" ? "/bin/cp" : binaries.appendingPathComponent(program).path
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", try Self.serverUser().name, "--", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
+        let command = getuid() == 0 ? ["/usr/sbin/runuser", "-u", try Self.serverUser().name, "--", executable] + arguments
+                                    : [executable] + arguments
+        let outputFile = directory.appendingPathComponent("\(program)-\(UUID().uuidString.prefix(8)).out")
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(command[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
     }
 
