@@ -37,7 +37,7 @@ struct CampaignDaemon: AsyncParsableCommand {
     var readyFile: String?
     @Option(help: "The largest creative accepted, in bytes. [CAMPAIGND_MAX_CREATIVE_BYTES]")
     var maxCreativeBytes = Int(Environment.string("CAMPAIGND_MAX_CREATIVE_BYTES", default: "5242880")) ?? -1
-    @Option(help: "Forget an edge not heard from for this long (90s, 30m, 24h, 7d; at least 1s): edge.list and adctl --wait stop counting it. [CAMPAIGND_EDGE_RETENTION]")
+    @Option(help: "Forget an edge not heard from for this long (90s, 30m, 24h, 7d; at least 1s): edge.list stops listing it, and adctl stops waiting for it. [CAMPAIGND_EDGE_RETENTION]")
     var edgeRetention = Environment.string("CAMPAIGND_EDGE_RETENTION", default: "24h")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
