@@ -10,7 +10,7 @@ import Logging
 final class EdgeKeys: Sendable {
     private let edgeIds: [String: String]
     private let logger: Logger
-    /// The refusals logged so far (key and claimed id), so that an edge retrying every second logs each once.
+    /// The refusals logged so far (method, key and claimed id), so that an edge retrying every second logs each once.
     private let logged = Locked<Set<String>>([])
     /// The most refusals remembered as logged; past it every refusal is logged.
     private static let loggedLimit = 1000
@@ -29,7 +29,7 @@ final class EdgeKeys: Sendable {
     private func refusal(key: String, own: String?, claimed: String, method: String) -> JSONRPCError {
         let first = logged.withLock { logged in
             guard logged.count < Self.loggedLimit else { return true }
-            return logged.insert(key + " " + claimed).inserted
+            return logged.insert(method + " " + key + " " + claimed).inserted
         }
         if first {
             logger.warning("refused an edge's call for another edge id than its key's", metadata: [
