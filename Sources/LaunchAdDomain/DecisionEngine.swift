@@ -51,8 +51,7 @@ public enum DecisionEngine {
             if let apps, !apps.contains(campaign.app) { continue }
             switch campaign.state {
             case .scheduled, .live: candidates[campaign.app, default: []].append(campaign)
-            case .expired, .deleted: revoked[campaign.app, default: []].append(campaign)
-            case .paused: continue
+            case .paused, .expired, .deleted: revoked[campaign.app, default: []].append(campaign)
             }
         }
         var result: [String: AppIndex] = [:]
@@ -77,25 +76,24 @@ public enum DecisionEngine {
     /// new one): only the apps they belong to are touched, and in those only the changed campaigns are prepared and
     /// placed, the rest kept as they were (see ``AppIndex``), so a change costs little however many campaigns the
     /// app has. The revoked list is made again from `campaigns` (all of them, as they are now) when a changed
-    /// campaign is or was expired or deleted. `creatives` must be those `index` was built with.
+    /// campaign is or was paused, expired or deleted. `creatives` must be those `index` was built with.
     public static func reindex(_ index: [String: AppIndex], changed: [(before: Campaign?, after: Campaign)], campaigns: some Sequence<Campaign>,
                                creatives: [String: CreativeFacts], preparer: AnswerPreparer) -> [String: AppIndex] {
         var removed: [String: Set<Int64>] = [:], added: [String: [Candidate]] = [:], revokedChanged = Set<String>()
         for (before, after) in changed {
             if let before {
                 removed[before.app, default: []].insert(before.id)
-                if before.state == .expired || before.state == .deleted { revokedChanged.insert(before.app) }
+                if isRevoked(before.state) { revokedChanged.insert(before.app) }
             }
             removed[after.app, default: []].insert(after.id)
             switch after.state {
             case .scheduled, .live: added[after.app, default: []].append(Candidate(after, creatives: creatives, preparer: preparer))
-            case .expired, .deleted: revokedChanged.insert(after.app)
-            case .paused: break
+            case .paused, .expired, .deleted: revokedChanged.insert(after.app)
             }
         }
         var revoked: [String: [Campaign]] = [:]
         if !revokedChanged.isEmpty {
-            for campaign in campaigns where revokedChanged.contains(campaign.app) && (campaign.state == .expired || campaign.state == .deleted) {
+            for campaign in campaigns where revokedChanged.contains(campaign.app) && isRevoked(campaign.state) {
                 revoked[campaign.app, default: []].append(campaign)
             }
         }
@@ -108,7 +106,16 @@ public enum DecisionEngine {
         return result
     }
 
-    /// The ids of an app's expired and deleted campaigns that an answer lists: the most recently changed first.
+    /// Whether a campaign in `state` is one a client must drop from its cache: expired and deleted ones for good, and a
+    /// paused one while it is paused (a device must not show it from its cache; resumed, the prefetch lists it again).
+    public static func isRevoked(_ state: CampaignState) -> Bool {
+        switch state {
+        case .paused, .expired, .deleted: true
+        case .scheduled, .live: false
+        }
+    }
+
+    /// The ids of an app's paused, expired and deleted campaigns that an answer lists: the most recently changed first.
     private static func revokedIds(_ campaigns: [Campaign]) -> [Int64] {
         Array(campaigns.sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id))
     }
