@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         // Tests only: the deploy tests parse the YAML files under deploy/.
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -112,6 +113,7 @@ let package = Package(
                 "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -9,6 +9,20 @@ public struct ADCtl: AsyncParsableCommand {
         discussion: """
             Talks to campaignd's admin socket (--endpoint, or ADCTL_ENDPOINT). Tables for people by default; \
             --json prints stable JSON for scripts. Exit status 0 on success, 1 with a one-line reason otherwise.
+
+            --wait (on every write) returns once every edge campaignd knows has applied the change; a stale or \
+            silent edge counts as not applied and is named, and no edge known is a failure unless --allow-no-edges.
+
+            Examples:
+              adctl creative upload splash-1179x2556.png
+              adctl campaign create --name "Double 12" --app shop --starts now --ends +2h \\
+                --creative 9f86d0...0a08 --jump-url https://shop.example.com/1212 --wait
+              adctl campaign list --app shop
+              adctl campaign pause 7 --wait
+              adctl campaign expire 7 --wait --wait-timeout 10
+              adctl edges
+              adctl --json stats 7
+              adctl --endpoint tcp://10.0.0.10:7100 --keys-dir /etc/launchad/keys campaign get 7
             """,
         subcommands: [CampaignCommand.self, CreativeCommand.self, Edges.self, Stats.self, Call.self, Discover.self, Keygen.self])
 

@@ -57,7 +57,7 @@ enum AdminHandlers {
             return CampaignListResult(campaigns: try await store.campaigns(app: params.app, state: params.state))
         }
         table.register(AdminAPI.edgeList) { _, _ in
-            EdgeListResult(edges: try await edges.list(now: clock()), seq: try await store.currentSeq())
+            EdgeListResult(edges: try await edges.list(now: clock()), seq: try await store.currentSeq(), epoch: store.epoch)
         }
         table.register(AdminAPI.campaignStats) { params, _ in
             let stats = try await store.stats(id: params.id)

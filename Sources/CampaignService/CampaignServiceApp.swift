@@ -43,9 +43,12 @@ public final class CampaignServiceApp: Sendable {
         // CURVE: one key pair for the service, an allowlist for operators and one for edges.
         var adminCurve: CurveServerOptions?
         var edgeCurve: CurveServerOptions?
+        var edgeKeys: EdgeKeys?
         if let keysPath = configuration.keysDirectory {
             let keys = try KeysDirectory(path: keysPath)
             let own = try keys.keyPair("campaignd")
+            let edgeIds = try keys.edgeKeys()
+            edgeKeys = EdgeKeys(edgeIds: edgeIds, logger: logger)
             let zap = try ZAPAuthenticator(context: context) { decision in
                 if !decision.admitted {
                     logger.warning("refused a client", metadata: ["domain": "\(decision.domain)", "address": "\(decision.address)",
@@ -53,7 +56,7 @@ public final class CampaignServiceApp: Sendable {
                 }
             }
             try zap.allow(domain: "admin", keys: keys.allowlist("admin"))
-            try zap.allow(domain: "edges", keys: keys.allowlist("edges"))
+            try zap.allow(domain: "edges", keys: edgeIds.keys)
             self.zap = zap
             adminCurve = CurveServerOptions(keyPair: own, zapDomain: "admin")
             edgeCurve = CurveServerOptions(keyPair: own, zapDomain: "edges")
@@ -81,7 +84,7 @@ public final class CampaignServiceApp: Sendable {
         let heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval)
         leader = LeaderDuties(store: store, publisher: publisher, heartbeat: heartbeat, scheduler: scheduler, logger: logger)
 
-        let edges = EdgeRegistry(store: store, logger: logger)
+        let edges = EdgeRegistry(store: store, logger: logger, retention: configuration.edgeRetention, clock: clock)
         self.edges = edges
         let metrics = CampaignMetrics()
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
@@ -104,7 +107,7 @@ public final class CampaignServiceApp: Sendable {
         syncConfiguration.maxInFlight = 256
         sync = try RPCServer(
             context: context,
-            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, clock: clock),
+            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, clock: clock),
                                           info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync")),
             configuration: syncConfiguration, logger: logger)
 

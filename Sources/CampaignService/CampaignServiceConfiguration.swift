@@ -26,6 +26,12 @@ public struct CampaignServiceConfiguration: Sendable {
     public var maxCreativeBytes = 5 * 1024 * 1024
     /// How often the heartbeat goes out.
     public var heartbeatInterval: Duration = .seconds(1)
+    /// Seconds after which an edge not heard from is forgotten: no longer listed by `edge.list`, nor waited for by
+    /// `adctl --wait`.
+    public var edgeRetention: Double = Self.defaultEdgeRetention
+
+    /// A day: an edge away longer than that was most likely taken away for good.
+    public static let defaultEdgeRetention: Double = 86_400
 
     public init() {}
 }

@@ -8,7 +8,9 @@ import ServiceLifecycle
 
 /// What campaignd knows of its edges, from their acknowledgements: held in memory as they arrive (an acknowledgement
 /// is answered at once), and saved to the store every `flushInterval` (the newest of each edge), so that every
-/// campaignd sharing the database, and this one after a restart, lists every edge.
+/// campaignd sharing the database, and this one after a restart, lists every edge. An edge not heard from for
+/// `retention` is forgotten (no longer listed, and deleted from the store), so that `adctl --wait` stops counting an
+/// edge that was taken away for good.
 final class EdgeRegistry: Service {
     private let edges = Locked<(all: [String: EdgeInfo], unsaved: Set<String>)>(([:], []))
     /// An edge not heard from for this long is stale.
@@ -16,10 +18,16 @@ final class EdgeRegistry: Service {
     let store: any Store
     let logger: Logger
     let flushInterval: Duration
+    /// Seconds after which an edge not heard from is forgotten.
+    let retention: Double
+    let clock: WallClock
 
-    init(store: any Store, logger: Logger, flushInterval: Duration = .milliseconds(250)) {
+    init(store: any Store, logger: Logger, retention: Double = CampaignServiceConfiguration.defaultEdgeRetention,
+         clock: @escaping WallClock = Timestamp.systemClock, flushInterval: Duration = .milliseconds(250)) {
         self.store = store
         self.logger = logger
+        self.retention = retention
+        self.clock = clock
         self.flushInterval = flushInterval
     }
 
@@ -44,14 +52,16 @@ final class EdgeRegistry: Service {
         }
     }
 
-    /// Every edge, newest acknowledgement first whichever campaignd took it: the stored ones and those not yet saved.
+    /// Every edge heard from within the retention, newest acknowledgement first whichever campaignd took it: the
+    /// stored ones and those not yet saved.
     func list(now: Timestamp) async throws -> [EdgeInfo] {
         var merged: [String: EdgeInfo] = [:]
         for edge in try await store.acknowledgements() { merged[edge.edgeId] = edge }
         for edge in edges.withLock({ Array($0.all.values) }) where (merged[edge.edgeId]?.lastSeen ?? .init(milliseconds: .min)) < edge.lastSeen {
             merged[edge.edgeId] = edge
         }
-        return merged.values.sorted { $0.edgeId < $1.edgeId }.map { edge in
+        let cutoff = now.adding(seconds: -retention)
+        return merged.values.filter { $0.lastSeen >= cutoff }.sorted { $0.edgeId < $1.edgeId }.map { edge in
             var edge = edge
             edge.stale = edge.lastSeen.seconds(until: now) > staleAfter
             return edge
@@ -74,11 +84,44 @@ final class EdgeRegistry: Service {
         }
     }
 
+    /// Forgets the edges not heard from within the retention, here and in the store (where another campaignd sharing
+    /// it may have heard them later: the store compares its own times).
+    func prune() async {
+        let cutoff = clock().adding(seconds: -retention)
+        let dropped = edges.withLock { edges in
+            let old = edges.all.values.filter { $0.lastSeen < cutoff }
+            for edge in old {
+                edges.all[edge.edgeId] = nil
+                edges.unsaved.remove(edge.edgeId)
+            }
+            return old
+        }
+        do {
+            let forgotten = Set(try await store.forgetAcknowledgements(lastSeenBefore: cutoff)).union(dropped.map(\.edgeId))
+            for edgeId in forgotten.sorted() {
+                logger.info("forgot an edge not heard from within the retention",
+                            metadata: [LogField.edgeId: "\(edgeId)", "retention_seconds": "\(Int(retention))"])
+            }
+        } catch {
+            logger.warning("could not forget edges past the retention; retrying", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// How often edges past the retention are looked for: often enough that one is forgotten within a few percent of
+    /// the retention, at most once a minute.
+    var pruneInterval: Duration { .milliseconds(Int(min(60, max(1, retention / 20)) * 1000)) }
+
     func run() async throws {
+        await prune()
         await cancelWhenGracefulShutdown {
+            var lastPrune = ContinuousClock.now
             while !Task.isCancelled {
                 try? await Task.sleep(for: self.flushInterval)
                 await self.flush()
+                if ContinuousClock.now - lastPrune >= self.pruneInterval {
+                    lastPrune = .now
+                    await self.prune()
+                }
             }
         }
         await flush()

@@ -6,7 +6,9 @@ import LaunchAdDomain
 import ZMQRPC
 
 enum SyncHandlers {
-    static func table(store: any Store, edges: EdgeRegistry, clock: @escaping WallClock) -> MethodTable {
+    /// `edgeKeys`, with CURVE: which edge id each admitted key speaks for (acknowledgements and reports for another are
+    /// refused).
+    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, clock: @escaping WallClock) -> MethodTable {
         var table = MethodTable()
         table.register(SyncAPI.snapshot) { params, _ in
             guard params.isPaged else { return try await store.snapshot() }
@@ -46,8 +48,9 @@ enum SyncHandlers {
                                  size: info.size, offset: offset,
                                  data: Data(bytes).base64EncodedString())
         }
-        table.register(SyncAPI.report) { report, _ in
+        table.register(SyncAPI.report) { report, context in
             guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            try edgeKeys?.check(context.peerKey, speaksFor: report.edgeId, method: SyncAPI.report.name)
             guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
@@ -55,8 +58,9 @@ enum SyncHandlers {
             let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts)
             return EdgeReportResult(accepted: taken, lastReportId: last)
         }
-        table.register(SyncAPI.ack, inline: { ack, _ in
+        table.register(SyncAPI.ack, inline: { ack, context in
             guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            try edgeKeys?.check(context.peerKey, speaksFor: ack.edgeId, method: SyncAPI.ack.name)
             guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: "region", "must be at most 64 bytes") }
             edges.acknowledge(ack, now: clock())
             return EdgeAckResult(seq: ack.appliedSeq)

@@ -94,6 +94,11 @@ extension PostgresStore {
         }
     }
 
+    public func forgetAcknowledgements(lastSeenBefore cutoff: Timestamp) async throws -> [String] {
+        try await rows("DELETE FROM edge_acks WHERE last_seen < \(cutoff.milliseconds) RETURNING edge_id")
+            .map { try $0.decode(String.self) }.sorted()
+    }
+
     public func publishedSeq() async throws -> Int64 {
         try await rows("SELECT seq FROM published WHERE id = 1")[0].decode(Int64.self)
     }

@@ -256,7 +256,7 @@ public final class PostgresStore: Store {
 
     /// How long an operation may wait for the database (a connection, then its queries) before it fails with
     /// ``DatabaseUnavailable``: an admin call is answered with an error, never left hanging, while PostgreSQL is away.
-    static let operationTimeout: Duration = .seconds(5)
+    static let operationTimeout: Duration = .seconds(10)
 
     /// Runs `body` on a pooled connection within ``operationTimeout``.
     func pooled<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {

@@ -333,6 +333,16 @@ public final class SQLiteStore: Store {
         }
     }
 
+    @discardableResult
+    public func forgetAcknowledgements(lastSeenBefore cutoff: Timestamp) async throws -> [String] {
+        try await pool.write { db in
+            let gone = try String.fetchAll(db, sql: "SELECT edge_id FROM edge_acks WHERE last_seen < ? ORDER BY edge_id",
+                                           arguments: [cutoff.milliseconds])
+            if !gone.isEmpty { try db.execute(sql: "DELETE FROM edge_acks WHERE last_seen < ?", arguments: [cutoff.milliseconds]) }
+            return gone
+        }
+    }
+
     // MARK: Publishing
 
     public func publishedSeq() async throws -> Int64 {

@@ -81,6 +81,10 @@ public protocol Store: Sendable {
     /// Every edge's newest stored acknowledgement, by edge id (`stale` as saved; the caller judges it).
     func acknowledgements() async throws -> [EdgeInfo]
 
+    /// Forgets the edges last seen before `cutoff` (their acknowledgements); returns their ids.
+    @discardableResult
+    func forgetAcknowledgements(lastSeenBefore cutoff: Timestamp) async throws -> [String]
+
     // MARK: Publishing, with one publisher among the processes sharing the database
 
     /// The `seq` of the last change the publisher (of any process) sent on the update stream.

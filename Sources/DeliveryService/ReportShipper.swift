@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPC
 import LaunchAdAPI
 import Logging
 import ServiceLifecycle
@@ -108,6 +109,11 @@ final class ReportShipper: Service {
             }
             await save(outbox)
             return true
+        } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code {
+            // The counts stay (nothing is lost) until the keys are put right; said at each try, as they wait.
+            logger.warning("campaignd refuses this edge's counts: its key is listed for another edge id; they wait",
+                           metadata: ["error": "\(error.message)"])
+            return false
         } catch {
             logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
             return false

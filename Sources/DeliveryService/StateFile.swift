@@ -1,5 +1,6 @@
 import DurableFiles
 import Foundation
+import HashTreeCollections
 import JSONRPC
 import LaunchAdDomain
 import Locking
@@ -64,7 +65,7 @@ final class StateFile: Sendable {
         let (read, discarded) = ChecksummedFile.read(Body.self, at: url)
         guard let decoded = read else { return (.empty, discarded) }
         let state = EdgeState(epoch: decoded.epoch, seq: decoded.seq,
-                              campaigns: Dictionary(uniqueKeysWithValues: decoded.campaigns.map { ($0.id, $0) }),
+                              campaigns: TreeDictionary(uniqueKeysWithValues: decoded.campaigns.map { ($0.id, $0) }),
                               creatives: Dictionary(uniqueKeysWithValues: decoded.creatives.map { ($0.sha256, $0) }))
         return (state, false)
     }

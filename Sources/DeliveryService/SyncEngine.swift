@@ -33,6 +33,8 @@ final class SyncEngine: Service {
     let persister: StatePersister
     /// Fetches the creatives the state needs.
     let downloader: CreativeDownloader
+    /// Whether campaignd refused the last acknowledgement for a key listed for another edge id (logged once).
+    private let ackRefused = Atomic<Bool>(false)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
@@ -349,7 +351,16 @@ final class SyncEngine: Service {
     private func acknowledge(_ client: RPCClient) async {
         let (epoch, seq) = persister.persisted.withLock { $0 }
         guard !epoch.isEmpty else { return }
-        _ = try? await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
-                                                       epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
+        do {
+            _ = try await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
+                                                           epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
+            ackRefused.store(false, ordering: .relaxed)
+        } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code {
+            // Logged once until an acknowledgement is taken again: the edge acknowledges every second.
+            if !ackRefused.exchange(true, ordering: .relaxed) {
+                logger.error("campaignd refuses this edge's acknowledgements: its key is listed for another edge id",
+                             metadata: [LogField.edgeId: "\(configuration.edgeId)", "error": "\(error.message)"])
+            }
+        } catch {}
     }
 }

@@ -15,6 +15,9 @@ public enum APIError {
     public static let busy = RPCErrorInfo(code: -32006, message: "the edge holds too many large replies that clients have not read yet: retry later",
                                           name: "Busy")
 
+    public static let edgeKeyMismatch = RPCErrorInfo(code: -32007, message: "this CURVE key does not speak for that edge id: campaignd's keys folder lists it as edges/EDGE_ID.pub for another edge",
+                                                     name: "EdgeKeyMismatch")
+
     /// Every application error code.
-    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy]
+    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy, edgeKeyMismatch]
 }

@@ -40,7 +40,7 @@ public enum AdminAPI {
         examples: [RPCExample("two edges, one behind", params: NoParams(), result: EdgeListResult(edges: [
             EdgeInfo(edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, appliedSeq: 18, lastSeen: APIExamples.updated, stale: false),
             EdgeInfo(edgeId: "edge-sz-1", region: "cn-south", epoch: APIExamples.epoch, appliedSeq: 12, lastSeen: APIExamples.created, stale: true),
-        ], seq: 18))])
+        ], seq: 18, epoch: APIExamples.epoch))])
     public static let campaignStats = RPCMethod<CampaignStatsParams, CampaignStatsResult>(
         "campaign.stats", summary: "Impressions, clicks and skips reported by edges.", idempotent: true, errors: [APIError.campaignNotFound],
         examples: [RPCExample("one campaign", params: CampaignStatsParams(id: 42),

@@ -111,10 +111,13 @@ public struct EdgeListResult: Codable, Sendable {
     public var edges: [EdgeInfo]
     /// The service's own sequence number, to compare with each edge's.
     public var seq: Int64
+    /// The service's epoch: an edge's `appliedSeq` in another epoch says nothing of this database's changes.
+    public var epoch: String?
 
-    public init(edges: [EdgeInfo], seq: Int64) {
+    public init(edges: [EdgeInfo], seq: Int64, epoch: String? = nil) {
         self.edges = edges
         self.seq = seq
+        self.epoch = epoch
     }
 }
 

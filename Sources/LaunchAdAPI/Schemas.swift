@@ -70,7 +70,7 @@ extension EdgeInfo: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         let properties = edgeAckProperties + [
             ("lastSeen", Timestamp.jsonSchema.described("When its last acknowledgement came.")),
-            ("stale", .boolean("Not heard from for more than 5 seconds.")),
+            ("stale", .boolean("Not heard from for more than 5 seconds (an edge not heard from for campaignd's --edge-retention is no longer listed).")),
         ]
         return .object(properties: properties, required: properties.map(\.0))
     }
@@ -81,6 +81,7 @@ extension EdgeListResult: JSONSchemaDescribable {
         .object([
             "edges": .array(of: EdgeInfo.jsonSchema, "By edge id."),
             "seq": .integer("campaignd's own sequence number, to compare with each edge's.", minimum: 0),
+            "epoch": .string("campaignd's epoch: an edge's appliedSeq counts only in the same epoch."),
         ], required: ["edges", "seq"])
     }
 }
@@ -218,7 +219,7 @@ extension LaunchAnswer: JSONSchemaDescribable {
             "expiresAt": Timestamp.jsonSchema.described("The campaign's end: never show the ad after it, whatever the cache says."),
             "epoch": epochSchema.described("The state the edge answered from."),
             "seq": .integer("The sequence number of the state the edge answered from.", minimum: 0),
-            "revoked": .array(of: campaignIDSchema, "Campaigns of the app the client must delete from its cache (expired or deleted).", maxItems: 100),
+            "revoked": .array(of: campaignIDSchema, "Campaigns of the app the client must delete from its cache (expired or deleted, and paused ones while paused).", maxItems: 100),
         ], required: ["hasAd", "epoch", "seq", "revoked"], description: "The launch answer, with the field names apps already parse.")
         .with("oneOf", [
             ["properties": ["hasAd": ["const": false]]],
@@ -269,7 +270,7 @@ extension LaunchPrefetchResult: JSONSchemaDescribable {
         .object([
             "download": .array(of: PrefetchItem.jsonSchema, "What to download now and keep, with each campaign's window: given a screen, only each campaign's creatives nearest its aspect ratio."),
             "delete": .array(of: .sha256(), "Cached creatives no campaign ahead uses (on this screen, when given): delete them."),
-            "revoked": .array(of: campaignIDSchema, "Campaigns the client must delete."),
+            "revoked": .array(of: campaignIDSchema, "Campaigns the client must delete (expired or deleted, and paused ones while paused)."),
             "epoch": epochSchema,
             "seq": .integer(minimum: 0),
         ], required: ["download", "delete", "revoked", "epoch", "seq"])

@@ -43,14 +43,18 @@ public enum SyncAPI {
                               result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
                                                     size: 41, offset: 0, data: APIExamples.creativeBase64))])
     public static let ack = RPCMethod<EdgeAck, EdgeAckResult>(
-        "edge.ack", summary: "An edge acknowledges the sequence number it applied.", idempotent: true,
+        "edge.ack", summary: "An edge acknowledges the sequence number it applied.",
+        description: "With CURVE, campaignd takes an acknowledgement only for the edge id its key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007.",
+        idempotent: true, errors: [APIError.edgeKeyMismatch],
         examples: [RPCExample("applied 18", params: EdgeAck(edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, appliedSeq: 18),
                               result: EdgeAckResult(seq: 18))])
 }
 
 extension SyncAPI {
     public static let report = RPCMethod<EdgeReport, EdgeReportResult>(
-        "edge.report", summary: "An edge ships its impression, click and skip counts.", idempotent: true,
+        "edge.report", summary: "An edge ships its impression, click and skip counts.",
+        description: "With CURVE, campaignd takes counts only for the edge id the key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007.",
+        idempotent: true, errors: [APIError.edgeKeyMismatch],
         examples: [RPCExample("counts since the last report", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254460, counts: [
             CampaignStats(id: 42, impressions: 120, clicks: 4, skips: 31),
         ]), result: EdgeReportResult(accepted: true, lastReportId: 1731254460))])

@@ -3,7 +3,7 @@
 public struct AppIndex: Sendable {
     /// Campaigns that may still serve (scheduled, live), forced first, then by priority, then by id.
     public let candidates: [Candidate]
-    /// Expired and deleted campaigns, most recent first (bounded), for `revoked`.
+    /// Paused, expired and deleted campaigns, most recently changed first (bounded), for `revoked`.
     public let revoked: [Int64]
     /// The candidates by forced flag and priority, in their order: a decision looks at the first tier with an
     /// eligible member and no further.

@@ -31,6 +31,8 @@ public enum CampaignRules {
     /// The regions, and the locales, a campaign may target at most: enough for any real list, and a bound on the
     /// size of a campaign, which every snapshot page and change carries whole.
     public static let maxTargets = 1000
+    /// The most creatives a campaign holds: variants in several screen shapes (17 variants in three shapes fit).
+    public static let maxCreatives = 64
 
     // MARK: Creating and updating
 
@@ -224,7 +226,7 @@ public enum CampaignRules {
 
     static func validate(creatives: [CreativeRef], creativeExists: (String) -> Bool) throws(FieldError) {
         guard !creatives.isEmpty else { throw FieldError("creatives", "must list at least one uploaded creative") }
-        guard creatives.count <= 20 else { throw FieldError("creatives", "must list at most 20 variants") }
+        guard creatives.count <= maxCreatives else { throw FieldError("creatives", "must list at most \(maxCreatives) creatives") }
         var seen = Set<String>()
         for (index, creative) in creatives.enumerated() {
             let field = "creatives[\(index)]"

@@ -94,7 +94,8 @@ extension CampaignFields: JSONSchemaDescribable {
             ("launchTypes", .array(of: LaunchType.jsonSchema, "When it may show (default [\"cold\"]).", minItems: 1, uniqueItems: true)),
             ("minBackgroundSeconds", .integer("Required with the hot launch type, refused without it: the time in the background a hot start needs.", minimum: 0, maximum: 86_400)),
             ("jump", .of(Jump.self)),
-            ("creatives", .array(of: .of(CreativeRef.self), "The variants, each uploaded first; no repeats.", minItems: 1, maxItems: 20)),
+            ("creatives", .array(of: .of(CreativeRef.self), "The variants, in one or more screen shapes, each uploaded first; no repeats.", minItems: 1,
+                                maxItems: CampaignRules.maxCreatives)),
             ("targeting", .of(Targeting.self)),
             ("frequencyCap", .of(FrequencyCap.self)),
         ]

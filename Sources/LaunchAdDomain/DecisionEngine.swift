@@ -51,8 +51,7 @@ public enum DecisionEngine {
             if let apps, !apps.contains(campaign.app) { continue }
             switch campaign.state {
             case .scheduled, .live: candidates[campaign.app, default: []].append(campaign)
-            case .expired, .deleted: revoked[campaign.app, default: []].append(campaign)
-            case .paused: continue
+            case .paused, .expired, .deleted: revoked[campaign.app, default: []].append(campaign)
             }
         }
         var result: [String: AppIndex] = [:]
@@ -77,25 +76,24 @@ public enum DecisionEngine {
     /// new one): only the apps they belong to are touched, and in those only the changed campaigns are prepared and
     /// placed, the rest kept as they were (see ``AppIndex``), so a change costs little however many campaigns the
     /// app has. The revoked list is made again from `campaigns` (all of them, as they are now) when a changed
-    /// campaign is or was expired or deleted. `creatives` must be those `index` was built with.
+    /// campaign is or was paused, expired or deleted. `creatives` must be those `index` was built with.
     public static func reindex(_ index: [String: AppIndex], changed: [(before: Campaign?, after: Campaign)], campaigns: some Sequence<Campaign>,
                                creatives: [String: CreativeFacts], preparer: AnswerPreparer) -> [String: AppIndex] {
         var removed: [String: Set<Int64>] = [:], added: [String: [Candidate]] = [:], revokedChanged = Set<String>()
         for (before, after) in changed {
             if let before {
                 removed[before.app, default: []].insert(before.id)
-                if before.state == .expired || before.state == .deleted { revokedChanged.insert(before.app) }
+                if isRevoked(before.state) { revokedChanged.insert(before.app) }
             }
             removed[after.app, default: []].insert(after.id)
             switch after.state {
             case .scheduled, .live: added[after.app, default: []].append(Candidate(after, creatives: creatives, preparer: preparer))
-            case .expired, .deleted: revokedChanged.insert(after.app)
-            case .paused: break
+            case .paused, .expired, .deleted: revokedChanged.insert(after.app)
             }
         }
         var revoked: [String: [Campaign]] = [:]
         if !revokedChanged.isEmpty {
-            for campaign in campaigns where revokedChanged.contains(campaign.app) && (campaign.state == .expired || campaign.state == .deleted) {
+            for campaign in campaigns where revokedChanged.contains(campaign.app) && isRevoked(campaign.state) {
                 revoked[campaign.app, default: []].append(campaign)
             }
         }
@@ -108,7 +106,16 @@ public enum DecisionEngine {
         return result
     }
 
-    /// The ids of an app's expired and deleted campaigns that an answer lists: the most recently changed first.
+    /// Whether a campaign in `state` is one a client must drop from its cache: expired and deleted ones for good, and a
+    /// paused one while it is paused (a device must not show it from its cache; resumed, the prefetch lists it again).
+    public static func isRevoked(_ state: CampaignState) -> Bool {
+        switch state {
+        case .paused, .expired, .deleted: true
+        case .scheduled, .live: false
+        }
+    }
+
+    /// The ids of an app's paused, expired and deleted campaigns that an answer lists: the most recently changed first.
     private static func revokedIds(_ campaigns: [Campaign]) -> [Int64] {
         Array(campaigns.sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id))
     }
@@ -137,10 +144,12 @@ public enum DecisionEngine {
         guard let index else { return Decision(candidate: nil, held: nil, revoked: []) }
         let endClock = max(now, serviceNow ?? now)
         let revoked = index.earliestEnd <= endClock ? endedFirst(index, endClock: endClock) : index.revoked
-        // The campaign's fields are read in place (a copy of the whole campaign costs a reference count per field).
-        func eligible(_ candidate: Candidate) -> Bool {
-            candidate.campaign.endsAt > endClock && candidate.campaign.startsAt <= now && !candidate.held.isEmpty
-                && matchesBeyondReach(candidate, request) && underCap(candidate.campaign.id, candidate.campaign.frequencyCap, device, now)
+        // The members' facts are read as plain values (see ``MemberFacts``); a member itself only when its targeting
+        // goes beyond what the tier's reach says.
+        func eligible(_ tier: PriorityTier, _ position: Int) -> Bool {
+            let member = tier.facts[position]
+            return member.endsAt > endClock && member.startsAt <= now && member.held
+                && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -155,7 +164,7 @@ public enum DecisionEngine {
                         while rest != 0 {
                             let position = word << 6 | rest.trailingZeroBitCount
                             rest &= rest &- 1
-                            if eligible(tier.members[position]) {
+                            if eligible(tier, position) {
                                 found[count] = Int32(position)
                                 count += 1
                             }
@@ -163,7 +172,7 @@ public enum DecisionEngine {
                     }
                     if count > 0 {
                         let seed = stableSeed(request.deviceId, now: now, rotation: device.rotation)
-                        return (choose(among: tier.members, UnsafeMutableBufferPointer(rebasing: found[0..<count]), device: device, seed: seed), seed)
+                        return (choose(in: tier, UnsafeMutableBufferPointer(rebasing: found[0..<count]), device: device, seed: seed), seed)
                     }
                 }
                 return nil
@@ -188,35 +197,36 @@ public enum DecisionEngine {
         return ids + index.revoked.prefix(revokedLimit - ids.count)
     }
 
-    /// The campaign chosen among a tier's eligible `members` (their positions, ascending): by weight, stable for a
+    /// The campaign chosen among a tier's eligible members (their positions, ascending): by weight, stable for a
     /// device until it reports an impression, not repeating what the device saw unless it saw them all.
-    static func choose(among members: [Candidate], _ eligible: UnsafeMutableBufferPointer<Int32>, device: DeviceView, seed: UInt64) -> Candidate {
-        let first = members[Int(eligible[0])]
+    static func choose(in tier: PriorityTier, _ eligible: UnsafeMutableBufferPointer<Int32>, device: DeviceView, seed: UInt64) -> Candidate {
+        let facts = tier.facts
+        let first = Int(eligible[0])
         let seenNone = !device.hasSeenAnyCampaign
         var unseenWeight = 0, allWeight = 0
         for position in eligible {
-            let candidate = members[Int(position)]
-            allWeight += max(1, candidate.campaign.weight)
-            if seenNone || !device.hasSeen(campaign: candidate.campaign.id) { unseenWeight += max(1, candidate.campaign.weight) }
+            let member = facts[Int(position)]
+            allWeight += member.weight
+            if seenNone || !device.hasSeen(campaign: member.id) { unseenWeight += member.weight }
         }
         // Not repeating what the device saw, unless it saw them all: then the rotation starts over, with any of
         // them but the one shown last (left out by a position of -1).
         let onlyUnseen = unseenWeight > 0
         if !onlyUnseen && eligible.count > 1 {
-            func member(_ id: Int64) -> Int? { eligible.indices.first { eligible[$0] >= 0 && members[Int(eligible[$0])].campaign.id == id } }
-            if let last = device.lastSeen(campaignWhere: { member($0) != nil }), let offset = member(last) {
-                allWeight -= max(1, members[Int(eligible[offset])].campaign.weight)
+            func offset(of id: Int64) -> Int? { eligible.indices.first { eligible[$0] >= 0 && facts[Int(eligible[$0])].id == id } }
+            if let last = device.lastSeen(campaignWhere: { offset(of: $0) != nil }), let offset = offset(of: last) {
+                allWeight -= facts[Int(eligible[offset])].weight
                 eligible[offset] = -1
             }
         }
         var point = Int(mix(seed) % UInt64(onlyUnseen ? unseenWeight : allWeight))
         for position in eligible where position >= 0 {
-            let candidate = members[Int(position)]
-            if onlyUnseen && !seenNone && device.hasSeen(campaign: candidate.campaign.id) { continue }
-            point -= max(1, candidate.campaign.weight)
-            if point < 0 { return candidate }
+            let member = facts[Int(position)]
+            if onlyUnseen && !seenNone && device.hasSeen(campaign: member.id) { continue }
+            point -= member.weight
+            if point < 0 { return tier.members[Int(position)] }
         }
-        return first
+        return tier.members[first]
     }
 
     /// Whether the campaign targets this request (platform, version range, region, locale, launch type).
@@ -255,9 +265,19 @@ public enum DecisionEngine {
     /// lower-case to.)
     static func sameIgnoringASCIICase(lowercased: String, _ text: String) -> Bool {
         guard lowercased.utf8.count == text.utf8.count else { return false }
-        for (expected, byte) in zip(lowercased.utf8, text.utf8) {
+        // Over the strings' own bytes where they have them (native strings do), which a loop over two views does
+        // not get compiled to.
+        let same = lowercased.utf8.withContiguousStorageIfAvailable { expected in
+            text.utf8.withContiguousStorageIfAvailable { bytes in sameIgnoringASCIICase(lowercased: expected, bytes) }
+        }
+        if let same = same ?? nil { return same }
+        return sameIgnoringASCIICase(lowercased: Array(lowercased.utf8)[...], Array(text.utf8)[...])
+    }
+
+    private static func sameIgnoringASCIICase<Bytes: Collection<UInt8>>(lowercased expected: Bytes, _ bytes: Bytes) -> Bool {
+        for (want, byte) in zip(expected, bytes) {
             let lower = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            guard lower == expected else { return false }
+            guard lower == want else { return false }
         }
         return true
     }

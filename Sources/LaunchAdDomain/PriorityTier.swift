@@ -6,6 +6,8 @@ final class PriorityTier: Sendable {
     let priority: Int
     /// The tier's candidates, by id.
     let members: [Candidate]
+    /// What a decision reads of each member before it needs the member itself, in the members' order.
+    let facts: [MemberFacts]
     /// 64-bit words in a set of its members.
     let words: Int
     private let platforms: ValueReach
@@ -22,6 +24,7 @@ final class PriorityTier: Sendable {
         forced = members[0].campaign.forced
         priority = members[0].campaign.priority
         self.members = members
+        facts = members.map(MemberFacts.init)
         words = MemberBits.words(members.count)
         platforms = ValueReach(members, comparison: .exact) { $0.campaign.targeting.platforms }
         regions = ValueReach(members, comparison: .asciiCaseInsensitive) { $0.campaign.targeting.regions }
@@ -57,5 +60,34 @@ final class PriorityTier: Sendable {
             MemberBits.intersect(bits, with: scratch, count: words)
         }
         return true
+    }
+}
+
+/// A tier member's facts that decide whether it is eligible and how much it weighs, as plain values beside the
+/// member: a decision reads them for every member a request reaches, and reading them from the ``Candidate`` (a
+/// class) would cost a reference count up and down each time, which over a tier of hundreds of members is most of
+/// the decision's cost.
+struct MemberFacts: Sendable {
+    let id: Int64
+    let startsAt: Timestamp
+    let endsAt: Timestamp
+    /// The weight in the draw (at least 1).
+    let weight: Int
+    let cap: FrequencyCap?
+    /// Whether the edge holds a creative of it.
+    let held: Bool
+    /// Whether a tier's reach says all of its targeting: no locales and no least background time of its own
+    /// (otherwise ``DecisionEngine/matchesBeyondReach(_:_:)`` is asked too).
+    let reachSaysAll: Bool
+
+    init(_ candidate: Candidate) {
+        let campaign = candidate.campaign
+        id = campaign.id
+        startsAt = campaign.startsAt
+        endsAt = campaign.endsAt
+        weight = max(1, campaign.weight)
+        cap = campaign.frequencyCap
+        held = !candidate.held.isEmpty
+        reachSaysAll = candidate.locales == nil && (campaign.minBackgroundSeconds ?? 0) <= 0
     }
 }

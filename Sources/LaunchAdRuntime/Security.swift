@@ -15,7 +15,8 @@ public enum BindPolicy {
 }
 
 /// A folder of CURVE keys: `NAME.key` holds a secret key and `NAME.pub` its public key (Z85 text), and
-/// sub-folders of `*.pub` files list the public keys admitted to a socket.
+/// sub-folders of `*.pub` files list the public keys admitted to a socket (in `edges/`, each file is named for the edge
+/// id its key speaks for).
 public struct KeysDirectory: Sendable {
     public let url: URL
 
@@ -48,6 +49,27 @@ public struct KeysDirectory: Sendable {
         let folder = url.appendingPathComponent(name)
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
         return try files.filter { $0.hasSuffix(".pub") }.sorted().map { try Self.readKey(folder.appendingPathComponent($0)) }
+    }
+
+    /// The edges' public keys, each with the one edge id it speaks for: `edges/EDGE_ID.pub` admits the key it holds for
+    /// the edge `EDGE_ID` alone (an absent folder admits no edge). A key listed twice, or a file name that is not an edge
+    /// id, is refused.
+    public func edgeKeys() throws -> [String: String] {
+        let folder = url.appendingPathComponent("edges")
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [:] }
+        var edges: [String: String] = [:]
+        for file in files.filter({ $0.hasSuffix(".pub") }).sorted() {
+            let edgeId = String(file.dropLast(".pub".count))
+            guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else {
+                throw RuntimeError.keys("\(folder.path)/\(file): the file's name is the edge id its key speaks for, 1 to 128 bytes")
+            }
+            let key = try Self.readKey(folder.appendingPathComponent(file))
+            if let other = edges[key] {
+                throw RuntimeError.keys("\(folder.path): the same key is listed as \(other).pub and \(file); an edge's key speaks for one edge id only")
+            }
+            edges[key] = edgeId
+        }
+        return edges
     }
 
     static func readKey(_ file: URL) throws -> String {

@@ -41,6 +41,8 @@ struct CampaignDaemon: AsyncParsableCommand {
     var readyFile: String?
     @Option(help: "The largest creative accepted, in bytes. [CAMPAIGND_MAX_CREATIVE_BYTES]")
     var maxCreativeBytes = Int(Environment.string("CAMPAIGND_MAX_CREATIVE_BYTES", default: "5242880")) ?? -1
+    @Option(help: "Forget an edge not heard from for this long (90s, 30m, 24h, 7d; at least 1s): edge.list stops listing it, and adctl stops waiting for it. [CAMPAIGND_EDGE_RETENTION]")
+    var edgeRetention = Environment.string("CAMPAIGND_EDGE_RETENTION", default: "24h")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
 
@@ -49,6 +51,9 @@ struct CampaignDaemon: AsyncParsableCommand {
         do { _ = try DatabaseURL(parsing: database) } catch { throw ValidationError(error.description) }
         guard (1...(64 << 20)).contains(maxCreativeBytes) else {
             throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
+        }
+        guard let retention = DurationText.seconds(edgeRetention), (1...(366 * 86_400)).contains(retention) else {
+            throw ValidationError("--edge-retention must be a time between 1s and 366d, such as 90s, 30m, 24h or 7d (got \(edgeRetention))")
         }
     }
 
@@ -66,6 +71,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
         configuration.maxCreativeBytes = maxCreativeBytes
+        configuration.edgeRetention = DurationText.seconds(edgeRetention) ?? CampaignServiceConfiguration.defaultEdgeRetention
         do {
             let readyFile = configuration.readyFile
             let app = try await CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

@@ -69,7 +69,7 @@ struct EdgeTrustTests {
         let listed = directory.appendingPathComponent("listed")
         try KeysDirectory.generate(name: "edge", in: listed.path)
         try FileManager.default.createDirectory(at: keys.appendingPathComponent("edges"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: listed.appendingPathComponent("edge.pub"), to: keys.appendingPathComponent("edges/listed.pub"))
+        try FileManager.default.copyItem(at: listed.appendingPathComponent("edge.pub"), to: keys.appendingPathComponent("edges/edge-good.pub"))
         try Data((server.publicKey + "\n").utf8).write(to: listed.appendingPathComponent("campaignd.pub"))
         let stranger = directory.appendingPathComponent("stranger")
         try KeysDirectory.generate(name: "edge", in: stranger.path)
@@ -90,6 +90,68 @@ struct EdgeTrustTests {
                     #expect(!refused.loaded && refused.stale)
                 }
             }
+        }
+    }
+
+    @Test("with CURVE, an edge's key speaks for its own edge id only: acknowledgements and reports for another are refused and logged")
+    func keyBindsEdgeId() async throws {
+        let directory = try makeTemporaryDirectory("keys")
+        defer { removeTemporaryDirectory(directory) }
+        let keys = directory.appendingPathComponent("campaignd")
+        let server = try KeysDirectory.generate(name: "campaignd", in: keys.path)
+        let operatorKeys = try KeysDirectory.generate(name: "adctl", in: keys.appendingPathComponent("admin").path)
+        let edges = keys.appendingPathComponent("edges")
+        // Two edges' keys, each listed under its edge id.
+        var pairs: [String: CurveKeyPair] = [:]
+        for name in ["edge-a", "edge-b"] {
+            let folder = directory.appendingPathComponent(name)
+            pairs[name] = try KeysDirectory.generate(name: "edge", in: folder.path)
+            try FileManager.default.createDirectory(at: edges, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: folder.appendingPathComponent("edge.pub"), to: edges.appendingPathComponent("\(name).pub"))
+            try Data((server.publicKey + "\n").utf8).write(to: folder.appendingPathComponent("campaignd.pub"))
+        }
+
+        try await withCampaignService(configure: { $0.keysDirectory = keys.path }) { fixture in
+            func edgeIds() async throws -> [String] {
+                var configuration = RPCClientConfiguration(endpoint: fixture.endpoints["admin"]!)
+                configuration.curve = CurveClientOptions(serverKey: server.publicKey, keyPair: operatorKeys)
+                let admin = try RPCClient(context: fixture.context, configuration: configuration)
+                defer { Task { await admin.close() } }
+                return try await admin.call(AdminAPI.edgeList, NoParams()).edges.map(\.edgeId)
+            }
+            // A real edge started with edge-a's key but calling itself edge-b: it syncs, but what it acknowledges is refused.
+            try await withEdge("edge-b", connectedTo: fixture, configure: { $0.keysDirectory = directory.appendingPathComponent("edge-a").path }) { impostor in
+                #expect(await eventually(timeout: .seconds(10)) { (try? await impostor.status().loaded) == true })
+                #expect(await eventually(timeout: .seconds(10)) { fixture.log.contains("refused an edge's call for another edge id than its key's") },
+                        "\(fixture.log)")
+                #expect(await eventually { impostor.log.contains("campaignd refuses this edge's acknowledgements") }, "\(impostor.log)")
+                let listed = try await edgeIds()
+                #expect(listed == [])
+            }
+
+            // The sync socket by hand, with edge-a's key: for edge-a taken, for edge-b refused with -32007, acks and reports alike.
+            var configuration = RPCClientConfiguration(endpoint: fixture.endpoints["sync"]!)
+            configuration.curve = CurveClientOptions(serverKey: server.publicKey, keyPair: pairs["edge-a"]!)
+            let client = try RPCClient(context: fixture.context, configuration: configuration)
+            let epoch = fixture.app.store.epoch
+            #expect(try await client.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "r", epoch: epoch, appliedSeq: 0)).seq == 0)
+            await #expect { try await client.call(SyncAPI.ack, EdgeAck(edgeId: "edge-b", region: "r", epoch: epoch, appliedSeq: 0)) } throws: {
+                ($0 as? JSONRPCError)?.code == APIError.edgeKeyMismatch.code
+            }
+            #expect(try await client.call(SyncAPI.report, EdgeReport(edgeId: "edge-a", reportId: 1, counts: [])).accepted)
+            await #expect { try await client.call(SyncAPI.report, EdgeReport(edgeId: "edge-b", reportId: 1, counts: [])) } throws: {
+                ($0 as? JSONRPCError)?.code == APIError.edgeKeyMismatch.code
+            }
+            await client.close()
+            #expect(try await edgeIds() == ["edge-a"])
+            let refusals = fixture.log.split(separator: "\n").filter { $0.contains("refused an edge's call for another edge id") }
+            #expect(refusals.contains { $0.contains("edge.report") && $0.contains("edge-b") && $0.contains(pairs["edge-a"]!.publicKey) }, "\(refusals)")
+        }
+
+        // The same key listed for two edge ids: campaignd refuses to start.
+        try FileManager.default.copyItem(at: edges.appendingPathComponent("edge-a.pub"), to: edges.appendingPathComponent("edge-c.pub"))
+        await #expect { try await withCampaignService(configure: { $0.keysDirectory = keys.path }) { _ in } } throws: {
+            "\($0)".contains("an edge's key speaks for one edge id only")
         }
     }
 }

@@ -105,7 +105,7 @@ struct DeployFilesTests {
         #expect(try Data(contentsOf: directory.appendingPathComponent("campaignd.pub")) == before)
     }
 
-    @Test("Kubernetes: campaignd StatefulSet with a claim, deliveryd Deployment ready on /healthz, a PDB on its labels, read-only keys")
+    @Test("Kubernetes: campaignd and deliveryd StatefulSets with claims, edges ready on /healthz, a PDB on their labels, read-only keys, a key per edge")
     func kubernetes() throws {
         let kustomization = try #require(try Repository.yamlDocuments("deploy/k8s/kustomization.yaml").first as? Object)
         let resources = try #require(kustomization["resources"] as? [String])
@@ -131,7 +131,29 @@ struct DeployFilesTests {
         let serviceName = try #require(path(statefulSet, "spec", "serviceName") as? String)
         #expect(named("Service", serviceName) != nil)
 
-        let deployment = try #require(named("Deployment", "deliveryd"))
+        // The edges keep their cache across rescheduling: a StatefulSet whose claim is mounted where --cache-dir points.
+        #expect(named("Deployment", "deliveryd") == nil, "deliveryd must be a StatefulSet, its cache a volume claim")
+        let deployment = try #require(named("StatefulSet", "deliveryd"))
+        let edgeClaims = try #require(path(deployment, "spec", "volumeClaimTemplates") as? [Object])
+        let edgeClaim = try #require(path(edgeClaims.first, "metadata", "name") as? String)
+        let edgeArguments = ((path(deployment, "spec", "template", "spec", "containers") as? [Object])?.first?["args"] as? [String]) ?? []
+        let cacheDirectory = edgeArguments.firstIndex(of: "--cache-dir").map { edgeArguments[$0 + 1] }
+        let edgeMounts = ((path(deployment, "spec", "template", "spec", "containers") as? [Object])?.first?["volumeMounts"] as? [Object]) ?? []
+        #expect(edgeMounts.contains { $0["name"] as? String == edgeClaim && $0["mountPath"] as? String == cacheDirectory })
+        #expect(!(((path(deployment, "spec", "template", "spec", "volumes") as? [Object]) ?? []).contains { $0["name"] as? String == edgeClaim }),
+                "the cache must be the claim, not a pod volume")
+        let edgeServiceName = try #require(path(deployment, "spec", "serviceName") as? String)
+        #expect(named("Service", edgeServiceName) != nil)
+        // A key per edge: each pod mounts its own secret key as edge.key, and campaignd admits deliveryd-N.pub for each.
+        #expect(edgeMounts.contains { ($0["mountPath"] as? String)?.hasSuffix("/edge.key") == true
+                                      && $0["subPathExpr"] as? String == "$(DELIVERYD_EDGE_ID).key" })
+        let edgeEnvironment = ((path(deployment, "spec", "template", "spec", "containers") as? [Object])?.first?["env"] as? [Object]) ?? []
+        #expect(edgeEnvironment.contains { $0["name"] as? String == "DELIVERYD_EDGE_ID"
+                                           && path($0, "valueFrom", "fieldRef", "fieldPath") as? String == "metadata.name" })
+        let replicas = try #require(path(deployment, "spec", "replicas") as? Int)
+        let campaigndItems = ((path(statefulSet, "spec", "template", "spec", "volumes") as? [Object]) ?? [])
+            .compactMap { path($0, "secret", "items") as? [Object] }.flatMap { $0 }.compactMap { $0["path"] as? String }
+        for pod in 0..<replicas { #expect(campaigndItems.contains("edges/deliveryd-\(pod).pub"), "campaignd does not admit deliveryd-\(pod)") }
         let podLabels = try #require(path(deployment, "spec", "template", "metadata", "labels") as? [String: String])
         let selector = try #require(path(deployment, "spec", "selector", "matchLabels") as? [String: String])
         #expect(selector.allSatisfy { podLabels[$0.key] == $0.value })
@@ -160,7 +182,7 @@ struct DeployFilesTests {
             #expect(!keyMounts.isEmpty && keyMounts.allSatisfy { $0["readOnly"] as? Bool == true }, "keys must come from a Secret, read-only")
             let arguments = (container["args"] as? [String]) ?? []
             let keysDirectory = arguments.firstIndex(of: "--keys-dir").map { arguments[$0 + 1] }
-            #expect(keyMounts.contains { $0["mountPath"] as? String == keysDirectory })
+            #expect(keyMounts.contains { ($0["mountPath"] as? String).map { $0 == keysDirectory || $0.hasPrefix((keysDirectory ?? "") + "/") } == true })
             for reference in (container["envFrom"] as? [Object]) ?? [] {
                 let name = try #require(path(reference, "configMapRef", "name") as? String)
                 #expect(named("ConfigMap", name) != nil, "no ConfigMap \(name)")

@@ -84,10 +84,24 @@ struct DecisionEngineTests {
         #expect(decision.campaign == nil && decision.revoked == [1])
     }
 
-    @Test("paused, expired and deleted campaigns are not served; expired and deleted are revoked")
+    @Test("paused, expired and deleted campaigns are not served, and are revoked: a paused one while it is paused")
     func states() {
         let decision = Self.decide([Self.campaign(1, state: .paused), Self.campaign(2, state: .expired), Self.campaign(3, state: .deleted)])
-        #expect(decision.campaign == nil && Set(decision.revoked) == [2, 3])
+        #expect(decision.campaign == nil && Set(decision.revoked) == [1, 2, 3])
+    }
+
+    @Test("a campaign paused is revoked at once, and resumed it is served and no longer revoked (the index kept through the changes)")
+    func pauseAndResume() {
+        let live = Self.campaign(1)
+        var paused = live
+        paused.state = .paused
+        let start = DecisionEngine.index([live], creatives: Self.held, preparer: .json)
+        let whilePaused = DecisionEngine.reindex(start, changed: [(live, paused)], campaigns: [paused], creatives: Self.held, preparer: .json)
+        var decision = DecisionEngine.decide(Self.request(), index: whilePaused["shop"], device: .unknown, now: Self.now)
+        #expect(decision.campaign == nil && decision.revoked == [1])
+        let resumed = DecisionEngine.reindex(whilePaused, changed: [(paused, live)], campaigns: [live], creatives: Self.held, preparer: .json)
+        decision = DecisionEngine.decide(Self.request(), index: resumed["shop"], device: .unknown, now: Self.now)
+        #expect(decision.campaign?.id == 1 && decision.revoked == [])
     }
 
     @Test("targeting: platform, version range (max exclusive), region, locale", arguments: [

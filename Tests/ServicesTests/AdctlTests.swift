@@ -104,8 +104,8 @@ struct AdctlTests {
         await fixture.stop()
     }
 
-    @Test("every command's help is complete and has an example", arguments: [
-        ["campaign", "create"], ["campaign", "update"], ["campaign", "get"], ["campaign", "list"], ["campaign", "force"],
+    @Test("every command's help, adctl's own included, is complete and has an example", arguments: [
+        [], ["campaign", "create"], ["campaign", "update"], ["campaign", "get"], ["campaign", "list"], ["campaign", "force"],
         ["campaign", "unforce"], ["campaign", "pause"], ["campaign", "resume"], ["campaign", "expire"], ["campaign", "delete"],
         ["creative", "upload"], ["edges"], ["stats"], ["keygen"], ["call"], ["discover"],
     ])

@@ -18,9 +18,11 @@ WORKDIR /src
 # The manifest first: dependencies are fetched again only when it changes.
 COPY Package.swift ./
 RUN swift package resolve
-# Every target the manifest declares must exist for it to load, benchmarks and tests included.
+# Every target the manifest declares must exist for it to load: benchmarks, the fuzz target and tests included
+# (Tests/DeployTests lays out what these lines copy and loads the manifest there).
 COPY Sources ./Sources
 COPY Benchmarks ./Benchmarks
+COPY Fuzz ./Fuzz
 COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product deliveryd \
     && mkdir -p /staging \
