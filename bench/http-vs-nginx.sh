@@ -14,35 +14,25 @@ cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 SECS=${2:-5}
 for tool in nginx wrk openssl python3; do command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y nginx wrk openssl)" >&2; exit 1; }; done
-# SCRATCH=DIR builds in another scratch folder (say .build-release, beside a debug build running in .build).
-SCRATCH_FLAGS=()
-[ -n "${SCRATCH:-}" ] && SCRATCH_FLAGS=(--scratch-path "$SCRATCH")
-for product in campaignd deliveryd adctl; do swift build -c release "${SCRATCH_FLAGS[@]}" --product "$product" >/dev/null; done
-BIN=$(swift build -c release "${SCRATCH_FLAGS[@]}" --show-bin-path)
+# SCRATCH=DIR builds in another scratch folder (say .build-release, beside a debug build running in .build); BIN=DIR
+# uses the release binaries there (bench/services.sh).
+. bench/services.sh
+release_bin campaignd deliveryd adctl
 mkdir -p .build-bench
 RUN=$(mktemp -d "$PWD/.build-bench/http-XXXX")
 # nginx's workers run as another user when it is started as root: they must read the answer file.
 chmod 755 "$RUN"
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; [ -f "$RUN/nginx.pid" ] && kill "$(cat "$RUN/nginx.pid")" 2>/dev/null || true' EXIT
-field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$RUN/key.pem" -out "$RUN/cert.pem" \
   -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null
 
-"$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" >"$RUN/campaignd.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$RUN/campaignd.ready" ] && break; sleep 0.1; done
-ADMIN=$(field "$RUN/campaignd.ready" admin)
-python3 - "$RUN" <<'PY'
-import struct, sys, zlib
-ihdr = struct.pack(">IIBBBBB", 1179, 2556, 8, 2, 0, 0, 0)
-chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
-open(f"{sys.argv[1]}/tall.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"x" * 20000 + chunk(b"IEND", b""))
-PY
-SHA=$("$BIN/adctl" --endpoint "$ADMIN" creative upload "$RUN/tall.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])')
+start_campaignd "$RUN"
+write_creatives "$RUN"
+upload_creatives "$ADMIN" "$RUN"
+SHA=${SHAS[0]}
 NOW=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
 END=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
 for i in $(seq 0 9); do
@@ -56,7 +46,7 @@ start_edge() {  # name, extra flags
     --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 \
     --http-address "127.0.0.1:$(free_port)" --ready-file "$RUN/$1.ready" "${@:2}" >"$RUN/$1.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 100); do [ -s "$RUN/$1.ready" ] && break; sleep 0.1; done
+  wait_ready "$RUN/$1.ready"
   for _ in $(seq 200); do
     "$BIN/adctl" --endpoint "$(field "$RUN/$1.ready" client)" call edge.status \
       | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=10 and s["creatives"]>=1 else 1)' && return

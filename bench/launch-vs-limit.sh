@@ -20,31 +20,17 @@ SECS=${2:-5}
 MEMORY_SECONDS=${MEMORY_SECONDS:-60}
 CLIENT=${CLIENT:-c}
 . bench/limit.sh
-for product in campaignd deliveryd adctl adload; do swift build -c release --product "$product" >/dev/null; done
-BIN=$(swift build -c release --show-bin-path)
+. bench/services.sh
+release_bin campaignd deliveryd adctl adload
 RUN=$(mktemp -d "$OUT/launch-XXXX")
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 
-"$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" >"$RUN/campaignd.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$RUN/campaignd.ready" ] && break; sleep 0.1; done
-field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
-ADMIN=$(field "$RUN/campaignd.ready" admin)
+start_campaignd "$RUN"
 
 # Three creative shapes, 100 campaigns across 10 apps with a mix of priorities, weights and targeting.
-python3 - "$RUN" <<'PY'
-import struct, sys, zlib
-for name, (w, h) in {"tall": (1179, 2556), "classic": (1080, 1920), "wide": (1242, 2208)}.items():
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
-    open(f"{sys.argv[1]}/{name}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"x" * 20000 + chunk(b"IEND", b""))
-PY
-SHAS=()
-for name in tall classic wide; do
-  SHAS+=($("$BIN/adctl" --endpoint "$ADMIN" creative upload "$RUN/$name.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])'))
-done
+write_creatives "$RUN"
+upload_creatives "$ADMIN" "$RUN"
 NOW=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
 END=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
 for i in $(seq 0 99); do
@@ -65,7 +51,7 @@ done
   --ready-file "$RUN/edge.ready" >"$RUN/edge.log" 2>&1 &
 EDGE_PID=$!
 pids+=($EDGE_PID)
-for _ in $(seq 100); do [ -s "$RUN/edge.ready" ] && break; sleep 0.1; done
+wait_ready "$RUN/edge.ready"
 EDGE=$(field "$RUN/edge.ready" client)
 wait_edge() {
   for _ in $(seq 200); do
@@ -81,7 +67,7 @@ if [ -n "${COMPARE_BIN:-}" ]; then
     --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
     --ready-file "$RUN/compare.ready" >"$RUN/compare.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 100); do [ -s "$RUN/compare.ready" ] && break; sleep 0.1; done
+  wait_ready "$RUN/compare.ready"
   COMPARE=$(field "$RUN/compare.ready" client)
   wait_edge "$COMPARE"
   echo "compare edge ready ($COMPARE_BIN)"

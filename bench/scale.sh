@@ -13,37 +13,23 @@ cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 SECS=${2:-5}
 SIZES=${SIZES:-100 1000 10000}
-for product in campaignd deliveryd adctl adload; do swift build -c release --product "$product" >/dev/null; done
-BIN=$(swift build -c release --show-bin-path)
+. bench/services.sh
+release_bin campaignd deliveryd adctl adload
 mkdir -p .build-bench
 RUN=$(mktemp -d .build-bench/scale-XXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
-ready() { for _ in $(seq 300); do [ -s "$1" ] && return; sleep 0.1; done; echo "no $1" >&2; exit 1; }
-
-python3 - "$RUN" <<'PY'
-import struct, sys, zlib
-for name, (w, h) in {"tall": (1179, 2556), "classic": (1080, 1920), "wide": (1242, 2208)}.items():
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
-    open(f"{sys.argv[1]}/{name}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"x" * 20000 + chunk(b"IEND", b""))
-PY
+write_creatives "$RUN"
 
 declare -A EDGE EDGE_PID
 for size in $SIZES; do
   dir="$RUN/$size"
   mkdir -p "$dir"
-  "$BIN/campaignd" --data-dir "$dir/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-    --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$dir/campaignd.ready" >"$dir/campaignd.log" 2>&1 &
-  pids+=($!)
-  ready "$dir/campaignd.ready"
-  admin=$(field "$dir/campaignd.ready" admin)
+  start_campaignd "$dir"
+  admin=$ADMIN
+  upload_creatives "$admin" "$RUN"
   creatives=()
-  for name in tall classic wide; do
-    sha=$("$BIN/adctl" --endpoint "$admin" creative upload "$RUN/$name.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])')
-    creatives+=(--creative "$sha")
-  done
+  for sha in "${SHAS[@]}"; do creatives+=(--creative "$sha"); done
   start=$(date +%s.%N)
   "$BIN/adload" seed --admin "$admin" --app shop --count "$size" "${creatives[@]}" 2>/dev/null
   echo "size $size: campaigns created in $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
@@ -52,7 +38,7 @@ for size in $SIZES; do
     --ready-file "$dir/edge.ready" >"$dir/edge.log" 2>&1 &
   EDGE_PID[$size]=$!
   pids+=($!)
-  ready "$dir/edge.ready"
+  wait_ready "$dir/edge.ready"
   EDGE[$size]=$(field "$dir/edge.ready" client)
   for _ in $(seq 600); do
     "$BIN/adctl" --endpoint "${EDGE[$size]}" call edge.status \
