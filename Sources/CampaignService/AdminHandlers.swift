@@ -9,10 +9,15 @@ import Logging
 import ZMQRPC
 
 enum AdminHandlers {
-    static func table(store: any Store, edges: EdgeRegistry, maxCreativeBytes: Int,
+    /// `operatorNames` names operators' keys (from the keys folder's `admin/NAME.pub`) for the change log.
+    static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], maxCreativeBytes: Int,
                       clock: @escaping WallClock, logger: Logger) -> MethodTable {
         var table = MethodTable()
-        @Sendable func actor(_ context: RPCContext) -> String { context.peerKey ?? "local" }
+        /// Who asked: the key's name where the keys folder gives one, else the key, else `local` (no CURVE).
+        @Sendable func actor(_ context: RPCContext) -> String {
+            guard let key = context.peerKey else { return "local" }
+            return operatorNames[key] ?? key
+        }
         /// Every committed change is one log line, with the request, the campaign and who asked.
         @Sendable func committed(_ change: Change, _ context: RPCContext) -> CampaignChangeResult {
             logger.info("campaign changed", metadata: [
@@ -60,9 +65,39 @@ enum AdminHandlers {
             EdgeListResult(edges: try await edges.list(now: clock()), seq: try await store.currentSeq(), epoch: store.epoch)
         }
         table.register(AdminAPI.campaignStats) { params, _ in
+            var query: StatsQuery?
+            if params.wantsSeries { query = try params.seriesQuery(now: clock()) }
             let stats = try await store.stats(id: params.id)
             if let id = params.id, stats.isEmpty { throw StoreError.notFound(id) }
-            return CampaignStatsResult(stats: stats)
+            var series: [StatsPoint]?
+            if let query { series = try await store.statsSeries(query) }
+            return CampaignStatsResult(stats: stats, series: series)
+        }
+        table.register(AdminAPI.changeList) { params, _ in
+            let limit = params.limit ?? ChangeListParams.defaultLimit
+            guard (1...ChangeListParams.maxLimit).contains(limit) else {
+                throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(ChangeListParams.maxLimit)")
+            }
+            let after = params.after ?? 0
+            guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
+            if let id = params.id, try await store.campaign(id: id) == nil { throw StoreError.notFound(id) }
+            let records = try await store.changeLog(campaign: params.id, after: after, limit: limit)
+            let entries = records.map { ChangeEntry(change: $0.change, actor: $0.actor, before: $0.before) }
+            return ChangeListResult(changes: entries, next: entries.count == limit ? entries.last?.seq : nil)
+        }
+        table.register(AdminAPI.launchExplain) { params, _ in
+            let request = try params.validated()
+            let now = clock()
+            let campaigns = try await store.campaigns(app: request.app, state: nil)
+            var creatives: [String: CreativeFacts] = [:]
+            for sha256 in Set(campaigns.flatMap { $0.creatives.map(\.sha256) }) {
+                creatives[sha256] = try await store.creative(sha256: sha256)
+            }
+            // The edge's own index and decision, on campaignd's campaigns and creatives, for a device with no history.
+            let index = DecisionEngine.index(campaigns, creatives: creatives, preparer: .json)[request.app]
+            let (decision, explained) = DecisionEngine.explain(request, campaigns: campaigns, index: index, device: .make(), now: now)
+            return LaunchExplainResult(hasAd: decision.campaign != nil, id: decision.campaign?.id, sha256: decision.creative?.sha256,
+                                       revoked: decision.revoked, campaigns: explained.map(ExplainedCampaign.init), at: now)
         }
         return table
     }

@@ -24,6 +24,7 @@ public final class CampaignServiceApp: Sendable {
     private let updates: Publisher
     private let leader: LeaderDuties
     private let edges: EdgeRegistry
+    private let statsPruner: StatsPruner
     private let http: any Service
     private let zmqEndpoints = BoundEndpoints()
     /// The campaign database.
@@ -44,10 +45,12 @@ public final class CampaignServiceApp: Sendable {
         var adminCurve: CurveServerOptions?
         var edgeCurve: CurveServerOptions?
         var edgeKeys: EdgeKeys?
+        var operatorNames: [String: String] = [:]
         if let keysPath = configuration.keysDirectory {
             let keys = try KeysDirectory(path: keysPath)
             let own = try keys.keyPair("campaignd")
             let edgeIds = try keys.edgeKeys()
+            operatorNames = try keys.operatorNames()
             edgeKeys = EdgeKeys(edgeIds: edgeIds, logger: logger)
             let zap = try ZAPAuthenticator(context: context) { decision in
                 if !decision.admitted {
@@ -86,6 +89,7 @@ public final class CampaignServiceApp: Sendable {
 
         let edges = EdgeRegistry(store: store, logger: logger, retention: configuration.edgeRetention, clock: clock)
         self.edges = edges
+        statsPruner = StatsPruner(store: store, retention: configuration.statsRetention, clock: clock, logger: logger)
         let metrics = CampaignMetrics()
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
@@ -98,7 +102,7 @@ public final class CampaignServiceApp: Sendable {
         admin = try RPCServer(
             context: context,
             dispatcher: JSONRPCDispatcher(
-                methods: AdminHandlers.table(store: store, edges: edges,
+                methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
                                              maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
                 info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin")),
             configuration: adminConfiguration, logger: logger)
@@ -147,7 +151,7 @@ public final class CampaignServiceApp: Sendable {
     }
 
     /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
-    public var services: [any Service] { [updates, edges, leader, sync, admin, http] }
+    public var services: [any Service] { [updates, edges, statsPruner, leader, sync, admin, http] }
 
     /// Releases what outlives the services (the ZAP handler, the database's connections).
     public func close() {

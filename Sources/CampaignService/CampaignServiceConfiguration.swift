@@ -30,6 +30,12 @@ public struct CampaignServiceConfiguration: Sendable {
     /// `adctl --wait`.
     public var edgeRetention: Double = Self.defaultEdgeRetention
 
+    /// Seconds for which the hourly counts behind `campaign.stats` series are kept (the totals are kept for good).
+    public var statsRetention: Double = Self.defaultStatsRetention
+
+    /// 90 days: a quarter of hourly rows, a few per campaign, creative and region each hour.
+    public static let defaultStatsRetention: Double = 90 * 86_400
+
     /// A day: an edge away longer than that was most likely taken away for good.
     public static let defaultEdgeRetention: Double = 86_400
 

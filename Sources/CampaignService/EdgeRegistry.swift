@@ -52,6 +52,11 @@ final class EdgeRegistry: Service {
         }
     }
 
+    /// The region an edge last acknowledged from, as this process heard it.
+    func region(of edgeId: String) -> String? {
+        edges.withLock { $0.all[edgeId]?.region }
+    }
+
     /// Every edge heard from within the retention, newest acknowledgement first whichever campaignd took it: the
     /// stored ones and those not yet saved.
     func list(now: Timestamp) async throws -> [EdgeInfo] {

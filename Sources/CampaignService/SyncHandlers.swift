@@ -55,7 +55,10 @@ enum SyncHandlers {
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
             }
-            let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts)
+            let hourly = try ReportHours.hourly(of: report, receivedAt: clock())
+            let region = report.region ?? edges.region(of: report.edgeId) ?? ""
+            let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts,
+                                                          hourly: hourly, region: region)
             return EdgeReportResult(accepted: taken, lastReportId: last)
         }
         table.register(SyncAPI.ack, inline: { ack, context in

@@ -33,6 +33,7 @@ enum PostgresSchema {
             actor TEXT NOT NULL,
             body TEXT NOT NULL)
         """,
+        "CREATE INDEX IF NOT EXISTS changes_campaign ON changes(campaign_id, seq)",
         """
         CREATE TABLE IF NOT EXISTS creatives (
             sha256 TEXT PRIMARY KEY,
@@ -51,6 +52,18 @@ enum PostgresSchema {
             clicks BIGINT NOT NULL DEFAULT 0,
             skips BIGINT NOT NULL DEFAULT 0)
         """,
+        """
+        CREATE TABLE IF NOT EXISTS stats_hourly (
+            campaign_id BIGINT NOT NULL,
+            hour BIGINT NOT NULL,
+            creative TEXT NOT NULL,
+            region TEXT NOT NULL,
+            impressions BIGINT NOT NULL,
+            clicks BIGINT NOT NULL,
+            skips BIGINT NOT NULL,
+            PRIMARY KEY (campaign_id, hour, creative, region))
+        """,
+        "CREATE INDEX IF NOT EXISTS stats_hourly_hour ON stats_hourly(hour)",
         "CREATE TABLE IF NOT EXISTS edge_reports (edge_id TEXT PRIMARY KEY, last_report_id BIGINT NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS edge_acks (

@@ -30,7 +30,8 @@ extension PostgresStore {
     }
 
     @discardableResult
-    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount],
+                          region: String) async throws -> (taken: Bool, last: Int64) {
         try await pooled { [logger] connection -> (taken: Bool, last: Int64) in
             try await connection.query("BEGIN", logger: logger)
             do {
@@ -53,6 +54,14 @@ extension PostgresStore {
                             clicks = stats.clicks + excluded.clicks, skips = stats.skips + excluded.skips
                         """, logger: logger)
                 }
+                for item in hourly {
+                    try await connection.query("""
+                        INSERT INTO stats_hourly (campaign_id, hour, creative, region, impressions, clicks, skips)
+                        VALUES (\(item.id), \(item.hour.milliseconds), \(item.sha256 ?? ""), \(region), \(item.impressions), \(item.clicks), \(item.skips))
+                        ON CONFLICT (campaign_id, hour, creative, region) DO UPDATE SET impressions = stats_hourly.impressions + excluded.impressions,
+                            clicks = stats_hourly.clicks + excluded.clicks, skips = stats_hourly.skips + excluded.skips
+                        """, logger: logger)
+                }
                 try await connection.query("COMMIT", logger: logger)
                 return (true, reportId)
             } catch {
@@ -72,6 +81,26 @@ extension PostgresStore {
             let (id, impressions, clicks, skips) = try row.decode((Int64, Int64, Int64, Int64).self)
             return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips)
         }
+    }
+
+    public func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint] {
+        var binds = PostgresBindings()
+        binds.append(query.by.milliseconds)
+        binds.append(query.by.milliseconds)
+        binds.append(query.from.milliseconds)
+        binds.append(query.to.milliseconds)
+        if let id = query.id { binds.append(id) }
+        let sql = StatsSeriesSQL.select(query, placeholder: { "$\($0)::BIGINT" })
+        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+            let (id, bucket, creative, region, impressions, clicks, skips) = try row.decode((Int64, Int64, String, String, Int64, Int64, Int64).self)
+            return StatsSeriesSQL.point(query, id: id, bucket: bucket, creative: creative, region: region,
+                                        impressions: impressions, clicks: clicks, skips: skips)
+        }
+    }
+
+    @discardableResult
+    public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
+        try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
     }
 
     public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {

@@ -127,9 +127,18 @@ public final class PostgresStore: Store {
         }
     }
 
-    public func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
-        try await rows("SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > \(seq) ORDER BY seq LIMIT \(Int64(limit))")
-            .map { try Self.recordAndSize($0).0 }
+    public func changeLog(campaign: Int64?, after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
+        try await rows("""
+            SELECT c.seq, c.op, c.campaign_id, c.at, c.actor, c.body,
+                (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1)
+            FROM changes c WHERE c.seq > \(seq) AND (\(campaign)::BIGINT IS NULL OR c.campaign_id = \(campaign))
+            ORDER BY c.seq LIMIT \(Int64(limit))
+            """).map { row in
+            let (seq, op, id, at, actor, body, before) = try row.decode((Int64, String, Int64, Int64, String, String, String?).self)
+            let change = Change(seq: seq, op: CampaignOperation(rawValue: op) ?? .updated, id: id,
+                                campaign: try CampaignJSON.decode(body), at: Timestamp(milliseconds: at))
+            return ChangeRecord(change: change, actor: actor, before: try before.map(CampaignJSON.decode))
+        }
     }
 
     public func nextTransitionTime() async throws -> Timestamp? {

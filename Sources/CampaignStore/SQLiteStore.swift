@@ -11,7 +11,8 @@ import LaunchAdDomain
 /// has no gaps; each commit that made changes wakes ``commitWakeups()``. One process owns the file, so it always
 /// leads. Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
 public final class SQLiteStore: Store {
-    private let pool: DatabasePool
+    /// Reached by the extensions in other files (stats).
+    let pool: DatabasePool
     private let files: CreativeFiles
     /// The random id of this database, made when it was created.
     public let epoch: String
@@ -87,6 +88,23 @@ public final class SQLiteStore: Store {
                 INSERT INTO meta (key, value) SELECT 'published', value FROM meta WHERE key = 'seq';
                 """)
         }
+        migrator.registerMigration("v4 change log by campaign") { db in
+            try db.execute(sql: "CREATE INDEX changes_campaign ON changes(campaign_id, seq)")
+        }
+        migrator.registerMigration("v5 hourly stats") { db in
+            try db.execute(sql: """
+                CREATE TABLE stats_hourly (
+                    campaign_id INTEGER NOT NULL,
+                    hour INTEGER NOT NULL,
+                    creative TEXT NOT NULL,
+                    region TEXT NOT NULL,
+                    impressions INTEGER NOT NULL,
+                    clicks INTEGER NOT NULL,
+                    skips INTEGER NOT NULL,
+                    PRIMARY KEY (campaign_id, hour, creative, region)) WITHOUT ROWID;
+                CREATE INDEX stats_hourly_hour ON stats_hourly(hour);
+                """)
+        }
         try migrator.migrate(pool)
         epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
     }
@@ -159,11 +177,20 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
+    public func changeLog(campaign: Int64?, after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
-                             arguments: [seq, limit])
-                .map { row in ChangeRecord(change: try Self.change(row), actor: row["actor"]) }
+            var sql = """
+                SELECT c.seq, c.op, c.campaign_id, c.at, c.actor, c.body,
+                    (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1) AS before
+                FROM changes c WHERE c.seq > ?
+                """
+            var arguments: StatementArguments = [seq]
+            if let campaign { sql += " AND c.campaign_id = ?"; arguments += [campaign] }
+            sql += " ORDER BY c.seq LIMIT ?"
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                ChangeRecord(change: try Self.change(row), actor: row["actor"], before: try (row["before"] as String?).map(Self.decode))
+            }
         }
     }
 
@@ -244,7 +271,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    // MARK: Creatives and stats
+    // MARK: Creatives
 
     public func creative(sha256: String) async throws -> CreativeFacts? {
         try await pool.read { db in try Self.creative(db, sha256: sha256) }
@@ -275,36 +302,6 @@ public final class SQLiteStore: Store {
             guard offset <= facts.size else { return .pastEnd(facts) }
             guard let bytes = try files.read(sha256: sha256, offset: offset, length: length) else { return .notFound }
             return .bytes(facts, bytes)
-        }
-    }
-
-    @discardableResult
-    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
-        try await pool.write { db in
-            let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
-            if let last, reportId <= last { return (false, last) }
-            try db.execute(sql: "INSERT INTO edge_reports (edge_id, last_report_id) VALUES (?, ?) ON CONFLICT(edge_id) DO UPDATE SET last_report_id = excluded.last_report_id",
-                           arguments: [edgeId, reportId])
-            for item in counts {
-                try db.execute(sql: """
-                    INSERT INTO stats (campaign_id, impressions, clicks, skips) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(campaign_id) DO UPDATE SET impressions = impressions + excluded.impressions,
-                        clicks = clicks + excluded.clicks, skips = skips + excluded.skips
-                    """, arguments: [item.id, item.impressions, item.clicks, item.skips])
-            }
-            return (true, reportId)
-        }
-    }
-
-    public func stats(id: Int64?) async throws -> [CampaignStats] {
-        try await pool.read { db in
-            var sql = "SELECT c.id, COALESCE(s.impressions, 0) AS i, COALESCE(s.clicks, 0) AS c, COALESCE(s.skips, 0) AS s FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id"
-            var arguments: StatementArguments = []
-            if let id { sql += " WHERE c.id = ?"; arguments += [id] } else { sql += " WHERE c.state != 'deleted'" }
-            sql += " ORDER BY c.id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                CampaignStats(id: row["id"], impressions: row["i"], clicks: row["c"], skips: row["s"])
-            }
         }
     }
 

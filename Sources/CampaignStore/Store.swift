@@ -33,8 +33,9 @@ public protocol Store: Sendable {
     /// one, when any follows); `nil` when the log no longer reaches back that far.
     func changes(since seq: Int64, limit: Int, maxBytes: Int) async throws -> [Change]?
 
-    /// The change log as it is kept, with who made each change: the changes after `seq`, at most `limit`.
-    func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord]
+    /// The change log as it is kept, with who made each change and the campaign as it was before it: the changes
+    /// after `seq` (of one campaign when `campaign` is given), in `seq` order, at most `limit`.
+    func changeLog(campaign: Int64?, after seq: Int64, limit: Int) async throws -> [ChangeRecord]
 
     /// The earliest time at which time alone changes some campaign.
     func nextTransitionTime() async throws -> Timestamp?
@@ -67,11 +68,22 @@ public protocol Store: Sendable {
     /// Adds an edge's report to the counters, once: a report whose id is not above the last one taken from that
     /// edge is not added (it was sent again after a lost answer, or its id is stale). Returns whether it was taken,
     /// and the last id taken from the edge.
+    /// With them, in the same transaction, `hourly` is added to the counts kept by campaign, hour, creative and
+    /// `region` (what ``statsSeries(_:)`` answers).
     @discardableResult
-    func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64)
+    func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], region: String) async throws -> (taken: Bool, last: Int64)
 
     /// Counts per campaign: one campaign's, or every campaign's but deleted ones.
     func stats(id: Int64?) async throws -> [CampaignStats]
+
+    /// The counts over time `query` asks for: one campaign's or every campaign's but deleted ones, summed by bucket
+    /// (and by creative and region when split), in order of campaign, bucket, creative and region; buckets with no
+    /// count are left out.
+    func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint]
+
+    /// Forgets the hourly counts of the hours that began before `cutoff` (the totals stay); returns how many rows went.
+    @discardableResult
+    func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int
 
     // MARK: Edges' acknowledgements
 
@@ -103,15 +115,31 @@ public protocol Store: Sendable {
     func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws
 }
 
-/// One change of the log with who made it: an operator's CURVE key, `local` (an admin client without keys), or
-/// `scheduler` (time started or ended the campaign).
+extension Store {
+    /// Adds a report's counts with no hourly counts (as an older edge sends them).
+    @discardableResult
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
+        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: [], region: "")
+    }
+
+    /// Every campaign's changes after `seq`, at most `limit`.
+    public func changeLog(after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
+        try await changeLog(campaign: nil, after: seq, limit: limit)
+    }
+}
+
+/// One change of the log with who made it: an operator's key name (or CURVE key), `local` (an admin client without
+/// keys), or `scheduler` (time started or ended the campaign); and the campaign before it, from the campaign's
+/// previous change (`nil` when it created the campaign), so that what changed can be told.
 public struct ChangeRecord: Sendable, Hashable {
     public var change: Change
     public var actor: String
+    public var before: Campaign?
 
-    public init(change: Change, actor: String) {
+    public init(change: Change, actor: String, before: Campaign? = nil) {
         self.change = change
         self.actor = actor
+        self.before = before
     }
 }
 

@@ -43,9 +43,13 @@ enum ClientHandlers {
                 try event.check(at: index, now: now)
             }
             var accepted = 0
-            for event in params.events where context.ledger.admit(event) {
+            for event in params.events {
+                let campaign = campaigns[event.campaignId]
+                // Counted by creative only when it is one of the campaign's (a made-up one would only grow the counts).
+                let creative = event.sha256.flatMap { sha256 in campaign?.creatives.contains { $0.sha256 == sha256 } == true ? sha256 : nil }
+                guard context.ledger.admit(event, creative: creative, now: now) else { continue }
                 accepted += 1
-                if let campaign = campaigns[event.campaignId] {
+                if let campaign {
                     context.devices.record(event, of: campaign, at: event.at ?? now) {
                         DecisionEngine.rotationGroup(of: campaign, in: state.appIndex(campaign.app))
                     }

@@ -1,4 +1,5 @@
 import LaunchAdAPI
+import LaunchAdDomain
 import Locking
 
 /// Event ids already counted, and the counts not yet shipped to campaignd. The ids are kept as fingerprints in
@@ -11,9 +12,10 @@ final class EventLedger: Sendable {
     /// Fingerprints the set holds per generation.
     let generation: Int
 
-    /// The counts not in a report yet, and the fingerprints of the events counted since the journal last took them.
+    /// The counts not in a report yet (by campaign, hour and creative), and the fingerprints of the events counted
+    /// since the journal last took them.
     private struct Unsaved {
-        var counts: [Int64: CampaignStats] = [:]
+        var counts: [HourlyCount.Key: HourlyCount] = [:]
         var fingerprints: [UInt64] = []
     }
     private let unsaved = Locked(Unsaved())
@@ -35,19 +37,23 @@ final class EventLedger: Sendable {
         }
     }
 
-    /// Counts the event unless its id was seen; returns whether it was new.
-    func admit(_ event: LaunchEvent) -> Bool {
+    /// Counts the event unless its id was seen, under the hour it happened in (its `at`, or `now`) and `creative` (the
+    /// event's creative when it is one of the campaign's: an unknown one would only grow the counts); returns whether
+    /// it was new.
+    func admit(_ event: LaunchEvent, creative: String? = nil, now: Timestamp = .now()) -> Bool {
         let fingerprint = key.fingerprint(event.eventId)
         let new = seen.withLock { $0.insert(fingerprint) }
         guard new else { return false }
+        let hour = HourlyCount.hour(of: event.at ?? now)
+        let countKey = HourlyCount.Key(id: event.campaignId, hour: hour.milliseconds, sha256: creative)
         unsaved.withLock { unsaved in
-            var entry = unsaved.counts[event.campaignId] ?? CampaignStats(id: event.campaignId, impressions: 0, clicks: 0, skips: 0)
+            var entry = unsaved.counts[countKey] ?? HourlyCount(id: event.campaignId, hour: hour, sha256: creative)
             switch event.type {
             case .impression: entry.impressions += 1
             case .click: entry.clicks += 1
             case .skip: entry.skips += 1
             }
-            unsaved.counts[event.campaignId] = entry
+            unsaved.counts[countKey] = entry
             // While the journal cannot take them, the newest generation waits (older ones the set forgets anyway).
             if unsaved.fingerprints.count >= 2 * generation { unsaved.fingerprints.removeFirst(generation) }
             unsaved.fingerprints.append(fingerprint)
@@ -55,18 +61,19 @@ final class EventLedger: Sendable {
         return true
     }
 
-    /// The counts gathered so far, by campaign id.
-    var unsent: [CampaignStats] {
-        unsaved.withLock { $0.counts.values.sorted { $0.id < $1.id } }
+    /// The counts gathered so far, by campaign, hour and creative.
+    var unsent: [HourlyCount] {
+        HourlyCount.merged(unsaved.withLock { Array($0.counts.values) })
     }
 
     /// For a save: the counts gathered so far (left in place) and the fingerprints not yet in the journal (taken),
     /// together, so that every count saved has its event's fingerprint saved with or before it.
-    func takeForSave() -> (unsent: [CampaignStats], fingerprints: [UInt64]) {
-        unsaved.withLock { unsaved in
+    func takeForSave() -> (unsent: [HourlyCount], fingerprints: [UInt64]) {
+        let (counts, fingerprints) = unsaved.withLock { unsaved in
             defer { unsaved.fingerprints.removeAll(keepingCapacity: true) }
-            return (unsaved.counts.values.sorted { $0.id < $1.id }, unsaved.fingerprints)
+            return (Array(unsaved.counts.values), unsaved.fingerprints)
         }
+        return (HourlyCount.merged(counts), fingerprints)
     }
 
     /// Puts back fingerprints the journal could not take, ahead of those that came since.
@@ -80,22 +87,18 @@ final class EventLedger: Sendable {
     }
 
     /// Takes the counts gathered so far.
-    func drain() -> [CampaignStats] {
-        unsaved.withLock { unsaved in
+    func drain() -> [HourlyCount] {
+        HourlyCount.merged(unsaved.withLock { unsaved in
             defer { unsaved.counts.removeAll() }
-            return unsaved.counts.values.sorted { $0.id < $1.id }
-        }
+            return Array(unsaved.counts.values)
+        })
     }
 
     /// Puts back counts that could not be shipped.
-    func restore(_ unsent: [CampaignStats]) {
+    func restore(_ unsent: [HourlyCount]) {
         unsaved.withLock { unsaved in
             for item in unsent {
-                var entry = unsaved.counts[item.id] ?? CampaignStats(id: item.id, impressions: 0, clicks: 0, skips: 0)
-                entry.impressions += item.impressions
-                entry.clicks += item.clicks
-                entry.skips += item.skips
-                unsaved.counts[item.id] = entry
+                unsaved.counts[item.key, default: HourlyCount(id: item.id, hour: item.hour, sha256: item.sha256)].add(item)
             }
         }
     }

@@ -2,6 +2,7 @@ import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 import Locking
 
 /// The counts campaignd has not taken yet, on disk (`reports.json` in the cache folder, a ``ChecksummedFile`` written
@@ -14,8 +15,22 @@ final class ReportFile: Sendable {
         var lastReportId: Int64
         /// The report sent (or about to be) that campaignd has not answered: sent again as it is.
         var pending: EdgeReport?
-        /// Counts gathered since, in no report yet.
+        /// Counts gathered since, in no report yet, per campaign (as a file of an older edge has them).
         var unsent: [CampaignStats]
+        /// The same counts by campaign, hour and creative (absent from an older edge's file).
+        var unsentHourly: [HourlyCount]?
+
+        init(lastReportId: Int64, pending: EdgeReport?, unsent: [HourlyCount]) {
+            self.lastReportId = lastReportId
+            self.pending = pending
+            self.unsent = HourlyCount.totals(unsent)
+            self.unsentHourly = unsent
+        }
+
+        /// The counts gathered and not shipped, by hour: an older file's, under the hour of `now`.
+        func hourly(now: Timestamp) -> [HourlyCount] {
+            unsentHourly ?? unsent.map { HourlyCount(id: $0.id, hour: HourlyCount.hour(of: now), impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips) }
+        }
 
         static let empty = Body(lastReportId: 0, pending: nil, unsent: [])
     }

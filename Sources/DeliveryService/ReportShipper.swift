@@ -1,6 +1,7 @@
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 import Logging
 import ServiceLifecycle
 import Locking
@@ -53,7 +54,7 @@ final class ReportShipper: Service {
         let client = try RPCClient(context: context, configuration: clientConfiguration)
         let (saved, discarded) = file.load()
         if discarded { logger.warning("discarded a report file that did not verify", metadata: ["file": "\(file.url.path)"]) }
-        ledger.restore(saved.unsent)
+        ledger.restore(saved.hourly(now: .now()))
         if saved.pending != nil || !saved.unsent.isEmpty {
             logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",
                                                                                       "pending": "\(saved.pending?.reportId ?? 0)"])
@@ -87,10 +88,11 @@ final class ReportShipper: Service {
     /// nothing to send).
     private func ship(_ outbox: inout Outbox, client: RPCClient, timeout: Duration) async -> Bool {
         if outbox.pending == nil {
-            let counts = ledger.drain()
-            if !counts.isEmpty {
+            let hourly = ledger.drain()
+            if !hourly.isEmpty {
                 let id = max(outbox.lastId + 1, Int64(Date().timeIntervalSince1970 * 1000))
-                outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: counts)
+                outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: HourlyCount.totals(hourly), hourly: hourly,
+                                            region: configuration.region)
                 outbox.lastId = id
             }
         }
@@ -105,7 +107,7 @@ final class ReportShipper: Service {
             if !answer.accepted && answer.lastReportId > report.reportId {
                 // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
                 outbox.lastId = answer.lastReportId
-                ledger.restore(report.counts)
+                ledger.restore(report.hourly ?? [])
             }
             await save(outbox)
             return true

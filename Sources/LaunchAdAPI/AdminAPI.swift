@@ -42,9 +42,39 @@ public enum AdminAPI {
             EdgeInfo(edgeId: "edge-sz-1", region: "cn-south", epoch: APIExamples.epoch, appliedSeq: 12, lastSeen: APIExamples.created, stale: true),
         ], seq: 18, epoch: APIExamples.epoch))])
     public static let campaignStats = RPCMethod<CampaignStatsParams, CampaignStatsResult>(
-        "campaign.stats", summary: "Impressions, clicks and skips reported by edges.", idempotent: true, errors: [APIError.campaignNotFound],
+        "campaign.stats", summary: "Impressions, clicks and skips reported by edges: totals, and over time by hour or day.",
+        description: "Totals always; with any of from, to, by or split, the series too: by campaign, bucket (UTC), then creative and the edge's region when split. Buckets with no event are left out. campaignd keeps hourly counts for --stats-retention (90 days by default).",
+        idempotent: true, errors: [APIError.campaignNotFound],
         examples: [RPCExample("one campaign", params: CampaignStatsParams(id: 42),
-                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)]))])
+                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)])),
+                   RPCExample("by hour, split by creative", params: CampaignStatsParams(id: 42, from: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!,
+                                                                                       to: Timestamp(rfc3339: "2026-11-11T02:00:00Z")!, by: .hour, split: [.creative]),
+                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)], series: [
+                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 800, clicks: 20, skips: 160),
+                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 650, clicks: 18, skips: 122),
+                              ]))])
+
+    public static let changeList = RPCMethod<ChangeListParams, ChangeListResult>(
+        "change.list", summary: "The change log: who changed which campaign, what and when, a page at a time.",
+        description: "In sequence order, after `after`; `limit` above \(ChangeListParams.maxLimit) is refused. `next` is set when the page is full. The fields are those whose value the change altered, from the campaign stored before and after it.",
+        idempotent: true, errors: [APIError.campaignNotFound],
+        examples: [RPCExample("one campaign's changes", params: ChangeListParams(id: 42, after: 16, limit: 2),
+                              result: ChangeListResult(changes: [
+                                ChangeEntry(seq: 17, id: 42, op: .created, actor: "local", at: APIExamples.created, fields: [], version: 1),
+                                ChangeEntry(seq: 18, id: 42, op: .updated, actor: "alice", at: APIExamples.updated, fields: ["endsAt", "priority"], version: 2),
+                              ], next: 18))])
+
+    public static let launchExplain = RPCMethod<LaunchQueryParams, LaunchExplainResult>(
+        "launch.explain", summary: "What an edge holding campaignd's state would answer a launch query now, and why for every campaign of the app.",
+        description: "The params are launch.query's. The edge's own decision engine runs on campaignd's campaigns and creatives, for a device the edge has no history of (no impressions: caps and the rotation start fresh). Each campaign is served, lost-draw, lower-priority, not-live-yet, ended, paused, expired, targeting (with the field), capped or no-creative.",
+        idempotent: true,
+        examples: [RPCExample("one served, one paused, one left out by platform", params: LaunchQueryParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0",
+                                                                                             region: "cn-east", deviceId: "d41d8cd98f00b204", screen: APIExamples.screen),
+                              result: LaunchExplainResult(hasAd: true, id: 42, sha256: APIExamples.creative.sha256, revoked: [7], campaigns: [
+                                ExplainedCampaign(CampaignExplanation(campaign: APIExamples.campaign { $0.id = 7; $0.name = "Spring sale"; $0.state = .paused }, outcome: .paused)),
+                                ExplainedCampaign(CampaignExplanation(campaign: APIExamples.campaign { $0.state = .live }, outcome: .served)),
+                                ExplainedCampaign(CampaignExplanation(campaign: APIExamples.campaign { $0.id = 43; $0.name = "Android only"; $0.state = .live }, outcome: .targeting, field: .platform)),
+                              ], at: APIExamples.updated))])
 
     static func operation(_ name: String, _ summary: String, _ change: (inout Campaign) -> Void) -> RPCMethod<CampaignID, CampaignChangeResult> {
         RPCMethod(name, summary: summary, errors: campaignErrors,
@@ -61,6 +91,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info,
+        edgeList.info, campaignStats.info, changeList.info, launchExplain.info,
     ] + operations.map { $0.0.info }
 }

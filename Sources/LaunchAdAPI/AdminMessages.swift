@@ -121,15 +121,38 @@ public struct EdgeListResult: Codable, Sendable {
     }
 }
 
-public struct CampaignStatsParams: Codable, Sendable {
+/// `campaign.stats` params: totals, and a series over time when any of `from`, `to`, `by` or `split` is given.
+public struct CampaignStatsParams: Codable, Sendable, Equatable {
     public var id: Int64?
-    public init(id: Int64? = nil) { self.id = id }
+    /// The series' start (default: `to` less a day by hour, less 30 days by day); taken back to its bucket's start.
+    public var from: Timestamp?
+    /// The series' end, not included (default: now).
+    public var to: Timestamp?
+    /// The bucket: an hour (default) or a day (UTC).
+    public var by: StatsBucket?
+    /// Split each bucket by creative, by region, or both.
+    public var split: [StatsSplit]?
+
+    public init(id: Int64? = nil, from: Timestamp? = nil, to: Timestamp? = nil, by: StatsBucket? = nil, split: [StatsSplit]? = nil) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.by = by
+        self.split = split
+    }
+
+    /// Whether a series is asked for.
+    public var wantsSeries: Bool { from != nil || to != nil || by != nil || split != nil }
 }
 
 public struct CampaignStatsResult: Codable, Sendable {
+    /// Totals since the campaign began, by campaign id.
     public var stats: [CampaignStats]
+    /// The counts over time, when asked for: by campaign, bucket, then creative and region when split.
+    public var series: [StatsPoint]?
 
-    public init(stats: [CampaignStats]) {
+    public init(stats: [CampaignStats], series: [StatsPoint]? = nil) {
         self.stats = stats
+        self.series = series
     }
 }

@@ -8,11 +8,18 @@ public struct EdgeReport: Codable, Sendable, Equatable {
     public var reportId: Int64
     /// Counts per campaign since the last report.
     public var counts: [CampaignStats]
+    /// The same counts by campaign, hour and creative, for counts over time (absent from older edges: campaignd then
+    /// files `counts` under the hour it receives them, with no creative).
+    public var hourly: [HourlyCount]?
+    /// The edge's region, under which campaignd files the counts (absent: the region of its acknowledgements).
+    public var region: String?
 
-    public init(edgeId: String, reportId: Int64, counts: [CampaignStats]) {
+    public init(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount]? = nil, region: String? = nil) {
         self.edgeId = edgeId
         self.reportId = reportId
         self.counts = counts
+        self.hourly = hourly
+        self.region = region
     }
 }
 
@@ -26,4 +33,9 @@ public struct EdgeReportResult: Codable, Sendable {
         self.accepted = accepted
         self.lastReportId = lastReportId
     }
+}
+
+extension EdgeReport {
+    /// The most hourly counts a report may hold.
+    public static let maxHourly = 50_000
 }

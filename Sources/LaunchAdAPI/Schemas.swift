@@ -88,13 +88,22 @@ extension EdgeListResult: JSONSchemaDescribable {
 
 extension CampaignStatsParams: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
-        .object(["id": campaignIDSchema.described("One campaign (default: every campaign not deleted).")])
+        .object([
+            "id": campaignIDSchema.described("One campaign (default: every campaign not deleted)."),
+            "from": Timestamp.jsonSchema.described("The series' start, taken back to its bucket's start (default: to less a day by hour, 30 days by day)."),
+            "to": Timestamp.jsonSchema.described("The series' end, not included (default: now). At most 31 days after from by hour, 366 by day."),
+            "by": JSONSchema.cases(of: StatsBucket.self, "The bucket, in UTC (default hour)."),
+            "split": .array(of: .cases(of: StatsSplit.self), "Split each bucket by creative, by region (the edge's), or both.", uniqueItems: true),
+        ], description: "Totals; with any of from, to, by or split, a series over time as well.")
     }
 }
 
 extension CampaignStatsResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
-        .object(["stats": .array(of: CampaignStats.jsonSchema, "By campaign id.")], required: ["stats"])
+        .object([
+            "stats": .array(of: CampaignStats.jsonSchema, "Totals, by campaign id."),
+            "series": .array(of: StatsPoint.jsonSchema, "When asked for: by campaign, bucket, creative and region; buckets with no event are left out. Hourly counts are kept for campaignd's --stats-retention (90 days by default)."),
+        ], required: ["stats"])
     }
 }
 
@@ -174,6 +183,8 @@ extension EdgeReport: JSONSchemaDescribable {
             "edgeId": edgeIDSchema,
             "reportId": .integer("Grows with each report, so a report sent twice is counted once."),
             "counts": .array(of: CampaignStats.jsonSchema, "Counts per campaign since the last report.", maxItems: 10_000),
+            "hourly": .array(of: HourlyCount.jsonSchema, "The same counts by campaign, hour and creative (absent: filed under the hour campaignd receives them).", maxItems: EdgeReport.maxHourly),
+            "region": .string("The edge's region, under which the counts are filed (absent: its acknowledgements' region).", maxLength: 64),
         ], required: ["edgeId", "reportId", "counts"])
     }
 }

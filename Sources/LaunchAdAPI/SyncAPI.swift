@@ -57,7 +57,9 @@ extension SyncAPI {
         idempotent: true, errors: [APIError.edgeKeyMismatch],
         examples: [RPCExample("counts since the last report", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254460, counts: [
             CampaignStats(id: 42, impressions: 120, clicks: 4, skips: 31),
-        ]), result: EdgeReportResult(accepted: true, lastReportId: 1731254460))])
+        ], hourly: [
+            HourlyCount(id: 42, hour: Timestamp(rfc3339: "2024-11-10T16:00:00Z")!, sha256: APIExamples.creative.sha256, impressions: 120, clicks: 4, skips: 31),
+        ], region: "cn-east"), result: EdgeReportResult(accepted: true, lastReportId: 1731254460))])
 
     /// Every method of the sync socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [snapshot.info, changes.info, creative.info, ack.info, report.info]

@@ -231,32 +231,44 @@ public enum DecisionEngine {
 
     /// Whether the campaign targets this request (platform, version range, region, locale, launch type).
     public static func matches(_ candidate: Candidate, _ request: LaunchRequest) -> Bool {
+        targetingMiss(candidate, request) == nil
+    }
+
+    /// The first part of the campaign's targeting that leaves this request out, or `nil` when it targets it.
+    public static func targetingMiss(_ candidate: Candidate, _ request: LaunchRequest) -> TargetingField? {
         let targeting = candidate.campaign.targeting
-        if let platforms = targeting.platforms, !platforms.contains(request.platform) { return false }
-        if let min = candidate.minVersion, request.appVersion < min { return false }
-        if let max = candidate.maxVersion, !(request.appVersion < max) { return false }
+        if let platforms = targeting.platforms, !platforms.contains(request.platform) { return .platform }
+        if let min = candidate.minVersion, request.appVersion < min { return .appVersion }
+        if let max = candidate.maxVersion, !(request.appVersion < max) { return .appVersion }
         if let regions = targeting.regions {
             // Targeted regions are lower case (campaign rules); a request's matches in any case of its ASCII letters.
             guard let region = request.region, regions.contains(where: { sameIgnoringASCIICase(lowercased: $0, region) }) else {
-                return false
+                return .region
             }
         }
-        return matchesBeyondReach(candidate, request)
+        return beyondReachMiss(candidate, request)
     }
 
     /// The targeting that a tier's reach (platform, version range, region) leaves: launch type and locale.
+    @inline(__always)
     static func matchesBeyondReach(_ candidate: Candidate, _ request: LaunchRequest) -> Bool {
+        beyondReachMiss(candidate, request) == nil
+    }
+
+    /// What of the launch type and locale leaves this request out, or `nil`.
+    @inline(__always)
+    static func beyondReachMiss(_ candidate: Candidate, _ request: LaunchRequest) -> TargetingField? {
         let campaign = candidate.campaign
-        guard campaign.launchTypes.contains(request.launchType) else { return false }
+        guard campaign.launchTypes.contains(request.launchType) else { return .launchType }
         if request.launchType == .hot {
-            guard let seconds = request.backgroundSeconds, seconds >= (campaign.minBackgroundSeconds ?? 0) else { return false }
+            guard let seconds = request.backgroundSeconds, seconds >= (campaign.minBackgroundSeconds ?? 0) else { return .backgroundSeconds }
         }
         if let locales = candidate.locales {
             guard let locale = request.locale, locales.contains(where: { sameIgnoringASCIICase(lowercased: $0, locale) }) else {
-                return false
+                return .locale
             }
         }
-        return true
+        return nil
     }
 
     /// Whether `text` is `lowercased` (an ASCII language tag in lower case) but for the case of its ASCII letters:

@@ -51,6 +51,18 @@ public struct KeysDirectory: Sendable {
         return try files.filter { $0.hasSuffix(".pub") }.sorted().map { try Self.readKey(folder.appendingPathComponent($0)) }
     }
 
+    /// The operators' public keys in `admin/`, each with the name of its file (`admin/alice.pub` names its key
+    /// `alice`), so the change log says who made a change.
+    public func operatorNames() throws -> [String: String] {
+        let folder = url.appendingPathComponent("admin")
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [:] }
+        var names: [String: String] = [:]
+        for file in files.filter({ $0.hasSuffix(".pub") }).sorted() {
+            names[try Self.readKey(folder.appendingPathComponent(file))] = String(file.dropLast(".pub".count))
+        }
+        return names
+    }
+
     /// The edges' public keys, each with the one edge id it speaks for: `edges/EDGE_ID.pub` admits the key it holds for
     /// the edge `EDGE_ID` alone (an absent folder admits no edge). A key listed twice, or a file name that is not an edge
     /// id, is refused.

@@ -43,6 +43,8 @@ struct CampaignDaemon: AsyncParsableCommand {
     var maxCreativeBytes = Int(Environment.string("CAMPAIGND_MAX_CREATIVE_BYTES", default: "5242880")) ?? -1
     @Option(help: "Forget an edge not heard from for this long (90s, 30m, 24h, 7d; at least 1s): edge.list stops listing it, and adctl stops waiting for it. [CAMPAIGND_EDGE_RETENTION]")
     var edgeRetention = Environment.string("CAMPAIGND_EDGE_RETENTION", default: "24h")
+    @Option(help: "Keep the hourly counts behind campaign.stats series for this long (1h to 3660d; totals are kept for good). [CAMPAIGND_STATS_RETENTION]")
+    var statsRetention = Environment.string("CAMPAIGND_STATS_RETENTION", default: "90d")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
 
@@ -54,6 +56,9 @@ struct CampaignDaemon: AsyncParsableCommand {
         }
         guard let retention = DurationText.seconds(edgeRetention), (1...(366 * 86_400)).contains(retention) else {
             throw ValidationError("--edge-retention must be a time between 1s and 366d, such as 90s, 30m, 24h or 7d (got \(edgeRetention))")
+        }
+        guard let stats = DurationText.seconds(statsRetention), (3600...(3660 * 86_400)).contains(stats) else {
+            throw ValidationError("--stats-retention must be a time between 1h and 3660d, such as 48h, 90d or 400d (got \(statsRetention))")
         }
     }
 
@@ -72,6 +77,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
         configuration.maxCreativeBytes = maxCreativeBytes
         configuration.edgeRetention = DurationText.seconds(edgeRetention) ?? CampaignServiceConfiguration.defaultEdgeRetention
+        configuration.statsRetention = DurationText.seconds(statsRetention) ?? CampaignServiceConfiguration.defaultStatsRetention
         do {
             let readyFile = configuration.readyFile
             let app = try await CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

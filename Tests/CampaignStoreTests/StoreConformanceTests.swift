@@ -128,6 +128,27 @@ struct StoreConformanceTests {
         #expect(try await store.changes(since: 0, limit: 1, maxBytes: .max)?.map(\.seq) == [1])
         let log = try await store.changeLog(after: 0, limit: 10)
         #expect(log.map(\.actor) == ["operator-key", "local"] && log.map(\.change) == changes)
+        #expect(log.map(\.before) == [nil, created.campaign])
+      }
+    }
+
+    @Test("the change log answers one campaign's changes, each with the campaign before it, after a seq and a page at a time", arguments: StoreEngine.allCases)
+    func changeLogOfOneCampaign(engine: StoreEngine) async throws {
+      try await Self.withStore(engine) { store, _ in
+        let creative = try await Self.storeCreative(store)
+        let a = try await store.create(Self.fields("a", creative: creative.sha256), actor: "alice", now: Self.now)
+        let b = try await store.create(Self.fields("b", creative: creative.sha256), actor: "bob", now: Self.now)
+        let forced = try await store.apply(.forced, id: a.id, actor: "alice", now: Self.now)
+        _ = try await store.apply(.paused, id: b.id, actor: "bob", now: Self.now)
+        let expired = try await store.apply(.expired, id: a.id, actor: "carol", now: Self.now.adding(seconds: 1))
+        let ofA = try await store.changeLog(campaign: a.id, after: 0, limit: 10)
+        #expect(ofA.map(\.change.seq) == [1, 3, 5] && ofA.map(\.actor) == ["alice", "alice", "carol"])
+        #expect(ofA.map(\.before) == [nil, a.campaign, forced.campaign])
+        #expect(ofA.last?.change == expired)
+        #expect(try await store.changeLog(campaign: a.id, after: 1, limit: 1).map(\.change.seq) == [3])
+        #expect(try await store.changeLog(campaign: b.id, after: 0, limit: 10).map(\.before) == [nil, b.campaign])
+        #expect(try await store.changeLog(campaign: 99, after: 0, limit: 10).isEmpty)
+        #expect(try await store.changeLog(campaign: nil, after: 2, limit: 2).map(\.change.seq) == [3, 4])
       }
     }
 

@@ -93,7 +93,8 @@ struct StateFileTests {
         let body = ReportFile.Body(lastReportId: 1_764_000_000_123,
                                    pending: EdgeReport(edgeId: "edge \"1\"", reportId: 1_764_000_000_123,
                                                        counts: [CampaignStats(id: 4, impressions: 10, clicks: 2, skips: 1)]),
-                                   unsent: [CampaignStats(id: 4, impressions: 3, clicks: 0, skips: 0), CampaignStats(id: 9, impressions: 0, clicks: 1, skips: 0)])
+                                   unsent: [HourlyCount(id: 4, hour: Timestamp(rfc3339: "2026-11-25T10:00:00Z")!, impressions: 3),
+                                            HourlyCount(id: 9, hour: Timestamp(rfc3339: "2026-11-25T11:00:00Z")!, clicks: 1)])
         try file.save(body)
         #expect(ReportFile(directory: directory).load() == (body, false))
         // The same body again is not written: the file stays as it is, even if something else changed it.
@@ -244,5 +245,18 @@ struct StateFileTests {
                 #expect(state.appIndex(unknown) == nil, "\(count) apps: \(unknown)")
             }
         }
+    }
+}
+
+@Suite("report files of older edges", .timeLimit(.minutes(1)))
+struct OlderReportFileTests {
+    @Test("an older edge's report file, with counts per campaign only, is read: its counts go under the hour it is read in")
+    func olderReportFile() throws {
+        let json = #"{"lastReportId":5,"unsent":[{"id":4,"impressions":3,"clicks":1,"skips":0}]}"#
+        let old = try JSONValueDecoder(rejectUnknownKeys: true).decode(ReportFile.Body.self, fromJSON: Array(json.utf8))
+        let now = Timestamp(rfc3339: "2026-11-25T10:42:00Z")!
+        #expect(old.hourly(now: now) == [HourlyCount(id: 4, hour: Timestamp(rfc3339: "2026-11-25T10:00:00Z")!, impressions: 3, clicks: 1)])
+        let new = ReportFile.Body(lastReportId: 6, pending: nil, unsent: old.hourly(now: now))
+        #expect(new.unsent == old.unsent && new.hourly(now: now.adding(seconds: 7200)) == old.hourly(now: now))
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdTesting
 import Testing
+import ZMQRPC
 
 @Suite("adctl against a real campaignd and edge", .timeLimit(.minutes(3)))
 struct AdctlTests {
@@ -12,7 +14,7 @@ struct AdctlTests {
         return (status, process.log)
     }
 
-    @Test("an operator session: upload, create, list, get, force --wait, expire --wait, edges, stats")
+    @Test("an operator session: upload, create, list, get, force --wait, explain, expire --wait, edges, stats by hour, history")
     func session() async throws {
         let fixture = try await CampaignFixture()
         let edge = try await fixture.startEdge("edge-ops")
@@ -44,6 +46,25 @@ struct AdctlTests {
         (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "force", "1", "--wait"], in: directory)
         #expect(status == 0 && output.contains("campaign 1 forced (seq 2)") && output.contains(" ms"), "\(output)")
         #expect(try await edge.query().forced == true)
+        (status, output) = try await Self.adctl(["--endpoint", admin, "explain", "--app", "shop", "--platform", "ios", "--app-version", "5.2.0",
+                                                 "--device", "d-1", "--screen", "1179x2556"], in: directory)
+        #expect(status == 0 && output.hasPrefix("answer: campaign 1, creative \(sha.prefix(12))"), "\(output)")
+        #expect(output.contains("OUTCOME") && output.contains("served"), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "explain", "--app", "shop", "--platform", "web", "--app-version", "5.2.0",
+                                                 "--device", "d-1"], in: directory)
+        #expect(status != 0 && output.contains("platform"), "\(output)")
+        // An impression of the creative, counted by hour and creative once the edge ships it.
+        _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
+            LaunchEvent(eventId: "ops-1", type: .impression, campaignId: 1, deviceId: "d-ops", sha256: sha),
+        ]))
+        var hourly = ""
+        #expect(await eventually(timeout: .seconds(15)) {
+            (status, hourly) = (try? await Self.adctl(["--endpoint", admin, "stats", "1", "--by", "hour", "--split", "creative"], in: directory)) ?? (-1, "")
+            return hourly.contains(String(sha.prefix(12)))
+        }, "\(hourly)")
+        let row = hourly.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(row.first == ["ID", "HOUR", "CREATIVE", "IMPRESSIONS", "CLICKS", "SKIPS", "CTR", "SKIP", "RATE"], "\(hourly)")
+        #expect(row.last.map { [$0[0], $0[2], $0[3], $0[4], $0[5], $0[6], $0[7]] } == ["1", String(sha.prefix(12)), "1", "0", "0", "0.0%", "0.0%"], "\(hourly)")
 
         (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "campaign", "expire", "1", "--wait"], in: directory)
         #expect(status == 0, "\(output)")
@@ -56,6 +77,17 @@ struct AdctlTests {
         #expect(status == 0 && output.contains("edge-ops") && output.contains("REGION"))
         (status, output) = try await Self.adctl(["--endpoint", admin, "stats", "1"], in: directory)
         #expect(status == 0 && output.contains("IMPRESSIONS"))
+
+        (status, output) = try await Self.adctl(["--endpoint", admin, "history", "1"], in: directory)
+        let lines = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        #expect(status == 0 && lines.first == ["SEQ", "ID", "OP", "WHO", "WHEN", "V", "FIELDS"], "\(output)")
+        #expect(lines.dropFirst().map { [$0[0], $0[2], $0[3]] } == [["1", "created", "local"], ["2", "forced", "local"], ["3", "expired", "local"]], "\(output)")
+        #expect(lines.dropFirst().map { $0.last } == ["1", "forced", "state"], "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "history", "--limit", "2"], in: directory)
+        let page = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(status == 0 && page["changes"]?.arrayValue?.count == 2 && page["next"] == 2, "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "history", "--limit", "5000"], in: directory)
+        #expect(status != 0 && output.contains("--limit must be between 1 and 1000"), "\(output)")
         await edge.stop()
         await fixture.stop()
     }

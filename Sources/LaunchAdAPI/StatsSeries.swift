@@ -1,0 +1,100 @@
+import JSONRPC
+import LaunchAdDomain
+
+/// The length of a bucket of a stats series.
+public enum StatsBucket: String, Codable, Sendable, CaseIterable {
+    case hour, day
+
+    public var milliseconds: Int64 { self == .hour ? HourlyCount.hourMilliseconds : 24 * HourlyCount.hourMilliseconds }
+
+    /// The longest series asked at once: a month of hours, a year of days.
+    public var maxSpanMilliseconds: Int64 { self == .hour ? 31 * 24 * HourlyCount.hourMilliseconds : 366 * 24 * HourlyCount.hourMilliseconds }
+
+    /// The span of a series when `from` is not given.
+    public var defaultSpanMilliseconds: Int64 { self == .hour ? 24 * HourlyCount.hourMilliseconds : 30 * 24 * HourlyCount.hourMilliseconds }
+
+    /// The start of the bucket `time` falls in.
+    public func start(of time: Timestamp) -> Timestamp {
+        Timestamp(milliseconds: HourlyCount.floorDiv(time.milliseconds, milliseconds) * milliseconds)
+    }
+}
+
+/// What a stats series' buckets may be split by.
+public enum StatsSplit: String, Codable, Sendable, CaseIterable {
+    case creative, region
+}
+
+/// One bucket of a stats series.
+public struct StatsPoint: Codable, Sendable, Hashable {
+    /// The campaign's id.
+    public var id: Int64
+    /// The bucket's start.
+    public var at: Timestamp
+    /// The creative, when split by creative (empty: the app did not say which, or an older edge).
+    public var creative: String?
+    /// The edge's region, when split by region.
+    public var region: String?
+    public var impressions: Int64
+    public var clicks: Int64
+    public var skips: Int64
+
+    public init(id: Int64, at: Timestamp, creative: String? = nil, region: String? = nil, impressions: Int64, clicks: Int64, skips: Int64) {
+        self.id = id
+        self.at = at
+        self.creative = creative
+        self.region = region
+        self.impressions = impressions
+        self.clicks = clicks
+        self.skips = skips
+    }
+}
+
+/// A checked series query: what the store answers.
+public struct StatsQuery: Sendable, Hashable {
+    public var id: Int64?
+    public var from: Timestamp
+    public var to: Timestamp
+    public var by: StatsBucket
+    public var byCreative: Bool
+    public var byRegion: Bool
+
+    public init(id: Int64?, from: Timestamp, to: Timestamp, by: StatsBucket, byCreative: Bool, byRegion: Bool) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.by = by
+        self.byCreative = byCreative
+        self.byRegion = byRegion
+    }
+}
+
+extension CampaignStatsParams {
+    /// The series query these params ask for at `now`, checked: `from` before `to`, within the longest span, no split
+    /// named twice; an error names the param.
+    public func seriesQuery(now: Timestamp) throws(JSONRPCError) -> StatsQuery {
+        let by = by ?? .hour
+        let to = to ?? now
+        let from = by.start(of: from ?? to.adding(seconds: -Double(by.defaultSpanMilliseconds) / 1000))
+        guard from < to else { throw .invalidParams(field: "to", "must be after from") }
+        guard to.milliseconds - from.milliseconds <= by.maxSpanMilliseconds else {
+            throw .invalidParams(field: "from", "the series may span at most \(by.maxSpanMilliseconds / (24 * HourlyCount.hourMilliseconds)) days by \(by.rawValue)")
+        }
+        let split = split ?? []
+        guard Set(split).count == split.count else { throw .invalidParams(field: "split", "must not name a split twice") }
+        return StatsQuery(id: id, from: from, to: to, by: by, byCreative: split.contains(.creative), byRegion: split.contains(.region))
+    }
+}
+
+extension StatsPoint: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "id": .integer("The campaign's id.", minimum: 1),
+            "at": Timestamp.jsonSchema.described("The bucket's start (UTC)."),
+            "creative": .string("The creative's sha256, when split by creative (empty: not said by the app, or counted by an older edge)."),
+            "region": .string("The edge's region, when split by region."),
+            "impressions": .integer(minimum: 0),
+            "clicks": .integer(minimum: 0),
+            "skips": .integer(minimum: 0),
+        ], required: ["id", "at", "impressions", "clicks", "skips"], description: "One bucket of a stats series.")
+    }
+}
