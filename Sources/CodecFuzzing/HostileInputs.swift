@@ -18,11 +18,15 @@ public enum HostileInputs {
         ("campaign-expire", #"{"jsonrpc":"2.0","id":7,"method":"campaign.expire","params":{"id":9223372036854775807}}"#),
         ("edge-list", #"{"jsonrpc":"2.0","id":8,"method":"edge.list"}"#),
         ("campaign-stats", #"{"jsonrpc":"2.0","id":9,"method":"campaign.stats","params":{"id":1}}"#),
+        ("campaign-stats-series", #"{"jsonrpc":"2.0","id":9,"method":"campaign.stats","params":{"id":1,"from":"2027-01-01T00:00:00Z","to":"2027-01-02T00:00:00+08:00","by":"hour","split":["creative","region"]}}"#),
+        ("change-list", #"{"jsonrpc":"2.0","id":20,"method":"change.list","params":{"id":1,"after":16,"limit":50}}"#),
+        ("launch-explain", #"{"jsonrpc":"2.0","id":21,"method":"launch.explain","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","deviceId":"d-9f2","screen":{"width":1179,"height":2556}}}"#),
         ("sync-snapshot", #"{"jsonrpc":"2.0","id":10,"method":"sync.snapshot","params":[]}"#),
         ("sync-changes", #"{"jsonrpc":"2.0","id":11,"method":"sync.changes","params":{"epoch":"6f1c","since":41,"limit":500}}"#),
         ("creative-get", #"{"jsonrpc":"2.0","id":12,"method":"creative.get","params":{"sha256":"\#(sha)","offset":0,"length":1048576}}"#),
         ("edge-ack", #"{"jsonrpc":"2.0","id":13,"method":"edge.ack","params":{"edgeId":"edge-1","region":"cn-east","epoch":"6f1c","appliedSeq":42}}"#),
         ("edge-report", #"{"jsonrpc":"2.0","id":14,"method":"edge.report","params":{"edgeId":"edge-1","reportId":3,"counts":[{"id":1,"impressions":10,"clicks":2,"skips":1}]}}"#),
+        ("edge-report-hourly", #"{"jsonrpc":"2.0","id":14,"method":"edge.report","params":{"edgeId":"edge-1","reportId":4,"counts":[{"id":1,"impressions":10,"clicks":2,"skips":1}],"hourly":[{"id":1,"hour":"2027-01-01T08:00:00Z","sha256":"\#(sha)","impressions":10,"clicks":2,"skips":1}],"region":"cn-east"}}"#),
         ("launch-query", #"{"jsonrpc":"2.0","id":15,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-9f2","screen":{"width":1179,"height":2556},"launchType":"hot","backgroundSeconds":600,"cached":["\#(sha)"]}}"#),
         ("launch-prefetch", #"{"jsonrpc":"2.0","id":16,"method":"launch.prefetch","params":{"app":"shop","platform":"android","appVersion":"5.2","screen":{"width":1080,"height":1920},"horizonHours":48,"cached":[]}}"#),
         ("launch-report", #"{"jsonrpc":"2.0","id":17,"method":"launch.report","params":{"events":[{"eventId":"ev-1","type":"impression","campaignId":1,"deviceId":"d-9f2","sha256":"\#(sha)","at":"2027-01-01T08:00:00Z"},{"eventId":"ev-2","type":"skip","campaignId":1,"deviceId":"d-9f2"}]}}"#),
@@ -67,7 +71,7 @@ public enum HostileInputs {
     /// Every public method's name, and names that are almost theirs.
     static let methodNames = ["creative.upload", "campaign.create", "campaign.update", "campaign.get", "campaign.list",
                               "campaign.force", "campaign.unforce", "campaign.pause", "campaign.resume", "campaign.expire",
-                              "campaign.delete", "edge.list", "campaign.stats", "sync.snapshot", "sync.changes", "creative.get",
+                              "campaign.delete", "edge.list", "campaign.stats", "change.list", "launch.explain", "sync.snapshot", "sync.changes", "creative.get",
                               "edge.ack", "edge.report", "launch.query", "launch.prefetch", "launch.report", "edge.status",
                               "rpc.discover", "launch.query ", "Launch.query", "launch.query\u{0}", "édge.status", "launch", ""]
 
