@@ -28,6 +28,8 @@ struct CampaignFieldOptions: ParsableArguments {
     @Option(help: "Target regions, comma-separated.") var regions: String?
     @Option(help: "Target locales, comma-separated (zh-CN, en).") var locales: String?
     @Option(help: "Frequency cap per device: SHOWS/HOURS, as in 2/24.") var cap: String?
+    @Option(help: "Who it is answered to: all (default) or test (only --test-devices).") var audience: String?
+    @Option(help: "Test device ids, comma-separated (at most 100).") var testDevices: String?
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -91,6 +93,11 @@ struct CampaignFieldOptions: ParsableArguments {
             }
             fields.frequencyCap = FrequencyCap(shows: shows, hours: hours)
         }
+        if let audience {
+            guard let value = Audience(rawValue: audience) else { throw ValidationError("--audience must be all or test (got \(audience))") }
+            fields.audience = value
+        }
+        if let testDevices { fields.testDevices = Self.list(testDevices) }
         return fields
     }
 }

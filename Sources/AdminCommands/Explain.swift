@@ -10,7 +10,7 @@ struct Explain: AsyncParsableCommand {
         discussion: """
             campaignd runs the edge's own decision engine on its campaigns, for a device the edge has no history of \
             (caps and the rotation start fresh). OUTCOME is served, lost-draw, lower-priority, not-live-yet, ended, \
-            paused, expired, targeting (WHY names the field), capped or no-creative.
+            paused, expired, targeting (WHY names the field), test-audience, capped or no-creative.
 
             Examples:
               adctl explain --app shop --platform ios --app-version 5.2.0 --device d-1

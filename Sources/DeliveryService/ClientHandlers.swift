@@ -74,7 +74,9 @@ enum ClientHandlers {
             let index = state.appIndex(request.app)
             for candidate in index?.candidates ?? [] {
                 let campaign = candidate.campaign
-                guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.matches(candidate, request) ||
+                // A test audience's campaign is answered to its test devices alone, and a prefetch names no device.
+                guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.audienceTakes(candidate, request),
+                      DecisionEngine.matches(candidate, request) ||
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
                 else { continue }
                 // Only the creatives a query from the client's screen may show: it would never be shown the others.

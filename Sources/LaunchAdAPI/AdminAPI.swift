@@ -66,7 +66,7 @@ public enum AdminAPI {
 
     public static let launchExplain = RPCMethod<LaunchQueryParams, LaunchExplainResult>(
         "launch.explain", summary: "What an edge holding campaignd's state would answer a launch query now, and why for every campaign of the app.",
-        description: "The params are launch.query's. The edge's own decision engine runs on campaignd's campaigns and creatives, for a device the edge has no history of (no impressions: caps and the rotation start fresh). Each campaign is served, lost-draw, lower-priority, not-live-yet, ended, paused, expired, targeting (with the field), capped or no-creative.",
+        description: "The params are launch.query's. The edge's own decision engine runs on campaignd's campaigns and creatives, for a device the edge has no history of (no impressions: caps and the rotation start fresh). Each campaign is served, lost-draw, lower-priority, not-live-yet, ended, paused, expired, targeting (with the field), test-audience, capped or no-creative.",
         idempotent: true,
         examples: [RPCExample("one served, one paused, one left out by platform", params: LaunchQueryParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0",
                                                                                              region: "cn-east", deviceId: "d41d8cd98f00b204", screen: APIExamples.screen),

@@ -40,6 +40,8 @@ public struct CampaignUpdateParams: Codable, Sendable {
     public var creatives: [CreativeRef]?
     public var targeting: Targeting?
     public var frequencyCap: FrequencyCap?
+    public var audience: Audience?
+    public var testDevices: [String]?
 
     public init(id: Int64, fields: CampaignFields) {
         self.id = id
@@ -48,13 +50,15 @@ public struct CampaignUpdateParams: Codable, Sendable {
         skippable = fields.skippable; skipAfter = fields.skipAfter; launchTypes = fields.launchTypes
         minBackgroundSeconds = fields.minBackgroundSeconds; jump = fields.jump; creatives = fields.creatives
         targeting = fields.targeting; frequencyCap = fields.frequencyCap
+        audience = fields.audience; testDevices = fields.testDevices
     }
 
     public var fields: CampaignFields {
         CampaignFields(name: name, app: app, startsAt: startsAt, endsAt: endsAt, priority: priority, weight: weight,
                        forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter,
                        launchTypes: launchTypes, minBackgroundSeconds: minBackgroundSeconds, jump: jump,
-                       creatives: creatives, targeting: targeting, frequencyCap: frequencyCap)
+                       creatives: creatives, targeting: targeting, frequencyCap: frequencyCap, audience: audience,
+                       testDevices: testDevices)
     }
 }
 

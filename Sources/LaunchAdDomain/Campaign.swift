@@ -94,6 +94,11 @@ public struct FrequencyCap: Sendable, Codable, Hashable {
     }
 }
 
+/// Who a campaign is answered to: every device it targets, or only its test devices.
+public enum Audience: String, Sendable, Codable, CaseIterable {
+    case all, test
+}
+
 /// A launch-ad campaign, with every field DESIGN names.
 public struct Campaign: Sendable, Codable, Hashable {
     public var id: Int64
@@ -113,13 +118,17 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var creatives: [CreativeRef]
     public var targeting: Targeting
     public var frequencyCap: FrequencyCap?
+    /// `test`: answered only to `testDevices` (absent: `all`).
+    public var audience: Audience?
+    /// Device ids a test audience is answered to (at most ``CampaignRules/maxTestDevices``).
+    public var testDevices: [String]?
     public var state: CampaignState
     /// Grows by one with each change.
     public var version: Int
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
 
-    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp) {
+    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil) {
         self.id = id
         self.name = name
         self.app = app
@@ -137,6 +146,8 @@ public struct Campaign: Sendable, Codable, Hashable {
         self.creatives = creatives
         self.targeting = targeting
         self.frequencyCap = frequencyCap
+        self.audience = audience
+        self.testDevices = testDevices
         self.state = state
         self.version = version
         self.createdAt = createdAt
@@ -163,12 +174,14 @@ public struct CampaignFields: Sendable, Codable, Hashable {
     public var creatives: [CreativeRef]?
     public var targeting: Targeting?
     public var frequencyCap: FrequencyCap?
+    public var audience: Audience?
+    public var testDevices: [String]?
 
     public init(name: String? = nil, app: String? = nil, startsAt: Timestamp? = nil, endsAt: Timestamp? = nil,
                 priority: Int? = nil, weight: Int? = nil, forced: Bool? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, launchTypes: [LaunchType]? = nil,
                 minBackgroundSeconds: Int? = nil, jump: Jump? = nil, creatives: [CreativeRef]? = nil,
-                targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil) {
+                targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil, audience: Audience? = nil, testDevices: [String]? = nil) {
         self.name = name
         self.app = app
         self.startsAt = startsAt
@@ -185,5 +198,7 @@ public struct CampaignFields: Sendable, Codable, Hashable {
         self.creatives = creatives
         self.targeting = targeting
         self.frequencyCap = frequencyCap
+        self.audience = audience
+        self.testDevices = testDevices
     }
 }

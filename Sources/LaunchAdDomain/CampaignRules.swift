@@ -33,6 +33,8 @@ public enum CampaignRules {
     public static let maxTargets = 1000
     /// The most creatives a campaign holds: variants in several screen shapes (17 variants in three shapes fit).
     public static let maxCreatives = 64
+    /// The most test devices a campaign lists.
+    public static let maxTestDevices = 100
 
     // MARK: Creating and updating
 
@@ -52,7 +54,7 @@ public enum CampaignRules {
             launchTypes: launchTypes, minBackgroundSeconds: fields.minBackgroundSeconds,
             jump: fields.jump ?? .none, creatives: creatives, targeting: fields.targeting ?? .everyone,
             frequencyCap: fields.frequencyCap, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
-            version: 1, createdAt: now, updatedAt: now)
+            version: 1, createdAt: now, updatedAt: now, audience: fields.audience, testDevices: fields.testDevices)
         guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
         try validate(campaign, creativeExists: creativeExists)
         return campaign
@@ -79,6 +81,8 @@ public enum CampaignRules {
         if let value = fields.creatives { updated.creatives = value }
         if let value = fields.targeting { updated.targeting = value }
         if let value = fields.frequencyCap { updated.frequencyCap = value }
+        if let value = fields.audience { updated.audience = value }
+        if let value = fields.testDevices { updated.testDevices = value }
         if fields.endsAt != nil && updated.endsAt <= now {
             throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
         }
@@ -191,6 +195,18 @@ public enum CampaignRules {
             guard (1...1000).contains(cap.shows) else { throw FieldError("frequencyCap.shows", "must be between 1 and 1000") }
             guard (1...720).contains(cap.hours) else { throw FieldError("frequencyCap.hours", "must be between 1 and 720") }
         }
+        try validate(audience: campaign.audience, testDevices: campaign.testDevices)
+    }
+
+    /// At most ``maxTestDevices`` ids of 1 to 128 bytes, no repeats; a test audience needs at least one.
+    static func validate(audience: Audience?, testDevices: [String]?) throws(FieldError) {
+        let devices = testDevices ?? []
+        guard devices.count <= maxTestDevices else { throw FieldError("testDevices", "must list at most \(maxTestDevices) device ids") }
+        for (index, device) in devices.enumerated() where !(1...128).contains(device.utf8.count) {
+            throw FieldError("testDevices[\(index)]", "must be 1 to 128 bytes")
+        }
+        guard Set(devices).count == devices.count else { throw FieldError("testDevices", "must not repeat a device id") }
+        if audience == .test && devices.isEmpty { throw FieldError("testDevices", "must list at least one device id when audience is test") }
     }
 
     static func validate(jump: Jump) throws(FieldError) {

@@ -98,6 +98,9 @@ extension CampaignFields: JSONSchemaDescribable {
                                 maxItems: CampaignRules.maxCreatives)),
             ("targeting", .of(Targeting.self)),
             ("frequencyCap", .of(FrequencyCap.self)),
+            ("audience", .cases(of: Audience.self, "all (default): every device the targeting reaches; test: only the testDevices.")),
+            ("testDevices", .array(of: .string(minLength: 1, maxLength: 128), "Device ids a test audience is answered to; required (at least one) with audience test.",
+                                   maxItems: CampaignRules.maxTestDevices, uniqueItems: true)),
         ]
     }
 
@@ -118,7 +121,7 @@ extension Campaign: JSONSchemaDescribable {
             ("createdAt", Timestamp.jsonSchema),
             ("updatedAt", Timestamp.jsonSchema),
         ]
-        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap"]
+        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices"]
         return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
                        description: "A launch-ad campaign.")
     }

@@ -39,6 +39,8 @@ public final class Candidate: Sendable {
     let minVersion: AppVersion?
     let maxVersion: AppVersion?
     let locales: [String]?
+    /// With a test audience, the devices it is answered to (`nil`: every device).
+    let testDevices: Set<String>?
     public let held: [HeldCreative]
     /// Parts of the answer that only change with the campaign, written once here rather than per query.
     public let showMoment: String
@@ -51,6 +53,7 @@ public final class Candidate: Sendable {
         minVersion = campaign.targeting.appVersions?.min.flatMap(AppVersion.init)
         maxVersion = campaign.targeting.appVersions?.max.flatMap(AppVersion.init)
         locales = campaign.targeting.locales?.map { $0.lowercased() }
+        testDevices = campaign.audience == .test ? Set(campaign.testDevices ?? []) : nil
         let showMoment = self.showMoment, expiresAt = self.expiresAtText, startsAt = campaign.startsAt.rfc3339
         held = campaign.creatives.compactMap { ref in
             creatives[ref.sha256].map { facts in

@@ -149,7 +149,8 @@ public enum DecisionEngine {
         func eligible(_ tier: PriorityTier, _ position: Int) -> Bool {
             let member = tier.facts[position]
             return member.endsAt > endClock && member.startsAt <= now && member.held
-                && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
+                && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
+                && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -292,6 +293,13 @@ public enum DecisionEngine {
             guard lower == want else { return false }
         }
         return true
+    }
+
+    /// Whether the campaign may be answered to the request's device: any device, or one of its test devices.
+    public static func audienceTakes(_ candidate: Candidate, _ request: LaunchRequest) -> Bool {
+        guard let devices = candidate.testDevices else { return true }
+        guard let device = request.deviceId else { return false }
+        return devices.contains(device)
     }
 
     static func underCap(_ campaign: Int64, _ cap: FrequencyCap?, _ device: DeviceView, _ now: Timestamp) -> Bool {

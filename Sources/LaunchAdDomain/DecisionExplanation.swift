@@ -18,6 +18,8 @@ public enum CampaignOutcome: String, Sendable, Codable, CaseIterable {
     case paused, expired, deleted
     /// Its targeting leaves the query out (``CampaignExplanation/field`` says which part).
     case targeting
+    /// A test audience's campaign, and the device is not one of its test devices.
+    case testAudience = "test-audience"
     /// The device reached its frequency cap.
     case capped
     /// None of its creatives is held.
@@ -41,7 +43,7 @@ public struct CampaignExplanation: Sendable, Hashable {
 extension DecisionEngine {
     /// The decision ``decide(_:index:device:now:serviceNow:)`` makes, and why each of the app's campaigns (`campaigns`:
     /// those the index was built from, any state) was served, lost or left out, by the engine's own tests: its clock
-    /// rule, ``targetingMiss(_:_:)``, ``underCap(_:_:_:_:)``, the creatives it holds and its tiers. A separate entry
+    /// rule, ``targetingMiss(_:_:)``, ``audienceTakes(_:_:)``, ``underCap(_:_:_:_:)``, the creatives it holds and its tiers. A separate entry
     /// point: the query path does not pay for it.
     public static func explain(_ request: LaunchRequest, campaigns: [Campaign], index: AppIndex?, device: DeviceView, now: Timestamp,
                                serviceNow: Timestamp? = nil) -> (decision: Decision, campaigns: [CampaignExplanation]) {
@@ -63,6 +65,7 @@ extension DecisionEngine {
             if campaign.endsAt <= endClock { return CampaignExplanation(campaign: campaign, outcome: .ended) }
             if candidate.held.isEmpty { return CampaignExplanation(campaign: campaign, outcome: .noCreative) }
             if let field = targetingMiss(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .targeting, field: field) }
+            if !audienceTakes(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .testAudience) }
             if !underCap(campaign.id, campaign.frequencyCap, device, now) { return CampaignExplanation(campaign: campaign, outcome: .capped) }
             if let chosen, chosen.forced == campaign.forced && chosen.priority == campaign.priority {
                 return CampaignExplanation(campaign: campaign, outcome: .lostDraw)

@@ -79,6 +79,8 @@ struct MemberFacts: Sendable {
     /// Whether a tier's reach says all of its targeting: no locales and no least background time of its own
     /// (otherwise ``DecisionEngine/matchesBeyondReach(_:_:)`` is asked too).
     let reachSaysAll: Bool
+    /// Whether it is answered only to its test devices.
+    let testOnly: Bool
 
     init(_ candidate: Candidate) {
         let campaign = candidate.campaign
@@ -89,5 +91,6 @@ struct MemberFacts: Sendable {
         cap = campaign.frequencyCap
         held = !candidate.held.isEmpty
         reachSaysAll = candidate.locales == nil && (campaign.minBackgroundSeconds ?? 0) <= 0
+        testOnly = candidate.testDevices != nil
     }
 }

@@ -119,4 +119,11 @@ struct CampaignFieldOptionsTests {
         let nested = try Self.withFile(#"{"creatives": [{"weight": 3}]}"#) { path in (path, Self.refusal(["--file", path])) }
         #expect(nested.1 == "\(nested.0): creatives[0].sha256: is required")
     }
+
+    @Test("--audience and --test-devices set the campaign's audience and its test devices; another audience is refused")
+    func testDevices() throws {
+        #expect(try Self.fields(["--audience", "test", "--test-devices", "qa-1, qa-2"]) == CampaignFields(audience: .test, testDevices: ["qa-1", "qa-2"]))
+        #expect(try Self.fields(["--audience", "all"]) == CampaignFields(audience: .all))
+        #expect(Self.refusal(["--audience", "staff"]) == "--audience must be all or test (got staff)")
+    }
 }

@@ -44,6 +44,32 @@ struct ExplainTests {
                 throws: { ($0 as? JSONRPCError)?.code == -32602 }
         }
     }
+
+    @Test("a test audience's campaign is answered to its test devices only, prefetched by nobody, and explained as test-audience")
+    func testAudience() async throws {
+        try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
+            var fields = CampaignFixture.fields(name: "QA", creative: creative)
+            fields.priority = 90
+            fields.audience = .test
+            fields.testDevices = ["qa-1"]
+            let qa = try await admin.call(AdminAPI.campaignCreate, fields)
+            let other = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "everyone", creative: creative))
+            #expect(qa.campaign.testDevices == ["qa-1"] && qa.campaign.audience == .test)
+            try await withEdge("edge-qa", connectedTo: fixture) { edge in
+                #expect(await edge.waitFor(seq: other.seq, creatives: 1))
+                func query(_ device: String) -> LaunchQueryParams { LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: device) }
+                #expect(try await edge.query(query("qa-1")).id == qa.campaign.id)
+                #expect(try await edge.query(query("d-1")).id == other.campaign.id)
+                let explained = try await admin.call(AdminAPI.launchExplain, query("d-1"))
+                #expect(explained.id == other.campaign.id && explained.campaigns.first { $0.id == qa.campaign.id }?.outcome == .testAudience)
+                let prefetch = try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(app: "shop", platform: "ios", appVersion: "5.2.0"))
+                #expect(!prefetch.download.contains { $0.campaignId == qa.campaign.id } && prefetch.download.contains { $0.campaignId == other.campaign.id })
+            }
+            var bad = fields
+            bad.testDevices = []
+            await #expect { try await admin.call(AdminAPI.campaignCreate, bad) } throws: { ($0 as? JSONRPCError)?.data?["field"] == "testDevices" }
+        }
+    }
 }
 
 extension Array {

@@ -86,6 +86,13 @@ struct AdctlTests {
         (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "history", "--limit", "2"], in: directory)
         let page = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(status == 0 && page["changes"]?.arrayValue?.count == 2 && page["next"] == 2, "\(output)")
+        // Test devices, checked by --dry-run as campaignd checks them.
+        let testCampaign = ["--endpoint", admin, "campaign", "create", "--name", "QA", "--app", "shop", "--starts", "now", "--ends", "+1h",
+                            "--creative", sha, "--audience", "test", "--dry-run"]
+        (status, output) = try await Self.adctl(testCampaign, in: directory)
+        #expect(status == 1 && output.contains("testDevices: must list at least one device id when audience is test"), "\(output)")
+        (status, output) = try await Self.adctl(testCampaign + ["--test-devices", "qa-1,qa-2"], in: directory)
+        #expect(status == 0 && output.contains(#""audience":"test""#) && output.contains(#""testDevices":["qa-1","qa-2"]"#), "\(output)")
         (status, output) = try await Self.adctl(["--endpoint", admin, "history", "--limit", "5000"], in: directory)
         #expect(status != 0 && output.contains("--limit must be between 1 and 1000"), "\(output)")
         await edge.stop()
