@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "AdminCommands",
             dependencies: [
-                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime",
+                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "DurableFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -24,7 +24,7 @@ public struct ADCtl: AsyncParsableCommand {
               adctl --json stats 7
               adctl --endpoint tcp://10.0.0.10:7100 --keys-dir /etc/launchad/keys campaign get 7
             """,
-        subcommands: [CampaignCommand.self, CreativeCommand.self, Edges.self, Stats.self, Call.self, Discover.self, Keygen.self])
+        subcommands: [CampaignCommand.self, CreativeCommand.self, Edges.self, Stats.self, Backup.self, Call.self, Discover.self, Keygen.self])
 
     public init() {}
 

@@ -9,7 +9,7 @@ import Logging
 import ZMQRPC
 
 enum AdminHandlers {
-    static func table(store: any Store, edges: EdgeRegistry, maxCreativeBytes: Int,
+    static func table(store: any Store, edges: EdgeRegistry, backups: BackupShelf, maxCreativeBytes: Int,
                       clock: @escaping WallClock, logger: Logger) -> MethodTable {
         var table = MethodTable()
         @Sendable func actor(_ context: RPCContext) -> String { context.peerKey ?? "local" }
@@ -64,6 +64,8 @@ enum AdminHandlers {
             if let id = params.id, stats.isEmpty { throw StoreError.notFound(id) }
             return CampaignStatsResult(stats: stats)
         }
+        table.register(AdminAPI.backupCreate) { _, _ in try await backups.create() }
+        table.register(AdminAPI.backupRead) { params, _ in try await backups.read(params) }
         return table
     }
 

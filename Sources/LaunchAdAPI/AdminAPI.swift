@@ -61,6 +61,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info,
+        edgeList.info, campaignStats.info, backupCreate.info, backupRead.info,
     ] + operations.map { $0.0.info }
 }
