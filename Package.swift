@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness",
+                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness", "ZMQRPC",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
