@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness",
+                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness", "ZMQRPC",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "AdminCommands",
             dependencies: [
-                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime",
+                "ZMQRPC", "JSONRPC", "ZeroMQ", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "DurableFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

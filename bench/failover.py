@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Failover time of two campaignd over one PostgreSQL: RUNS times, kill -9 the leader and time until the other
-campaignd leads (its log line "leading: ..."; it publishes its first heartbeat right after), then restart the killed
-one as the follower. Prints each time and the distribution (min, median, p90, max) as one RESULT line.
+"""Failover time of two campaignd over one PostgreSQL under writes: RUNS times, start WRITES campaign.create calls
+from 8 writers through both campaignd (`adload writes`), kill -9 the leader while they run, and time until the other
+campaignd leads (its log line "leading: ..."; it publishes its first heartbeat right after); then let the writes end,
+check that no two answered writes share a seq, and restart the killed one as the follower. Prints each run and the
+distribution (min, median, p90, max) as one RESULT line, with the writes answered and unanswered over all runs.
 
-    bench/failover.py [RUNS]          # default 20; BIN = the folder of campaignd (default .build/debug)
+    bench/failover.py [RUNS] [WRITES]   # default 20 1000; BIN = the folder of campaignd, adctl and adload (default .build/debug)
 
 It starts its own PostgreSQL cluster (Debian's postgresql) on a free port in a temporary folder, as the postgres
 user when run as root, and removes it after."""
-import glob, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import glob, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+WRITES = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 BIN = os.environ.get("BIN", ".build/debug")
 PG = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))[-1]
 ROOT = os.geteuid() == 0
@@ -61,6 +64,7 @@ pg("pg_ctl", "-D", f"{work}/data", "-l", f"{work}/server.log", "-w", "-o", f"-p 
 pg("createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "campaignd", "campaigns")
 database = f"postgres://campaignd@127.0.0.1:{port}/campaigns"
 processes = {}
+endpoints = {}
 
 
 def start(name, run):
@@ -74,18 +78,36 @@ def start(name, run):
     if not wait_for(lambda: os.path.exists(ready) and os.path.getsize(ready) > 0, 60):
         sys.exit(f"{name} did not start: see {log}")
     processes[name] = (process, log)
+    endpoints[name] = json.load(open(ready))["admin"]
+
+
+def png(path):
+    """A PNG header (1080 x 1920) and filler: what campaignd accepts as a creative."""
+    import struct, zlib
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1080, 1920, 8, 2, 0, 0, 0)) + b"x" * 2000 + chunk(b"IEND", b""))
 
 
 times = []
+answered = unanswered = 0
 try:
     start("a", 0)
     if not wait_for(lambda: leads(processes["a"][1]) == 1, 30):
         sys.exit("a never led")
     start("b", 0)
+    png(f"{work}/splash.png")
+    upload = subprocess.run([f"{BIN}/adctl", "--endpoint", endpoints["a"], "--json", "creative", "upload", f"{work}/splash.png"],
+                            check=True, capture_output=True, text=True)
+    creative = json.loads(upload.stdout)["sha256"]
     leader, follower = "a", "b"
     for run in range(1, RUNS + 1):
         time.sleep(1.5)  # the follower is polling for the lock, as in service
         process, _ = processes[leader]
+        writes = subprocess.Popen([f"{BIN}/adload", "writes", "--admin", f"{endpoints['a']},{endpoints['b']}", "--writers", "8",
+                                   "--count", str(WRITES), "--creative", creative, "--app", f"run{run}", "--timeout", "3", "--json"],
+                                  stdout=subprocess.PIPE, text=True)
+        time.sleep(0.3)  # writes under way
         before = leads(processes[follower][1])
         killed = time.monotonic()
         process.send_signal(signal.SIGKILL)
@@ -93,8 +115,14 @@ try:
             sys.exit(f"run {run}: {follower} did not take over within 10 s")
         elapsed = time.monotonic() - killed
         process.wait()
+        result = json.loads(writes.communicate(timeout=300)[0])
+        if not result["seqsUnique"]:
+            sys.exit(f"run {run}: two answered writes share a seq")
+        answered += result["answered"]
+        unanswered += result["attempted"] - result["answered"]
         times.append(elapsed * 1000)
-        print(f"run {run}: {follower} led {elapsed * 1000:.0f} ms after the kill", flush=True)
+        print(f"run {run}: {follower} led {elapsed * 1000:.0f} ms after the kill; {result['answered']} of {result['attempted']} writes answered",
+              flush=True)
         start(leader, run)
         leader, follower = follower, leader
 finally:
@@ -105,4 +133,4 @@ finally:
 
 ordered = sorted(times)
 print(f"RESULT label=failover runs={len(times)} min_ms={ordered[0]:.0f} p50_ms={statistics.median(ordered):.0f} "
-      f"p90_ms={ordered[int(0.9 * (len(ordered) - 1))]:.0f} max_ms={ordered[-1]:.0f}")
+      f"p90_ms={ordered[int(0.9 * (len(ordered) - 1))]:.0f} max_ms={ordered[-1]:.0f} writes_answered={answered} writes_unanswered={unanswered}")

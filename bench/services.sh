@@ -25,13 +25,16 @@ release_bin() {
 }
 
 # Starts campaignd on loopback with its data in DIR/campaignd, its log in DIR/campaignd.log and its ready file
-# DIR/campaignd.ready; waits until it is ready and sets ADMIN to its admin endpoint.
+# DIR/campaignd.ready, and any further ARGS (such as --database URL); waits until it is ready and sets ADMIN to its
+# admin endpoint.
 start_campaignd() {
-  "$BIN/campaignd" --data-dir "$1/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-    --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$1/campaignd.ready" >"$1/campaignd.log" 2>&1 &
+  local dir=$1
+  shift
+  "$BIN/campaignd" --data-dir "$dir/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
+    --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$dir/campaignd.ready" "$@" >"$dir/campaignd.log" 2>&1 &
   pids+=($!)
-  wait_ready "$1/campaignd.ready"
-  ADMIN=$(field "$1/campaignd.ready" admin)
+  wait_ready "$dir/campaignd.ready"
+  ADMIN=$(field "$dir/campaignd.ready" admin)
 }
 
 # Writes DIR/tall.png, DIR/classic.png and DIR/wide.png: PNGs of three phone screen shapes, 20 KB each.
@@ -53,3 +56,31 @@ upload_creatives() {
     SHAS+=($("$BIN/adctl" --endpoint "$1" creative upload "$2/$name.png" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])'))
   done
 }
+
+# Starts a PostgreSQL cluster of its own (Debian's postgresql) in DIR/pg on a free loopback port, with its defaults
+# (fsync and synchronous commit on), as the postgres user (or launchad-pg, made if need be) when run as root; sets
+# DATABASE to the URL of its database `campaigns`. The caller's exit trap runs stop_postgres DIR.
+start_postgres() {
+  PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  PG_USER=postgres
+  if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+    PG_USER=launchad-pg
+    id "$PG_USER" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin "$PG_USER"
+  fi
+  mkdir -p "$1/pg"
+  [ "$(id -u)" -ne 0 ] || { chmod 755 "$1"; chown "$PG_USER" "$1/pg"; }
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  as_pg "$PG_BIN/initdb" -D "$1/pg/data" -U campaignd --auth=trust -E UTF8 >/dev/null
+  as_pg "$PG_BIN/pg_ctl" -D "$1/pg/data" -l "$1/pg/server.log" -w -o "-p $port -k $1/pg -c listen_addresses=127.0.0.1" start >/dev/null
+  as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U campaignd campaigns
+  DATABASE=postgres://campaignd@127.0.0.1:$port/campaigns
+}
+
+# Stops the cluster start_postgres started in DIR, if any.
+stop_postgres() {
+  [ -d "$1/pg/data" ] && as_pg "$PG_BIN/pg_ctl" -D "$1/pg/data" -m fast stop >/dev/null 2>&1 || true
+}
+
+# Runs a command as PostgreSQL's user when root (PostgreSQL refuses root), as is otherwise.
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }

@@ -10,7 +10,7 @@ import ZMQRPC
 
 enum AdminHandlers {
     /// `operatorNames` names operators' keys (from the keys folder's `admin/NAME.pub`) for the change log.
-    static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], maxCreativeBytes: Int,
+    static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], backups: BackupShelf, maxCreativeBytes: Int,
                       clock: @escaping WallClock, logger: Logger) -> MethodTable {
         var table = MethodTable()
         /// Who asked: the key's name where the keys folder gives one, else the key, else `local` (no CURVE).
@@ -99,6 +99,8 @@ enum AdminHandlers {
             return LaunchExplainResult(hasAd: decision.campaign != nil, id: decision.campaign?.id, sha256: decision.creative?.sha256,
                                        revoked: decision.revoked, campaigns: explained.map(ExplainedCampaign.init), at: now)
         }
+        table.register(AdminAPI.backupCreate) { _, _ in try await backups.create() }
+        table.register(AdminAPI.backupRead) { params, _ in try await backups.read(params) }
         return table
     }
 

@@ -103,6 +103,7 @@ public final class CampaignServiceApp: Sendable {
             context: context,
             dispatcher: JSONRPCDispatcher(
                 methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
+                                             backups: try BackupShelf(dataDirectory: configuration.dataDirectory, store: store, logger: logger),
                                              maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
                 info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin")),
             configuration: adminConfiguration, logger: logger)

@@ -23,3 +23,9 @@ extension CreativeInspector.Refusal: JSONRPCErrorConvertible {
         JSONRPCError(code: APIError.creativeRefused.code, message: "creative refused: \(description)")
     }
 }
+
+extension BackupUnsupported: JSONRPCErrorConvertible {
+    public var jsonRPCError: JSONRPCError {
+        JSONRPCError(code: APIError.backupUnavailable.code, message: description)
+    }
+}

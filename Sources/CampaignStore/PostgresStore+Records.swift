@@ -139,6 +139,8 @@ extension PostgresStore {
 
     public func commitWakeups() -> AsyncStream<Void> { signal.stream() }
 
+    public func backup(to path: String) async throws -> (seq: Int64, epoch: String) { throw BackupUnsupported() }
+
     private static func facts(_ row: PostgresRow) throws -> CreativeFacts {
         let (sha256, contentType, size, width, height) = try row.decode((String, String, Int64, Int64, Int64).self)
         return CreativeFacts(sha256: sha256, contentType: contentType, width: Int(width), height: Int(height), size: Int(size))

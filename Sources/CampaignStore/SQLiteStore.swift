@@ -70,9 +70,7 @@ public final class SQLiteStore: Store {
                     clicks INTEGER NOT NULL DEFAULT 0,
                     skips INTEGER NOT NULL DEFAULT 0);
                 """)
-            var random = SystemRandomNumberGenerator()
-            let epoch = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }.joined()
-            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?), ('seq', '0')", arguments: [epoch])
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?), ('seq', '0')", arguments: [Self.newEpoch()])
         }
         migrator.registerMigration("v2 edge reports") { db in
             try db.execute(sql: "CREATE TABLE edge_reports (edge_id TEXT PRIMARY KEY NOT NULL, last_report_id INTEGER NOT NULL)")
@@ -110,6 +108,31 @@ public final class SQLiteStore: Store {
     }
 
     // MARK: Reading
+
+    /// SQLite's online backup, in one step inside a read transaction: the copy is the database as of one `seq`,
+    /// while writers go on in WAL mode. The copy gets an epoch of its own: restored, it answers from its `seq` while
+    /// edges may have applied later changes of this database, and only a new epoch makes them take a snapshot
+    /// instead of taking the restored database's next changes for ones they already hold.
+    public func backup(to path: String) async throws -> (seq: Int64, epoch: String) {
+        let destination = try DatabaseQueue(path: path)
+        let seq = try await pool.read { db in
+            let seq = try Self.seq(db)
+            try destination.writeWithoutTransaction { try db.backup(to: $0) }
+            return seq
+        }
+        let epoch = Self.newEpoch()
+        try await destination.write { db in
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'epoch'", arguments: [epoch])
+        }
+        try destination.close()
+        return (seq, epoch)
+    }
+
+    /// A random epoch: 32 hexadecimal digits.
+    static func newEpoch() -> String {
+        var random = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }.joined()
+    }
 
     public func currentSeq() async throws -> Int64 {
         try await pool.read { db in try Self.seq(db) }

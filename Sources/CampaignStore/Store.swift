@@ -113,6 +113,19 @@ public protocol Store: Sendable {
     /// while it holds the database's leadership when several share it. `lead` is cancelled when leadership is lost,
     /// and is run again when it is won back. Returns when cancelled.
     func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws
+
+    /// Writes a consistent copy of the database to the new file `path` while the store keeps serving, and answers
+    /// the last `seq` the copy holds and the epoch it was given. Only the embedded engine can (``BackupUnsupported``
+    /// otherwise): PostgreSQL is backed up with its own tools.
+    func backup(to path: String) async throws -> (seq: Int64, epoch: String)
+}
+
+/// The engine cannot make a copy of itself: PostgreSQL is backed up with `pg_dump` or its replicas.
+public struct BackupUnsupported: Error, Sendable, CustomStringConvertible {
+    public init() {}
+    public var description: String {
+        "this campaignd keeps its campaigns in PostgreSQL: back them up with PostgreSQL's own tools (pg_dump, or a replica)"
+    }
 }
 
 extension Store {

@@ -24,3 +24,16 @@ extension CreativeFiles {
         SHA256.hash(data: bytes).hex
     }
 }
+
+/// The sha256 of a file's bytes, read a piece at a time.
+public enum FileDigest {
+    public static func sha256(of url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+            hasher.update(data: piece)
+        }
+        return hasher.finalize().hex
+    }
+}

@@ -18,6 +18,10 @@ public enum APIError {
     public static let edgeKeyMismatch = RPCErrorInfo(code: -32007, message: "this CURVE key does not speak for that edge id: campaignd's keys folder lists it as edges/EDGE_ID.pub for another edge",
                                                      name: "EdgeKeyMismatch")
 
+    public static let backupUnavailable = RPCErrorInfo(code: -32010, message: "no such backup: it was never made, or it is gone (kept for a while after its last read), or this campaignd's database is not SQLite",
+                                                       name: "BackupUnavailable")
+
     /// Every application error code.
-    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy, edgeKeyMismatch]
+    public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy, edgeKeyMismatch,
+                             backupUnavailable]
 }

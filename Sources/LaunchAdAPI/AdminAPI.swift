@@ -91,6 +91,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info, changeList.info, launchExplain.info,
+        edgeList.info, campaignStats.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
     ] + operations.map { $0.0.info }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import JSONRPC
 import ZeroMQ
+import ZMQRPC
 
-/// A DEALER socket with one JSON-RPC call in flight at a time; all on the calling thread.
+/// A DEALER socket (to one endpoint, or to a comma-separated list) with one JSON-RPC call in flight at a time; all on
+/// the calling thread.
 final class CallLine {
     let endpoint: String
     let socket: Socket
@@ -16,12 +18,20 @@ final class CallLine {
         try socket.setLinger(milliseconds: 0)
         try socket.setMaxMessageSize(64 * 1024 * 1024)
         if let curve { try socket.makeCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
-        try socket.connect(endpoint)
+        // Several endpoints (campaignd sharing a database): calls go only to those connected, whichever answers.
+        let endpoints = EndpointList.split(endpoint)
+        if endpoints.count > 1 { try socket.setImmediate(true) }
+        for endpoint in endpoints { try socket.connect(endpoint) }
     }
 
     deinit { socket.close() }
 
     func send(_ method: String, _ params: JSONValue) throws {
+        guard try trySend(method, params) else { throw PropagationError.edge(endpoint, "cannot send (queue full)") }
+    }
+
+    /// Sends the call unless no connected peer can take it now; returns whether it went.
+    private func trySend(_ method: String, _ params: JSONValue) throws -> Bool {
         let id = nextId
         nextId += 1
         var writer = JSONWriter()
@@ -31,8 +41,9 @@ final class CallLine {
             object.field("method", method)
             object.field("params", params)
         }
-        guard try socket.send(writer.bytes, dontWait: true) else { throw PropagationError.edge(endpoint, "cannot send (queue full)") }
+        guard try socket.send(writer.bytes, dontWait: true) else { return false }
         pending = id
+        return true
     }
 
     /// The result of the pending call if its reply has come; throws its error.
@@ -50,9 +61,14 @@ final class CallLine {
     }
 
     /// One call, waiting at most `timeout` seconds.
+    /// Until the deadline, a call that cannot go yet (no peer connected, as between a campaignd's death and the
+    /// connection to another) waits for one.
     func call(_ method: String, _ params: JSONValue, timeout: Double) throws -> JSONValue {
-        try send(method, params)
         let deadline = Date().addingTimeInterval(timeout)
+        while try !trySend(method, params) {
+            guard Date() < deadline else { throw PropagationError.timedOut("\(method) on \(endpoint): no connection", [endpoint]) }
+            usleep(5_000)
+        }
         var poller = Poller()
         poller.add(socket)
         while Date() < deadline {

@@ -18,8 +18,10 @@ struct ADLoad: ParsableCommand {
 
             adload seed --admin E --count N --creative SHA256 ... creates N campaigns of one app with a large app's
             mix of targeting, for bench/scale.sh.
+
+            adload writes --admin E --writers N --count M --creative SHA256 measures admin write throughput and latency.
             """,
-        subcommands: [Run.self, Propagation.self, Seed.self],
+        subcommands: [Run.self, Propagation.self, Seed.self, Writes.self],
         defaultSubcommand: Run.self
     )
 }

@@ -20,11 +20,20 @@ struct DeployFilesTests {
         }
     }
 
-    @Test("compose: campaignd and two edges, each with secrets, a health check and a volume; keys where the services read them")
-    func compose() throws {
-        let compose = try #require(try Repository.yamlDocuments("deploy/compose/compose.yaml").first as? Object)
-        let services = try #require(compose["services"] as? [String: Object])
-        #expect(Set(services.keys) == ["campaignd", "edge-1", "edge-2"])
+    /// The compose files: one campaignd on SQLite, and two over PostgreSQL.
+    static let composeFiles: [(file: String, campaignd: [String])] = [
+        ("compose.yaml", ["campaignd"]), ("compose.postgres.yaml", ["campaignd-a", "campaignd-b"]),
+    ]
+
+    @Test("compose: campaignd (one, or two over PostgreSQL) and two edges, each with secrets, a health check and a volume; keys where the services read them; edges follow every campaignd",
+          arguments: composeFiles.map(\.file))
+    func compose(file: String) throws {
+        let campaignds = try #require(Self.composeFiles.first { $0.file == file }?.campaignd)
+        let compose = try #require(try Repository.yamlDocuments("deploy/compose/\(file)").first as? Object)
+        var services = try #require(compose["services"] as? [String: Object])
+        let postgres = services.removeValue(forKey: "postgres")
+        #expect(Set(services.keys) == Set(campaignds + ["edge-1", "edge-2"]))
+        #expect((postgres != nil) == (campaignds.count > 1), "PostgreSQL comes with the pair, and only then")
         let declaredSecrets = try #require(compose["secrets"] as? [String: Object])
         let declaredVolumes = try #require(compose["volumes"] as? [String: Any?])
 
@@ -53,12 +62,27 @@ struct DeployFilesTests {
             #expect(service["image"] as? String != nil && service["build"] as? Object != nil, "\(name) needs an image and a build")
         }
 
-        // campaignd: its keys folder holds campaignd.key, and admits adctl and every edge's public key.
-        let campaignd = try #require(services["campaignd"])
-        let keysDirectory = try #require((campaignd["environment"] as? Object)?["CAMPAIGND_KEYS_DIR"] as? String)
-        let targets = Dictionary(secrets(campaignd).map { ($0.target, $0.source) }, uniquingKeysWith: { first, _ in first })
-        #expect(targets["\(keysDirectory)/campaignd.key"].flatMap(secretFile) == "campaignd.key")
-        #expect(targets.keys.contains { $0.hasPrefix("\(keysDirectory)/admin/") && $0.hasSuffix(".pub") })
+        // Each campaignd: its keys folder holds campaignd.key, and admits adctl and every edge's public key; over
+        // PostgreSQL, each names the database service and starts once it is healthy.
+        var allTargets: [[String: String]] = []
+        var keysDirectories: [String] = []
+        for name in campaignds {
+            let campaignd = try #require(services[name])
+            let environment = try #require(campaignd["environment"] as? Object)
+            let keysDirectory = try #require(environment["CAMPAIGND_KEYS_DIR"] as? String)
+            let targets = Dictionary(secrets(campaignd).map { ($0.target, $0.source) }, uniquingKeysWith: { first, _ in first })
+            #expect(targets["\(keysDirectory)/campaignd.key"].flatMap(secretFile) == "campaignd.key")
+            #expect(targets.keys.contains { $0.hasPrefix("\(keysDirectory)/admin/") && $0.hasSuffix(".pub") })
+            allTargets.append(targets)
+            keysDirectories.append(keysDirectory)
+            if let postgres {
+                let database = environment["CAMPAIGND_DATABASE"] as? String ?? ""
+                #expect(database.hasPrefix("postgres://") && database.contains("@postgres:5432/"), "\(name): \(database)")
+                #expect(((campaignd["depends_on"] as? Object)?["postgres"] as? Object)?["condition"] as? String == "service_healthy")
+                #expect(((postgres["healthcheck"] as? Object)?["test"] as? [String])?.contains("pg_isready") == true)
+                #expect((postgres["volumes"] as? [String])?.isEmpty == false, "PostgreSQL's data needs a volume")
+            }
+        }
 
         for edgeName in ["edge-1", "edge-2"] {
             let edge = try #require(services[edgeName])
@@ -67,22 +91,32 @@ struct DeployFilesTests {
             let edgeTargets = Dictionary(secrets(edge).map { ($0.target, $0.source) }, uniquingKeysWith: { first, _ in first })
             let keyFile = try #require(edgeTargets["\(edgeKeys)/edge.key"].flatMap(secretFile), "\(edgeName) has no edge.key")
             #expect(edgeTargets["\(edgeKeys)/campaignd.pub"].flatMap(secretFile) == "campaignd.pub")
-            // campaignd admits this edge's public key.
+            // Every campaignd admits this edge's public key.
             let publicFile = keyFile.replacingOccurrences(of: ".key", with: ".pub")
-            #expect(targets.contains { $0.key.hasPrefix("\(keysDirectory)/edges/") && secretFile($0.value) == publicFile },
-                    "campaignd does not admit \(publicFile)")
-            // It reaches campaignd by its service name, after campaignd is healthy.
-            #expect((environment["DELIVERYD_CAMPAIGN_SYNC"] as? String)?.hasPrefix("tcp://campaignd:") == true)
-            #expect(((edge["depends_on"] as? Object)?["campaignd"] as? Object)?["condition"] as? String == "service_healthy")
+            for (targets, keysDirectory) in zip(allTargets, keysDirectories) {
+                #expect(targets.contains { $0.key.hasPrefix("\(keysDirectory)/edges/") && secretFile($0.value) == publicFile },
+                        "campaignd does not admit \(publicFile)")
+            }
+            // It reaches every campaignd by its service name, after each is healthy.
+            for variable in ["DELIVERYD_CAMPAIGN_SYNC", "DELIVERYD_CAMPAIGN_UPDATES"] {
+                let hosts = ((environment[variable] as? String) ?? "").split(separator: ",").map { $0.dropFirst("tcp://".count).prefix { $0 != ":" } }
+                #expect(hosts.map(String.init) == campaignds, "\(edgeName) \(variable)")
+            }
+            for name in campaignds {
+                #expect(((edge["depends_on"] as? Object)?[name] as? Object)?["condition"] as? String == "service_healthy")
+            }
             let command = (edge["command"] as? [String]) ?? []
             #expect(command.firstIndex(of: "--edge-id").map { command[$0 + 1] } == edgeName)
         }
     }
 
-    @Test("compose: keys.sh writes every key file the compose file's secrets name")
+    @Test("compose: keys.sh writes every key file the compose files' secrets name")
     func composeKeys() async throws {
-        let compose = try #require(try Repository.yamlDocuments("deploy/compose/compose.yaml").first as? Object)
-        let declared = try #require(compose["secrets"] as? [String: Object])
+        var declared: [String: Object] = [:]
+        for file in Self.composeFiles.map(\.file) {
+            let compose = try #require(try Repository.yamlDocuments("deploy/compose/\(file)").first as? Object)
+            declared.merge(try #require(compose["secrets"] as? [String: Object])) { first, _ in first }
+        }
         let directory = try makeTemporaryDirectory("compose-keys")
         defer { removeTemporaryDirectory(directory) }
         let (status, output) = try await run(URL(fileURLWithPath: "/bin/bash"), [Repository.deploy.appendingPathComponent("compose/keys.sh").path],
@@ -190,6 +224,50 @@ struct DeployFilesTests {
             #expect(path(container, "securityContext", "allowPrivilegeEscalation") as? Bool == false)
             #expect(path(podSpec, "securityContext", "runAsNonRoot") as? Bool == true)
         }
+    }
+
+    @Test("Kubernetes over PostgreSQL: deploy/k8s-postgres makes campaignd two replicas given the database from a Secret, the edges follow both, a PDB keeps one; kubectl renders it where installed")
+    func kubernetesPostgres() async throws {
+        let folder = "deploy/k8s-postgres"
+        let kustomization = try #require(try Repository.yamlDocuments("\(folder)/kustomization.yaml").first as? Object)
+        let resources = (kustomization["resources"] as? [String]) ?? []
+        let patches = ((kustomization["patches"] as? [Object]) ?? []).compactMap { $0["path"] as? String }
+        #expect(resources.contains("../k8s"), "the overlay builds on deploy/k8s")
+        #expect(kustomization["namespace"] as? String == "launchad")
+        let files = Repository.deployFiles().filter { $0.hasPrefix("\(folder)/") && !$0.hasSuffix("kustomization.yaml") }
+        #expect(Set(files) == Set((resources.filter { $0 != "../k8s" } + patches).map { "\(folder)/\($0)" }), "every file is a resource or a patch")
+        var documents: [Object] = []
+        for file in files { documents += try Repository.yamlDocuments(file).compactMap { $0 as? Object } }
+        func document(_ kind: String, _ name: String) -> Object? {
+            documents.first { $0["kind"] as? String == kind && ($0["metadata"] as? Object)?["name"] as? String == name }
+        }
+        func path(_ object: Any?, _ keys: String...) -> Any? { keys.reduce(object) { ($0 as? Object)?[$1] } }
+
+        func checkPair(_ statefulSet: Object?, _ config: Object?, _ budget: Object?) {
+            #expect(path(statefulSet, "spec", "replicas") as? Int == 2)
+            let container = (path(statefulSet, "spec", "template", "spec", "containers") as? [Object])?.first { $0["name"] as? String == "campaignd" }
+            let database = (container?["env"] as? [Object])?.first { $0["name"] as? String == "CAMPAIGND_DATABASE" }
+            #expect(path(database, "valueFrom", "secretKeyRef", "name") as? String == "campaignd-database"
+                    && path(database, "valueFrom", "secretKeyRef", "key") as? String == "url", "the URL comes from a Secret, not the manifest")
+            #expect(path(config, "data", "DELIVERYD_CAMPAIGN_SYNC") as? String == "tcp://campaignd-0.campaignd:7101,tcp://campaignd-1.campaignd:7101")
+            #expect(path(config, "data", "DELIVERYD_CAMPAIGN_UPDATES") as? String == "tcp://campaignd-0.campaignd:7102,tcp://campaignd-1.campaignd:7102")
+            #expect(path(budget, "spec", "minAvailable") as? Int == 1)
+        }
+        checkPair(document("StatefulSet", "campaignd"), document("ConfigMap", "deliveryd-config"), document("PodDisruptionBudget", "campaignd"))
+
+        guard let kubectl = onPath("kubectl") else { return }
+        let (status, output) = try await run(kubectl, ["kustomize", Repository.root.appendingPathComponent(folder).path])
+        #expect(status == 0, "kubectl kustomize: \(output)")
+        let rendered = try Yams.load_all(yaml: output).compactMap { $0 as? Object }
+        func renderedObject(_ kind: String, _ name: String) -> Object? {
+            rendered.first { $0["kind"] as? String == kind && path($0, "metadata", "name") as? String == name }
+        }
+        let statefulSet = renderedObject("StatefulSet", "campaignd")
+        checkPair(statefulSet, renderedObject("ConfigMap", "deliveryd-config"), renderedObject("PodDisruptionBudget", "campaignd"))
+        // The patch adds to the base's container rather than replacing it: its configuration and keys stay.
+        let container = (path(statefulSet, "spec", "template", "spec", "containers") as? [Object])?.first
+        #expect((container?["envFrom"] as? [Object])?.isEmpty == false && (container?["volumeMounts"] as? [Object])?.count == 3)
+        #expect(rendered.allSatisfy { path($0, "metadata", "namespace") as? String == "launchad" || $0["kind"] as? String == "Namespace" })
     }
 
     @Test("Dockerfiles: multi-stage, release build of the product, slim runtime with libzmq5, non-root user, DESIGN's ports, a health check")

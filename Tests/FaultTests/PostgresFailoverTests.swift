@@ -79,9 +79,30 @@ extension FaultTests {
                 #expect(await edge.waitFor(seq: seq, epoch: epoch, timeout: .seconds(20)), "the edge did not follow the survivor")
                 let status = try await edge.status()
                 #expect(status.epoch == epoch && status.resyncs == resyncsBefore, "snapshots taken: \(resyncsBefore) before, \(status.resyncs) after")
+                // An operator's write through both endpoints (the dead leader first) lands on the survivor, and --wait
+                // sees the edge apply it.
+                let operatorWrite = try ChildProcess("adctl", [
+                    "--endpoint", both.map { $0["admin"]! }.joined(separator: ","), "campaign", "create", "--name", "after failover",
+                    "--app", "shop", "--starts", "now", "--ends", "+2h", "--creative", "\(creative):3", "--wait",
+                ], directory: b.directory)
+                let exit = await operatorWrite.exitStatus(timeout: .seconds(60))
+                #expect(exit == 0 && operatorWrite.log.contains("edge-pg") && operatorWrite.log.contains("seq \(seq + 1)"), "\(operatorWrite.log)")
                 await survivor.stop()
                 await edge.stop()
                 await setup.close()
+            }
+        }
+
+        @Test("adctl backup on PostgreSQL is refused with a reason, and nothing is written")
+        func backupRefused() async throws {
+            try await withPostgresDatabase { url, _ in
+                let fixture = try await CampaignFixture(arguments: ["--database", url])
+                let file = fixture.directory.appendingPathComponent("copy.sqlite")
+                let process = try ChildProcess("adctl", ["--endpoint", fixture.endpoints["admin"]!, "backup", file.path], directory: fixture.directory)
+                let exit = await process.exitStatus(timeout: .seconds(30))
+                #expect(exit == 1 && process.log.contains("PostgreSQL's own tools"), "\(process.log)")
+                #expect(!FileManager.default.fileExists(atPath: file.path))
+                await fixture.stop()
             }
         }
 
