@@ -155,7 +155,7 @@ public actor LaunchAdClient {
                                     horizonHours: configuration.prefetchHorizonHours, cached: await cache.held)
         let answer: PrefetchAnswer = try await connection.call("launch.prefetch", params, timeout: configuration.requestTimeout)
         var summary = RefreshSummary()
-        summary.revoked = answer.revoked.filter { _ in true }
+        summary.revoked = answer.revoked
         summary.deleted = try await cache.revoke(answer.revoked)
         let deletions = answer.delete.filter { sha256 in !answer.download.contains { $0.sha256 == sha256 } }
         try await cache.remove(deletions)
@@ -200,6 +200,7 @@ public actor LaunchAdClient {
     }
 
     /// Sends the queued events (unless the backoff after a failure says not yet, or `force`).
+    @discardableResult
     public func flushReports(force: Bool = false) async -> ReportFlush {
         let connection = connection, timeout = configuration.requestTimeout
         return await reports.flush(now: clock.now(), force: force) { events in
