@@ -9,12 +9,16 @@
 # Prints each round, then the medians and the ratio fresh/rtt.
 #
 #   bench/kit-cold-start.sh [ROUNDS]      (default 11)
+#
+# BIN=DIR takes every binary from DIR (bench/services.sh); ADSIM_BIN=DIR takes adsim alone from another (a release
+# adsim beside debug servers, say).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-11}
 for tool in curl python3; do command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 1; }; done
 . bench/services.sh
 release_bin campaignd deliveryd adctl adsim
+ADSIM_BIN=${ADSIM_BIN:-$BIN}
 mkdir -p .build-bench
 RUN=$(mktemp -d "$PWD/.build-bench/kit-XXXX")
 pids=()
@@ -33,7 +37,7 @@ HTTP=$(field "$RUN/edge.ready" http)
   --jump-url https://shop.example.com/1 --wait >/dev/null
 
 adsim() {
-  "$BIN/adsim" --edge "http://$HTTP" --app shop --platform ios --app-version 5.2.0 --device "$1" --state-dir "$RUN/$1" \
+  "$ADSIM_BIN/adsim" --edge "http://$HTTP" --app shop --platform ios --app-version 5.2.0 --device "$1" --state-dir "$RUN/$1" \
     --screen 1179x2556 --json --policy "$2" launch --speed 100
 }
 # The decision's milliseconds: the `show` event's, or fail when the launch showed nothing.

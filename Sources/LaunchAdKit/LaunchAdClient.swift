@@ -194,6 +194,8 @@ public actor LaunchAdClient {
     @discardableResult
     public func record(_ kind: ReportKind, of ad: LaunchAd, launch: String) async throws -> String {
         let eventId = "\(launch)-\(kind.rawValue)"
+        // The edge takes event ids of 1 to 64 bytes: a longer one would be refused, and the event lost.
+        guard !launch.isEmpty, eventId.utf8.count <= 64 else { throw InvalidLaunchId(launch: launch) }
         try await reports.enqueue(ReportEvent(eventId: eventId, type: kind.rawValue, campaignId: ad.campaignId,
                                               deviceId: configuration.deviceId, sha256: ad.sha256, at: RFC3339.text(clock.now())))
         return eventId
@@ -206,6 +208,12 @@ public actor LaunchAdClient {
         return await reports.flush(now: clock.now(), force: force) { events in
             try await connection.call("launch.report", ReportParams(events: events), as: ReportAnswer.self, timeout: timeout)
         }
+    }
+
+    /// A launch id that makes no event id the edge takes (1 to 64 bytes with `-impression`).
+    public struct InvalidLaunchId: Error, CustomStringConvertible {
+        public let launch: String
+        public var description: String { "the launch id must be 1 to \(64 - "-impression".utf8.count) bytes, not \(launch.utf8.count)" }
     }
 
     /// The ids of the events waiting to be sent.

@@ -40,6 +40,10 @@ struct ReportQueueTests {
             #expect(await back.flushReports() == ReportFlush())
             try await back.record(.click, of: ad, launch: "launch-1")  // delivered already: not queued again
             #expect(await back.pendingReports().isEmpty)
+            // A launch id the edge's event ids cannot hold is refused here, not lost there.
+            await #expect(throws: LaunchAdClient.InvalidLaunchId.self) {
+                try await back.record(.impression, of: ad, launch: String(repeating: "x", count: 60))
+            }
 
             // Killed after sending and before noting it: sent again, the edge counts it once.
             try beforeSending.write(to: reports)
