@@ -68,31 +68,11 @@ actor ReportQueue {
                 result.accepted += answer.accepted
                 result.duplicates += answer.duplicates
                 settle(batch)
-            } catch EdgeError.rpc where batch.count > 1 {
+            } catch EdgeError.rpc {
                 // One bad event refuses the batch: send them one by one, so only that one is dropped.
                 for event in batch {
-                    do {
-                        let answer = try await sendAlone(event, send)
-                        result.accepted += answer.accepted
-                        result.duplicates += answer.duplicates
-                    } catch EdgeError.rpc {
-                        result.rejected += 1
-                    } catch {
-                        return backOff(now: now, result: result)
-                    }
-                    settle([event])
+                    guard await deliverAlone(event, send, into: &result) else { return backOff(now: now, result: result) }
                 }
-            } catch EdgeError.rpc {
-                do {
-                    let answer = try await sendAlone(batch[0], send)
-                    result.accepted += answer.accepted
-                    result.duplicates += answer.duplicates
-                } catch EdgeError.rpc {
-                    result.rejected += 1
-                } catch {
-                    return backOff(now: now, result: result)
-                }
-                settle(batch)
             } catch {
                 return backOff(now: now, result: result)
             }
@@ -101,6 +81,22 @@ actor ReportQueue {
         stored.nextAttempt = nil
         try? save()
         return result
+    }
+
+    /// Sends one event and notes it delivered (or refused, and dropped); false when the edge did not answer.
+    private func deliverAlone(_ event: ReportEvent, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer,
+                              into result: inout ReportFlush) async -> Bool {
+        do {
+            let answer = try await sendAlone(event, send)
+            result.accepted += answer.accepted
+            result.duplicates += answer.duplicates
+        } catch EdgeError.rpc {
+            result.rejected += 1
+        } catch {
+            return false
+        }
+        settle([event])
+        return true
     }
 
     /// Sends one event; when the edge refuses it and it carries a time (a device clock far off is refused), once
