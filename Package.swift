@@ -9,6 +9,7 @@
 //   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) -> CampaignService (campaignd as a library)
 //   DeliveryService (deliveryd as a library: no store, no GRDB)
 //   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
+//   LaunchAdKit (the client SDK: Foundation only, JSON-RPC over HTTP to an edge) -> adsim (over AdSimCommands)
 import PackageDescription
 
 let package = Package(
@@ -22,6 +23,9 @@ let package = Package(
         .executable(name: "deliveryd", targets: ["deliveryd"]),
         .executable(name: "adctl", targets: ["adctl"]),
         .executable(name: "adload", targets: ["adload"]),
+        // What an app links: Foundation only (no libzmq, no package of the servers).
+        .library(name: "LaunchAdKit", targets: ["LaunchAdKit"]),
+        .executable(name: "adsim", targets: ["adsim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -148,6 +152,13 @@ let package = Package(
             ]
         ),
 
+        // MARK: The client SDK an app links (Foundation only: check-package-graph.py keeps it so) and adsim's commands
+        .target(name: "LaunchAdKit"),
+        .target(
+            name: "AdSimCommands",
+            dependencies: ["LaunchAdKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "campaignd",
@@ -166,6 +177,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
+        .executableTarget(name: "adsim", dependencies: ["AdSimCommands"]),
         .executableTarget(
             name: "adload",
             dependencies: [
@@ -226,6 +238,9 @@ let package = Package(
             dependencies: ["LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "ZeroMQ", "JSONRPC",
                            .product(name: "Yams", package: "Yams")]
         ),
+        // LaunchAdKit against real edges (in process, and deliveryd, campaignd, adctl and adsim as child processes) and
+        // LaunchAdTesting's faulty HTTP server.
+        .testTarget(name: "LaunchAdKitTests", dependencies: ["LaunchAdKit", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
         .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

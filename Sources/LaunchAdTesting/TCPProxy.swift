@@ -52,28 +52,8 @@ public final class TCPProxy: Sendable {
         } else {
             throw ProxyError(description: "cannot proxy to \(endpoint): only tcp://HOST:PORT and ipc://PATH")
         }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProxyError(description: "socket: errno \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let code = errno
-            close(fd)
-            throw ProxyError(description: "bind/listen: errno \(code)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
-        listener = fd
+        let listening = try LoopbackListener { ProxyError(description: $0) }
+        (listener, port) = (listening.fd, listening.port)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 

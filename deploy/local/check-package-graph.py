@@ -30,6 +30,18 @@ for t in pkg['targets']:
     if undeclared or unused:
         bad=True
         print(f'{name}: undeclared {sorted(undeclared)} unused {sorted(unused)}')
+# What an app links depends on Foundation alone: no target, no package, no module of the system beyond Foundation.
+client_only={'LaunchAdKit'}
+for t in pkg['targets']:
+    if t['name'] in client_only and t['dependencies']:
+        bad=True
+        print(f"{t['name']}: an app links it alone, so it may depend on nothing (it declares {len(t['dependencies'])})")
+for name in client_only:
+    for f in glob.glob('Sources/'+name+'/**/*.swift',recursive=True):
+        for m in re.finditer(r'^\s*(?:@\w+ |public |internal |package )*import (?:struct |enum |class |func )?([A-Za-z_0-9]+)',open(f).read(),re.M):
+            if m.group(1) not in ('Foundation','FoundationNetworking'):
+                bad=True
+                print(f'{f}: imports {m.group(1)}; {name} may import Foundation (and FoundationNetworking) only')
 lock_sites=[]
 for f in sorted(glob.glob('Sources/**/*.swift',recursive=True)+glob.glob('Tests/**/*.swift',recursive=True)+
                 glob.glob('Benchmarks/**/*.swift',recursive=True)+glob.glob('Fuzz/**/*.swift',recursive=True)):
@@ -42,5 +54,5 @@ if lock_sites:
     print('Mutex used outside Sources/Locking (use Locked from the Locking module: same init and withLock):')
     for l in lock_sites: print('  '+l)
 if not bad:
-    print(f'package graph: the dependencies of all {len(names)} targets are their imports; no Mutex outside Sources/Locking')
+    print(f'package graph: the dependencies of all {len(names)} targets are their imports; LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking')
 sys.exit(1 if bad else 0)

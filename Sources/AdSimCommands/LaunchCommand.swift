@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import LaunchAdKit
+
+/// `adsim ... launch`: one launch of the app, its timeline printed as it happens.
+struct LaunchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "launch", abstract: "Launch the app once and play its ad.")
+
+    @OptionGroup var options: SimulatorOptions
+    @Flag(help: "A hot start (the app returns from the background); needs --background.")
+    var hot = false
+    @Option(help: "Seconds the app was in the background before a hot start.")
+    var background: Int?
+    @Option(name: .customLong("skip-at"), help: "Tap skip this many seconds into the ad.")
+    var skipAt: Double?
+    @Option(name: .customLong("click-at"), help: "Tap the ad this many seconds into it.")
+    var clickAt: Double?
+    @Option(help: "Run the session's clock this many times faster.")
+    var speed: Double = 1
+
+    func validate() throws {
+        if hot != (background != nil) { throw ValidationError("--hot and --background S go together") }
+        if let background, background < 0 { throw ValidationError("--background must not be negative") }
+        if skipAt != nil && clickAt != nil { throw ValidationError("give --skip-at or --click-at, not both") }
+        for (flag, value) in [("--skip-at", skipAt), ("--click-at", clickAt)] {
+            if let value, value < 0 { throw ValidationError("\(flag) must not be negative") }
+        }
+        guard speed > 0, speed <= 1000 else { throw ValidationError("--speed must be over 0 and at most 1000") }
+    }
+
+    func run() async throws {
+        // The printer's `ms` count from here: opening the SDK's folder is part of a cold start.
+        let printer = EventPrinter(json: options.json)
+        let clock: any LaunchAdClock = speed == 1 ? SystemClock() : ScaledClock(speed: speed)
+        let client: LaunchAdClient
+        do {
+            client = try LaunchAdClient(configuration: options.configuration(), clock: clock)
+        } catch {
+            throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
+        }
+        let kind: LaunchKind = hot ? .hot(backgroundSeconds: background ?? 0) : .cold
+        _ = await client.play(kind, user: UserScript(skipAt: skipAt, clickAt: clickAt)) { printer.print($0) }
+    }
+}

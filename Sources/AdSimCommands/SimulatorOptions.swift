@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import LaunchAdKit
+
+/// The app and edge every `adsim` command plays against.
+struct SimulatorOptions: ParsableArguments {
+    @Option(help: "The edge's base URL (its /rpc answers the SDK).")
+    var edge: String
+    @Option(help: "The app's name.")
+    var app: String
+    @Option(help: "The platform (ios, android, ...).")
+    var platform: String
+    @Option(name: .customLong("app-version"), help: "The app's version (dotted numbers).")
+    var appVersion: String
+    @Option(help: "The device's id.")
+    var device: String
+    @Option(name: .customLong("state-dir"), help: "The SDK's folder: its cache and report queue.")
+    var stateDir: String
+    @Option(help: "The screen in pixels, WxH.")
+    var screen: String?
+    @Option(help: "The device's region.")
+    var region: String?
+    @Option(help: "The device's locale.")
+    var locale: String?
+    @Flag(help: "One JSON object per line.")
+    var json = false
+    @Option(help: "cache-first (show what is on disk at once) or fresh (wait for the edge within --wait-budget).")
+    var policy: String = LaunchPolicy.cacheFirst.rawValue
+    @Option(name: .customLong("wait-budget"), help: "Seconds a fresh launch waits for its ad.")
+    var waitBudget: Double = 3
+
+    func validate() throws {
+        guard let url = URL(string: edge), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw ValidationError("--edge must be an http(s) URL, not \(edge)")
+        }
+        guard LaunchPolicy(rawValue: policy) != nil else {
+            throw ValidationError("--policy must be \(LaunchPolicy.allCases.map(\.rawValue).joined(separator: " or ")), not \(policy)")
+        }
+        guard waitBudget > 0, waitBudget <= 60 else { throw ValidationError("--wait-budget must be over 0 and at most 60 seconds") }
+        if let screen, Self.size(screen) == nil { throw ValidationError("--screen must be WxH in pixels (1080x1920), not \(screen)") }
+        for (flag, value) in [("--app", app), ("--platform", platform), ("--app-version", appVersion), ("--device", device)] where value.isEmpty {
+            throw ValidationError("\(flag) must not be empty")
+        }
+    }
+
+    static func size(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), (1...16_384).contains(width),
+              (1...16_384).contains(height) else { return nil }
+        return (width, height)
+    }
+
+    func configuration() -> LaunchAdConfiguration {
+        var configuration = LaunchAdConfiguration(edge: URL(string: edge)!, app: app, platform: platform, appVersion: appVersion,
+                                                  deviceId: device, stateDirectory: URL(fileURLWithPath: stateDir))
+        configuration.screen = screen.flatMap(Self.size)
+        configuration.region = region
+        configuration.locale = locale
+        configuration.policy = LaunchPolicy(rawValue: policy) ?? .cacheFirst
+        configuration.waitBudget = waitBudget
+        return configuration
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// An ad ready to show: its creative is on disk, verified, and its campaign valid now by the device's clock.
+public struct LaunchAd: Sendable, Equatable {
+    /// Where a click takes the user: handed to the app, which opens it.
+    public struct Jump: Sendable, Equatable {
+        /// `url` (an http(s) URL) or `deeplink` (an app's scheme).
+        public var type: String
+        public var value: String
+
+        public init(type: String, value: String) {
+            self.type = type
+            self.value = value
+        }
+    }
+
+    /// Where the decision came from.
+    public enum Source: String, Sendable {
+        /// Already on disk at launch (cache first).
+        case cache
+        /// This launch's answer, within the wait budget (fresh).
+        case fresh
+    }
+
+    public var campaignId: Int64
+    public var version: Int
+    public var sha256: String
+    /// The creative's bytes on disk.
+    public var file: URL
+    public var contentType: String
+    /// Seconds the ad shows.
+    public var countdown: Int
+    public var skippable: Bool
+    /// Seconds before skip is offered.
+    public var skipAfter: Int
+    public var jump: Jump?
+    public var forced: Bool
+    public var expiresAt: Date
+    public var source: Source
+
+    public init(campaignId: Int64, version: Int, sha256: String, file: URL, contentType: String, countdown: Int, skippable: Bool,
+                skipAfter: Int, jump: Jump?, forced: Bool, expiresAt: Date, source: Source) {
+        self.campaignId = campaignId
+        self.version = version
+        self.sha256 = sha256
+        self.file = file
+        self.contentType = contentType
+        self.countdown = countdown
+        self.skippable = skippable
+        self.skipAfter = skipAfter
+        self.jump = jump
+        self.forced = forced
+        self.expiresAt = expiresAt
+        self.source = source
+    }
+}
+
+/// What a launch decided.
+public enum LaunchDecision: Sendable, Equatable {
+    /// Show this ad (start an ``AdSession`` with it).
+    case show(LaunchAd)
+    /// Go on without an ad: `.none` (nothing to show) or `.timeout` (fresh, past the wait budget).
+    case noAd(EndReason)
+}
+
+/// A cold start, or a return from the background after `backgroundSeconds`.
+public enum LaunchKind: Sendable, Equatable {
+    case cold
+    case hot(backgroundSeconds: Int)
+}

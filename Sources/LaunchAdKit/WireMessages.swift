@@ -1,0 +1,102 @@
+import Foundation
+
+// The params and answers of the three client methods the SDK calls, as the edge's JSON has them (DESIGN's launch
+// query, prefetch and report; the names are the ones apps already parse). The SDK keeps its own small copies so an
+// app links none of the servers' packages; the tests hold them to the servers' own types.
+
+struct ScreenSize: Codable, Sendable, Equatable {
+    var width: Int
+    var height: Int
+}
+
+/// `launch.query` params.
+struct QueryParams: Encodable {
+    var app: String
+    var platform: String
+    var appVersion: String
+    var region: String?
+    var locale: String?
+    var deviceId: String?
+    var screen: ScreenSize?
+    var launchType: String?
+    var backgroundSeconds: Int?
+    var cached: [String]?
+}
+
+/// `launch.query`'s answer.
+struct QueryAnswer: Decodable {
+    struct Creative: Decodable {
+        var sha256: String
+        var contentType: String
+        var width: Int
+        var height: Int
+        var size: Int
+    }
+
+    var hasAd: Bool
+    var id: Int64?
+    var version: Int?
+    var imgUrl: String?
+    var creative: Creative?
+    var jumpType: String?
+    var jumpValue: String?
+    var countdown: Int?
+    var skippable: Bool?
+    var skipAfter: Int?
+    var forced: Bool?
+    var expiresAt: String?
+    var epoch: String
+    var seq: Int64
+    var revoked: [Int64]
+}
+
+/// `launch.prefetch` params.
+struct PrefetchParams: Encodable {
+    var app: String
+    var platform: String
+    var appVersion: String
+    var region: String?
+    var locale: String?
+    var screen: ScreenSize?
+    var horizonHours: Int?
+    var cached: [String]?
+}
+
+/// `launch.prefetch`'s answer: what to download and keep, with each campaign's window, and what to delete.
+struct PrefetchAnswer: Decodable {
+    struct Item: Decodable {
+        var campaignId: Int64
+        var sha256: String
+        var url: String
+        var contentType: String
+        var size: Int
+        var startsAt: String
+        var endsAt: String
+    }
+
+    var download: [Item]
+    var delete: [String]
+    var revoked: [Int64]
+    var epoch: String
+    var seq: Int64
+}
+
+/// One event of `launch.report`.
+struct ReportEvent: Codable, Sendable, Equatable {
+    var eventId: String
+    var type: String
+    var campaignId: Int64
+    var deviceId: String
+    var sha256: String?
+    var at: String?
+}
+
+struct ReportParams: Encodable {
+    var events: [ReportEvent]
+}
+
+/// `launch.report`'s answer.
+struct ReportAnswer: Decodable {
+    var accepted: Int
+    var duplicates: Int
+}

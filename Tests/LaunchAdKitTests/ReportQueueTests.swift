@@ -1,0 +1,90 @@
+import Foundation
+import LaunchAdKit
+import LaunchAdTesting
+import Locking
+import Testing
+
+@Suite("reports: once per event, kept across a kill, retried with backoff", .timeLimit(.minutes(2)))
+struct ReportQueueTests {
+    @Test("events queued while the edge is away survive a kill (a new SDK over the same folder) and are counted once")
+    func surviveAKill() async throws {
+        try await withKitWorld { world in
+            _ = try await world.create()
+            let clock = ManualClock()
+            let state = world.folder.appendingPathComponent("device")
+            let ad = try #require(await world.client(.fresh, clock: clock, state: state).launch().ad)
+
+            // The edge out of reach: the events wait in the folder, and a failed send backs off.
+            let away = try world.client(clock: clock, state: state, edge: KitWorld.unreachable)
+            let impression = try await away.record(.impression, of: ad, launch: "launch-1")
+            let click = try await away.record(.click, of: ad, launch: "launch-1")
+            try await away.record(.impression, of: ad, launch: "launch-1")  // the same event again: once
+            var flush = await away.flushReports()
+            #expect(flush.accepted == 0 && flush.pending == 2 && !flush.deferred)
+            flush = await away.flushReports()
+            #expect(flush.deferred && flush.pending == 2)
+            clock.advance(by: 1.5)
+            flush = await away.flushReports()
+            #expect(!flush.deferred && flush.pending == 2)  // tried again, failed again: now 2 s
+            clock.advance(by: 1)
+            #expect(await away.flushReports().deferred)
+
+            // "Killed": a new SDK over the same folder, the edge back.
+            let reports = state.appendingPathComponent("reports.json")
+            let beforeSending = try Data(contentsOf: reports)
+            let back = try world.client(clock: clock, state: state)
+            #expect(Set(await back.pendingReports()) == [impression, click])
+            clock.advance(by: 5)
+            flush = await back.flushReports()
+            #expect(flush.accepted == 2 && flush.duplicates == 0 && flush.pending == 0)
+            #expect(await back.flushReports() == ReportFlush())
+            try await back.record(.click, of: ad, launch: "launch-1")  // delivered already: not queued again
+            #expect(await back.pendingReports().isEmpty)
+            // A launch id the edge's event ids cannot hold is refused here, not lost there.
+            await #expect(throws: LaunchAdClient.InvalidLaunchId.self) {
+                try await back.record(.impression, of: ad, launch: String(repeating: "x", count: 60))
+            }
+
+            // Killed after sending and before noting it: sent again, the edge counts it once.
+            try beforeSending.write(to: reports)
+            let again = try world.client(clock: clock, state: state)
+            flush = await again.flushReports(force: true)
+            #expect(flush.accepted == 0 && flush.duplicates == 2 && flush.pending == 0)
+        }
+    }
+
+    @Test("a played launch reports its impression and skip, each once, and the timeline follows the clock")
+    func playedLaunch() async throws {
+        try await withKitWorld { world in
+            let campaign = try await world.create { fields in
+                fields.countdown = 3
+                fields.skipAfter = 1
+            }
+            let clock = ManualClock()
+            let sdk = try world.client(.fresh, clock: clock)
+            let events = EventLog()
+            let reason = await sdk.play(user: UserScript(skipAt: 0.5)) { events.append($0) }
+            #expect(reason == .countdown)  // the tap at 0.5 s came before skip was allowed
+            let seen = events.all
+            #expect(Array(seen.prefix(2)) == [.waiting, .show(campaignId: campaign.id, version: campaign.version, sha256: world.creative, source: .fresh)])
+            #expect(seen.contains(.tick(secondsLeft: 3, skipAllowed: false)) && seen.contains(.tick(secondsLeft: 2, skipAllowed: true)))
+            #expect(seen.contains(.end(.countdown, jump: nil)))
+            #expect(seen.filter { if case .report(_, _, true) = $0 { true } else { false } }.count == 1)
+
+            let skipped = EventLog()
+            #expect(await sdk.play(user: UserScript(skipAt: 1.5)) { skipped.append($0) } == .skip)
+            let reports = skipped.all.compactMap { event -> ReportKind? in
+                if case .report(let kind, _, let sent) = event, sent { kind } else { nil }
+            }
+            #expect(reports == [.impression, .skip])
+            #expect(skipped.all.contains(.end(.skip, jump: nil)))
+        }
+    }
+}
+
+/// Events a callback saw.
+final class EventLog: Sendable {
+    private let events = Locked<[PlaybackEvent]>([])
+    func append(_ event: PlaybackEvent) { events.withLock { $0.append(event) } }
+    var all: [PlaybackEvent] { events.withLock { $0 } }
+}
