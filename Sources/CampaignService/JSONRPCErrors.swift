@@ -29,3 +29,12 @@ extension BackupUnsupported: JSONRPCErrorConvertible {
         JSONRPCError(code: APIError.backupUnavailable.code, message: description)
     }
 }
+
+/// PostgreSQL away or too slow: an internal error that says so (the details, with the database's address, go to the
+/// log, not to the caller).
+extension DatabaseUnavailable: JSONRPCErrorConvertible {
+    public var jsonRPCError: JSONRPCError {
+        JSONRPCError(code: JSONRPCError.internalErrorCode,
+                     message: "Internal error: the campaign store (PostgreSQL) cannot be reached or did not answer in time; campaignd reconnects by itself, so retry shortly")
+    }
+}

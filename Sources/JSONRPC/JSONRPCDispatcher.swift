@@ -411,7 +411,11 @@ public final class JSONRPCDispatcher: Sendable {
     static func wireError(_ error: any Error, method: String, observer: InternalErrorObserver?) -> JSONRPCError {
         switch error {
         case let invalid as InvalidParams: return invalid.error
-        case let convertible as JSONRPCErrorConvertible: return convertible.jsonRPCError
+        case let convertible as JSONRPCErrorConvertible:
+            // An error answered as an internal one (a dependency away, say) is the server's to log, as any other.
+            let wire = convertible.jsonRPCError
+            if wire.code == JSONRPCError.internalErrorCode { observer?(method, error) }
+            return wire
         default:
             observer?(method, error)
             return .internalError

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
@@ -102,6 +105,42 @@ extension FaultTests {
                 let exit = await process.exitStatus(timeout: .seconds(30))
                 #expect(exit == 1 && process.log.contains("PostgreSQL's own tools"), "\(process.log)")
                 #expect(!FileManager.default.fileExists(atPath: file.path))
+                await fixture.stop()
+            }
+        }
+
+        @Test("PostgreSQL away: an admin call is answered within 11 s with an error that says so, /healthz says 503, and both recover by themselves")
+        func databaseAway() async throws {
+            try await withPostgresDatabase { url, cluster in
+                let fixture = try await CampaignFixture(arguments: ["--database", url])
+                let admin = try fixture.admin(timeout: .seconds(30))
+                let health = try #require(URL(string: "http://\(fixture.endpoints["http"]!)/healthz"))
+                func healthStatus() async -> Int? {
+                    var request = URLRequest(url: health)
+                    request.timeoutInterval = 15
+                    return ((try? await URLSession.shared.data(for: request))?.1 as? HTTPURLResponse)?.statusCode
+                }
+                _ = try await admin.call(AdminAPI.campaignList, CampaignListParams())
+                #expect(await healthStatus() == 200)
+
+                try cluster.stop(immediately: true)
+                let asked = ContinuousClock.now
+                do {
+                    _ = try await admin.call(AdminAPI.campaignList, CampaignListParams())
+                    Issue.record("answered while PostgreSQL was away")
+                } catch let error as JSONRPCError {
+                    #expect(error.code == JSONRPCError.internalErrorCode && error.message.contains("campaign store (PostgreSQL) cannot be reached"), "\(error)")
+                }
+                #expect(ContinuousClock.now - asked < .seconds(11), "the call took \(ContinuousClock.now - asked)")
+                #expect(await healthStatus() == 503)
+                #expect(fixture.process.log.contains("cannot use the database"), "the log names the database and the reason")
+
+                try cluster.start()
+                #expect(await eventually(timeout: .seconds(20)) {
+                    (try? await admin.call(AdminAPI.campaignList, CampaignListParams())) != nil
+                }, "campaignd did not reconnect")
+                #expect(await healthStatus() == 200)
+                await admin.close()
                 await fixture.stop()
             }
         }
