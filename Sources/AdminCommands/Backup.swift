@@ -64,6 +64,7 @@ struct Backup: AsyncParsableCommand {
                 guard rename(partial.path, target.path) == 0 else {
                     throw CommandFailure("cannot write \(file): \(String(cString: strerror(errno)))")
                 }
+                AtomicFile.syncFolder(target.deletingLastPathComponent())
             } catch {
                 try? handle.close()
                 try? FileManager.default.removeItem(at: partial)
