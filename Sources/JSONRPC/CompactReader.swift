@@ -77,10 +77,22 @@ public struct CompactReader {
     }
 
     /// The next member's key among `fields`, marked in `seen`; or `nil` for anything but a name of `fields` not seen
-    /// before (the caller gives up on the message). The slot after the last one seen is tried first.
+    /// before (the caller gives up on the message). The slot after the last one seen is tried first, as the bytes of
+    /// its whole key (`"name":`, which a name of plain ASCII makes exactly what ``key()`` would read); any other
+    /// name is read and looked up.
     @inlinable @inline(__always)
     public mutating func member<Key>(_ seen: inout UInt64, in fields: JSONFields<Key>) -> Key? {
-        guard let name = key(), let slot = fields.slot(of: name, expected: UInt64.bitWidth &- seen.leadingZeroBitCount),
+        let expected = UInt64.bitWidth &- seen.leadingZeroBitCount
+        if expected < fields.count {
+            let key = fields.compactKey(expected)
+            if end &- position >= key.count,
+               Self.equals(UnsafeRawBufferPointer(start: base + position, count: key.count), key.bytes, count: key.count) {
+                position &+= key.count
+                seen |= 1 << expected
+                return Key(rawValue: expected)
+            }
+        }
+        guard let name = key(), let slot = fields.slot(of: name, expected: expected),
               seen & (1 << slot) == 0 else { return nil }
         seen |= 1 << slot
         return Key(rawValue: slot)

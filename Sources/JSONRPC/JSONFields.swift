@@ -27,7 +27,9 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
     /// Each field's name as the lookup compares it: its length and two words of its bytes (see
     /// ``words(_:count:)``), and where its UTF-8 starts in `names` (compared in full only past 16 bytes).
     @usableFromInline let table: UnsafeMutablePointer<(count: Int, head: UInt64, tail: UInt64, start: Int)>
-    /// The names' UTF-8, one after another.
+    /// The names' UTF-8, one after another, each as a compact member's key is written: `"name":`. A name's `start`
+    /// is its first byte after the quote, so its key begins one byte before and takes three more (see
+    /// ``CompactReader/member(_:in:)``).
     @usableFromInline let names: UnsafeMutableRawPointer
     /// A perfect hash of the names: `buckets[bucket(head, length)]` is the slot of the only name that may be there,
     /// or 255 for none. Its multiplier is found at `init`.
@@ -39,7 +41,7 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
         precondition(keys.count <= Self.capacity, "\(Key.self) has more than \(Self.capacity) fields")
         let count = keys.count
         let utf8 = keys.map { Array($0.stringValue.utf8) }
-        let names = UnsafeMutableRawPointer.allocate(byteCount: max(1, utf8.reduce(0) { $0 + $1.count }), alignment: 8)
+        let names = UnsafeMutableRawPointer.allocate(byteCount: max(1, utf8.reduce(0) { $0 + $1.count + 3 }), alignment: 8)
         let table = UnsafeMutablePointer<(count: Int, head: UInt64, tail: UInt64, start: Int)>.allocate(capacity: max(1, count))
         var start = 0
         for (slot, key) in keys.enumerated() {
@@ -47,10 +49,13 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
             precondition(Key(stringValue: key.stringValue)?.rawValue == slot, "\(Key.self).\(key.stringValue) is named twice")
             let name = utf8[slot]
             precondition(!name.isEmpty, "\(Key.self) has a field with an empty name")
-            name.withUnsafeBytes { (names + start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            let (head, tail) = Self.words(UnsafeRawPointer(names + start), count: name.count)
-            (table + slot).initialize(to: (name.count, head, tail, start))
-            start += name.count
+            precondition(name.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") },
+                         "\(Key.self).\(key.stringValue) is not plain ASCII")
+            let key = [UInt8(ascii: "\"")] + name + [UInt8(ascii: "\""), UInt8(ascii: ":")]
+            key.withUnsafeBytes { (names + start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            let (head, tail) = Self.words(UnsafeRawPointer(names + start + 1), count: name.count)
+            (table + slot).initialize(to: (name.count, head, tail, start + 1))
+            start += key.count
         }
         // The first odd multiplier of a fixed sequence that puts every name in a bucket of its own (with at most
         // 16 names in 256 buckets, about one try in two succeeds).
@@ -121,6 +126,13 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
         guard entry.count == length && entry.head == head && entry.tail == tail
             && (length <= 16 || CompactReader.equals(name, UnsafeRawPointer(names + entry.start), count: length)) else { return nil }
         return slot
+    }
+
+    /// Field `slot`'s key as a compact call writes it (`"name":`), and its length.
+    @inlinable @inline(__always)
+    public func compactKey(_ slot: Int) -> (bytes: UnsafeRawPointer, count: Int) {
+        let entry = table[slot]
+        return (UnsafeRawPointer(names + entry.start - 1), entry.count + 3)
     }
 
     /// The key whose name is `name`, or `nil`.

@@ -146,7 +146,7 @@ public struct DeviceView: @unchecked Sendable {
     }
 
     /// Grows with each impression: it moves the stable choice on.
-    public var rotation: Int { storage.header.rotation }
+    public var rotation: Int { counts.rotation }
 
     /// Campaigns seen since the rotation last started over, in the order first seen.
     public var seenCampaigns: [Int64] {
@@ -174,7 +174,7 @@ public struct DeviceView: @unchecked Sendable {
 
     /// The elements the view holds: the campaigns and variants of its rotation, and two per impression time. Its one
     /// allocation takes a fixed header and 8 bytes for each.
-    public var elementCount: Int { storage.header.elementCount }
+    public var elementCount: Int { counts.elementCount }
 
     /// Calls `body` with the view's counts and its elements in place (the campaigns seen, the variants seen, then the
     /// impressions as campaign and milliseconds pairs, grouped by campaign): what a file of views writes.
@@ -186,8 +186,14 @@ public struct DeviceView: @unchecked Sendable {
         }
     }
 
-    var hasSeenAnyCampaign: Bool { storage.header.campaigns > 0 }
-    var hasSeenAnyVariant: Bool { storage.header.variants > 0 }
+    var hasSeenAnyCampaign: Bool { counts.campaigns > 0 }
+    var hasSeenAnyVariant: Bool { counts.variants > 0 }
+
+    /// The header, read through its pointer: `ManagedBuffer.header` is a class's stored property, so reading it
+    /// directly costs a dynamic exclusivity check (`swift_beginAccess`) on every query, and the header is never
+    /// written after the view is made.
+    @inline(__always)
+    private var counts: DeviceViewHeader { storage.withUnsafeMutablePointerToHeader { $0.pointee } }
 
     public func hasSeen(campaign id: Int64) -> Bool {
         storage.withUnsafeMutablePointers { header, elements in
