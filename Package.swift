@@ -7,7 +7,7 @@
 //   LaunchAdDomain (campaigns, decisions; no I/O) -> LaunchAdAPI (the wire contract: methods, params, answers)
 //   DurableFiles (atomic files, creatives by sha256)
 //   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) -> CampaignService (campaignd as a library)
-//   DeliveryService (deliveryd as a library: no store, no GRDB)
+//   CHeap (glibc allocator settings) -> DeliveryService (deliveryd as a library: no store, no GRDB)
 //   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
 //   LaunchAdKit (the client SDK: Foundation only, JSON-RPC over HTTP to an edge) -> adsim (over AdSimCommands)
 import PackageDescription
@@ -111,10 +111,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(name: "CHeap"),
         .target(
             name: "DeliveryService",
             dependencies: [
-                "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "CHeap", "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),

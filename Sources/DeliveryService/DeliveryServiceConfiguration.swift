@@ -44,8 +44,9 @@ public struct DeliveryServiceConfiguration: Sendable {
     /// The least ``creativeCacheBytes`` may be.
     public static let minCreativeCacheBytes = 1024 * 1024
     /// Memory for what the edge keeps of devices (caps and rotation) and of event ids: a quarter for the event ids,
-    /// the rest for devices, the least recently reported forgotten first (`DeviceMemoryBudget.swift` shares it). The
-    /// devices' file in the cache folder is bounded by their share too.
+    /// two thirds of the rest for devices, the least recently reported forgotten first, and the last third for the
+    /// allocator's free space between them (`DeviceMemoryBudget.swift` shares it). The devices' file in the cache
+    /// folder is bounded by their share too.
     public var deviceMemoryBytes = 256 * 1024 * 1024
     /// The least ``deviceMemoryBytes`` may be.
     public static let minDeviceMemoryBytes = 4 * 1024 * 1024

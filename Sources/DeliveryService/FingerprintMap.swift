@@ -123,13 +123,26 @@ struct FingerprintMap<Value: MemorySized> {
         current[place.slot] = Slot(key: key, value: value)
     }
 
-    /// The older generation goes, with its keys; the current one becomes the older, and a new one begins.
+    /// The older generation goes, with its keys; the current one becomes the older, and a new one begins in the
+    /// older one's slots, emptied (so a rotation neither frees nor allocates slots: the memory held stays level,
+    /// where a new table growing from ``firstSlots`` would take and give back pages at every rotation).
     private mutating func rotate() {
         forgotten += previousCount
+        var reused = previous
         previous = current
         previousCount = currentCount
         previousValueBytes = currentValueBytes
-        current = Self.empty(firstSlots)
+        current = []
+        if reused.count >= firstSlots {
+            // `reused` is the only reference to the old slots now: emptied in place, letting go of their values.
+            reused.withUnsafeMutableBufferPointer { slots in
+                for index in slots.indices where slots[index].key != 0 { slots[index] = Slot(key: 0, value: nil) }
+            }
+            current = reused
+        } else {
+            reused = []
+            current = Self.empty(firstSlots)
+        }
         currentCount = 0
         currentValueBytes = 0
     }

@@ -87,6 +87,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
     }
 
     func run() async throws {
+        HeapPolicy.keepFreedMemory()
         LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
         let logger = {
             var logger = Logger(label: "deliveryd")

@@ -167,15 +167,16 @@ struct DeviceBudgetTests {
         }
     }
 
-    @Test("the budget is shared: a quarter for the event ids, the rest for devices")
+    @Test("the budget is shared: a quarter for the event ids, two thirds of the rest for devices, a third for the allocator")
     func budgetShares() {
         var configuration = DeliveryServiceConfiguration()
         #expect(configuration.maxEventIds == 4_194_304 && configuration.eventIdBytes == 64 << 20)
-        #expect(configuration.deviceHistoryBytes == 192 << 20)
+        #expect(configuration.deviceHistoryBytes == 128 << 20 && configuration.allocatorHeadroomBytes == 64 << 20)
         configuration.deviceMemoryBytes = DeliveryServiceConfiguration.minDeviceMemoryBytes
-        #expect(configuration.eventIdBytes == 1 << 20 && configuration.deviceHistoryBytes == 3 << 20)
+        #expect(configuration.eventIdBytes == 1 << 20 && configuration.deviceHistoryBytes == 2 << 20)
         configuration.deviceMemoryBytes = 100 << 20
         #expect(configuration.eventIdBytes <= 25 << 20 && configuration.eventIdBytes > 12 << 20)
-        #expect(configuration.eventIdBytes + configuration.deviceHistoryBytes == 100 << 20)
+        #expect(configuration.eventIdBytes + configuration.deviceHistoryBytes + configuration.allocatorHeadroomBytes == 100 << 20)
+        #expect(abs(configuration.deviceHistoryBytes - 2 * configuration.allocatorHeadroomBytes) <= 3)
     }
 }

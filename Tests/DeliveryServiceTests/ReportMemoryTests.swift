@@ -114,6 +114,26 @@ struct ReportMemoryTests {
         #expect(keys.indices.allSatisfy { map.peek(keys[$0]) == $0 })
     }
 
+    @Test("a rotation begins the new generation in the older one's emptied slots: the slots held stay level")
+    func mapRotationKeepsSlots() {
+        var map = FingerprintMap<Int>(capacity: 2_000, initialSlots: 4)
+        var random = SeededRandom(seed: 11)
+        var keys: [UInt64] = []
+        var levels = Set<Int>()
+        for index in 0..<20_000 {
+            let key = random.next()
+            keys.append(key)
+            map.set(key, index)
+            // From the second rotation on, both generations have the slots a full one needs.
+            if index >= 2_000 { levels.insert(map.slots) }
+        }
+        #expect(levels == [2 * fingerprintSlots(1_000)])
+        // The emptied slots hold nothing of the dropped generation; the last generation and a half are all there.
+        #expect(map.count == 2_000)
+        #expect(keys.suffix(1_000).indices.allSatisfy { map.peek(keys[$0]) == $0 })
+        #expect(keys.prefix(18_000).allSatisfy { map.peek($0) == nil })
+    }
+
     @Test("the last half of the capacity is always remembered, and the memory is fixed")
     func recentKept() {
         let capacity = 10_000

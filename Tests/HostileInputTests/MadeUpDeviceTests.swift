@@ -29,7 +29,9 @@ struct MadeUpDeviceTests {
             fields.frequencyCap = FrequencyCap(shows: 1, hours: 24)
             let created = try await admin.call(AdminAPI.campaignCreate, fields)
             let id = created.campaign.id
-            let budget = DeliveryServiceConfiguration.minDeviceMemoryBytes  // 3 MiB of it for devices
+            var configuration = DeliveryServiceConfiguration()
+            configuration.deviceMemoryBytes = DeliveryServiceConfiguration.minDeviceMemoryBytes
+            let budget = configuration.deviceMemoryBytes  // 2 MiB of it for devices' views and slots
             try await withEdge("edge-made-up", connectedTo: fixture, configure: { $0.deviceMemoryBytes = budget }) { edge in
                 #expect(await edge.waitFor(seq: created.seq, creatives: 1))
                 func query(_ device: String) async throws -> Int64? {
@@ -49,7 +51,8 @@ struct MadeUpDeviceTests {
                         left -= events.count
                     }
                 }
-                let deviceBudget = Double(DeliveryServiceConfiguration.minDeviceMemoryBytes - (1 << 20))
+                let deviceBudget = Double(configuration.deviceHistoryBytes)
+                #expect(deviceBudget == Double(2 << 20))
                 #expect(try await Self.metric(edge, "launchad_deliveryd_device_memory_budget_bytes") == deviceBudget)
 
                 #expect(try await query("real") == id)
