@@ -2,8 +2,8 @@ import Locking
 import LaunchAdDomain
 
 /// Watches a change made from the console reach the edges: from the write's answer until every edge has applied its
-/// `seq` (or a minute has passed), the time each edge first showed it in `edge.list`, measured by the console's
-/// polling every ``interval``.
+/// `seq` (or a minute has passed), the time each edge took: from the write to the acknowledgement that showed the
+/// edge at `seq` (its `lastSeen` in `edge.list`, which the console polls every ``interval``).
 final class SpreadTracker: Sendable {
     /// One change on its way to the edges.
     struct Spread: Sendable {
@@ -43,7 +43,9 @@ final class SpreadTracker: Sendable {
             for (seq, var spread) in spreads where !spread.done {
                 let elapsed = spread.started.seconds(until: now)
                 for edge in rows.edges where edge.appliedSeq >= seq && edge.epoch == rows.epoch && spread.reached[edge.edgeId] == nil {
-                    spread.reached[edge.edgeId] = elapsed
+                    // The acknowledgement that showed it arrived at `lastSeen`, after the write and at most by now.
+                    let acknowledged = spread.started.seconds(until: edge.lastSeen)
+                    spread.reached[edge.edgeId] = acknowledged >= 0 ? min(acknowledged, elapsed) : elapsed
                 }
                 let live = rows.edges.filter { !$0.stale }
                 spread.done = elapsed > Self.watchSeconds || (!live.isEmpty && live.allSatisfy { spread.reached[$0.edgeId] != nil })

@@ -20,7 +20,7 @@ struct CampaignDaemon: AsyncParsableCommand {
             Example:
               campaignd --data-dir /var/lib/campaignd --ready-file /run/campaignd.ready
               campaignd --database postgres://campaignd:secret@db.internal:5432/campaigns   (several may share it)
-              campaignd --console-address 127.0.0.1:8300                                   (the web console)
+              campaignd --console-address 127.0.0.1:8400 --console-users /etc/launchad/console-users   (the web console)
             """)
 
     @Option(help: "Database and creative files. [CAMPAIGND_DATA_DIR]")
