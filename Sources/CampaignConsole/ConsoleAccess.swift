@@ -1,4 +1,5 @@
 import Hummingbird
+import LaunchAdRuntime
 
 /// Who is asking, for every page but the sign-in: a session cookie from the sign-in form, or for scripts an
 /// `Authorization: Bearer TOKEN` header (checked against every user's token in constant time). With no users
@@ -31,6 +32,11 @@ struct ConsoleAccess: Sendable {
             return .success(Principal(user: session.user, session: session, opened: false))
         }
         guard users != nil else {
+            // Open to whoever is on this machine, so only to a loopback name: a page elsewhere whose name was made to
+            // resolve to 127.0.0.1 (DNS rebinding) sends its own name as the Host.
+            guard let host = request.head.authority, BindPolicy.isLoopbackAddress(host.contains(":") ? host : host + ":80") else {
+                return .failure(RefusedAccess(response: ConsoleResponses.problem(.forbidden, "This console answers loopback names only (localhost, 127.0.0.1).")))
+            }
             return .success(Principal(user: "local", session: sessions.open(user: "local"), opened: true))
         }
         if request.method == .get, !request.uri.path.hasPrefix("/events/"), !request.uri.path.hasPrefix("/creatives/") {
@@ -41,10 +47,21 @@ struct ConsoleAccess: Sendable {
 
     /// Whether a write form came from a page of this session: its `csrf` field equals the session's token (compared in
     /// constant time). Bearer callers carry no ambient credential a forged form could borrow, so they need none.
-    func formIsGenuine(_ form: FormBody, for principal: Principal) -> Bool {
+    /// A browser's `Origin`, when it sends one, must be the console's own (defence in depth: the SameSite=Strict cookie
+    /// and the token already keep other sites' forms out).
+    func formIsGenuine(_ form: FormBody, for principal: Principal, request: Request) -> Bool {
         guard let session = principal.session else { return true }
+        guard Self.sameOrigin(request) else { return false }
         guard let token = form["csrf"] else { return false }
         return ConstantTime.equals(token, session.csrf)
+    }
+
+    /// Whether a browser's request came from a page of the console: no `Origin` (not a browser's cross-site request),
+    /// or the console's own.
+    static func sameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
     }
 
     /// The cookie that carries `session`: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends

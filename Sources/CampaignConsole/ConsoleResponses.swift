@@ -3,14 +3,15 @@ import Hummingbird
 
 /// The console's responses, each with the headers that keep a page to itself: a content security policy that lets
 /// in scripts, styles and images from the console alone (no inline script, nothing from another site), no sniffing,
-/// no referrer, no caching of pages.
+/// no referrer sent to another site (same-origin: the console's own forms still carry their `Origin`, which a write
+/// checks), no caching of pages.
 enum ConsoleResponses {
     static let securityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
     static func headers(contentType: String) -> HTTPFields {
         [.contentType: contentType, .contentSecurityPolicy: securityPolicy, .xContentTypeOptions: "nosniff",
-         referrerPolicy: "no-referrer", .cacheControl: "no-store"]
+         referrerPolicy: "same-origin", .cacheControl: "no-store"]
     }
 
     static func html(_ page: Page, status: HTTPResponse.Status = .ok) -> Response {

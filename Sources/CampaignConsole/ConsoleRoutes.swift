@@ -24,7 +24,7 @@ struct ConsoleRoutes: Sendable {
         router.post("/signin") { request, _ in try await signIn(request) }
         router.post("/signout") { request, _ in
             try await signedIn(request) { principal in
-                guard let form = await form(request), access.formIsGenuine(form, for: principal) else { return forged(principal) }
+                guard let form = await form(request), access.formIsGenuine(form, for: principal, request: request) else { return forged(principal) }
                 if let session = principal.session { access.sessions.close(id: session.id) }
                 var response = ConsoleResponses.seeOther(access.users == nil ? "/" : "/signin")
                 response.setCookie(access.expiredCookie())
@@ -178,7 +178,7 @@ struct ConsoleRoutes: Sendable {
             return ConsoleResponses.problem(.badRequest, "The form could not be read (URL-encoded, at most \(Self.maxForm) bytes): nothing was changed.",
                                             user: principal.user, csrf: principal.session?.csrf)
         }
-        guard access.formIsGenuine(form, for: principal) else { return forged(principal) }
+        guard access.formIsGenuine(form, for: principal, request: request) else { return forged(principal) }
         guard form["confirm"] == "yes" else {
             return try await campaignPage(id, principal: principal, message: "\(operation.title) needs confirming (confirm=yes): nothing was changed.",
                                           status: .badRequest)
@@ -248,6 +248,9 @@ struct ConsoleRoutes: Sendable {
 
     func signIn(_ request: Request) async throws -> Response {
         guard access.users != nil else { return ConsoleResponses.seeOther("/") }
+        guard ConsoleAccess.sameOrigin(request) else {
+            return signInPage(message: "A sign-in from another site's page is refused.", status: .forbidden)
+        }
         guard let form = await form(request), let token = form["token"], !token.isEmpty else {
             return signInPage(message: "Enter your token.", status: .badRequest)
         }

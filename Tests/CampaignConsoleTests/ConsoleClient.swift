@@ -21,6 +21,8 @@ final class ConsoleClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable
     let base: String
     var cookie: String?
     var bearer: String?
+    /// Headers sent with every request (an `Origin`, say).
+    var extraHeaders: [String: String] = [:]
     private var session: URLSession!
 
     init(_ address: String) {
@@ -58,6 +60,7 @@ final class ConsoleClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable
         var request = request
         if let cookie { request.setValue(cookie, forHTTPHeaderField: "Cookie") }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in extraHeaders { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         var headers: [String: String] = [:]

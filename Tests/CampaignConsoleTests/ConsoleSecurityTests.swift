@@ -47,6 +47,10 @@ struct ConsoleSecurityTests {
             #expect(empty.status == 400)
             #expect(empty.body.contains("Enter your token."))
 
+            client.extraHeaders["Origin"] = "https://attacker.example"
+            #expect(try await client.signIn(bobToken).status == 403)  // a sign-in forged by another site
+            #expect(client.cookie == nil)
+            client.extraHeaders = [:]
             let signedIn = try await client.signIn(bobToken)
             #expect(signedIn.status == 303)
             let setCookie = try #require(signedIn.header("Set-Cookie"))
@@ -79,6 +83,10 @@ struct ConsoleSecurityTests {
             #expect(forged.body.contains("security token is missing or is not this session"))
             let missing = try await client.post("/campaigns/\(id)/expire", [("confirm", "yes")])
             #expect(missing.status == 403)
+            // The right token from another site's page (its Origin) is refused too.
+            client.extraHeaders["Origin"] = "https://attacker.example"
+            #expect(try await client.post("/campaigns/\(id)/expire", [("csrf", csrf), ("confirm", "yes")]).status == 403)
+            client.extraHeaders = [:]
             // Another session's token is not this one's.
             let other = ConsoleClient(service.endpoints["console"]!)
             try await other.signIn(bobToken)
@@ -124,6 +132,14 @@ struct ConsoleSecurityTests {
             #expect(paused.status == 303)
             #expect(try await admin.call(AdminAPI.campaignGet, CampaignID(id: id)).campaign.state == .paused)
             #expect(try await admin.call(AdminAPI.changeList, ChangeListParams(id: id)).changes.last?.actor == "local")
+            // A page whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name: refused.
+            let address = service.endpoints["console"]!
+            let rebound = try await onThread { () -> Int in
+                let connection = try HTTPTestConnection(address)
+                connection.send(Array("GET / HTTP/1.1\r\nHost: attacker.example\r\n\r\n".utf8))
+                return connection.response(timeout: .seconds(10))?.status ?? 0
+            }
+            #expect(rebound == 403)
         }
         await #expect(throws: RuntimeError.self) {
             try await withCampaignService(configure: { $0.console = ConsoleConfiguration(address: "0.0.0.0:0") }) { _ in }
