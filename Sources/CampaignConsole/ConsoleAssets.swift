@@ -22,7 +22,7 @@ enum ConsoleAssets {
         button { padding: 4px 12px; }
         button.danger { background: #b3261e; color: #fff; border: 1px solid #8a1c17; }
         .previews { display: flex; flex-wrap: wrap; gap: 24px; }
-        .preview { background: #fff; border: 1px solid #d8dbe2; padding: 12px; }
+        .preview { background: #fff; border: 1px solid #d8dbe2; padding: 12px; margin: 0; max-width: 320px; }
         .preview h3 { margin: 0 0 6px; font-size: 14px; }
         svg.phone .creative { cursor: pointer; }
         svg.phone .bezel { fill: #111; }

@@ -23,7 +23,7 @@ struct ConsoleRoutes: Sendable {
         router.get("/signin") { _, _ in signInPage(message: nil, status: .ok) }
         router.post("/signin") { request, _ in try await signIn(request) }
         router.post("/signout") { request, _ in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 guard let form = await form(request), access.formIsGenuine(form, for: principal, request: request) else { return forged(principal) }
                 if let session = principal.session { access.sessions.close(id: session.id) }
                 var response = ConsoleResponses.seeOther(access.users == nil ? "/" : "/signin")
@@ -32,19 +32,19 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.get("/") { request, _ in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 let campaigns = try await gateway.call(AdminAPI.campaignList, CampaignListParams(), actor: principal.user).campaigns
                 return ConsoleResponses.html(page(principal, "Campaigns", CampaignsPage.body(campaigns, now: clock())))
             }
         }
         router.get("/campaigns/:id") { request, context in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 guard let id = campaignID(context) else { return badID(principal) }
                 return try await campaignPage(id, principal: principal, message: nil, status: .ok)
             }
         }
         router.get("/campaigns/:id/:operation") { request, context in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 guard let id = campaignID(context) else { return badID(principal) }
                 guard let operation = context.parameters.get("operation").flatMap(ConsoleOperation.init(rawValue:)) else {
                     return badOperation(principal)
@@ -55,12 +55,12 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.post("/campaigns/:id/:operation") { request, context in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 try await write(request, context, principal)
             }
         }
         router.get("/creatives/:sha256") { request, context in
-            try await signedIn(request) { _ in
+            await signedIn(request) { _ in
                 guard let sha256 = context.parameters.get("sha256"), sha256.utf8.count == 64,
                       sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
                       let (facts, bytes) = try await gateway.creative(sha256) else {
@@ -72,20 +72,20 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.get("/edges") { request, _ in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 let rows = try await gateway.call(EdgeRows.method, NoParams(), actor: principal.user)
                 return ConsoleResponses.html(page(principal, "Edges", EdgesPage.body(rows, now: clock())))
             }
         }
         router.get("/events/edges") { request, _ in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 ServerSentEvents.response(interval: .milliseconds(250), stopping: stopping) {
                     EdgesPage.event(try await gateway.call(EdgeRows.method, NoParams(), actor: principal.user), now: clock())
                 }
             }
         }
         router.get("/changes/:seq") { request, context in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 guard let seq = context.parameters.get("seq").flatMap(Int64.init), let spread = tracker.spread(seq: seq) else {
                     return ConsoleResponses.problem(.notFound, "No change made from this console has that seq.", user: principal.user,
                                                     csrf: principal.session?.csrf)
@@ -95,7 +95,7 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.get("/events/changes/:seq") { request, context in
-            try await signedIn(request) { principal in
+            await signedIn(request) { principal in
                 guard let seq = context.parameters.get("seq").flatMap(Int64.init), tracker.spread(seq: seq) != nil else {
                     return ConsoleResponses.problem(.notFound, "No change made from this console has that seq.")
                 }
@@ -225,12 +225,19 @@ struct ConsoleRoutes: Sendable {
     // MARK: Signing in
 
     /// Runs `body` for a caller let in, setting the cookie of a session opened for them; answers the refusal otherwise.
-    func signedIn(_ request: Request, _ body: (ConsoleAccess.Principal) async throws -> Response) async throws -> Response {
+    func signedIn(_ request: Request, _ body: (ConsoleAccess.Principal) async throws -> Response) async -> Response {
         switch access.principal(request) {
         case .failure(let refused):
             return refused.response
         case .success(let principal):
-            var response = try await body(principal)
+            var response: Response
+            do {
+                response = try await body(principal)
+            } catch {
+                // campaignd itself could not answer (its database away, say): said on a page, not as a bare 500.
+                response = ConsoleResponses.problem(.serviceUnavailable, "campaignd could not answer: \(error)", user: principal.user,
+                                                    csrf: principal.session?.csrf)
+            }
             if principal.opened, let session = principal.session { response.setCookie(access.cookie(session)) }
             return response
         }

@@ -98,7 +98,7 @@ enum PhonePreview {
             <text class="badge-text countdown-text" x="\(f(badgeX + badgeW / 2))" y="\(f(badgeY + badgeH * 0.7))" font-size="\(f(font))" text-anchor="middle">\(campaign.countdown)s</text></g>\
             <g class="skip" visibility="hidden"><rect class="badge" x="\(f(badgeX))" y="\(f(badgeY + badgeH * 1.3))" width="\(f(badgeW))" height="\(f(badgeH))" rx="\(f(badgeH / 2))"/>\
             <text class="badge-text" x="\(f(badgeX + badgeW / 2))" y="\(f(badgeY + badgeH * 2.0))" font-size="\(f(font))" text-anchor="middle">Skip</text></g></svg>
-            <figcaption>\(campaign.countdown) s countdown, \(skip); tap: <span class="jump-target" hidden>\(HTML.escape(jump))</span>
+            <figcaption>\(campaign.countdown) s countdown, \(skip); tap the ad for its jump <span class="jump-target" hidden>\(HTML.escape(jump))</span>
             <br>\(HTML.escape(verdict))</figcaption></figure>
             """
     }

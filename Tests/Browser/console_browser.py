@@ -200,6 +200,7 @@ def main():
         phones[0].find_element(By.CSS_SELECTOR, ".creative").click()
         wait_for(lambda: jump.is_displayed(), 5, "the jump target after a tap")
         check(jump.text.startswith("opens "), f"a tap shows the jump target ({jump.text})")
+        driver.execute_script("document.querySelector('.previews').scrollIntoView({block: 'start'}); window.scrollBy(0, -60)")
         driver.save_screenshot(os.path.join(args.out, "campaign.png"))
 
         # A forged CSRF token: refused, nothing changed.
@@ -235,6 +236,7 @@ def main():
         # Expire from the console, confirmed, then the change spreading to the edges, one by one.
         driver.get(base + f"/campaigns/{args.campaign}")
         driver.find_element(By.LINK_TEXT, "Expire").click()
+        wait_for(lambda: driver.current_url.endswith("/expire") and driver.find_element(By.ID, "confirm"), 10, "the confirmation page")
         driver.find_element(By.ID, "confirm").click()
         wait_for(lambda: "/changes/" in driver.current_url, 10, "the change page")
         seq = int(driver.current_url.rsplit("/", 1)[1])
@@ -252,4 +254,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception as error:  # a WebDriver error: say which, as a failed check
+        fail(f"{type(error).__name__}: {error}")

@@ -30,6 +30,18 @@ struct ConsoleBrowserTests {
                 $0.priority = 10
             }
             let campaign = try await admin.call(AdminAPI.campaignGet, CampaignID(id: id)).campaign
+            // Some hours of counts, as edges report them, for the charts.
+            let hour = Timestamp.now().milliseconds / 3_600_000 * 3_600_000
+            var hourly: [HourlyCount] = []
+            for back in 0..<12 {
+                let at = Timestamp(milliseconds: hour - Int64(back) * 3_600_000)
+                let impressions = Int64(400 + (back * 37) % 300), clicks = Int64(12 + (back * 5) % 17), skips = Int64(80 + (back * 11) % 60)
+                hourly.append(HourlyCount(id: id, hour: at, sha256: campaign.creatives[back % 2].sha256,
+                                          impressions: impressions, clicks: clicks, skips: skips))
+            }
+            let totals = CampaignStats(id: id, impressions: hourly.map(\.impressions).reduce(0, +), clicks: hourly.map(\.clicks).reduce(0, +),
+                                       skips: hourly.map(\.skips).reduce(0, +))
+            try await service.app.store.addReport(edgeId: "edge-east", reportId: 1, counts: [totals], hourly: hourly, region: "cn-east")
             let variants: JSONValue = .array(zip(campaign.creatives, Self.variants).map { reference, variant in
                 ["sha256": .string(reference.sha256), "width": .number(JSONNumber(variant.width)), "height": .number(JSONNumber(variant.height)),
                  "color": [.number(JSONNumber(variant.color.0)), .number(JSONNumber(variant.color.1)), .number(JSONNumber(variant.color.2))]]
