@@ -7,6 +7,7 @@
 //   LaunchAdDomain (campaigns, decisions; no I/O) -> LaunchAdAPI (the wire contract: methods, params, answers)
 //   DurableFiles (atomic files, creatives by sha256)
 //   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) -> CampaignService (campaignd as a library)
+//   CampaignConsole (campaignd's web console, over the admin dispatcher it is handed; no store) -> CampaignService
 //   CHeap (glibc allocator settings) -> DeliveryService (deliveryd as a library: no store, no GRDB)
 //   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
 //   LaunchAdKit (the client SDK: Foundation only, JSON-RPC over HTTP to an edge) -> adsim (over AdSimCommands)
@@ -101,10 +102,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // campaignd's web console: pages, SVG charts, the phone-frame preview, sign-in, CSRF, Server-Sent Events.
+        .target(
+            name: "CampaignConsole",
+            dependencies: [
+                "Locking", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "CampaignService",
             dependencies: [
-                "Locking", "LaunchAdDomain", "LaunchAdAPI", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "Locking", "LaunchAdDomain", "LaunchAdAPI", "CampaignConsole", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "campaignd",
             dependencies: [
-                "CampaignService", "CampaignStore", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
+                "CampaignConsole", "CampaignService", "CampaignStore", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -242,6 +254,8 @@ let package = Package(
         // LaunchAdKit against real edges (in process, and deliveryd, campaignd, adctl and adsim as child processes) and
         // LaunchAdTesting's faulty HTTP server.
         .testTarget(name: "LaunchAdKitTests", dependencies: ["LaunchAdKit", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
+        // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
+        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
         .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

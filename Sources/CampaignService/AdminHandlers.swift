@@ -13,8 +13,10 @@ enum AdminHandlers {
     static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], backups: BackupShelf, maxCreativeBytes: Int,
                       clock: @escaping WallClock, logger: Logger) -> MethodTable {
         var table = MethodTable()
-        /// Who asked: the key's name where the keys folder gives one, else the key, else `local` (no CURVE).
+        /// Who asked: the console's signed-in user, the key's name where the keys folder gives one, else the key, else
+        /// `local` (no CURVE).
         @Sendable func actor(_ context: RPCContext) -> String {
+            if let principal = context.principal { return principal }
             guard let key = context.peerKey else { return "local" }
             return operatorNames[key] ?? key
         }

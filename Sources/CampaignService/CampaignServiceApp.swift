@@ -1,3 +1,4 @@
+import CampaignConsole
 import CampaignStore
 import Foundation
 import Hummingbird
@@ -26,6 +27,7 @@ public final class CampaignServiceApp: Sendable {
     private let edges: EdgeRegistry
     private let statsPruner: StatsPruner
     private let http: any Service
+    private let console: ConsoleServer?
     private let zmqEndpoints = BoundEndpoints()
     /// The campaign database.
     public let store: any Store
@@ -99,14 +101,12 @@ public final class CampaignServiceApp: Sendable {
         // Creatives arrive base64 in one frame: room for the largest one.
         adminConfiguration.maxMessageSize = Int64(configuration.maxCreativeBytes) * 4 / 3 + 64 * 1024
         adminConfiguration.maxInFlight = 64
-        admin = try RPCServer(
-            context: context,
-            dispatcher: JSONRPCDispatcher(
-                methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
-                                             backups: try BackupShelf(dataDirectory: configuration.dataDirectory, store: store, logger: logger),
-                                             maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
-                info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin")),
-            configuration: adminConfiguration, logger: logger)
+        let adminDispatcher = JSONRPCDispatcher(
+            methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
+                                         backups: try BackupShelf(dataDirectory: configuration.dataDirectory, store: store, logger: logger),
+                                         maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
+            info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin"))
+        admin = try RPCServer(context: context, dispatcher: adminDispatcher, configuration: adminConfiguration, logger: logger)
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = edgeCurve
         syncConfiguration.maxInFlight = 256
@@ -132,9 +132,31 @@ public final class CampaignServiceApp: Sendable {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
         }
+        // The ready file waits for the console too, when there is one.
         let endpoints = zmqEndpoints
+        let required: Set<String> = configuration.console == nil ? ["http"] : ["http", "console"]
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
-            await onReady(endpoints.adding("http", bound))
+            if let all = endpoints.adding("http", bound, completing: required) { await onReady(all) }
+        }
+        if let consoleConfiguration = configuration.console {
+            // The console writes through the admin socket's own dispatcher, so its writes run the same handlers.
+            let maxCreativeBytes = configuration.maxCreativeBytes
+            let gateway = AdminGateway(
+                call: AdminGateway.calling(adminDispatcher),
+                facts: { try await store.creative(sha256: $0) },
+                creative: { sha256 in
+                    guard case .bytes(let facts, let bytes) = try await store.creativeChunk(sha256: sha256, offset: 0, length: maxCreativeBytes) else {
+                        return nil
+                    }
+                    return (facts, bytes)
+                })
+            var consoleLogger = logger
+            consoleLogger[metadataKey: "server"] = "console"
+            console = try ConsoleServer(configuration: consoleConfiguration, gateway: gateway, clock: clock, logger: consoleLogger) { bound in
+                if let all = endpoints.adding("console", bound, completing: required) { await onReady(all) }
+            }
+        } else {
+            console = nil
         }
         logger.info("database open", metadata: ["database": "\(configuration.database)", "epoch": "\(store.epoch)", "seq": "\(startSeq)"])
     }
@@ -152,7 +174,7 @@ public final class CampaignServiceApp: Sendable {
     }
 
     /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
-    public var services: [any Service] { [updates, edges, statsPruner, leader, sync, admin, http] }
+    public var services: [any Service] { [updates, edges, statsPruner, leader, sync, admin, http] + (console.map { [$0] } ?? []) }
 
     /// Releases what outlives the services (the ZAP handler, the database's connections).
     public func close() {

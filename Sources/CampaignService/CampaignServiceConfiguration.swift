@@ -1,3 +1,4 @@
+import CampaignConsole
 import CampaignStore
 import LaunchAdAPI
 import LaunchAdRuntime
@@ -18,6 +19,8 @@ public struct CampaignServiceConfiguration: Sendable {
     public var httpAddress: String = DefaultEndpoints.campaignHTTP
     /// CURVE keys: `campaignd.key`, and the admitted clients in `admin/*.pub` and `edges/*.pub`.
     public var keysDirectory: String?
+    /// The web console (`--console-address`, `--console-users`), or `nil` for none (the default).
+    public var console: ConsoleConfiguration?
     /// Accept binding beyond loopback without CURVE.
     public var insecure = false
     /// Written once serving, naming every endpoint really bound.

@@ -253,7 +253,7 @@ public final class JSONRPCDispatcher: Sendable {
             default: .null
             }
         }
-        let callContext = RPCContext(id: callID, peerKey: context.peerKey)
+        let callContext = RPCContext(id: callID, peerKey: context.peerKey, principal: context.principal)
         let source = ParamsSource(tape: tape, index: params)
         switch entry.invoker {
         case .inline(let handler):
@@ -350,8 +350,8 @@ public final class JSONRPCDispatcher: Sendable {
                 guard version, let id, let method, let compact = method.entry.compact else { return nil }
                 // The params come last: their reader runs the handler only once the call has ended right after them.
                 let started = onCall == nil ? nil : MonotonicClock.nanoseconds()
-                let callContext = integerID.map { RPCContext(integerID: $0, peerKey: context.peerKey) }
-                    ?? RPCContext(id: callID, peerKey: context.peerKey)
+                let callContext = integerID.map { RPCContext(integerID: $0, peerKey: context.peerKey, principal: context.principal) }
+                    ?? RPCContext(id: callID, peerKey: context.peerKey, principal: context.principal)
                 let (taken, writer) = scratch.writingResponse { writer in
                     compact(&reader) { handler in
                         run(method.name, id: id, context: callContext, started: started, into: &writer, handler)

@@ -169,6 +169,9 @@ public struct RPCContext: Sendable {
     }
     /// The caller's CURVE public key (Z85) when the socket authenticates with CURVE.
     public var peerKey: String?
+    /// The caller's name when the transport signed it in by other means than CURVE (campaignd's web console, in
+    /// process): the change log records it as the actor.
+    public var principal: String?
 
     /// The id as it came: an integer is kept as one, and made a ``JSONRPCID`` (with its text) only when asked for,
     /// which the query path never does.
@@ -182,15 +185,17 @@ public struct RPCContext: Sendable {
         case integer(Int64)
     }
 
-    public init(id: JSONRPCID? = nil, peerKey: String? = nil) {
+    public init(id: JSONRPCID? = nil, peerKey: String? = nil, principal: String? = nil) {
         self.storedID = id.map(StoredID.id) ?? .none
         self.peerKey = peerKey
+        self.principal = principal
     }
 
     /// A context whose id is the integer `value`, written in the request as `String(value)`.
-    init(integerID value: Int64, peerKey: String?) {
+    init(integerID value: Int64, peerKey: String?, principal: String? = nil) {
         self.storedID = .integer(value)
         self.peerKey = peerKey
+        self.principal = principal
     }
 
     /// Whether the caller expects no answer.

@@ -19,4 +19,14 @@ public final class BoundEndpoints: Sendable {
             return endpoints
         }
     }
+
+    /// Adds `name` bound at `endpoint`; answers every endpoint known once all of `required` are, and only to the
+    /// call that completed them (so a service with several HTTP servers announces itself once, when the last is up).
+    public func adding(_ name: String, _ endpoint: String, completing required: Set<String>) -> [String: String]? {
+        value.withLock { endpoints in
+            let before = required.isSubset(of: endpoints.keys)
+            endpoints[name] = endpoint
+            return !before && required.isSubset(of: endpoints.keys) ? endpoints : nil
+        }
+    }
 }

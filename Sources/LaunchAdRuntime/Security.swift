@@ -12,6 +12,11 @@ public enum BindPolicy {
                 "refusing to bind the \(exposed.name) socket to \(exposed.endpoint) without CURVE keys: give --keys-dir, or --insecure to accept an unauthenticated socket")
         }
     }
+
+    /// Whether an HTTP address (`host:port`) is reachable only from this machine.
+    public static func isLoopbackAddress(_ address: String) -> Bool {
+        isLoopbackEndpoint("tcp://" + address)
+    }
 }
 
 /// A folder of CURVE keys: `NAME.key` holds a secret key and `NAME.pub` its public key (Z85 text), and

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CampaignConsole
 import CampaignService
 import CampaignStore
 import LaunchAdAPI
@@ -19,6 +20,7 @@ struct CampaignDaemon: AsyncParsableCommand {
             Example:
               campaignd --data-dir /var/lib/campaignd --ready-file /run/campaignd.ready
               campaignd --database postgres://campaignd:secret@db.internal:5432/campaigns   (several may share it)
+              campaignd --console-address 127.0.0.1:8400 --console-users /etc/launchad/console-users   (the web console)
             """)
 
     @Option(help: "Database and creative files. [CAMPAIGND_DATA_DIR]")
@@ -45,6 +47,12 @@ struct CampaignDaemon: AsyncParsableCommand {
     var edgeRetention = Environment.string("CAMPAIGND_EDGE_RETENTION", default: "24h")
     @Option(help: "Keep the hourly counts behind campaign.stats series for this long (1h to 3660d; totals are kept for good). [CAMPAIGND_STATS_RETENTION]")
     var statsRetention = Environment.string("CAMPAIGND_STATS_RETENTION", default: "90d")
+    @Option(help: "Serve the web console on this host:port (off by default; beyond loopback only with --console-users). [CAMPAIGND_CONSOLE_ADDRESS]")
+    var consoleAddress: String? = Environment.value("CAMPAIGND_CONSOLE_ADDRESS")
+    @Option(help: "The console's users: a file of name:token lines (tokens of 16 or more visible characters). [CAMPAIGND_CONSOLE_USERS]")
+    var consoleUsers: String? = Environment.value("CAMPAIGND_CONSOLE_USERS")
+    @Flag(help: "The console is reached over TLS (a proxy in front of it): its session cookie is Secure. [CAMPAIGND_CONSOLE_TLS]")
+    var consoleTLS = Environment.flag("CAMPAIGND_CONSOLE_TLS")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
 
@@ -60,6 +68,24 @@ struct CampaignDaemon: AsyncParsableCommand {
         guard let stats = DurationText.seconds(statsRetention), (3600...(3660 * 86_400)).contains(stats) else {
             throw ValidationError("--stats-retention must be a time between 1h and 3660d, such as 48h, 90d or 400d (got \(statsRetention))")
         }
+        _ = try console()
+    }
+
+    /// The console's configuration from its flags (users read and checked), or `nil` when it is off.
+    func console() throws -> ConsoleConfiguration? {
+        guard let address = consoleAddress else {
+            if consoleUsers != nil { throw ValidationError("--console-users needs --console-address") }
+            return nil
+        }
+        do { _ = try HTTPEndpoint.parse(address) } catch { throw ValidationError("--console-address: \(error)") }
+        var configuration = ConsoleConfiguration(address: address)
+        if let path = consoleUsers {
+            do { configuration.users = try ConsoleUsers(contentsOf: path) } catch { throw ValidationError("--console-users: \(error)") }
+        } else if !BindPolicy.isLoopbackAddress(address) {
+            throw ValidationError("--console-address \(address) is beyond loopback: give --console-users, so that only its users can sign in")
+        }
+        configuration.secureCookies = consoleTLS
+        return configuration
     }
 
     func run() async throws {
@@ -78,6 +104,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.maxCreativeBytes = maxCreativeBytes
         configuration.edgeRetention = DurationText.seconds(edgeRetention) ?? CampaignServiceConfiguration.defaultEdgeRetention
         configuration.statsRetention = DurationText.seconds(statsRetention) ?? CampaignServiceConfiguration.defaultStatsRetention
+        configuration.console = try console()
         do {
             let readyFile = configuration.readyFile
             let app = try await CampaignServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

@@ -1,0 +1,86 @@
+import LaunchAdAPI
+import LaunchAdDomain
+
+/// A campaign's page: its fields, the writes it offers, the phone-frame preview, its stats by hour and its history
+/// from the change log.
+enum CampaignPage {
+    struct Content {
+        var campaign: Campaign
+        var shapes: [PhonePreview.Shape]
+        var history: Result<[ChangeEntry], any Error>
+        var stats: Result<[StatsPoint], any Error>
+        var statsFrom: Timestamp
+        var statsHours: Int
+    }
+
+    static func body(_ content: Content) -> String {
+        let campaign = content.campaign
+        var html = "<h2>\(HTML.escape(campaign.name))</h2><p class=\"actions\">"
+        for operation in ConsoleOperation.allCases where operation.offered(for: campaign) {
+            html += "<a href=\"/campaigns/\(campaign.id)/\(operation.rawValue)\">\(operation.title)</a>"
+        }
+        html += "</p>" + fields(campaign)
+        html += "<h2>Preview</h2>" + PhonePreview.section(campaign, shapes: content.shapes)
+        html += "<h2>Stats, last \(content.statsHours) hours</h2>"
+        switch content.stats {
+        case .success(let points):
+            for measure in StatsChart.Measure.allCases {
+                html += "<div>" + StatsChart.svg(points, measure: measure, from: content.statsFrom, hours: content.statsHours) + "</div>"
+            }
+        case .failure(let error):
+            html += "<p class=\"error\">\(HTML.escape("\(error)"))</p>"
+        }
+        html += "<h2>History</h2>"
+        switch content.history {
+        case .success(let changes):
+            html += "<table id=\"history\"><thead><tr><th>seq</th><th>when</th><th>what</th><th>who</th><th>fields</th><th>version</th></tr></thead><tbody>"
+            for change in changes.reversed() {
+                html += """
+                    <tr><td>\(change.seq)</td><td>\(change.at.rfc3339)</td><td>\(change.op.rawValue)</td>\
+                    <td>\(HTML.escape(change.actor))</td><td>\(HTML.escape(change.fields.joined(separator: ", ")))</td><td>\(change.version)</td></tr>
+                    """
+            }
+            html += "</tbody></table>"
+        case .failure(let error):
+            html += "<p class=\"error\">\(HTML.escape("\(error)"))</p>"
+        }
+        return html
+    }
+
+    static func fields(_ campaign: Campaign) -> String {
+        var rows: [(String, String)] = [
+            ("id", "\(campaign.id)"), ("app", campaign.app), ("state", campaign.state.rawValue),
+            ("window", "\(campaign.startsAt.rfc3339) to \(campaign.endsAt.rfc3339)"),
+            ("priority", "\(campaign.priority)"), ("weight", "\(campaign.weight)"), ("forced", "\(campaign.forced)"),
+            ("countdown", "\(campaign.countdown) s"),
+            ("skip", campaign.skippable ? "after \(campaign.skipAfter ?? 0) s" : "not skippable"),
+            ("launch types", campaign.launchTypes.map(\.rawValue).joined(separator: ", ")
+                + (campaign.minBackgroundSeconds.map { " (hot after \($0) s in the background)" } ?? "")),
+            ("jump", campaign.jump.type == .none ? "none" : "\(campaign.jump.type.rawValue) \(campaign.jump.value)"),
+            ("creatives", campaign.creatives.map { "\($0.sha256.prefix(12)) (weight \($0.weight))" }.joined(separator: ", ")),
+        ]
+        let targeting = campaign.targeting
+        var target: [String] = []
+        if let platforms = targeting.platforms { target.append("platforms \(platforms.joined(separator: ", "))") }
+        if let versions = targeting.appVersions { target.append("versions \(versions.min ?? "any") to \(versions.max ?? "any")") }
+        if let regions = targeting.regions { target.append("regions \(regions.joined(separator: ", "))") }
+        if let locales = targeting.locales { target.append("locales \(locales.joined(separator: ", "))") }
+        rows.append(("targeting", target.isEmpty ? "everyone" : target.joined(separator: "; ")))
+        if let cap = campaign.frequencyCap { rows.append(("frequency cap", "\(cap.shows) in \(cap.hours) h")) }
+        if let audience = campaign.audience { rows.append(("audience", audience.rawValue)) }
+        rows.append(("version", "\(campaign.version), updated \(campaign.updatedAt.rfc3339)"))
+        return "<table id=\"fields\"><tbody>" + rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined() + "</tbody></table>"
+    }
+
+    /// The confirmation a write asks for, with the form that makes it (carrying the session's CSRF token).
+    static func confirmation(_ campaign: Campaign, _ operation: ConsoleOperation, csrf: String?) -> String {
+        let token = csrf.map { "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape($0))\">" } ?? ""
+        return """
+            <p>\(operation.title) campaign \(campaign.id), <strong>\(HTML.escape(campaign.name))</strong> (\(HTML.escape(campaign.app)), \
+            \(campaign.state.rawValue))?</p><p>\(HTML.escape(operation.consequence))</p>
+            <form method="post" action="/campaigns/\(campaign.id)/\(operation.rawValue)">\(token)\
+            <input type="hidden" name="confirm" value="yes">\
+            <button type="submit" class="danger" id="confirm">\(operation.title)</button> <a href="/campaigns/\(campaign.id)">Cancel</a></form>
+            """
+    }
+}

@@ -1,0 +1,18 @@
+/// How campaignd serves its console.
+public struct ConsoleConfiguration: Sendable {
+    /// `host:port` to serve on (port 0 picks a free one).
+    public var address: String
+    /// Who may sign in; `nil` serves the console to anyone who reaches it, which only a loopback address allows.
+    public var users: ConsoleUsers?
+    /// Whether the console is reached over TLS (a terminating proxy in front of it): session cookies are then `Secure`.
+    public var secureCookies = false
+    /// Seconds a sign-in lasts.
+    public var sessionLifetime: Double = 12 * 3600
+    /// Hours of stats the campaign page charts.
+    public var statsHours = 48
+
+    public init(address: String, users: ConsoleUsers? = nil) {
+        self.address = address
+        self.users = users
+    }
+}

@@ -1,0 +1,41 @@
+import CampaignConsole
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import ZMQRPC
+
+/// The token of the console user the tests sign in as.
+let aliceToken = "alice-token-0123456789abcdef"
+let bobToken = "bob-token-0123456789abcdef"
+
+/// campaignd in process with its console on an ephemeral loopback port (users alice and bob, or none), and a client
+/// for the console and one for the admin socket.
+func withConsole<T>(users: Bool = true,
+                    _ body: (InProcessCampaignService, ConsoleClient, RPCClient) async throws -> T) async throws -> T {
+    try await withCampaignService(configure: { configuration in
+        configuration.console = ConsoleConfiguration(
+            address: "127.0.0.1:0", users: users ? try ConsoleUsers([("alice", aliceToken), ("bob", bobToken)]) : nil)
+    }) { service in
+        let admin = try service.admin()
+        defer { Task { await admin.close() } }
+        let client = ConsoleClient(service.endpoints["console"]!)
+        return try await body(service, client, admin)
+    }
+}
+
+/// Creates a live campaign of app `shop` with one 1080×1920 creative; answers its id.
+func createCampaign(_ service: InProcessCampaignService, _ admin: RPCClient, name: String = "Autumn sale",
+                    creatives: [[UInt8]] = [CampaignFixture.png(width: 1080, height: 1920)],
+                    change: (inout CampaignFields) -> Void = { _ in }) async throws -> Int64 {
+    var hashes: [String] = []
+    for bytes in creatives {
+        let contentType = bytes.starts(with: [0x89, 0x50]) ? "image/png" : "image/jpeg"
+        hashes.append(try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: contentType, data: Data(bytes).base64EncodedString())).sha256)
+    }
+    var fields = CampaignFixture.fields(name: name, creative: hashes[0])
+    fields.creatives = hashes.map { CreativeRef(sha256: $0) }
+    change(&fields)
+    return try await admin.call(AdminAPI.campaignCreate, fields).campaign.id
+}
