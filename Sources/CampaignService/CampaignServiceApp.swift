@@ -50,8 +50,9 @@ public final class CampaignServiceApp: Sendable {
             let keys = try KeysDirectory(path: keysPath)
             let own = try keys.keyPair("campaignd")
             let edgeIds = try keys.edgeKeys()
+            let relayIds = try keys.relayKeys()
             operatorNames = try keys.operatorNames()
-            edgeKeys = EdgeKeys(edgeIds: edgeIds, logger: logger)
+            edgeKeys = EdgeKeys(edgeIds: edgeIds, relayIds: relayIds, logger: logger)
             let zap = try ZAPAuthenticator(context: context) { decision in
                 if !decision.admitted {
                     logger.warning("refused a client", metadata: ["domain": "\(decision.domain)", "address": "\(decision.address)",
@@ -59,7 +60,7 @@ public final class CampaignServiceApp: Sendable {
                 }
             }
             try zap.allow(domain: "admin", keys: keys.allowlist("admin"))
-            try zap.allow(domain: "edges", keys: edgeIds.keys)
+            try zap.allow(domain: "edges", keys: Array(edgeIds.keys) + Array(relayIds.keys))
             self.zap = zap
             adminCurve = CurveServerOptions(keyPair: own, zapDomain: "admin")
             edgeCurve = CurveServerOptions(keyPair: own, zapDomain: "edges")

@@ -73,16 +73,49 @@ public struct CreativeChunk: Codable, Sendable {
     }
 }
 
-public struct EdgeAck: Codable, Sendable {
+public struct EdgeAck: Codable, Sendable, Hashable {
     public var edgeId: String
     public var region: String
     public var epoch: String
     public var appliedSeq: Int64
-    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64) {
+    /// The relays the acknowledgement came through, the one nearest campaignd first; absent (or empty) from an edge
+    /// or relay that speaks to campaignd itself. Each relay puts its own id in front when it passes one on.
+    public var via: [String]?
+    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, via: [String]? = nil) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
         self.appliedSeq = appliedSeq
+        self.via = via
+    }
+
+    /// The id of the peer that sent it: the nearest relay when it came through relays, else the edge itself.
+    public var sender: String { via?.first ?? edgeId }
+
+    /// This acknowledgement as `relayId` passes it upstream: with its id in front of the path.
+    public func passed(by relayId: String) -> EdgeAck {
+        var passed = self
+        passed.via = [relayId] + (via ?? [])
+        return passed
+    }
+}
+
+/// `edge.acks`: the acknowledgements of the edges (and relays) behind a relay, passed upstream together.
+public struct EdgeAcks: Codable, Sendable {
+    public var acks: [EdgeAck]
+    public init(acks: [EdgeAck]) {
+        self.acks = acks
+    }
+
+    /// The most acknowledgements one call may carry.
+    public static let maxAcks = 10_000
+}
+
+public struct EdgeAcksResult: Codable, Sendable {
+    /// How many were taken.
+    public var taken: Int
+    public init(taken: Int) {
+        self.taken = taken
     }
 }
 
