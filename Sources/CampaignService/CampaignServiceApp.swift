@@ -130,8 +130,7 @@ public final class CampaignServiceApp: Sendable {
             let now = clock()
             await metrics.refresh(store: store, edges: ((try? await edges.list(now: now)) ?? []).map { EdgeInfoSummary(stale: $0.stale) },
                                   published: updates.published.load(ordering: .relaxed))
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
+            return HTTPEndpoint.metricsResponse(metrics.registry)
         }
         let endpoints = zmqEndpoints
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in

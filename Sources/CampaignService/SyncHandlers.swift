@@ -31,11 +31,7 @@ enum SyncHandlers {
             return ChangesResult(epoch: store.epoch, seq: try await store.currentSeq(), changes: changes)
         }
         table.register(SyncAPI.creative) { params, _ in
-            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
-            let offset = params.offset ?? 0
-            let length = params.length ?? SyncAPI.maxChunk
-            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
-            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let (offset, length) = try params.checked()
             let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256)")
             // The store checks the offset against the stored size before it reads: an offset past the end must be the
             // caller's -32602, not an internal error.

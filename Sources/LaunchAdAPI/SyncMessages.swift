@@ -52,6 +52,19 @@ public struct CreativeChunkParams: Codable, Sendable {
     }
 }
 
+extension CreativeChunkParams {
+    /// The chunk asked for, checked (the sha256's form, the offset not negative, the length 1 to 1 MiB), with the
+    /// defaults filled in: what every `creative.get` (campaignd's, a relay's, an edge's) answers from.
+    public func checked() throws -> (offset: Int, length: Int) {
+        guard CampaignRules.isSHA256(sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
+        let offset = offset ?? 0
+        let length = length ?? SyncAPI.maxChunk
+        guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
+        guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+        return (offset, length)
+    }
+}
+
 /// A piece of a creative's bytes (base64), at most 1 MiB.
 public struct CreativeChunk: Codable, Sendable {
     public var sha256: String

@@ -121,8 +121,7 @@ public final class RelayServiceApp: Sendable {
         router.get("/metrics") { _, _ -> Response in
             metrics.refresh(state: followed.cell.state, status: status, edges: forwarder.liveEdges(),
                             published: updates.published.load(ordering: .relaxed))
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
+            return HTTPEndpoint.metricsResponse(metrics.registry)
         }
         let endpoints = zmqEndpoints
         http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in

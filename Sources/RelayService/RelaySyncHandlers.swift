@@ -46,11 +46,7 @@ enum RelaySyncHandlers {
             return result
         })
         table.register(SyncAPI.creative) { params, _ in
-            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
-            let offset = params.offset ?? 0
-            let length = params.length ?? SyncAPI.maxChunk
-            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
-            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let (offset, length) = try params.checked()
             if let (facts, bytes) = try context.followed.read(sha256: params.sha256, offset: offset, length: length) {
                 return CreativeChunk(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height,
                                      size: facts.size, offset: offset, data: Data(bytes).base64EncodedString())

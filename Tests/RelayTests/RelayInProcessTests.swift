@@ -53,6 +53,32 @@ struct RelayInProcessTests {
         }
     }
 
+    @Test("reports from an edge behind two relays reach campaignd's counts")
+    func reportsThroughRelays() async throws {
+        try await withCampaignService { campaign in
+            let admin = try campaign.admin()
+            let creative = try await campaign.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
+            try await withRelay("relay-a", connectedTo: campaign) { upper in
+                try await withRelay("relay-b", connectedTo: upper) { lower in
+                    try await withEdge("edge", connectedTo: lower, configure: { $0.reportInterval = .milliseconds(200) }) { edge in
+                        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                        let events = (0..<3).map { LaunchEvent(eventId: "e-\($0)", type: .impression, campaignId: created.campaign.id, deviceId: "d-\($0)") }
+                        _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: events + [
+                            LaunchEvent(eventId: "c-1", type: .click, campaignId: created.campaign.id, deviceId: "d-1"),
+                        ]))
+                        var stats: CampaignStats?
+                        #expect(await eventually(timeout: .seconds(10)) {
+                            stats = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: created.campaign.id)).stats.first
+                            return stats?.impressions == 3 && stats?.clicks == 1
+                        }, "\(String(describing: stats)) \(edge.log.suffix(1500))")
+                    }
+                }
+            }
+            await admin.close()
+        }
+    }
+
     @Test("a relay answers sync.changes from its window, refuses what it does not hold, and serves snapshots a page at a time and creatives from its cache")
     func servesTheSyncAPI() async throws {
         try await withCampaignService { campaign in
