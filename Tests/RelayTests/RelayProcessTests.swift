@@ -42,10 +42,7 @@ struct RelayProcessTests {
         #expect(status.gaps > 0, "the edge never lost an update: the test proves nothing")
         #expect(status.resyncs == 1, "\(status.resyncs) snapshots: gaps must be filled from the relay's change log")
         #expect(try await lower.snapshot().campaigns == final.campaigns)
-        #expect(await eventually(timeout: .seconds(5)) {
-            let saved = savedState(fixture.cacheDirectory("edge-lossy"))
-            return saved.seq == final.seq && saved.campaigns.values.sorted { $0.id < $1.id } == final.campaigns
-        }, "the edge's saved state is not campaignd's snapshot")
+        #expect(await edgeSaves(final, edge: "edge-lossy", in: fixture), "the edge's saved state is not campaignd's snapshot")
 
         // A new database: a new epoch reaches the edge through both relays.
         await admin.close()
@@ -69,6 +66,81 @@ struct RelayProcessTests {
         #expect(await eventually(timeout: .seconds(8)) { (try? await lossy.status().stale) == true })
 
         await lossy.stop()
+        await lower.stop()
+        await upper.stop()
+    }
+
+    /// campaignd's database restored from a copy taken earlier: the same epoch, behind what both relays and the edge
+    /// applied. Each tier hears heartbeats behind it, its upstream refuses `sync.changes` from its seq, and it takes a
+    /// snapshot; the changes only the newer database had are gone everywhere.
+    @Test("through two levels of relays, campaignd's database restored from an earlier copy: the relays and the edge take snapshots and end with campaignd's state, and a campaign only the newer database had is no longer served")
+    func restoredOlderDatabase() async throws {
+        let fixture = try await CampaignFixture()
+        defer { Task { await fixture.stop() } }
+        var admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let upper = try await fixture.startRelay("relay-upper")
+        let lower = try await upper.startRelay("relay-lower")
+        let edge = try await fixture.startEdge("edge-rollback", sync: lower.endpoints["sync"], updates: lower.endpoints["updates"])
+        let kept = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "kept", creative: creative))
+        #expect(await edge.waitFor(seq: kept.seq, creatives: 1), "\(edge.log.suffix(2000))")
+        let backup = fixture.directory.appendingPathComponent("data-backup")
+        await admin.close()
+        try await fixture.restart(signal: SIGTERM, sameEndpoints: true) { data in
+            try FileManager.default.copyItem(at: data, to: backup)
+        }
+        admin = try fixture.admin()
+        let epoch = try await edge.status().epoch
+        var lost: [Int64] = []
+        var lostSeq = kept.seq
+        for name in ["lost 1", "lost 2", "lost 3"] {
+            var fields = CampaignFixture.fields(name: name, creative: creative)
+            fields.priority = 90
+            let created = try await admin.call(AdminAPI.campaignCreate, fields)
+            lost.append(created.campaign.id)
+            lostSeq = created.seq
+        }
+        #expect(await edge.waitFor(seq: lostSeq, epoch: epoch), "\(edge.log.suffix(2000))")
+        #expect(try await lost.contains(edge.query().id ?? 0), "the edge does not serve the newer database's campaigns: the test proves nothing")
+        let resyncs = try await edge.status().resyncs
+
+        // The older copy back in place; in it, kept expired and another campaign created: campaignd's seq is still
+        // behind the lost changes the relays and the edge hold, in the same epoch.
+        await admin.close()
+        try await fixture.restart(signal: SIGTERM, sameEndpoints: true) { data in
+            try FileManager.default.removeItem(at: data)
+            try FileManager.default.copyItem(at: backup, to: data)
+        }
+        admin = try fixture.admin()
+        let expired = try await admin.call(AdminAPI.campaignExpire, CampaignID(id: kept.campaign.id))
+        let after = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "after restore", creative: creative))
+        #expect(expired.seq == kept.seq + 1 && after.seq == kept.seq + 2 && after.seq < lostSeq)
+        let final = try await fixture.snapshot()
+        #expect(final.epoch == epoch && final.seq == after.seq)
+        #expect(await eventually(timeout: .seconds(20)) {
+            guard let status = try? await edge.status() else { return false }
+            return status.epoch == epoch && status.seq == final.seq
+        }, "\(edge.log.suffix(2000))")
+        #expect(try await edge.status().resyncs > resyncs, "the edge did not take a snapshot of the restored database")
+        for relay in [upper, lower] {
+            #expect(try await relay.snapshot() == final, "\(relay.name) does not hold campaignd's state")
+            // Asked for changes after the lost seq, the relay refuses: an edge there takes a snapshot.
+            let sync = try relay.sync()
+            do {
+                _ = try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: lostSeq))
+                Issue.record("\(relay.name) answered changes after a seq the restored database never reached")
+            } catch let error as JSONRPCError {
+                #expect(error.code == APIError.changesUnavailable.code, "\(error)")
+            }
+            await sync.close()
+        }
+        #expect(await edgeSaves(final, edge: "edge-rollback", in: fixture), "the edge's saved state is not campaignd's snapshot")
+        // Only the campaign created after the restore is live: not kept (expired), not a lost one.
+        let answer = try await edge.query()
+        #expect(answer.id == after.campaign.id, "the edge served \(String(describing: answer.id))")
+
+        await admin.close()
+        await edge.stop()
         await lower.stop()
         await upper.stop()
     }

@@ -29,6 +29,15 @@ func savedState(_ directory: URL) -> EdgeState {
     StateFile(directory: directory).load().state
 }
 
+/// Whether the edge `name` below `fixture` saves exactly `snapshot` within `timeout` (it writes its state file a moment
+/// after it applies).
+func edgeSaves(_ snapshot: Snapshot, edge name: String, in fixture: some CampaignServiceEndpoints, timeout: Duration = .seconds(5)) async -> Bool {
+    await eventually(timeout: timeout) {
+        let saved = savedState(fixture.cacheDirectory(name))
+        return saved.epoch == snapshot.epoch && saved.seq == snapshot.seq && saved.campaigns.values.sorted { $0.id < $1.id } == snapshot.campaigns
+    }
+}
+
 /// Runs `body` with in-process edges named `names`, each connected to the upstream `upstreams` gives for its index.
 func withEdges<T>(_ names: [String], connectedTo upstream: @escaping (Int) -> any CampaignServiceEndpoints,
                   _ body: ([InProcessEdge]) async throws -> T) async throws -> T {
