@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "deliveryd", targets: ["deliveryd"]),
         .executable(name: "adctl", targets: ["adctl"]),
         .executable(name: "adload", targets: ["adload"]),
+        .executable(name: "relayd", targets: ["relayd"]),
         // What an app links: Foundation only (no libzmq, no package of the servers).
         .library(name: "LaunchAdKit", targets: ["LaunchAdKit"]),
         .executable(name: "adsim", targets: ["adsim"]),
@@ -76,7 +77,7 @@ let package = Package(
         .target(
             name: "LaunchAdRuntime",
             dependencies: [
-                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC",
+                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -144,6 +145,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The regional tier: follows upstream with the edge's sync engine and serves the edges below as campaignd does.
+        .target(
+            name: "RelayService",
+            dependencies: [
+                "Locking", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "DeliveryService", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
 
         // MARK: Load generation: the engine of adload (closed and open loops, propagation), kept out of the executable
         // A seeded random number generator, shared by adload's population, the codec fuzzing inputs and the tests.
@@ -189,6 +202,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "relayd",
+            dependencies: [
+                "RelayService", "LaunchAdRuntime", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
         .executableTarget(name: "adsim", dependencies: ["AdSimCommands"]),
         .executableTarget(
@@ -222,7 +243,7 @@ let package = Package(
         .target(
             name: "LaunchAdTesting",
             dependencies: [
-                "Locking", "CampaignService", "CampaignStore", "DeliveryService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
+                "Locking", "CampaignService", "CampaignStore", "DeliveryService", "RelayService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -245,6 +266,9 @@ let package = Package(
         // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
         // edges built in process on an offset clock.
         .testTarget(name: "FaultTests", dependencies: ["Locking", "CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
+        // relayd: in process and as real processes between campaignd and deliveryd.
+        .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
+                                                       "LaunchAdRuntime", "ZeroMQ"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "DeployTests",

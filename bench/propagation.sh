@@ -2,17 +2,21 @@
 # Force/expire propagation on one machine: campaignd and EDGES deliveryd processes (release builds) on loopback, each
 # edge with its own cache folder, then `adload propagation` forces and expires a campaign REPEATS times and measures,
 # from the admin answer, when each edge's launch answer shows it. Prints adload's table (percentiles over edges and
-# repeats) and keeps its JSON in .build-bench/propagation-EDGES.json.
+# repeats) and keeps its JSON in .build-bench/propagation-EDGES[-relays-N].json. With RELAYS=N, N relayd stand between
+# campaignd and the edges (edge i behind relay i mod N), so what is measured crosses one relay.
 #
 #   bench/propagation.sh [EDGES] [REPEATS]      (defaults: 10 edges, 20 repeats)
 #   PROBE_MS=0 bench/propagation.sh 50 10       (each edge probed with no pause; default: every 1 ms)
+#   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
 REPEATS=${2:-20}
+RELAYS=${RELAYS:-0}
 OUT=.build-bench
+NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
-for product in campaignd deliveryd adload; do swift build -c release --product "$product" >/dev/null; done
+for product in campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true); do swift build -c release --product "$product" >/dev/null; done
 BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d "$OUT/propagation-XXXX")
 pids=()
@@ -26,20 +30,34 @@ wait_ready() { for _ in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done;
 pids+=($!)
 wait_ready "$RUN/campaignd.ready"
 : >"$RUN/edges.txt"
+# The upstream of edge i: campaignd, or relay (i mod RELAYS).
+for r in $(seq 0 $((RELAYS - 1))); do
+  "$BIN/relayd" --relay-id "relay-$r" --region bench --cache-dir "$RUN/relay-$r" \
+    --upstream-sync "$(field "$RUN/campaignd.ready" sync)" --upstream-updates "$(field "$RUN/campaignd.ready" updates)" \
+    --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
+    --ready-file "$RUN/relay-$r.ready" >"$RUN/relay-$r.log" 2>&1 &
+  pids+=($!)
+done
+for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
+upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }
 for i in $(seq "$EDGES"); do
   "$BIN/deliveryd" --edge-id "edge-$i" --region bench --cache-dir "$RUN/edge-$i" \
-    --campaign-sync "$(field "$RUN/campaignd.ready" sync)" --campaign-updates "$(field "$RUN/campaignd.ready" updates)" \
+    --campaign-sync "$(field "$(upstream "$i")" sync)" --campaign-updates "$(field "$(upstream "$i")" updates)" \
     --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/edge-$i.ready" >"$RUN/edge-$i.log" 2>&1 &
   pids+=($!)
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; field "$RUN/edge-$i.ready" client >>"$RUN/edges.txt"; done
-echo "campaignd and $EDGES edges running; $(nproc) cores"
+echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
+# Who campaignd serves: the TCP connections its sync and updates sockets hold (an edge or relay holds two on sync:
+# its session's and its acknowledgements' or reports').
+peers() { ss -Htn state established "( sport = :${1##*:} )" 2>/dev/null | wc -l; }
+echo "campaignd's connections: sync $(peers "$(field "$RUN/campaignd.ready" sync)"), updates $(peers "$(field "$RUN/campaignd.ready" updates)")"
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
-  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --json >"$OUT/propagation-$EDGES.json"
-python3 - "$OUT/propagation-$EDGES.json" <<'PY'
+  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --json >"$OUT/$NAME.json"
+python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(f"propagation over {r['edges']} edges, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms")
+print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
 for step in ("force", "expire", "all", "admin"):

@@ -35,15 +35,7 @@ final class CampaignMetrics: Sendable {
 
     /// Counts and times every call on `socket`.
     func observer(socket: String) -> JSONRPCDispatcher.CallObserver {
-        let histogram = registry.makeDurationHistogram(
-            descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer a request."), labels: [("socket", socket)],
-            buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .milliseconds(500), .seconds(2)])
-        let registry = self.registry
-        return { method, code, nanoseconds in
-            let requests = Self.name("requests", unit: "total", help: "Requests answered, by socket, method and JSON-RPC code (0 for success).")
-            registry.makeCounter(descriptor: requests, labels: [("socket", socket), ("method", method), ("code", String(code))]).increment()
-            histogram.record(.nanoseconds(nanoseconds))
-        }
+        RequestMetrics.observer(registry: registry, names: Self.name, socket: socket)
     }
 
     /// Brings the gauges up to date (at each scrape).

@@ -52,8 +52,9 @@ public final class CampaignServiceApp: Sendable {
             let keys = try KeysDirectory(path: keysPath)
             let own = try keys.keyPair("campaignd")
             let edgeIds = try keys.edgeKeys()
+            let relayIds = try keys.relayKeys()
             operatorNames = try keys.operatorNames()
-            edgeKeys = EdgeKeys(edgeIds: edgeIds, logger: logger)
+            edgeKeys = EdgeKeys(edgeIds: edgeIds, relayIds: relayIds, logger: logger)
             let zap = try ZAPAuthenticator(context: context) { decision in
                 if !decision.admitted {
                     logger.warning("refused a client", metadata: ["domain": "\(decision.domain)", "address": "\(decision.address)",
@@ -61,7 +62,7 @@ public final class CampaignServiceApp: Sendable {
                 }
             }
             try zap.allow(domain: "admin", keys: keys.allowlist("admin"))
-            try zap.allow(domain: "edges", keys: edgeIds.keys)
+            try zap.allow(domain: "edges", keys: Array(edgeIds.keys) + Array(relayIds.keys))
             self.zap = zap
             adminCurve = CurveServerOptions(keyPair: own, zapDomain: "admin")
             edgeCurve = CurveServerOptions(keyPair: own, zapDomain: "edges")
@@ -129,8 +130,7 @@ public final class CampaignServiceApp: Sendable {
             let now = clock()
             await metrics.refresh(store: store, edges: ((try? await edges.list(now: now)) ?? []).map { EdgeInfoSummary(stale: $0.stale) },
                                   published: updates.published.load(ordering: .relaxed))
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(string: HTTPEndpoint.metricsText(metrics.registry))))
+            return HTTPEndpoint.metricsResponse(metrics.registry)
         }
         // The ready file waits for the console too, when there is one.
         let endpoints = zmqEndpoints

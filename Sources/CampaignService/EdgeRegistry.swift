@@ -35,7 +35,8 @@ final class EdgeRegistry: Service {
         let previous = edges.withLock { edges in
             let previous = edges.all[ack.edgeId]
             edges.all[ack.edgeId] = EdgeInfo(edgeId: ack.edgeId, region: ack.region, epoch: ack.epoch,
-                                             appliedSeq: ack.appliedSeq, lastSeen: now, stale: false)
+                                             appliedSeq: ack.appliedSeq, lastSeen: now, stale: false,
+                                             via: ack.via?.isEmpty == false ? ack.via : nil)
             edges.unsaved.insert(ack.edgeId)
             return previous
         }
@@ -62,8 +63,15 @@ final class EdgeRegistry: Service {
     func list(now: Timestamp) async throws -> [EdgeInfo] {
         var merged: [String: EdgeInfo] = [:]
         for edge in try await store.acknowledgements() { merged[edge.edgeId] = edge }
-        for edge in edges.withLock({ Array($0.all.values) }) where (merged[edge.edgeId]?.lastSeen ?? .init(milliseconds: .min)) < edge.lastSeen {
-            merged[edge.edgeId] = edge
+        for edge in edges.withLock({ Array($0.all.values) }) {
+            let stored = merged[edge.edgeId]
+            if (stored?.lastSeen ?? .init(milliseconds: .min)) < edge.lastSeen {
+                merged[edge.edgeId] = edge
+            } else if var stored, stored.via == nil, stored.epoch == edge.epoch {
+                // The store keeps no relay path: the one this process heard stands.
+                stored.via = edge.via
+                merged[edge.edgeId] = stored
+            }
         }
         let cutoff = now.adding(seconds: -retention)
         return merged.values.filter { $0.lastSeen >= cutoff }.sorted { $0.edgeId < $1.edgeId }.map { edge in

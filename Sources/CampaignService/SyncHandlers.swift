@@ -3,6 +3,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
 import ZMQRPC
 
 enum SyncHandlers {
@@ -30,11 +31,7 @@ enum SyncHandlers {
             return ChangesResult(epoch: store.epoch, seq: try await store.currentSeq(), changes: changes)
         }
         table.register(SyncAPI.creative) { params, _ in
-            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
-            let offset = params.offset ?? 0
-            let length = params.length ?? SyncAPI.maxChunk
-            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
-            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let (offset, length) = try params.checked()
             let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256)")
             // The store checks the offset against the stored size before it reads: an offset past the end must be the
             // caller's -32602, not an internal error.
@@ -50,7 +47,8 @@ enum SyncHandlers {
         }
         table.register(SyncAPI.report) { report, context in
             guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
-            try edgeKeys?.check(context.peerKey, speaksFor: report.edgeId, method: SyncAPI.report.name)
+            try EdgeKeys.validate(via: report.via, field: "")
+            try edgeKeys?.check(context.peerKey, speaksFor: report.edgeId, via: report.via, method: SyncAPI.report.name)
             guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
@@ -62,11 +60,18 @@ enum SyncHandlers {
             return EdgeReportResult(accepted: taken, lastReportId: last)
         }
         table.register(SyncAPI.ack, inline: { ack, context in
-            guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
-            try edgeKeys?.check(context.peerKey, speaksFor: ack.edgeId, method: SyncAPI.ack.name)
-            guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: "region", "must be at most 64 bytes") }
+            try EdgeKeys.validate(ack, field: "", key: context.peerKey, keys: edgeKeys, method: SyncAPI.ack.name)
             edges.acknowledge(ack, now: clock())
             return EdgeAckResult(seq: ack.appliedSeq)
+        })
+        table.register(SyncAPI.acks, inline: { batch, context in
+            guard batch.acks.count <= EdgeAcks.maxAcks else { throw JSONRPCError.invalidParams(field: "acks", "must list at most \(EdgeAcks.maxAcks)") }
+            for (index, ack) in batch.acks.enumerated() {
+                try EdgeKeys.validate(ack, field: "acks[\(index)].", key: context.peerKey, keys: edgeKeys, method: SyncAPI.acks.name)
+            }
+            let now = clock()
+            for ack in batch.acks { edges.acknowledge(ack, now: now) }
+            return EdgeAcksResult(taken: batch.acks.count)
         })
         return table
     }

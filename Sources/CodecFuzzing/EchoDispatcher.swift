@@ -34,7 +34,7 @@ enum EchoDispatcher {
             Method(AdminAPI.campaignGet), Method(AdminAPI.campaignList), Method(AdminAPI.edgeList), Method(AdminAPI.campaignStats),
             Method(AdminAPI.changeList), Method(AdminAPI.launchExplain),
         ] + AdminAPI.operations.map { Method($0.0) } + [
-            Method(SyncAPI.snapshot), Method(SyncAPI.changes), Method(SyncAPI.creative), Method(SyncAPI.ack), Method(SyncAPI.report),
+            Method(SyncAPI.snapshot), Method(SyncAPI.changes), Method(SyncAPI.creative), Method(SyncAPI.ack), Method(SyncAPI.acks), Method(SyncAPI.report),
             Method(ClientAPI.launchQuery), Method(ClientAPI.edgeStatus), Method(ClientAPI.launchReport),
             Method(ClientAPI.launchPrefetch), Method(ClientAPI.creativeGet),
         ]

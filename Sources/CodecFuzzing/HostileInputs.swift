@@ -25,6 +25,7 @@ public enum HostileInputs {
         ("sync-changes", #"{"jsonrpc":"2.0","id":11,"method":"sync.changes","params":{"epoch":"6f1c","since":41,"limit":500}}"#),
         ("creative-get", #"{"jsonrpc":"2.0","id":12,"method":"creative.get","params":{"sha256":"\#(sha)","offset":0,"length":1048576}}"#),
         ("edge-ack", #"{"jsonrpc":"2.0","id":13,"method":"edge.ack","params":{"edgeId":"edge-1","region":"cn-east","epoch":"6f1c","appliedSeq":42}}"#),
+        ("edge-acks", #"{"jsonrpc":"2.0","id":13,"method":"edge.acks","params":{"acks":[{"edgeId":"edge-1","region":"cn-east","epoch":"6f1c","appliedSeq":42,"via":["relay-1"]}]}}"#),
         ("edge-report", #"{"jsonrpc":"2.0","id":14,"method":"edge.report","params":{"edgeId":"edge-1","reportId":3,"counts":[{"id":1,"impressions":10,"clicks":2,"skips":1}]}}"#),
         ("edge-report-hourly", #"{"jsonrpc":"2.0","id":14,"method":"edge.report","params":{"edgeId":"edge-1","reportId":4,"counts":[{"id":1,"impressions":10,"clicks":2,"skips":1}],"hourly":[{"id":1,"hour":"2027-01-01T08:00:00Z","sha256":"\#(sha)","impressions":10,"clicks":2,"skips":1}],"region":"cn-east"}}"#),
         ("launch-query", #"{"jsonrpc":"2.0","id":15,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-9f2","screen":{"width":1179,"height":2556},"launchType":"hot","backgroundSeconds":600,"cached":["\#(sha)"]}}"#),
@@ -72,7 +73,7 @@ public enum HostileInputs {
     static let methodNames = ["creative.upload", "campaign.create", "campaign.update", "campaign.get", "campaign.list",
                               "campaign.force", "campaign.unforce", "campaign.pause", "campaign.resume", "campaign.expire",
                               "campaign.delete", "edge.list", "campaign.stats", "change.list", "launch.explain", "sync.snapshot", "sync.changes", "creative.get",
-                              "edge.ack", "edge.report", "launch.query", "launch.prefetch", "launch.report", "edge.status",
+                              "edge.ack", "edge.acks", "edge.report", "launch.query", "launch.prefetch", "launch.report", "edge.status",
                               "rpc.discover", "launch.query ", "Launch.query", "launch.query\u{0}", "édge.status", "launch", ""]
 
     /// A sample request with one to three of its parts changed, now and then sent to another method.

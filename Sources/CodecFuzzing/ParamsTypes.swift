@@ -72,6 +72,7 @@ enum ParamsTypes {
         DecodedType(ChangesParams.self),
         DecodedType(CreativeChunkParams.self),
         DecodedType(EdgeAck.self),
+        DecodedType(EdgeAcks.self),
         DecodedType(EdgeReport.self),
         DecodedType(LaunchQueryParams.self),
         DecodedType(LaunchReportParams.self),

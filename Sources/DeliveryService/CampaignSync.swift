@@ -8,9 +8,11 @@ import LaunchAdDomain
 enum CampaignSync {
     /// `state` with the change log applied from its `seq` up to campaignd's, a page at a time (`changes` makes one
     /// call); `nil` when the log no longer reaches back that far in `state`'s epoch (another database, or this one
-    /// restored behind it).
-    static func catchUp(_ state: EdgeState, changes: (ChangesParams) async throws -> ChangesResult) async throws -> EdgeState? {
+    /// restored behind it). With the state, the changes applied to make it, in order.
+    static func catchUp(_ state: EdgeState, changes: (ChangesParams) async throws -> ChangesResult) async throws
+        -> (state: EdgeState, changes: [Change])? {
         var current = state
+        var applied: [Change] = []
         while true {
             let page: ChangesResult
             do {
@@ -18,8 +20,16 @@ enum CampaignSync {
             } catch let error as JSONRPCError where error.code == APIError.changesUnavailable.code {
                 return nil
             }
-            current = current.applying(page.changes)
-            if page.changes.isEmpty || current.seq >= page.seq { return current }
+            // What `applying` takes: the changes that follow on from `current`, in order.
+            var next = current.seq + 1
+            let fresh = page.changes.filter { change in
+                guard change.seq == next else { return false }
+                next += 1
+                return true
+            }
+            current = current.applying(fresh)
+            applied += fresh
+            if page.changes.isEmpty || current.seq >= page.seq { return (current, applied) }
         }
     }
 

@@ -91,11 +91,7 @@ enum ClientHandlers {
                                        seq: state.seq, creativeBase: context.publicBase.prepared, into: &json)
         })
         methods.register(ClientAPI.creativeGet, inline: { params, _ in
-            guard CampaignRules.isSHA256(params.sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
-            let offset = params.offset ?? 0
-            let length = params.length ?? SyncAPI.maxChunk
-            guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
-            guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+            let (offset, length) = try params.checked()
             let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256) on this edge")
             guard let facts = context.cell.state.creatives[params.sha256] else { throw notFound }
             guard offset <= facts.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(facts.size) bytes)") }

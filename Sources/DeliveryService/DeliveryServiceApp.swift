@@ -47,39 +47,16 @@ public final class DeliveryServiceApp: Sendable {
         }
 
         // The state on disk comes first: answer from it at once, before campaignd is reached.
+        let followed = try FollowedState(configuration: configuration, context: context, curve: curve, logger: logger, clock: clock)
         let directory = URL(fileURLWithPath: configuration.cacheDirectory)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let files = try CreativeFiles(directory: configuration.cacheDirectory)
-        let stateFile = StateFile(directory: directory)
-        // What a kill in the middle of a write left: temporary files, never trusted, removed.
-        files.removeLeftovers()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where AtomicFile.isTemporary(name) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
-        }
-        let cell = StateCell()
+        let cell = followed.cell
         self.cell = cell
-        let (saved, discarded) = stateFile.load()
-        if discarded { logger.warning("discarded a state file that did not verify") }
-        // Creatives are trusted only when their bytes hash to their name.
-        var verified: [String: CreativeFacts] = [:]
-        for (sha256, facts) in saved.creatives {
-            if let bytes = try? files.read(sha256: sha256, offset: 0, length: facts.size + 1), bytes.count == facts.size,
-               CreativeFiles.name(of: bytes) == sha256 {
-                verified[sha256] = facts
-            } else {
-                logger.warning("discarded a creative that did not verify", metadata: ["sha256": "\(sha256)"])
-            }
-        }
-        cell.update { _ in saved.with(creatives: verified) }
-        if saved.isLoaded { logger.info("answering from the saved state", metadata: ["epoch": "\(saved.epoch)", "seq": "\(saved.seq)"]) }
-
-        let status = SyncStatus()
+        let status = followed.status
         self.status = status
-        let cacheHealth = CacheHealth()
+        let cacheHealth = followed.cacheHealth
         self.cacheHealth = cacheHealth
-        let cache = CreativeCache(files: files, budget: configuration.creativeCacheBytes)
-        sync = SyncEngine(configuration: configuration, context: context, cell: cell, status: status, creativeFiles: files,
-                          stateFile: stateFile, cache: cache, cacheHealth: cacheHealth, curve: curve, logger: logger, clock: clock)
+        let cache = followed.cache
+        sync = followed.engine
 
         // The client socket: public, small messages, strict params.
         let tls = try configuration.tlsCertificate.map { certificate -> TLSConfiguration in

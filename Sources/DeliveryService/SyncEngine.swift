@@ -33,13 +33,17 @@ final class SyncEngine: Service {
     let persister: StatePersister
     /// Fetches the creatives the state needs.
     let downloader: CreativeDownloader
+    /// Hears each change applied and each snapshot taken, in order (a relay passes them on); `nil` at an edge.
+    let follower: (any SyncFollower)?
     /// Whether campaignd refused the last acknowledgement for a key listed for another edge id (logged once).
     private let ackRefused = Atomic<Bool>(false)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
-         curve: CurveClientOptions?, logger: Logger, clock: @escaping @Sendable () -> Timestamp) {
+         curve: CurveClientOptions?, logger: Logger, clock: @escaping @Sendable () -> Timestamp,
+         follower: (any SyncFollower)? = nil) {
         self.configuration = configuration
+        self.follower = follower
         self.context = context
         self.cell = cell
         self.status = status
@@ -217,7 +221,7 @@ final class SyncEngine: Service {
         }
         status.heard()
         if !changes.isEmpty {
-            install(state.applying(changes))
+            install(state.applying(changes), changes: changes)
             logger.info("applied changes", metadata: ["from_seq": "\(changes[0].seq)", "seq": "\(changes[changes.count - 1].seq)",
                                                      "count": "\(changes.count)"])
         }
@@ -245,6 +249,7 @@ final class SyncEngine: Service {
             } else {
                 link.acknowledge()
             }
+            follower?.heard(heartbeat, state: cell.state)
             return
         }
         guard message.is(UpdateStream.changed) else { return }
@@ -267,7 +272,8 @@ final class SyncEngine: Service {
             try await resync(link, preferChanges: true)
             return
         }
-        install(state.applying([change.change(at: clock())]))
+        let applied = change.change(at: clock())
+        install(state.applying([applied]), changes: [applied])
         logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
     }
@@ -275,9 +281,9 @@ final class SyncEngine: Service {
     /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.
     private func resync(_ link: SyncLink, preferChanges: Bool) async throws {
         let state = cell.state
-        if preferChanges && state.isLoaded, let current = try await catchUp(state, link) {
+        if preferChanges && state.isLoaded, let (current, changes) = try await catchUpCollecting(state, link) {
             if current.seq != state.seq {
-                install(current)
+                install(current, changes: changes)
                 logger.info("caught up from the change log", metadata: ["epoch": "\(current.epoch)", "from_seq": "\(state.seq)",
                                                                         "seq": "\(current.seq)"])
             } else {
@@ -287,13 +293,18 @@ final class SyncEngine: Service {
         }
         let fresh = try await snapshot(link)
         status.resynced()
-        install(fresh.state)
+        install(fresh.state, changes: nil)
         logger.info("took a snapshot", metadata: ["epoch": "\(fresh.state.epoch)", "seq": "\(fresh.state.seq)",
                                                   "campaigns": "\(fresh.state.campaigns.count)", "pages": "\(fresh.pages)"])
     }
 
     /// `state` with the change log applied up to campaignd's `seq`; `nil` when the log no longer reaches back.
     private func catchUp(_ state: EdgeState, _ link: SyncLink) async throws -> EdgeState? {
+        try await catchUpCollecting(state, link)?.state
+    }
+
+    /// ``catchUp(_:_:)`` with the changes it applied, in order.
+    private func catchUpCollecting(_ state: EdgeState, _ link: SyncLink) async throws -> (state: EdgeState, changes: [Change])? {
         try await CampaignSync.catchUp(state) { params in
             let page = try await link.client.call(SyncAPI.changes, params)
             // An answer is word from campaignd as much as a heartbeat is: a new session is not stale once it has one.
@@ -321,9 +332,13 @@ final class SyncEngine: Service {
     }
 
     /// Makes `state`'s campaigns current (keeping the creatives known meanwhile), has it saved (and then
-    /// acknowledged), and fetches any creative it needs.
-    private func install(_ state: EdgeState) {
+    /// acknowledged), and fetches any creative it needs. `changes` are what made it from the state before, or `nil`
+    /// for a snapshot: the follower hears which.
+    private func install(_ state: EdgeState, changes: [Change]?) {
         var installed = cell.update { current in state.with(creatives: current.creatives) }
+        if let follower {
+            if let changes { follower.applied(changes, making: installed) } else { follower.replaced(by: installed) }
+        }
         if cache.hasPinned {
             // Creatives waiting in memory for the disk that no campaign needs any more are let go, with their room.
             let released = cache.releasePins(keeping: installed.wantedCreatives)

@@ -100,14 +100,19 @@ public struct EdgeInfo: Codable, Sendable, Hashable {
     public var appliedSeq: Int64
     public var lastSeen: Timestamp
     public var stale: Bool
+    /// The relays the edge is behind, the one nearest campaignd first; absent for an edge (or relay) that speaks to
+    /// campaignd itself.
+    public var via: [String]?
 
-    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, lastSeen: Timestamp, stale: Bool) {
+    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, lastSeen: Timestamp, stale: Bool,
+                via: [String]? = nil) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
         self.appliedSeq = appliedSeq
         self.lastSeen = lastSeen
         self.stale = stale
+        self.via = via
     }
 }
 

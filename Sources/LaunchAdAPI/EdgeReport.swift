@@ -13,14 +13,21 @@ public struct EdgeReport: Codable, Sendable, Equatable {
     public var hourly: [HourlyCount]?
     /// The edge's region, under which campaignd files the counts (absent: the region of its acknowledgements).
     public var region: String?
+    /// The relays the report came through, the one nearest campaignd first (as ``EdgeAck/via``).
+    public var via: [String]?
 
-    public init(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount]? = nil, region: String? = nil) {
+    public init(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount]? = nil, region: String? = nil,
+                via: [String]? = nil) {
         self.edgeId = edgeId
         self.reportId = reportId
         self.counts = counts
         self.hourly = hourly
         self.region = region
+        self.via = via
     }
+
+    /// The id of the peer that sent it: the nearest relay when it came through relays, else the edge itself.
+    public var sender: String { via?.first ?? edgeId }
 }
 
 public struct EdgeReportResult: Codable, Sendable {

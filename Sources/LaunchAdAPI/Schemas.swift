@@ -16,6 +16,9 @@ private let edgeAckProperties: [(String, JSONSchema)] = [
     ("appliedSeq", .integer("The last sequence number the edge applied.", minimum: 0)),
 ]
 
+/// `via`: the relay path of an acknowledgement, a report or a listed edge.
+private let viaSchema = JSONSchema.array(of: edgeIDSchema, "The relays it came through, the one nearest campaignd first (absent: it speaks to campaignd itself).", maxItems: 16)
+
 // MARK: Admin
 
 extension CreativeUploadParams: JSONSchemaDescribable {
@@ -72,7 +75,7 @@ extension EdgeInfo: JSONSchemaDescribable {
             ("lastSeen", Timestamp.jsonSchema.described("When its last acknowledgement came.")),
             ("stale", .boolean("Not heard from for more than 5 seconds (an edge not heard from for campaignd's --edge-retention is no longer listed).")),
         ]
-        return .object(properties: properties, required: properties.map(\.0))
+        return .object(properties: properties + [("via", viaSchema)], required: properties.map(\.0))
     }
 }
 
@@ -167,7 +170,20 @@ extension CreativeChunk: JSONSchemaDescribable {
 
 extension EdgeAck: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
-        .object(properties: edgeAckProperties, required: edgeAckProperties.map(\.0))
+        .object(properties: edgeAckProperties + [("via", viaSchema)], required: edgeAckProperties.map(\.0))
+    }
+}
+
+extension EdgeAcks: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["acks": .array(of: EdgeAck.jsonSchema, "The newest acknowledgement of each edge behind the relay.", maxItems: EdgeAcks.maxAcks)],
+                required: ["acks"])
+    }
+}
+
+extension EdgeAcksResult: JSONSchemaDescribable {
+    public static var jsonSchema: JSONSchema {
+        .object(["taken": .integer("How many were taken.", minimum: 0)], required: ["taken"])
     }
 }
 
@@ -185,6 +201,7 @@ extension EdgeReport: JSONSchemaDescribable {
             "counts": .array(of: CampaignStats.jsonSchema, "Counts per campaign since the last report.", maxItems: 10_000),
             "hourly": .array(of: HourlyCount.jsonSchema, "The same counts by campaign, hour and creative (absent: filed under the hour campaignd receives them).", maxItems: EdgeReport.maxHourly),
             "region": .string("The edge's region, under which the counts are filed (absent: its acknowledgements' region).", maxLength: 64),
+            "via": viaSchema,
         ], required: ["edgeId", "reportId", "counts"])
     }
 }

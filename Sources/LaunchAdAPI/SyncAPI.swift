@@ -61,6 +61,20 @@ extension SyncAPI {
             HourlyCount(id: 42, hour: Timestamp(rfc3339: "2024-11-10T16:00:00Z")!, sha256: APIExamples.creative.sha256, impressions: 120, clicks: 4, skips: 31),
         ], region: "cn-east"), result: EdgeReportResult(accepted: true, lastReportId: 1731254460))])
 
+    public static let acks = RPCMethod<EdgeAcks, EdgeAcksResult>(
+        "edge.acks", summary: "A relay passes on the acknowledgements of the edges behind it, together.",
+        description: """
+            Each acknowledgement is taken as edge.ack takes it, with `via` naming the relays it came through (the one nearest \
+            campaignd first), so that edge.list and adctl --wait see every edge behind relays. With CURVE, campaignd takes \
+            them only from a relay's key (relays/RELAY_ID.pub), for acknowledgements whose `via` begins with that relay's id \
+            (-32007 otherwise).
+            """,
+        idempotent: true, errors: [APIError.edgeKeyMismatch],
+        examples: [RPCExample("two edges behind relay-eu-1", params: EdgeAcks(acks: [
+            EdgeAck(edgeId: "edge-fra-1", region: "eu-central", epoch: APIExamples.epoch, appliedSeq: 18, via: ["relay-eu-1"]),
+            EdgeAck(edgeId: "edge-fra-2", region: "eu-central", epoch: APIExamples.epoch, appliedSeq: 18, via: ["relay-eu-1"]),
+        ]), result: EdgeAcksResult(taken: 2))])
+
     /// Every method of the sync socket, as the OpenRPC document lists them.
-    public static let methods: [MethodInfo] = [snapshot.info, changes.info, creative.info, ack.info, report.info]
+    public static let methods: [MethodInfo] = [snapshot.info, changes.info, creative.info, ack.info, acks.info, report.info]
 }

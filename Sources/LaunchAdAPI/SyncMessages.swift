@@ -52,6 +52,19 @@ public struct CreativeChunkParams: Codable, Sendable {
     }
 }
 
+extension CreativeChunkParams {
+    /// The chunk asked for, checked (the sha256's form, the offset not negative, the length 1 to 1 MiB), with the
+    /// defaults filled in: what every `creative.get` (campaignd's, a relay's, an edge's) answers from.
+    public func checked() throws -> (offset: Int, length: Int) {
+        guard CampaignRules.isSHA256(sha256) else { throw JSONRPCError.invalidParams(field: "sha256", "must be 64 lowercase hex characters") }
+        let offset = offset ?? 0
+        let length = length ?? SyncAPI.maxChunk
+        guard offset >= 0 else { throw JSONRPCError.invalidParams(field: "offset", "must not be negative") }
+        guard (1...SyncAPI.maxChunk).contains(length) else { throw JSONRPCError.invalidParams(field: "length", "must be between 1 and \(SyncAPI.maxChunk)") }
+        return (offset, length)
+    }
+}
+
 /// A piece of a creative's bytes (base64), at most 1 MiB.
 public struct CreativeChunk: Codable, Sendable {
     public var sha256: String
@@ -73,16 +86,49 @@ public struct CreativeChunk: Codable, Sendable {
     }
 }
 
-public struct EdgeAck: Codable, Sendable {
+public struct EdgeAck: Codable, Sendable, Hashable {
     public var edgeId: String
     public var region: String
     public var epoch: String
     public var appliedSeq: Int64
-    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64) {
+    /// The relays the acknowledgement came through, the one nearest campaignd first; absent (or empty) from an edge
+    /// or relay that speaks to campaignd itself. Each relay puts its own id in front when it passes one on.
+    public var via: [String]?
+    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, via: [String]? = nil) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
         self.appliedSeq = appliedSeq
+        self.via = via
+    }
+
+    /// The id of the peer that sent it: the nearest relay when it came through relays, else the edge itself.
+    public var sender: String { via?.first ?? edgeId }
+
+    /// This acknowledgement as `relayId` passes it upstream: with its id in front of the path.
+    public func passed(by relayId: String) -> EdgeAck {
+        var passed = self
+        passed.via = [relayId] + (via ?? [])
+        return passed
+    }
+}
+
+/// `edge.acks`: the acknowledgements of the edges (and relays) behind a relay, passed upstream together.
+public struct EdgeAcks: Codable, Sendable {
+    public var acks: [EdgeAck]
+    public init(acks: [EdgeAck]) {
+        self.acks = acks
+    }
+
+    /// The most acknowledgements one call may carry.
+    public static let maxAcks = 10_000
+}
+
+public struct EdgeAcksResult: Codable, Sendable {
+    /// How many were taken.
+    public var taken: Int
+    public init(taken: Int) {
+        self.taken = taken
     }
 }
 

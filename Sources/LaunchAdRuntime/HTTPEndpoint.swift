@@ -31,6 +31,12 @@ public enum HTTPEndpoint {
             logger: logger)
     }
 
+    /// `/metrics`' answer: the registry's text, as Prometheus reads it.
+    public static func metricsResponse(_ registry: PrometheusCollectorRegistry) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                 body: .init(byteBuffer: ByteBuffer(string: metricsText(registry))))
+    }
+
     /// The text of a Prometheus registry.
     public static func metricsText(_ registry: PrometheusCollectorRegistry) -> String {
         var buffer: [UInt8] = []

@@ -1,3 +1,4 @@
+import JSONRPC
 import Prometheus
 import Synchronization
 import Locking
@@ -136,5 +137,20 @@ public final class LatencyHistograms: Sendable {
             }
         }
         return text
+    }
+}
+
+/// Counts and times every call a socket answers: `launchad_<subsystem>_requests_total{socket, method, code}` and
+/// `launchad_<subsystem>_request_duration_seconds{socket}` (campaignd's and relayd's sockets).
+public enum RequestMetrics {
+    public static func observer(registry: PrometheusCollectorRegistry, names: MetricNames, socket: String) -> JSONRPCDispatcher.CallObserver {
+        let histogram = registry.makeDurationHistogram(
+            descriptor: names("request_duration", unit: "seconds", help: "Time to answer a request."), labels: [("socket", socket)],
+            buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .milliseconds(500), .seconds(2)])
+        return { method, code, nanoseconds in
+            let requests = names("requests", unit: "total", help: "Requests answered, by socket, method and JSON-RPC code (0 for success).")
+            registry.makeCounter(descriptor: requests, labels: [("socket", socket), ("method", method), ("code", String(code))]).increment()
+            histogram.record(.nanoseconds(nanoseconds))
+        }
     }
 }

@@ -72,7 +72,18 @@ public struct KeysDirectory: Sendable {
     /// the edge `EDGE_ID` alone (an absent folder admits no edge). A key listed twice, or a file name that is not an edge
     /// id, is refused.
     public func edgeKeys() throws -> [String: String] {
-        let folder = url.appendingPathComponent("edges")
+        try peerKeys("edges")
+    }
+
+    /// The relays' public keys, each with the relay id it speaks for: `relays/RELAY_ID.pub`, as ``edgeKeys()``. A relay's
+    /// key speaks for the acknowledgements and reports it passes on from behind it, and for its own.
+    public func relayKeys() throws -> [String: String] {
+        try peerKeys("relays")
+    }
+
+    /// The keys in `name/`, each with the id its file names.
+    private func peerKeys(_ name: String) throws -> [String: String] {
+        let folder = url.appendingPathComponent(name)
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [:] }
         var edges: [String: String] = [:]
         for file in files.filter({ $0.hasSuffix(".pub") }).sorted() {

@@ -110,10 +110,52 @@ struct DeployFilesTests {
         }
     }
 
+    @Test("compose with relays: campaignd admits the relays alone, a relay per region admits its edges, each edge follows its region's relay and trusts its key")
+    func composeRelays() throws {
+        let compose = try #require(try Repository.yamlDocuments("deploy/compose/compose.relays.yaml").first as? Object)
+        let services = try #require(compose["services"] as? [String: Object])
+        let declaredSecrets = try #require(compose["secrets"] as? [String: Object])
+        #expect(Set(services.keys) == ["campaignd", "relay-east", "relay-west", "edge-1", "edge-2"])
+        func targets(_ service: Object) -> [String: String] {
+            var targets: [String: String] = [:]
+            for entry in (service["secrets"] as? [Object]) ?? [] {
+                guard let source = entry["source"] as? String, let target = entry["target"] as? String,
+                      let file = declaredSecrets[source]?["file"] as? String else { continue }
+                targets[target] = URL(fileURLWithPath: file).lastPathComponent
+            }
+            return targets
+        }
+        for (name, service) in services {
+            #expect(((service["healthcheck"] as? Object)?["test"] as? [String])?.contains("/usr/local/bin/launchad-healthz") == true, "\(name)")
+            #expect(!((service["volumes"] as? [String]) ?? []).isEmpty, "\(name) has no volume")
+        }
+        let campaignd = targets(try #require(services["campaignd"]))
+        for (relay, edge) in [("relay-east", "edge-1"), ("relay-west", "edge-2")] {
+            #expect(campaignd["/run/launchad/keys/relays/\(relay).pub"] == "\(relay).pub", "campaignd does not admit \(relay)")
+            #expect(campaignd["/run/launchad/keys/edges/\(edge).pub"] == nil, "campaignd admits \(edge), which speaks to its relay")
+            let relayService = try #require(services[relay])
+            let relayKeys = targets(relayService)
+            let relayEnvironment = try #require(relayService["environment"] as? Object)
+            #expect(relayEnvironment["RELAYD_KEYS_DIR"] as? String == "/run/launchad/keys")
+            #expect(relayKeys["/run/launchad/keys/relay.key"] == "\(relay).key")
+            #expect(relayKeys["/run/launchad/keys/campaignd.pub"] == "campaignd.pub")
+            #expect(relayKeys["/run/launchad/keys/edges/\(edge).pub"] == "\(edge).pub")
+            #expect((relayEnvironment["RELAYD_UPSTREAM_SYNC"] as? String)?.hasPrefix("tcp://campaignd:") == true)
+            let command = (relayService["command"] as? [String]) ?? []
+            #expect(command.firstIndex(of: "--relay-id").map { command[$0 + 1] } == relay)
+            let edgeService = try #require(services[edge])
+            let edgeEnvironment = try #require(edgeService["environment"] as? Object)
+            #expect(targets(edgeService)["/run/launchad/keys/campaignd.pub"] == "\(relay).pub", "\(edge) must trust its relay's key")
+            for variable in ["DELIVERYD_CAMPAIGN_SYNC", "DELIVERYD_CAMPAIGN_UPDATES"] {
+                #expect((edgeEnvironment[variable] as? String)?.hasPrefix("tcp://\(relay):") == true, "\(edge) \(variable)")
+            }
+        }
+    }
+
     @Test("compose: keys.sh writes every key file the compose files' secrets name")
     func composeKeys() async throws {
         var declared: [String: Object] = [:]
-        for file in Self.composeFiles.map(\.file) {
+        for file in Self.composeFiles.map(\.file) + ["compose.relays.yaml"] {
             let compose = try #require(try Repository.yamlDocuments("deploy/compose/\(file)").first as? Object)
             declared.merge(try #require(compose["secrets"] as? [String: Object])) { first, _ in first }
         }
@@ -270,11 +312,61 @@ struct DeployFilesTests {
         #expect(rendered.allSatisfy { path($0, "metadata", "namespace") as? String == "launchad" || $0["kind"] as? String == "Namespace" })
     }
 
+    @Test("Kubernetes with a relay: deploy/k8s-relays runs relayd with its cache on a claim and its keys read-only, campaignd admits the relay, the edges follow it; kubectl renders it where installed")
+    func kubernetesRelays() async throws {
+        let folder = "deploy/k8s-relays"
+        let kustomization = try #require(try Repository.yamlDocuments("\(folder)/kustomization.yaml").first as? Object)
+        let resources = (kustomization["resources"] as? [String]) ?? []
+        let patches = ((kustomization["patches"] as? [Object]) ?? []).compactMap { $0["path"] as? String }
+        #expect(resources.contains("../k8s"), "the overlay builds on deploy/k8s")
+        let files = Repository.deployFiles().filter { $0.hasPrefix("\(folder)/") && !$0.hasSuffix("kustomization.yaml") }
+        #expect(Set(files) == Set((resources.filter { $0 != "../k8s" } + patches).map { "\(folder)/\($0)" }), "every file is a resource or a patch")
+        func path(_ object: Any?, _ keys: String...) -> Any? { keys.reduce(object) { ($0 as? Object)?[$1] } }
+        func check(_ objects: [Object]) {
+            func object(_ kind: String, _ name: String) -> Object? {
+                objects.first { $0["kind"] as? String == kind && path($0, "metadata", "name") as? String == name }
+            }
+            let relay = object("StatefulSet", "relayd")
+            let container = (path(relay, "spec", "template", "spec", "containers") as? [Object])?.first
+            let arguments = (container?["args"] as? [String]) ?? []
+            let cacheDirectory = arguments.firstIndex(of: "--cache-dir").map { arguments[$0 + 1] }
+            let claim = (path(relay, "spec", "volumeClaimTemplates") as? [Object])?.first.flatMap { path($0, "metadata", "name") as? String }
+            let mounts = (container?["volumeMounts"] as? [Object]) ?? []
+            #expect(claim != nil && mounts.contains { $0["name"] as? String == claim && $0["mountPath"] as? String == cacheDirectory })
+            #expect(mounts.contains { $0["name"] as? String == "keys" && $0["readOnly"] as? Bool == true })
+            #expect(path(container, "readinessProbe", "httpGet", "path") as? String == "/healthz")
+            #expect(((container?["env"] as? [Object]) ?? []).contains { $0["name"] as? String == "RELAYD_RELAY_ID"
+                                                                          && path($0, "valueFrom", "fieldRef", "fieldPath") as? String == "metadata.name" })
+            let relayItems = ((path(relay, "spec", "template", "spec", "volumes") as? [Object]) ?? [])
+                .compactMap { path($0, "secret", "items") as? [Object] }.flatMap { $0 }.compactMap { $0["path"] as? String }
+            #expect(relayItems.contains("relay.key") && relayItems.contains("campaignd.pub") && relayItems.contains("edges/deliveryd-0.pub"))
+            #expect(path(object("ConfigMap", "deliveryd-config"), "data", "DELIVERYD_CAMPAIGN_SYNC") as? String == "tcp://relayd-0.relayd:7301")
+            #expect(path(object("ConfigMap", "deliveryd-config"), "data", "DELIVERYD_CAMPAIGN_UPDATES") as? String == "tcp://relayd-0.relayd:7302")
+            let campaigndItems = ((path(object("StatefulSet", "campaignd"), "spec", "template", "spec", "volumes") as? [Object]) ?? [])
+                .compactMap { path($0, "secret", "items") as? [Object] }.flatMap { $0 }.compactMap { $0["path"] as? String }
+            #expect(campaigndItems.contains("relays/relayd-0.pub"), "campaignd does not admit the relay")
+        }
+        var documents: [Object] = []
+        for file in files { documents += try Repository.yamlDocuments(file).compactMap { $0 as? Object } }
+        check(documents)
+
+        guard let kubectl = onPath("kubectl") else { return }
+        let (status, output) = try await run(kubectl, ["kustomize", Repository.root.appendingPathComponent(folder).path])
+        #expect(status == 0, "kubectl kustomize: \(output)")
+        let rendered = try Yams.load_all(yaml: output).compactMap { $0 as? Object }
+        check(rendered)
+        // The campaignd patch replaces the keys volume's items only: its container keeps its mounts.
+        let campaignd = rendered.first { $0["kind"] as? String == "StatefulSet" && path($0, "metadata", "name") as? String == "campaignd" }
+        #expect(((path(campaignd, "spec", "template", "spec", "containers") as? [Object])?.first?["volumeMounts"] as? [Object])?.isEmpty == false)
+        #expect(rendered.allSatisfy { path($0, "metadata", "namespace") as? String == "launchad" || $0["kind"] as? String == "Namespace" })
+    }
+
     @Test("Dockerfiles: multi-stage, release build of the product, slim runtime with libzmq5, non-root user, DESIGN's ports, a health check")
     func dockerfiles() throws {
         let expectations: [(file: String, product: String, ports: Set<String>, volume: String)] = [
             ("deploy/docker/campaignd.Dockerfile", "campaignd", ["7100", "7101", "7102", "8100"], "/var/lib/campaignd"),
             ("deploy/docker/deliveryd.Dockerfile", "deliveryd", ["7200", "8200"], "/var/cache/deliveryd"),
+            ("deploy/docker/relayd.Dockerfile", "relayd", ["7301", "7302", "8300"], "/var/cache/relayd"),
         ]
         for expected in expectations {
             let lines = try Self.dockerInstructions(Repository.text(expected.file))
@@ -357,11 +449,12 @@ struct DeployFilesTests {
         #expect(status == 0 && output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "systemd-analyze verify: \(output)")
     }
 
-    @Test("every flag and CAMPAIGND_/DELIVERYD_ variable the deploy files give is one the programs' --help lists")
+    @Test("every flag and CAMPAIGND_/DELIVERYD_/RELAYD_ variable the deploy files give is one the programs' --help lists")
     func flagsAreReal() async throws {
         let options = [
             "campaignd": try await ProgramOptions.of("campaignd"),
             "deliveryd": try await ProgramOptions.of("deliveryd"),
+            "relayd": try await ProgramOptions.of("relayd"),
             "adctl keygen": try await ProgramOptions.of("adctl", ["keygen"]),
         ]
         var uses: [(program: String, flag: String, file: String)] = []
@@ -373,18 +466,20 @@ struct DeployFilesTests {
                 for (program, flags) in Self.commandLines(in: line) { uses += flags.map { (program, $0, file) } }
             }
             // Variables: the prefix says whose.
-            for variable in matches(of: #"\b(?:CAMPAIGND|DELIVERYD)_[A-Z0-9_]+\b"#, in: text) {
-                let program = variable.hasPrefix("CAMPAIGND_") ? "campaignd" : "deliveryd"
+            for variable in matches(of: #"\b(?:CAMPAIGND|DELIVERYD|RELAYD)_[A-Z0-9_]+\b"#, in: text) {
+                let program = variable.hasPrefix("CAMPAIGND_") ? "campaignd" : variable.hasPrefix("RELAYD_") ? "relayd" : "deliveryd"
                 #expect(options[program]!.environment.contains(variable), "\(file): \(variable) is not a variable of \(program)")
             }
         }
         // Arguments in YAML: compose `command` (the image's entrypoint is the program), k8s `command` + `args`.
-        let compose = try #require(try Repository.yamlDocuments("deploy/compose/compose.yaml").first as? Object)
+        for composeFile in ["deploy/compose/compose.yaml", "deploy/compose/compose.relays.yaml"] {
+        let compose = try #require(try Repository.yamlDocuments(composeFile).first as? Object)
         for (_, service) in (compose["services"] as? [String: Object]) ?? [:] {
             let program = ((service["image"] as? String) ?? "").split(separator: "/").last?.split(separator: ":").first.map(String.init) ?? ""
             for flag in ((service["command"] as? [String]) ?? []).filter({ $0.hasPrefix("--") }) {
-                uses.append((program, String(flag.prefix { $0 != "=" }), "deploy/compose/compose.yaml"))
+                uses.append((program, String(flag.prefix { $0 != "=" }), composeFile))
             }
+        }
         }
         for file in Repository.deployFiles() where file.hasPrefix("deploy/k8s/") {
             for case let document as Object in try Repository.yamlDocuments(file) {

@@ -80,7 +80,7 @@ extension FaultTests {
                 for write in writes[count] ?? [] { try await write() }
                 return page
             } catchUp: { state in
-                try await CampaignSync.catchUp(state) { try await sync.call(SyncAPI.changes, $0) }
+                try await CampaignSync.catchUp(state) { try await sync.call(SyncAPI.changes, $0) }?.state
             }
             let joined = try #require(taken)
             let fresh = try await fixture.snapshot()

@@ -20,7 +20,7 @@ struct SocketAPI: Sendable {
              TypedCodec(AdminAPI.campaignStats), TypedCodec(AdminAPI.changeList),
              TypedCodec(AdminAPI.launchExplain), TypedCodec(AdminAPI.backupCreate), TypedCodec(AdminAPI.backupRead)] + AdminAPI.operations.map { TypedCodec($0.0) })),
         SocketAPI(document: "campaignd-sync", info: SyncAPI.info, methods: SyncAPI.methods, codecs: TypedCodec.table(
-            [TypedCodec(SyncAPI.snapshot), TypedCodec(SyncAPI.changes), TypedCodec(SyncAPI.creative), TypedCodec(SyncAPI.ack),
+            [TypedCodec(SyncAPI.snapshot), TypedCodec(SyncAPI.changes), TypedCodec(SyncAPI.creative), TypedCodec(SyncAPI.ack), TypedCodec(SyncAPI.acks),
              TypedCodec(SyncAPI.report)])),
         SocketAPI(document: "deliveryd-client", info: ClientAPI.info, methods: ClientAPI.methods, codecs: TypedCodec.table(
             [TypedCodec(ClientAPI.launchQuery), TypedCodec(ClientAPI.launchReport), TypedCodec(ClientAPI.launchPrefetch),

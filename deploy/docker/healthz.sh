@@ -4,11 +4,12 @@
 #
 #   healthz.sh [HOST:PORT]
 #
-# Without an argument it checks the port of CAMPAIGND_HTTP_ADDRESS or DELIVERYD_HTTP_ADDRESS on 127.0.0.1.
+# Without an argument it checks the port of CAMPAIGND_HTTP_ADDRESS, DELIVERYD_HTTP_ADDRESS or RELAYD_HTTP_ADDRESS on
+# 127.0.0.1.
 set -u
-address=${1:-${CAMPAIGND_HTTP_ADDRESS:-${DELIVERYD_HTTP_ADDRESS:-}}}
+address=${1:-${CAMPAIGND_HTTP_ADDRESS:-${DELIVERYD_HTTP_ADDRESS:-${RELAYD_HTTP_ADDRESS:-}}}}
 if [ -z "$address" ] || [[ "$address" != *:* ]]; then
-  echo "usage: healthz.sh HOST:PORT (or set CAMPAIGND_HTTP_ADDRESS / DELIVERYD_HTTP_ADDRESS)" >&2
+  echo "usage: healthz.sh HOST:PORT (or set CAMPAIGND_HTTP_ADDRESS / DELIVERYD_HTTP_ADDRESS / RELAYD_HTTP_ADDRESS)" >&2
   exit 2
 fi
 port=${address##*:}

@@ -1,0 +1,74 @@
+import LaunchAdAPI
+import LaunchAdDomain
+import Locking
+import Logging
+import ServiceLifecycle
+import ZMQRPC
+
+/// Passes the acknowledgements of the edges (and relays) below a relay upstream, batched: the newest of each edge is
+/// kept, and whatever arrived while one `edge.acks` call was on its way goes in the next, each with the relay's id in
+/// front of its `via`. A call that fails leaves its acknowledgements for the next round, unless newer ones came.
+final class AckForwarder: Service {
+    let relayId: String
+    let upstream: RPCClient
+    let logger: Logger
+    private let pending = Locked<[String: EdgeAck]>([:])
+    /// Every edge heard from below, with the time it was last heard (for the relay's metrics and `/healthz`).
+    private let heard = Locked<[String: ContinuousClock.Instant]>([:])
+    private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+
+    init(relayId: String, upstream: RPCClient, logger: Logger) {
+        self.relayId = relayId
+        self.upstream = upstream
+        self.logger = logger
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Takes acknowledgements from below, to pass on soon.
+    func take(_ acks: [EdgeAck]) {
+        let now = ContinuousClock.now
+        pending.withLock { pending in
+            for ack in acks { pending[ack.edgeId] = ack }
+        }
+        heard.withLock { heard in
+            for ack in acks { heard[ack.edgeId] = now }
+        }
+        signal.yield()
+    }
+
+    /// The edges below heard from within `seconds`.
+    func liveEdges(within seconds: Double = 5) -> Int {
+        let now = ContinuousClock.now
+        return heard.withLock { heard in
+            // An edge gone for an hour is forgotten, so ids heard once do not pile up.
+            heard = heard.filter { now - $0.value < .seconds(3600) }
+            return heard.values.filter { now - $0 < .seconds(seconds) }.count
+        }
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await _ in self.signals {
+                let batch = self.pending.withLock { pending in
+                    defer { pending.removeAll() }
+                    return Array(pending.values)
+                }
+                guard !batch.isEmpty else { continue }
+                do {
+                    _ = try await self.upstream.call(SyncAPI.acks, EdgeAcks(acks: batch.map { $0.passed(by: self.relayId) }),
+                                                     timeout: .seconds(3))
+                } catch is CancellationError {
+                    return
+                } catch {
+                    self.logger.debug("could not pass acknowledgements upstream; retrying", metadata: ["error": "\(error)"])
+                    self.pending.withLock { pending in
+                        for ack in batch where pending[ack.edgeId] == nil { pending[ack.edgeId] = ack }
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
+                    self.signal.yield()
+                }
+            }
+        }
+    }
+}

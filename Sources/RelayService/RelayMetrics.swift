@@ -1,0 +1,40 @@
+import DeliveryService
+import JSONRPC
+import LaunchAdRuntime
+import Prometheus
+
+/// relayd's Prometheus metrics, named `launchad_relayd_*`: requests by method and code (snapshots and changes served
+/// to the edges below among them), the epoch's `seq` it serves, snapshots it took upstream, its edges below, whether
+/// upstream is heard, messages published.
+final class RelayMetrics: Sendable {
+    static let name = MetricNames(subsystem: "relayd")
+    let registry = PrometheusCollectorRegistry()
+    private let seq: Gauge
+    private let edges: Gauge
+    private let stale: Gauge
+    private let resyncs: MirroredCounter
+    private let published: MirroredCounter
+
+    init() {
+        seq = registry.makeGauge(descriptor: Self.name("seq", help: "Sequence number of the state the relay serves."))
+        edges = registry.makeGauge(descriptor: Self.name("edges", help: "Edges and relays below heard from in the last 5 seconds."))
+        stale = registry.makeGauge(descriptor: Self.name("stale", help: "1 when upstream has not been heard for three heartbeats."))
+        resyncs = MirroredCounter(registry.makeCounter(descriptor: Self.name(
+            "snapshots_taken", unit: "total", help: "Snapshots the relay took from upstream.")))
+        published = MirroredCounter(registry.makeCounter(descriptor: Self.name(
+            "updates_published", unit: "total", help: "Messages handed to the update stream below (changes and heartbeats).")))
+    }
+
+    func observer(socket: String) -> JSONRPCDispatcher.CallObserver {
+        RequestMetrics.observer(registry: registry, names: Self.name, socket: socket)
+    }
+
+    /// Brings the gauges up to date (at each scrape).
+    func refresh(state: EdgeState, status: SyncStatus, edges edgeCount: Int, published publishedCount: Int) {
+        seq.set(Double(state.seq))
+        edges.set(Double(edgeCount))
+        stale.set(status.connected ? 0.0 : 1.0)
+        resyncs.update(to: status.resyncs)
+        published.update(to: publishedCount)
+    }
+}

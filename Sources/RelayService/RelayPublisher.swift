@@ -1,0 +1,58 @@
+import DeliveryService
+import LaunchAdAPI
+import LaunchAdDomain
+import Locking
+import ZMQRPC
+
+/// What a relay passes on below, as the sync engine applies it: each change on its own update stream (with the
+/// epoch and `seq` campaignd gave it) and into the change-log window, and each heartbeat from upstream with
+/// campaignd's clock. Under one lock, so that a heartbeat never carries a `seq` the window does not hold yet, and the
+/// window never holds a change not yet published.
+///
+/// `seq` passes through unchanged: an edge that moves between a relay and campaignd (or another relay) keeps its
+/// state and catches up from the change log, because every tier numbers the same change the same way.
+final class RelayPublisher: SyncFollower {
+    let publisher: Publisher
+    private let window: Locked<ChangeWindow>
+
+    /// Holds nothing until told the state it starts from (``replaced(by:)``).
+    init(publisher: Publisher, capacity: Int) {
+        self.publisher = publisher
+        window = Locked(ChangeWindow(epoch: "", seq: 0, capacity: capacity))
+    }
+
+    func applied(_ changes: [Change], making state: EdgeState) {
+        window.withLock { window in
+            window.append(changes, epoch: state.epoch)
+            for change in changes {
+                publisher.publish(UpdateStream.changed, CampaignChanged(epoch: state.epoch, change: change))
+            }
+        }
+    }
+
+    func replaced(by state: EdgeState) {
+        // The edges below notice the new epoch or seq from the next heartbeat, and ask for changes or a snapshot.
+        window.withLock { $0.reset(epoch: state.epoch, seq: state.seq) }
+    }
+
+    func heard(_ heartbeat: Heartbeat, state: EdgeState) {
+        window.withLock { window in
+            // The relay's own epoch and seq (upstream's, once it has caught up), and campaignd's clock unchanged, so the
+            // edges below estimate campaignd's clock, not the relay's.
+            guard !window.epoch.isEmpty else { return }
+            publisher.publish(UpdateStream.heartbeat, Heartbeat(epoch: window.epoch, seq: window.seq, time: heartbeat.time))
+        }
+    }
+
+    /// `sync.changes` as the relay answers it: `nil` when its window does not hold those changes.
+    func changes(_ params: ChangesParams) -> ChangesResult? {
+        window.withLock { window in
+            let limit = min(max(params.limit ?? 1000, 1), 1000)
+            guard let changes = window.changes(epoch: params.epoch, since: params.since, limit: limit) else { return nil }
+            return ChangesResult(epoch: window.epoch, seq: window.seq, changes: changes)
+        }
+    }
+
+    /// The epoch and `seq` the relay serves.
+    var position: (epoch: String, seq: Int64) { window.withLock { ($0.epoch, $0.seq) } }
+}

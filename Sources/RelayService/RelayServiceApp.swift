@@ -1,0 +1,148 @@
+import DeliveryService
+import Foundation
+import Hummingbird
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdRuntime
+import Logging
+import ServiceLifecycle
+import ZeroMQ
+import ZMQRPC
+
+/// The regional tier: follows its upstream (campaignd or another relay) as an edge does, with the edge's own sync
+/// engine and state on disk, and serves the edges (and relays) below the same sync API and update stream as campaignd,
+/// with the same epoch, `seq` and heartbeats, so that they cannot tell it from campaignd.
+///
+/// ``start()`` binds the sockets; ``services`` then run in a `ServiceGroup`, stopped in reverse order on SIGTERM.
+public final class RelayServiceApp: Sendable {
+    public let configuration: RelayServiceConfiguration
+    private let context: ZMQContext
+    private let zap: ZAPAuthenticator?
+    private let updates: Publisher
+    private let sync: RPCServer
+    private let upstream: RPCClient
+    private let forwarder: AckForwarder
+    private let http: any Service
+    private let zmqEndpoints = BoundEndpoints()
+    /// The state the relay serves, kept in step with upstream.
+    public let followed: FollowedState
+
+    public init(configuration: RelayServiceConfiguration, logger: Logger = Logger(label: "relayd"),
+                clock: @escaping WallClock = Timestamp.systemClock,
+                onReady: @escaping @Sendable ([String: String]) async -> Void = { _ in }) throws {
+        self.configuration = configuration
+        // Every line this relay logs names it.
+        let logger = {
+            var logger = logger
+            logger[metadataKey: "relay_id"] = .string(configuration.relayId)
+            return logger
+        }()
+        let curveOn = configuration.keysDirectory != nil
+        try BindPolicy.check([("sync", configuration.syncEndpoint), ("updates", configuration.updatesEndpoint)]
+                                + EndpointList.split(configuration.upstreamSync).map { ("upstream sync", $0) }
+                                + EndpointList.split(configuration.upstreamUpdates).map { ("upstream updates", $0) },
+                             curve: curveOn, insecure: configuration.insecure)
+        context = try ZMQContext()
+
+        // CURVE: one key pair for the relay, upstream and below; below, edges and relays listed by id.
+        var clientCurve: CurveClientOptions?
+        var serverCurve: CurveServerOptions?
+        var edgeKeys: EdgeKeys?
+        if let keysPath = configuration.keysDirectory {
+            let keys = try KeysDirectory(path: keysPath)
+            let own = try keys.keyPair("relay")
+            clientCurve = CurveClientOptions(serverKey: try keys.publicKey("campaignd"), keyPair: own)
+            let edgeIds = try keys.edgeKeys()
+            let relayIds = try keys.relayKeys()
+            edgeKeys = EdgeKeys(edgeIds: edgeIds, relayIds: relayIds, logger: logger)
+            let zap = try ZAPAuthenticator(context: context) { decision in
+                if !decision.admitted {
+                    logger.warning("refused a client", metadata: ["domain": "\(decision.domain)", "address": "\(decision.address)",
+                                                                  "key": "\(decision.clientKey ?? "none")"])
+                }
+            }
+            try zap.allow(domain: "edges", keys: Array(edgeIds.keys) + Array(relayIds.keys))
+            self.zap = zap
+            serverCurve = CurveServerOptions(keyPair: own, zapDomain: "edges")
+        } else {
+            zap = nil
+        }
+
+        var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
+        updatesConfiguration.curve = serverCurve
+        let updates = try Publisher(context: context, configuration: updatesConfiguration)
+        self.updates = updates
+        let publisher = RelayPublisher(publisher: updates, capacity: configuration.changeWindow)
+        let followed = try FollowedState(configuration: configuration.following, context: context, curve: clientCurve,
+                                         logger: logger, clock: clock, follower: publisher)
+        self.followed = followed
+        // Served from disk at once: the window starts at the saved seq, so an edge at that seq that comes back after a
+        // restart of the relay catches up (with nothing, when nothing changed) instead of taking a snapshot.
+        publisher.replaced(by: followed.cell.state)
+
+        var upstreamConfiguration = RPCClientConfiguration(endpoint: configuration.upstreamSync)
+        upstreamConfiguration.curve = clientCurve
+        upstreamConfiguration.timeout = .seconds(3)
+        upstreamConfiguration.name = "upstream"
+        let upstream = try RPCClient(context: context, configuration: upstreamConfiguration)
+        self.upstream = upstream
+        let forwarder = AckForwarder(relayId: configuration.relayId, upstream: upstream, logger: logger)
+        self.forwarder = forwarder
+
+        let metrics = RelayMetrics()
+        var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
+        syncConfiguration.curve = serverCurve
+        syncConfiguration.maxInFlight = 256
+        let handlers = RelaySyncHandlers.Context(relayId: configuration.relayId, followed: followed, publisher: publisher,
+                                                 forwarder: forwarder, upstream: upstream, edgeKeys: edgeKeys)
+        let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
+            logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
+        }
+        sync = try RPCServer(
+            context: context,
+            dispatcher: JSONRPCDispatcher(methods: RelaySyncHandlers.table(handlers), info: SyncAPI.info, onInternalError: observer,
+                                          onCall: metrics.observer(socket: "sync")),
+            configuration: syncConfiguration, logger: logger)
+
+        let router = Router()
+        let status = followed.status
+        router.get("/healthz") { _, _ -> Response in
+            let state = followed.cell.state
+            let stale = !status.connected
+            let body: JSONValue = [
+                "status": .string(!state.isLoaded ? "loading" : stale ? "stale" : "ok"),
+                "epoch": .string(state.epoch), "seq": .number(JSONNumber(state.seq)), "stale": .bool(stale),
+                "edges": .number(JSONNumber(forwarder.liveEdges())),
+            ]
+            return Response(status: state.isLoaded ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+        }
+        router.get("/metrics") { _, _ -> Response in
+            metrics.refresh(state: followed.cell.state, status: status, edges: forwarder.liveEdges(),
+                            published: updates.published.load(ordering: .relaxed))
+            return HTTPEndpoint.metricsResponse(metrics.registry)
+        }
+        let endpoints = zmqEndpoints
+        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
+            await onReady(endpoints.adding("http", bound))
+        }
+    }
+
+    /// Binds the sockets; returns the endpoints really bound, by name.
+    public func start() throws -> [String: String] {
+        try zap?.start()
+        let bound = ["updates": try updates.start(), "sync": try sync.start()]
+        zmqEndpoints.set(bound)
+        return bound
+    }
+
+    /// The long-running parts, in start order (stopped in reverse: intake first, the publisher last).
+    public var services: [any Service] { [updates, followed.service, forwarder, sync, http] }
+
+    /// Releases what outlives the services: the upstream client and the ZAP handler.
+    public func close() async {
+        await upstream.close()
+        zap?.stop()
+    }
+}

@@ -1,0 +1,48 @@
+import DeliveryService
+import LaunchAdAPI
+
+/// Everything `relayd` can be told (DESIGN's "relayd: the regional tier").
+public struct RelayServiceConfiguration: Sendable {
+    /// The relay's state and creatives on disk, served from when upstream is away.
+    public var cacheDirectory = "./relayd-cache"
+    /// Upstream's sync socket (campaignd's, or a relay's), or several, comma-separated: calls go to whichever answers.
+    public var upstreamSync = DefaultEndpoints.campaignSync
+    /// Upstream's update stream, or several, comma-separated.
+    public var upstreamUpdates = DefaultEndpoints.campaignUpdates
+    /// The sync ROUTER the edges (and relays) below connect to.
+    public var syncEndpoint = "tcp://127.0.0.1:7301"
+    /// The update stream PUB the edges (and relays) below subscribe to.
+    public var updatesEndpoint = "tcp://127.0.0.1:7302"
+    /// `/metrics` and `/healthz`.
+    public var httpAddress = "127.0.0.1:8300"
+    /// The relay's id: its own acknowledgements upstream carry it, and it is put in front of the `via` of those it
+    /// passes on.
+    public var relayId = "relay-1"
+    public var region = "local"
+    /// CURVE keys: `relay.key` (the relay's pair, upstream and below), `campaignd.pub` (upstream's server key),
+    /// `edges/EDGE_ID.pub` and `relays/RELAY_ID.pub` (who may connect below).
+    public var keysDirectory: String?
+    public var insecure = false
+    public var readyFile: String?
+    /// Changes kept for `sync.changes`: an edge away for fewer catches up from the relay, one away longer takes a
+    /// snapshot.
+    public var changeWindow = 100_000
+    /// Receive high-water mark of the upstream update stream.
+    public var updatesHighWaterMark: Int32 = 100_000
+
+    public init() {}
+
+    /// The sync engine's configuration: the relay follows upstream as an edge does.
+    var following: DeliveryServiceConfiguration {
+        var configuration = DeliveryServiceConfiguration()
+        configuration.cacheDirectory = cacheDirectory
+        configuration.campaignSync = upstreamSync
+        configuration.campaignUpdates = upstreamUpdates
+        configuration.edgeId = relayId
+        configuration.region = region
+        configuration.keysDirectory = keysDirectory
+        configuration.insecure = insecure
+        configuration.updatesHighWaterMark = updatesHighWaterMark
+        return configuration
+    }
+}

@@ -1,0 +1,80 @@
+import DeliveryService
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdRuntime
+import ZMQRPC
+
+/// The sync socket of a relay: the same methods and answers as campaignd's, served from the relay's followed state
+/// (snapshots, pages of them, creatives' bytes) and its change-log window; acknowledgements are passed upstream in
+/// batches, reports at once (campaignd counts each report id once, so a report sent again is harmless).
+enum RelaySyncHandlers {
+    struct Context: Sendable {
+        let relayId: String
+        let followed: FollowedState
+        let publisher: RelayPublisher
+        let forwarder: AckForwarder
+        /// The same upstream as the forwarder's: reports, and creatives the relay does not hold yet.
+        let upstream: RPCClient
+        let edgeKeys: EdgeKeys?
+    }
+
+    static func table(_ context: Context) -> MethodTable {
+        var table = MethodTable()
+        let notReady = JSONRPCError(code: JSONRPCError.internalErrorCode, message: "the relay holds no state yet: it has not reached its upstream")
+        table.register(SyncAPI.snapshot) { params, _ in
+            let state = context.followed.cell.state
+            guard state.isLoaded else { throw notReady }
+            guard params.isPaged else {
+                return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: state.campaigns.values.sorted { $0.id < $1.id })
+            }
+            let after = params.after ?? 0
+            let limit = params.limit ?? SyncAPI.defaultSnapshotPage
+            guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
+            guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
+                throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
+            }
+            let ids = state.campaigns.keys.filter { $0 > after }.sorted()
+            let page = ids.prefix(limit).map { state.campaigns[$0]! }
+            return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: page, next: ids.count > limit ? page.last?.id : nil)
+        }
+        table.register(SyncAPI.changes, inline: { params, _ in
+            guard let result = context.publisher.changes(params) else {
+                throw JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
+            }
+            return result
+        })
+        table.register(SyncAPI.creative) { params, _ in
+            let (offset, length) = try params.checked()
+            if let (facts, bytes) = try context.followed.read(sha256: params.sha256, offset: offset, length: length) {
+                return CreativeChunk(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height,
+                                     size: facts.size, offset: offset, data: Data(bytes).base64EncodedString())
+            }
+            // Not here yet (the relay fetches it as the edges below do, at the same moment): upstream has it.
+            return try await context.upstream.call(SyncAPI.creative, params)
+        }
+        table.register(SyncAPI.ack, inline: { ack, call in
+            try EdgeKeys.validate(ack, field: "", key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.ack.name)
+            context.forwarder.take([ack])
+            return EdgeAckResult(seq: ack.appliedSeq)
+        })
+        table.register(SyncAPI.acks, inline: { batch, call in
+            guard batch.acks.count <= EdgeAcks.maxAcks else { throw JSONRPCError.invalidParams(field: "acks", "must list at most \(EdgeAcks.maxAcks)") }
+            for (index, ack) in batch.acks.enumerated() {
+                try EdgeKeys.validate(ack, field: "acks[\(index)].", key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.acks.name)
+            }
+            context.forwarder.take(batch.acks)
+            return EdgeAcksResult(taken: batch.acks.count)
+        })
+        table.register(SyncAPI.report) { report, call in
+            guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+            try EdgeKeys.validate(via: report.via, field: "")
+            try context.edgeKeys?.check(call.peerKey, speaksFor: report.edgeId, via: report.via, method: SyncAPI.report.name)
+            var passed = report
+            passed.via = [context.relayId] + (report.via ?? [])
+            return try await context.upstream.call(SyncAPI.report, passed)
+        }
+        return table
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import LaunchAdRuntime
+import Logging
+import RelayService
+import ZeroMQ
+
+/// `relayd`: the regional tier between campaignd and the edges. Every flag also reads an environment variable
+/// (`RELAYD_...`).
+@main
+struct RelayDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relayd",
+        abstract: "The regional relay: follows campaignd (or another relay) and serves the edges below as campaignd does.",
+        discussion: """
+            Every option can also be set with the environment variable in brackets.
+
+            Example:
+              relayd --relay-id relay-eu-1 --region eu-central --cache-dir /var/cache/relayd \\
+                --upstream-sync tcp://campaignd-1:7101,tcp://campaignd-2:7101 \\
+                --upstream-updates tcp://campaignd-1:7102,tcp://campaignd-2:7102 \\
+                --sync-endpoint 'tcp://*:7301' --updates-endpoint 'tcp://*:7302' --keys-dir /etc/relayd/keys
+            """)
+
+    @Option(help: "State and creatives on disk. [RELAYD_CACHE_DIR]")
+    var cacheDir = Environment.string("RELAYD_CACHE_DIR", default: "./relayd-cache")
+    @Option(help: "Upstream's sync endpoint (campaignd's or a relay's), or several, comma-separated. [RELAYD_UPSTREAM_SYNC]")
+    var upstreamSync = Environment.string("RELAYD_UPSTREAM_SYNC", default: "tcp://127.0.0.1:7101")
+    @Option(help: "Upstream's update stream, or several, comma-separated. [RELAYD_UPSTREAM_UPDATES]")
+    var upstreamUpdates = Environment.string("RELAYD_UPSTREAM_UPDATES", default: "tcp://127.0.0.1:7102")
+    @Option(help: "Sync ROUTER endpoint for the edges below. [RELAYD_SYNC_ENDPOINT]")
+    var syncEndpoint = Environment.string("RELAYD_SYNC_ENDPOINT", default: "tcp://127.0.0.1:7301")
+    @Option(help: "Update stream PUB endpoint for the edges below. [RELAYD_UPDATES_ENDPOINT]")
+    var updatesEndpoint = Environment.string("RELAYD_UPDATES_ENDPOINT", default: "tcp://127.0.0.1:7302")
+    @Option(help: "HTTP address for /metrics and /healthz. [RELAYD_HTTP_ADDRESS]")
+    var httpAddress = Environment.string("RELAYD_HTTP_ADDRESS", default: "127.0.0.1:8300")
+    @Option(help: "This relay's id. [RELAYD_RELAY_ID]")
+    var relayId = Environment.string("RELAYD_RELAY_ID", default: "relay-1")
+    @Option(help: "This relay's region. [RELAYD_REGION]")
+    var region = Environment.string("RELAYD_REGION", default: "local")
+    @Option(help: "CURVE keys: relay.key, campaignd.pub (upstream's), edges/*.pub and relays/*.pub (below). [RELAYD_KEYS_DIR]")
+    var keysDir: String?
+    @Flag(help: "Allow non-loopback sockets without CURVE. [RELAYD_INSECURE]")
+    var insecure = Environment.flag("RELAYD_INSECURE")
+    @Option(help: "Write the bound endpoints here once serving. [RELAYD_READY_FILE]")
+    var readyFile: String?
+    @Option(help: "Changes kept for edges that were away (one away longer takes a snapshot). [RELAYD_CHANGE_WINDOW]")
+    var changeWindow = Int(Environment.string("RELAYD_CHANGE_WINDOW", default: "100000")) ?? -1
+    @Option(help: "Receive high-water mark of the upstream update stream, in messages. [RELAYD_UPDATES_HWM]")
+    var updatesHwm = Int32(Environment.string("RELAYD_UPDATES_HWM", default: "100000")) ?? -1
+    @Option(help: "Log format: text or json. [RELAYD_LOG_FORMAT]")
+    var logFormat = Environment.string("RELAYD_LOG_FORMAT", default: "text")
+
+    func validate() throws {
+        guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard changeWindow >= 1 else { throw ValidationError("--change-window must be a number of changes, at least 1") }
+        guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
+        guard !relayId.isEmpty, relayId.utf8.count <= 128 else { throw ValidationError("--relay-id must be 1 to 128 bytes") }
+        guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
+        let logger = Logger(label: "relayd")
+        var configuration = RelayServiceConfiguration()
+        configuration.cacheDirectory = cacheDir
+        configuration.upstreamSync = upstreamSync
+        configuration.upstreamUpdates = upstreamUpdates
+        configuration.syncEndpoint = syncEndpoint
+        configuration.updatesEndpoint = updatesEndpoint
+        configuration.httpAddress = httpAddress
+        configuration.relayId = relayId
+        configuration.region = region
+        configuration.keysDirectory = keysDir ?? Environment.value("RELAYD_KEYS_DIR")
+        configuration.insecure = insecure
+        configuration.readyFile = readyFile ?? Environment.value("RELAYD_READY_FILE")
+        configuration.changeWindow = changeWindow
+        configuration.updatesHighWaterMark = updatesHwm
+        do {
+            let readyFile = configuration.readyFile
+            let app = try RelayServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in
+                if let readyFile {
+                    do { try ReadyFile.write(endpoints, to: readyFile) } catch { exitWithError("relayd", "\(error)") }
+                }
+                logger.info("ready", metadata: endpoints.mapValues { .string($0) })
+            })
+            _ = try app.start()
+            try await ServiceRunner.run(app.services, logger: logger)
+            await app.close()
+        } catch let error as RuntimeError {
+            exitWithError("relayd", error.description)
+        } catch let error as ZMQError {
+            exitWithError("relayd", error.description)
+        }
+    }
+}
