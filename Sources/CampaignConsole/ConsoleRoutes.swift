@@ -73,14 +73,14 @@ struct ConsoleRoutes: Sendable {
         }
         router.get("/edges") { request, _ in
             await signedIn(request) { principal in
-                let rows = try await gateway.call(EdgeRows.method, NoParams(), actor: principal.user)
+                let rows = try await gateway.call(AdminAPI.edgeList, NoParams(), actor: principal.user)
                 return ConsoleResponses.html(page(principal, "Edges", EdgesPage.body(rows, now: clock())))
             }
         }
         router.get("/events/edges") { request, _ in
             await signedIn(request) { principal in
                 ServerSentEvents.response(interval: .milliseconds(250), stopping: stopping) {
-                    EdgesPage.event(try await gateway.call(EdgeRows.method, NoParams(), actor: principal.user), now: clock())
+                    EdgesPage.event(try await gateway.call(AdminAPI.edgeList, NoParams(), actor: principal.user), now: clock())
                 }
             }
         }
@@ -90,7 +90,7 @@ struct ConsoleRoutes: Sendable {
                     return ConsoleResponses.problem(.notFound, "No change made from this console has that seq.", user: principal.user,
                                                     csrf: principal.session?.csrf)
                 }
-                let rows = try await gateway.call(EdgeRows.method, NoParams(), actor: principal.user)
+                let rows = try await gateway.call(AdminAPI.edgeList, NoParams(), actor: principal.user)
                 return ConsoleResponses.html(page(principal, "Change \(seq) spreading to the edges", SpreadPage.body(spread, rows: rows)))
             }
         }
@@ -100,7 +100,7 @@ struct ConsoleRoutes: Sendable {
                     return ConsoleResponses.problem(.notFound, "No change made from this console has that seq.")
                 }
                 return ServerSentEvents.response(interval: .milliseconds(100), stopping: stopping) {
-                    let rows = try await gateway.call(EdgeRows.method, NoParams(), actor: principal.user)
+                    let rows = try await gateway.call(AdminAPI.edgeList, NoParams(), actor: principal.user)
                     guard let spread = tracker.spread(seq: seq) else { return nil }
                     return SpreadPage.event(spread, rows: rows)
                 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdRuntime
 import Logging
@@ -49,7 +50,7 @@ public final class ConsoleServer: Service, Sendable {
         while !stopping.stopped, !Task.isCancelled, !Task.isShuttingDownGracefully {
             if tracker.watching {
                 do {
-                    let rows = try await routes.gateway.call(EdgeRows.method, NoParams(), actor: "console")
+                    let rows = try await routes.gateway.call(AdminAPI.edgeList, NoParams(), actor: "console")
                     tracker.observe(rows, now: routes.clock())
                 } catch {
                     logger.warning("the console could not read edge.list", metadata: ["error": "\(error)"])

@@ -1,3 +1,4 @@
+import LaunchAdAPI
 import Locking
 import LaunchAdDomain
 
@@ -38,7 +39,7 @@ final class SpreadTracker: Sendable {
     var watching: Bool { spreads.withLock { $0.values.contains { !$0.done } } }
 
     /// Records what `rows` (read at `now`) show of the changes being watched.
-    func observe(_ rows: EdgeRows, now: Timestamp) {
+    func observe(_ rows: EdgeListResult, now: Timestamp) {
         spreads.withLock { spreads in
             for (seq, var spread) in spreads where !spread.done {
                 let elapsed = spread.started.seconds(until: now)

@@ -118,6 +118,30 @@ struct ConsolePagesTests {
         }
     }
 
+    @Test("The edges page lists an edge behind a relay with the relay's id, as edge.list answers it")
+    func edgeBehindRelay() async throws {
+        try await withConsole { service, client, admin in
+            _ = try await createCampaign(service, admin)
+            let seq = try await admin.call(AdminAPI.edgeList, NoParams()).seq
+            try await withRelay("relay-east", connectedTo: service) { relay in
+                try await withEdge("edge-behind", connectedTo: relay) { edge in
+                    #expect(await edge.waitFor(seq: seq, creatives: 1))
+                    // The relay passes the edge's acknowledgement up with its path.
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while ContinuousClock.now < deadline,
+                          try await admin.call(AdminAPI.edgeList, NoParams()).edges.first(where: { $0.edgeId == "edge-behind" })?.via == nil {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    try await client.signIn(aliceToken)
+                    let page = try await client.get("/edges")
+                    #expect(page.status == 200)
+                    #expect(page.body.contains("<tr data-edge=\"edge-behind\""))
+                    #expect(page.body.contains("<td>relay-east</td>"))
+                }
+            }
+        }
+    }
+
     @Test("A script signs in with a bearer token and writes without a form token; the actor is its user")
     func bearerWrites() async throws {
         try await withConsole { service, client, admin in
