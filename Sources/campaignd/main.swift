@@ -48,9 +48,9 @@ struct CampaignDaemon: AsyncParsableCommand {
     @Option(help: "Keep the hourly counts behind campaign.stats series for this long (1h to 3660d; totals are kept for good). [CAMPAIGND_STATS_RETENTION]")
     var statsRetention = Environment.string("CAMPAIGND_STATS_RETENTION", default: "90d")
     @Option(help: "Serve the web console on this host:port (off by default; beyond loopback only with --console-users). [CAMPAIGND_CONSOLE_ADDRESS]")
-    var consoleAddress: String? = Environment.value("CAMPAIGND_CONSOLE_ADDRESS")
+    var consoleAddress: String?
     @Option(help: "The console's users: a file of name:token lines (tokens of 16 or more visible characters). [CAMPAIGND_CONSOLE_USERS]")
-    var consoleUsers: String? = Environment.value("CAMPAIGND_CONSOLE_USERS")
+    var consoleUsers: String?
     @Flag(help: "The console is reached over TLS (a proxy in front of it): its session cookie is Secure. [CAMPAIGND_CONSOLE_TLS]")
     var consoleTLS = Environment.flag("CAMPAIGND_CONSOLE_TLS")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
@@ -73,13 +73,14 @@ struct CampaignDaemon: AsyncParsableCommand {
 
     /// The console's configuration from its flags (users read and checked), or `nil` when it is off.
     func console() throws -> ConsoleConfiguration? {
-        guard let address = consoleAddress else {
-            if consoleUsers != nil { throw ValidationError("--console-users needs --console-address") }
+        let usersFile = consoleUsers ?? Environment.value("CAMPAIGND_CONSOLE_USERS")
+        guard let address = consoleAddress ?? Environment.value("CAMPAIGND_CONSOLE_ADDRESS") else {
+            if usersFile != nil { throw ValidationError("--console-users needs --console-address") }
             return nil
         }
         do { _ = try HTTPEndpoint.parse(address) } catch { throw ValidationError("--console-address: \(error)") }
         var configuration = ConsoleConfiguration(address: address)
-        if let path = consoleUsers {
+        if let path = usersFile {
             do { configuration.users = try ConsoleUsers(contentsOf: path) } catch { throw ValidationError("--console-users: \(error)") }
         } else if !BindPolicy.isLoopbackAddress(address) {
             throw ValidationError("--console-address \(address) is beyond loopback: give --console-users, so that only its users can sign in")
