@@ -5,10 +5,12 @@ import LaunchAdDomain
 import LaunchAdRuntime
 import Prometheus
 import Synchronization
+import ZeroMQ
 import ZMQRPC
 
 /// campaignd's Prometheus metrics, named `launchad_campaignd_*`: requests by socket, method and code, their
-/// latency, the sequence number, campaigns by state, edges live and stale, changes published.
+/// latency, the sequence number, campaigns by state, edges live and stale, changes published, the sync and update
+/// sockets' connections and peers.
 final class CampaignMetrics: Sendable {
     static let name = MetricNames(subsystem: "campaignd")
     let registry = PrometheusCollectorRegistry()
@@ -17,8 +19,9 @@ final class CampaignMetrics: Sendable {
     private let edgesLive: Gauge
     private let edgesStale: Gauge
     private let stateGauges: [CampaignState: Gauge]
+    private let connections: ConnectionGauges
 
-    init() {
+    init(monitors: [ConnectionMonitor]) {
         seq = registry.makeGauge(descriptor: Self.name("seq", help: "Sequence number of the last committed change."))
         published = MirroredCounter(registry.makeCounter(descriptor: Self.name(
             "updates_published", unit: "total", help: "Messages handed to the update stream (changes and heartbeats).")))
@@ -31,6 +34,7 @@ final class CampaignMetrics: Sendable {
             gauges[state] = registry.makeGauge(descriptor: campaigns, labels: [("state", state.rawValue)])
         }
         stateGauges = gauges
+        connections = ConnectionGauges(registry: registry, names: Self.name, monitors: monitors)
     }
 
     /// Counts and times every call on `socket`.
@@ -47,6 +51,7 @@ final class CampaignMetrics: Sendable {
         edgesLive.set(Double(edges.filter { !$0.stale }.count))
         edgesStale.set(Double(edges.filter(\.stale).count))
         published.update(to: count)
+        connections.refresh()
     }
 }
 

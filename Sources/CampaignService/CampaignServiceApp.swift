@@ -81,8 +81,12 @@ public final class CampaignServiceApp: Sendable {
         self.store = store
         let startSeq = try await store.currentSeq()
 
+        // Who holds the edges' sockets: campaignd behind relays serves the relays alone.
+        let updatesMonitor = ConnectionMonitor(name: "updates")
+        let syncMonitor = ConnectionMonitor(name: "sync")
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = edgeCurve
+        updatesConfiguration.monitor = updatesMonitor
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
         let scheduler = ExpiryScheduler(store: store, clock: clock, logger: logger)
@@ -93,7 +97,7 @@ public final class CampaignServiceApp: Sendable {
         let edges = EdgeRegistry(store: store, logger: logger, retention: configuration.edgeRetention, clock: clock)
         self.edges = edges
         statsPruner = StatsPruner(store: store, retention: configuration.statsRetention, clock: clock, logger: logger)
-        let metrics = CampaignMetrics()
+        let metrics = CampaignMetrics(monitors: [syncMonitor, updatesMonitor])
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
         }
@@ -111,6 +115,7 @@ public final class CampaignServiceApp: Sendable {
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = edgeCurve
         syncConfiguration.maxInFlight = 256
+        syncConfiguration.monitor = syncMonitor
         sync = try RPCServer(
             context: context,
             dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, clock: clock),

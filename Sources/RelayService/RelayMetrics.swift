@@ -2,10 +2,11 @@ import DeliveryService
 import JSONRPC
 import LaunchAdRuntime
 import Prometheus
+import ZeroMQ
 
 /// relayd's Prometheus metrics, named `launchad_relayd_*`: requests by method and code (snapshots and changes served
 /// to the edges below among them), the epoch's `seq` it serves, snapshots it took upstream, its edges below, whether
-/// upstream is heard, messages published.
+/// upstream is heard, messages published, the sync and update sockets' connections and peers.
 final class RelayMetrics: Sendable {
     static let name = MetricNames(subsystem: "relayd")
     let registry = PrometheusCollectorRegistry()
@@ -14,8 +15,9 @@ final class RelayMetrics: Sendable {
     private let stale: Gauge
     private let resyncs: MirroredCounter
     private let published: MirroredCounter
+    private let connections: ConnectionGauges
 
-    init() {
+    init(monitors: [ConnectionMonitor]) {
         seq = registry.makeGauge(descriptor: Self.name("seq", help: "Sequence number of the state the relay serves."))
         edges = registry.makeGauge(descriptor: Self.name("edges", help: "Edges and relays below heard from in the last 5 seconds."))
         stale = registry.makeGauge(descriptor: Self.name("stale", help: "1 when upstream has not been heard for three heartbeats."))
@@ -23,6 +25,7 @@ final class RelayMetrics: Sendable {
             "snapshots_taken", unit: "total", help: "Snapshots the relay took from upstream.")))
         published = MirroredCounter(registry.makeCounter(descriptor: Self.name(
             "updates_published", unit: "total", help: "Messages handed to the update stream below (changes and heartbeats).")))
+        connections = ConnectionGauges(registry: registry, names: Self.name, monitors: monitors)
     }
 
     func observer(socket: String) -> JSONRPCDispatcher.CallObserver {
@@ -36,5 +39,6 @@ final class RelayMetrics: Sendable {
         stale.set(status.connected ? 0.0 : 1.0)
         resyncs.update(to: status.resyncs)
         published.update(to: publishedCount)
+        connections.refresh()
     }
 }

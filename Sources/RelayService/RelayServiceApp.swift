@@ -69,8 +69,11 @@ public final class RelayServiceApp: Sendable {
             zap = nil
         }
 
+        let updatesMonitor = ConnectionMonitor(name: "updates")
+        let syncMonitor = ConnectionMonitor(name: "sync")
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = serverCurve
+        updatesConfiguration.monitor = updatesMonitor
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
         let publisher = RelayPublisher(publisher: updates, capacity: configuration.changeWindow)
@@ -90,10 +93,11 @@ public final class RelayServiceApp: Sendable {
         let forwarder = AckForwarder(relayId: configuration.relayId, upstream: upstream, logger: logger)
         self.forwarder = forwarder
 
-        let metrics = RelayMetrics()
+        let metrics = RelayMetrics(monitors: [syncMonitor, updatesMonitor])
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = serverCurve
         syncConfiguration.maxInFlight = 256
+        syncConfiguration.monitor = syncMonitor
         let handlers = RelaySyncHandlers.Context(relayId: configuration.relayId, followed: followed, publisher: publisher,
                                                  forwarder: forwarder, upstream: upstream, edgeKeys: edgeKeys)
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in

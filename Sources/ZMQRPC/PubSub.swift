@@ -15,6 +15,8 @@ public final class Publisher: Sendable {
         public var highWaterMark: Int32 = 100_000
         public var curve: CurveServerOptions?
         public var name = "updates"
+        /// Counts the subscribers' connections and peers, when set.
+        public var monitor: ConnectionMonitor?
         public init(endpoint: String) { self.endpoint = endpoint }
     }
 
@@ -48,6 +50,7 @@ public final class Publisher: Sendable {
             let bound: String
             do throws(ZMQError) {
                 socket = try Socket(context, type: .pub)
+                try configuration.monitor?.watch(socket, context: context)
                 try socket.setSendHighWaterMark(configuration.highWaterMark)
                 try configuration.curve?.apply(to: socket)
                 bound = try socket.bind(configuration.endpoint)

@@ -25,6 +25,8 @@ public struct RPCServerConfiguration: Sendable {
     public var curve: CurveServerOptions?
     /// A short name for the thread and the logs (`admin`, `sync`, `client`).
     public var name: String
+    /// Counts the clients' connections and peers, when set.
+    public var monitor: ConnectionMonitor?
 
     public init(endpoint: String, name: String = "rpc") {
         self.endpoint = endpoint
@@ -100,6 +102,7 @@ public final class RPCServer: Sendable {
             let bound: String
             do throws(ZMQError) {
                 socket = try Socket(context, type: .router)
+                try configuration.monitor?.watch(socket, context: context)
                 try socket.setRouterMandatory(true)
                 try socket.setMaxMessageSize(configuration.maxMessageSize)
                 try socket.setSendHighWaterMark(configuration.highWaterMark)
