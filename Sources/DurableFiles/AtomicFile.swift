@@ -15,12 +15,24 @@ public enum AtomicFile {
     }
 
     /// Writes a file atomically from the pieces `produce` hands to its `write`, in order (so that a large file need
-    /// not be in memory whole). An error thrown by `produce` leaves the old file.
+    /// not be in memory whole). An error thrown by `produce` leaves the old file. The folder is made when missing.
     public static func write(to url: URL, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-        let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(temporarySuffix)")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        // Paths as strings, worked out once: an edge saves its state on every change, and `URL`'s path operations
+        // cost more there than the writes (BENCHMARKS.md's "Through relays").
+        let path = url.path
+        let folder: String, name: Substring
+        if let slash = path.lastIndex(of: "/") {
+            folder = slash == path.startIndex ? "/" : String(path[..<slash])
+            name = path[path.index(after: slash)...]
+        } else {
+            (folder, name) = (".", Substring(path))
+        }
+        let temporary = "\(folder == "/" ? "" : folder)/.\(name).\(UUID().uuidString)\(temporarySuffix)"
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 && errno == ENOENT {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         do {
             try produce { bytes in
@@ -29,16 +41,16 @@ public enum AtomicFile {
             guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             close(fd)
-            unlink(temporary.path)
+            unlink(temporary)
             throw error
         }
         close(fd)
-        guard rename(temporary.path, url.path) == 0 else {
+        guard rename(temporary, path) == 0 else {
             let failure = errno
-            unlink(temporary.path)
+            unlink(temporary)
             throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
         }
-        syncFolder(folder)
+        syncFolder(atPath: folder)
     }
 
     /// Writes all of `bytes` to `fd` (through interrupted and short writes) and syncs it; returns whether both
@@ -62,7 +74,11 @@ public enum AtomicFile {
 
     /// Syncs a folder, so that the names created or renamed in it last (best effort).
     public static func syncFolder(_ folder: URL) {
-        let directory = open(folder.path, O_RDONLY | O_CLOEXEC)
+        syncFolder(atPath: folder.path)
+    }
+
+    static func syncFolder(atPath folder: String) {
+        let directory = open(folder, O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
             fsync(directory)
             close(directory)
