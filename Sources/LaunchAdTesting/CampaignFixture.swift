@@ -14,14 +14,16 @@ public protocol CampaignServiceEndpoints: AnyObject, Sendable {
 }
 
 extension CampaignServiceEndpoints {
-    public func admin(timeout: Duration = .seconds(10)) throws -> RPCClient {
+    public func admin(timeout: Duration = Sanitizer.scaled(.seconds(10))) throws -> RPCClient {
         var configuration = RPCClientConfiguration(endpoint: endpoints["admin"]!)
         configuration.timeout = timeout
         return try RPCClient(context: context, configuration: configuration)
     }
 
     public func sync() throws -> RPCClient {
-        try RPCClient(context: context, configuration: RPCClientConfiguration(endpoint: endpoints["sync"]!))
+        var configuration = RPCClientConfiguration(endpoint: endpoints["sync"]!)
+        configuration.timeout = Sanitizer.scaled(configuration.timeout)
+        return try RPCClient(context: context, configuration: configuration)
     }
 
     /// A subscriber to the update stream; wait for ``awaitSubscribed(_:)`` before relying on it.

@@ -1,4 +1,5 @@
 import CZeroMQ
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -76,11 +77,14 @@ public final class OutgoingBatch {
         let count = bytes.count
         guard let memory = malloc(max(1, count)) else { fatalError("out of memory for a \(count)-byte frame") }
         if let base = bytes.baseAddress, count > 0 { memory.copyMemory(from: base, byteCount: count) }
-        let hint = Unmanaged.passRetained(ReleasedFrame(count: count, released)).toOpaque()
+        let frame = ReleasedFrame(count: count, released)
+        frame.publish()
+        let hint = Unmanaged.passRetained(frame).toOpaque()
         guard zmq_msg_init_data(slot, memory, count, { data, hint in
             free(data)
             guard let hint else { return }
             let frame = Unmanaged<ReleasedFrame>.fromOpaque(hint).takeRetainedValue()
+            frame.received()
             frame.released(frame.count)
         }, hint) == 0 else { fatalError("out of memory for a \(count)-byte frame") }
     }
@@ -159,12 +163,29 @@ public final class OutgoingBatch {
 }
 
 /// What a frame appended with ``OutgoingBatch/append(copying:last:whenReleased:)`` hands to libzmq's free function.
+///
+/// The object is made on the sending thread and read in the free function, most often on libzmq's I/O thread.
+/// libzmq orders the two through its own lock-free queues, inside a library that ThreadSanitizer does not see, so the
+/// hand-off is also published through `handedOff`: a releasing store after the object is made, an acquiring load
+/// before it is read. On x86 both are plain moves; under ThreadSanitizer they are the order it checks against.
 private final class ReleasedFrame: Sendable {
     let count: Int
     let released: @Sendable (Int) -> Void
+    private let handedOff = Atomic<Bool>(false)
 
     init(count: Int, _ released: @escaping @Sendable (Int) -> Void) {
         self.count = count
         self.released = released
+    }
+
+    /// Called by the sender once the object is whole, before it goes to libzmq.
+    func publish() {
+        handedOff.store(true, ordering: .releasing)
+    }
+
+    /// Called in the free function before anything else is read.
+    func received() {
+        let published = handedOff.load(ordering: .acquiring)
+        assert(published, "a released frame read before it was handed off")
     }
 }

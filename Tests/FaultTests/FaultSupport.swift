@@ -209,7 +209,7 @@ func write(_ client: RPCClient, creative: String, writer: Int, count: Int, log: 
 
 /// Runs `writers` concurrent writers of `each` writes on their own admin clients.
 func writeConcurrently(_ fixture: CampaignFixture, creative: String, writers: Int = FaultScale.writers, each: Int,
-                       log: WriteLog, timeout: Duration = .seconds(3)) async throws {
+                       log: WriteLog, timeout: Duration = Sanitizer.scaled(.seconds(3))) async throws {
     let clients = try (0..<writers).map { _ in try fixture.admin(timeout: timeout) }
     await withTaskGroup(of: Void.self) { group in
         for (writer, client) in clients.enumerated() {

@@ -40,7 +40,7 @@ struct HostileClientTests {
         for _ in 0..<300 { _ = try await edge.query() }
         let before = try #require(residentBytes(pid))
 
-        let attackFor = Duration.seconds(Int64(ProcessInfo.processInfo.environment["HOSTILE_SECONDS"].flatMap(Int.init) ?? 6))
+        let attackFor = Sanitizer.scaled(.seconds(Int64(ProcessInfo.processInfo.environment["HOSTILE_SECONDS"].flatMap(Int.init) ?? 6)))
         let deadline = ContinuousClock.now + attackFor
 
         // Garbage: every kind of bad input from one connection, reading what comes back.

@@ -5,6 +5,7 @@
 # when there is one.
 #
 #   deploy/local/sanitize.sh address|thread [swift test flags, e.g. --filter HostileInputTests]
+#   deploy/local/sanitize.sh address|thread --build-only     (only the build, e.g. beside other work in CI)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # The thread build also compiles the project's lock (Sources/Locking) as a pthread mutex, which ThreadSanitizer
@@ -18,6 +19,7 @@ sanitizer=$1
 shift
 deploy/local/ensure-deps.sh
 swift build --build-tests --sanitize="$sanitizer" "${flags[@]}" --scratch-path "$scratch"
+[ "${1:-}" != "--build-only" ] || exit 0
 
 reports="$scratch/reports"
 rm -rf "$reports"
