@@ -82,8 +82,8 @@ struct EdgeWithCampaigndDownTests {
         #expect(await lossy.waitFor(seq: last))
         #expect(await late.waitFor(seq: last))
         let lossyStatus = try await lossy.status()
-        // A sanitized campaignd commits the burst several times slower, and its stream has then been seen to reach
-        // the stopped edge without a loss; there the test still checks the convergence, as a plain run must lose.
+        // Under ThreadSanitizer's timing the burst has been seen to reach the stopped edge without a loss: under a
+        // sanitizer the test checks the convergence only; a plain run must lose updates.
         #expect(lossyStatus.gaps > 0 || Sanitizer.current != nil, "the lossy edge never lost an update: the test proves nothing")
         // campaignd killed and restarted on the same endpoints: the edges find it again and keep up.
         try await fixture.restart(signal: SIGKILL, sameEndpoints: true)
