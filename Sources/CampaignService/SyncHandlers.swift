@@ -46,9 +46,7 @@ enum SyncHandlers {
                                  data: Data(bytes).base64EncodedString())
         }
         table.register(SyncAPI.report) { report, context in
-            guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
-            try EdgeKeys.validate(via: report.via, field: "")
-            try edgeKeys?.check(context.peerKey, speaksFor: report.edgeId, via: report.via, method: SyncAPI.report.name)
+            try EdgeKeys.validate(report, key: context.peerKey, keys: edgeKeys, method: SyncAPI.report.name)
             guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")

@@ -62,6 +62,14 @@ extension EdgeKeys {
         try keys?.check(key, speaksFor: ack.edgeId, via: ack.via, method: method)
     }
 
+    /// Checks a report's sender (its edge id and relay path) and, with CURVE (`keys`), that `key` speaks for it: what
+    /// campaignd and relayd take on `edge.report`.
+    public static func validate(_ report: EdgeReport, key: String?, keys: EdgeKeys?, method: String) throws {
+        guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+        try validate(via: report.via, field: "")
+        try keys?.check(key, speaksFor: report.edgeId, via: report.via, method: method)
+    }
+
     /// Checks a relay path: at most 16 relays, each id 1 to 128 bytes.
     public static func validate(via: [String]?, field: String) throws {
         guard let via else { return }

@@ -68,9 +68,7 @@ enum RelaySyncHandlers {
             return EdgeAcksResult(taken: batch.acks.count)
         })
         table.register(SyncAPI.report) { report, call in
-            guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
-            try EdgeKeys.validate(via: report.via, field: "")
-            try context.edgeKeys?.check(call.peerKey, speaksFor: report.edgeId, via: report.via, method: SyncAPI.report.name)
+            try EdgeKeys.validate(report, key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.report.name)
             var passed = report
             passed.via = [context.relayId] + (report.via ?? [])
             return try await context.upstream.call(SyncAPI.report, passed)
