@@ -267,7 +267,7 @@ let package = Package(
         // edges built in process on an offset clock.
         .testTarget(name: "FaultTests", dependencies: ["Locking", "CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
         // relayd: in process and as real processes between campaignd and deliveryd.
-        .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
+        .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
                                                        "LaunchAdRuntime", "ZeroMQ"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
         .testTarget(

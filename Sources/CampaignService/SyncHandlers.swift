@@ -24,8 +24,7 @@ enum SyncHandlers {
         table.register(SyncAPI.changes) { params, _ in
             let unavailable = JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
             guard params.epoch == store.epoch else { throw unavailable }
-            let limit = min(max(params.limit ?? 1000, 1), 10_000)
-            guard let changes = try await store.changes(since: params.since, limit: limit, maxBytes: SyncAPI.maxPageBytes) else {
+            guard let changes = try await store.changes(since: params.since, limit: params.pageLimit, maxBytes: SyncAPI.maxPageBytes) else {
                 throw unavailable
             }
             return ChangesResult(epoch: store.epoch, seq: try await store.currentSeq(), changes: changes)

@@ -92,14 +92,13 @@ public final class PostgresStore: Store {
             let rows = try await Self.rows(connection, "SELECT body FROM campaigns WHERE id > \(after) ORDER BY id LIMIT \(limit + 1)",
                                            self.logger)
             var campaigns: [Campaign] = []
-            var bytes = 0, more = false
+            var bound = PageBound(limit: limit, maxBytes: maxBytes), more = false
             for row in rows {
                 let body = try row.decode(String.self)
-                if !campaigns.isEmpty && (campaigns.count >= limit || bytes + body.utf8.count > maxBytes) {
+                guard bound.admits(body.utf8.count) else {
                     more = true
                     break
                 }
-                bytes += body.utf8.count
                 campaigns.append(try CampaignJSON.decode(body))
             }
             return Snapshot(epoch: self.epoch, seq: seq, campaigns: campaigns, next: more ? campaigns.last?.id : nil)
@@ -116,11 +115,10 @@ public final class PostgresStore: Store {
             let rows = try await Self.rows(connection, """
                 SELECT seq, op, campaign_id, at, actor, body FROM changes WHERE seq > \(seq) ORDER BY seq LIMIT \(Int64(limit))
                 """, self.logger)
-            var changes: [Change] = [], bytes = 0
+            var changes: [Change] = [], bound = PageBound(limit: limit, maxBytes: maxBytes)
             for row in rows {
                 let (record, size) = try Self.recordAndSize(row)
-                if !changes.isEmpty && bytes + size > maxBytes { break }
-                bytes += size
+                guard bound.admits(size) else { break }
                 changes.append(record.change)
             }
             return changes

@@ -165,15 +165,14 @@ public final class SQLiteStore: Store {
         try await pool.read { [epoch] db in
             let seq = try Self.seq(db)
             var campaigns: [Campaign] = []
-            var bytes = 0, more = false
+            var bound = PageBound(limit: limit, maxBytes: maxBytes), more = false
             let rows = try Row.fetchCursor(db, sql: "SELECT body FROM campaigns WHERE id > ? ORDER BY id", arguments: [after])
             while let row = try rows.next() {
                 let body: String = row[0]
-                if !campaigns.isEmpty && (campaigns.count >= limit || bytes + body.utf8.count > maxBytes) {
+                guard bound.admits(body.utf8.count) else {
                     more = true
                     break
                 }
-                bytes += body.utf8.count
                 campaigns.append(try Self.decode(body))
             }
             return Snapshot(epoch: epoch, seq: seq, campaigns: campaigns, next: more ? campaigns.last?.id : nil)
@@ -189,11 +188,8 @@ public final class SQLiteStore: Store {
             guard oldest <= seq + 1 else { return nil }
             let rows = try Row.fetchCursor(db, sql: "SELECT seq, op, campaign_id, at, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
                                            arguments: [seq, limit])
-            var changes: [Change] = [], bytes = 0
-            while let row = try rows.next() {
-                let size = (row["body"] as String).utf8.count
-                if !changes.isEmpty && bytes + size > maxBytes { break }
-                bytes += size
+            var changes: [Change] = [], bound = PageBound(limit: limit, maxBytes: maxBytes)
+            while let row = try rows.next(), bound.admits((row["body"] as String).utf8.count) {
                 changes.append(try Self.change(row))
             }
             return changes

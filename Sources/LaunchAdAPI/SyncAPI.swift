@@ -13,6 +13,9 @@ public enum SyncAPI {
     /// The most campaigns on a snapshot page, and the page size when only `after` is given.
     public static let maxSnapshotPage = 10_000
     public static let defaultSnapshotPage = 1000
+    /// The most changes on a page of `sync.changes`, and the page when no `limit` is given.
+    public static let maxChangesPage = 10_000
+    public static let defaultChangesPage = 1000
 
     public static let snapshot = RPCMethod<SnapshotParams, Snapshot>(
         "sync.snapshot", summary: "Every campaign at one sequence number, whole or a page at a time.",

@@ -5,10 +5,21 @@ import LaunchAdAPI
 /// that was away catches up from the relay instead of taking a snapshot, while it was away for fewer than `capacity`
 /// changes. A snapshot the relay takes starts the window over at the snapshot's `seq`.
 struct ChangeWindow: Sendable {
+    /// A change with the size its page counts for it (measured once, as it arrives, outside the relay's lock).
+    struct Held: Sendable {
+        let change: Change
+        let bytes: Int
+
+        init(_ change: Change) {
+            self.change = change
+            bytes = PageBound.bytes(of: change.campaign)
+        }
+    }
+
     private(set) var epoch: String
     /// The `seq` just before the first change held.
     private(set) var base: Int64
-    private var changes: Deque<Change> = []
+    private var changes: Deque<Held> = []
     let capacity: Int
 
     init(epoch: String, seq: Int64, capacity: Int) {
@@ -28,18 +39,18 @@ struct ChangeWindow: Sendable {
     }
 
     /// Appends changes that follow on from ``seq`` in ``epoch``; anything else starts the window over at the last one.
-    mutating func append(_ new: [Change], epoch: String) {
-        guard let last = new.last else { return }
-        guard epoch == self.epoch, new[0].seq == seq + 1 else {
+    mutating func append(_ new: [Held], epoch: String) {
+        guard let last = new.last?.change else { return }
+        guard epoch == self.epoch, new[0].change.seq == seq + 1 else {
             reset(epoch: epoch, seq: last.seq)
             return
         }
-        for change in new {
-            guard change.seq == seq + 1 else {
+        for held in new {
+            guard held.change.seq == seq + 1 else {
                 reset(epoch: epoch, seq: last.seq)
                 return
             }
-            changes.append(change)
+            changes.append(held)
         }
         while changes.count > capacity {
             changes.removeFirst()
@@ -47,13 +58,17 @@ struct ChangeWindow: Sendable {
         }
     }
 
-    /// At most `limit` changes after `since` in `epoch`, or `nil` when the window does not hold them: another epoch,
-    /// `since` before the window, or after the relay's own `seq` (an edge ahead of a relay that restarted from an older
-    /// save, or that took a snapshot of a database restored behind it): the edge then takes a snapshot.
-    func changes(epoch: String, since: Int64, limit: Int) -> [Change]? {
+    /// The changes after `since` in `epoch` on one page, cut by `bound` as campaignd cuts its own, or `nil` when the
+    /// window does not hold them: another epoch, `since` before the window, or after the relay's own `seq` (an edge
+    /// ahead of a relay that restarted from an older save, or that took a snapshot of a database restored behind it):
+    /// the edge then takes a snapshot.
+    func changes(epoch: String, since: Int64, bound: PageBound) -> [Change]? {
         guard epoch == self.epoch, since >= base, since <= seq else { return nil }
-        let start = Int(since - base)
-        let end = min(changes.count, start + max(1, limit))
-        return Array(changes[start..<end])
+        var bound = bound, page: [Change] = []
+        for held in changes[Int(since - base)...] {
+            guard bound.admits(held.bytes) else { break }
+            page.append(held.change)
+        }
+        return page
     }
 }

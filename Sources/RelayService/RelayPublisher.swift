@@ -22,8 +22,9 @@ final class RelayPublisher: SyncFollower {
     }
 
     func applied(_ changes: [Change], making state: EdgeState) {
+        let held = changes.map(ChangeWindow.Held.init)
         window.withLock { window in
-            window.append(changes, epoch: state.epoch)
+            window.append(held, epoch: state.epoch)
             for change in changes {
                 publisher.publish(UpdateStream.changed, CampaignChanged(epoch: state.epoch, change: change))
             }
@@ -44,11 +45,11 @@ final class RelayPublisher: SyncFollower {
         }
     }
 
-    /// `sync.changes` as the relay answers it: `nil` when its window does not hold those changes.
+    /// `sync.changes` as the relay answers it, a page as campaignd's: `nil` when its window does not hold those changes.
     func changes(_ params: ChangesParams) -> ChangesResult? {
         window.withLock { window in
-            let limit = min(max(params.limit ?? 1000, 1), 1000)
-            guard let changes = window.changes(epoch: params.epoch, since: params.since, limit: limit) else { return nil }
+            let bound = PageBound(limit: params.pageLimit)
+            guard let changes = window.changes(epoch: params.epoch, since: params.since, bound: bound) else { return nil }
             return ChangesResult(epoch: window.epoch, seq: window.seq, changes: changes)
         }
     }

@@ -35,9 +35,15 @@ enum RelaySyncHandlers {
             guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
                 throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
             }
+            // Cut as campaignd cuts its pages: at `limit` campaigns or about 4 MiB of them, `next` set when more follow.
             let ids = state.campaigns.keys.filter { $0 > after }.sorted()
-            let page = ids.prefix(limit).map { state.campaigns[$0]! }
-            return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: page, next: ids.count > limit ? page.last?.id : nil)
+            var bound = PageBound(limit: limit), page: [Campaign] = []
+            for id in ids {
+                let campaign = state.campaigns[id]!
+                guard bound.admits(PageBound.bytes(of: campaign)) else { break }
+                page.append(campaign)
+            }
+            return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: page, next: page.count < ids.count ? page.last?.id : nil)
         }
         table.register(SyncAPI.changes, inline: { params, _ in
             guard let result = context.publisher.changes(params) else {
