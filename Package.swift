@@ -205,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "relayd",
             dependencies: [
-                "RelayService", "LaunchAdRuntime", "ZeroMQ",
+                "RelayService", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -13,12 +13,7 @@ enum SyncHandlers {
         var table = MethodTable()
         table.register(SyncAPI.snapshot) { params, _ in
             guard params.isPaged else { return try await store.snapshot() }
-            let after = params.after ?? 0
-            let limit = params.limit ?? SyncAPI.defaultSnapshotPage
-            guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
-            guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
-                throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
-            }
+            let (after, limit) = try params.checked()
             return try await store.snapshotPage(after: after, limit: limit, maxBytes: SyncAPI.maxPageBytes)
         }
         table.register(SyncAPI.changes) { params, _ in

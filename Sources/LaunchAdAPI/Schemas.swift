@@ -5,7 +5,7 @@ import LaunchAdDomain
 // enforce; the golden examples in proto-docs/examples are validated against these and decoded by the types.
 
 private let epochSchema = JSONSchema.string("The campaign database's random id; a new database is a new epoch.")
-private let edgeIDSchema = JSONSchema.string("The edge's id.", minLength: 1, maxLength: 128)
+private let edgeIDSchema = JSONSchema.string("The edge's id.", minLength: 1, maxLength: EdgeID.maxBytes)
 let campaignIDSchema = JSONSchema.integer("A campaign's id.", minimum: 1)
 
 /// What an edge acknowledges, and what campaignd lists of each edge.

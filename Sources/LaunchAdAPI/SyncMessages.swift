@@ -52,6 +52,20 @@ public struct CreativeChunkParams: Codable, Sendable {
     }
 }
 
+extension SnapshotParams {
+    /// The page asked for, checked (`after` not negative, `limit` 1 to ``SyncAPI/maxSnapshotPage``), with the defaults
+    /// filled in: what campaignd and relays answer a paged `sync.snapshot` from.
+    public func checked() throws -> (after: Int64, limit: Int) {
+        let after = after ?? 0
+        let limit = limit ?? SyncAPI.defaultSnapshotPage
+        guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
+        guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
+            throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
+        }
+        return (after, limit)
+    }
+}
+
 extension CreativeChunkParams {
     /// The chunk asked for, checked (the sha256's form, the offset not negative, the length 1 to 1 MiB), with the
     /// defaults filled in: what every `creative.get` (campaignd's, a relay's, an edge's) answers from.

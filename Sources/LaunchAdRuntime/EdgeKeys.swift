@@ -56,7 +56,7 @@ extension EdgeKeys {
     /// Checks an acknowledgement's fields (`field` prefixes their names in errors) and, with CURVE (`keys`), that
     /// `key` speaks for it: what campaignd and relayd take on `edge.ack` and `edge.acks`.
     public static func validate(_ ack: EdgeAck, field: String, key: String?, keys: EdgeKeys?, method: String) throws {
-        guard !ack.edgeId.isEmpty, ack.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: field + "edgeId", "must be 1 to 128 bytes") }
+        try EdgeID.validate(ack.edgeId, field: field + "edgeId")
         guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: field + "region", "must be at most 64 bytes") }
         try validate(via: ack.via, field: field)
         try keys?.check(key, speaksFor: ack.edgeId, via: ack.via, method: method)
@@ -65,17 +65,17 @@ extension EdgeKeys {
     /// Checks a report's sender (its edge id and relay path) and, with CURVE (`keys`), that `key` speaks for it: what
     /// campaignd and relayd take on `edge.report`.
     public static func validate(_ report: EdgeReport, key: String?, keys: EdgeKeys?, method: String) throws {
-        guard !report.edgeId.isEmpty, report.edgeId.utf8.count <= 128 else { throw JSONRPCError.invalidParams(field: "edgeId", "must be 1 to 128 bytes") }
+        try EdgeID.validate(report.edgeId, field: "edgeId")
         try validate(via: report.via, field: "")
         try keys?.check(key, speaksFor: report.edgeId, via: report.via, method: method)
     }
 
-    /// Checks a relay path: at most 16 relays, each id 1 to 128 bytes.
+    /// Checks a relay path: at most 16 relays, each id as ``EdgeID`` says.
     public static func validate(via: [String]?, field: String) throws {
         guard let via else { return }
         guard via.count <= 16 else { throw JSONRPCError.invalidParams(field: field + "via", "must list at most 16 relays") }
-        guard via.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 128 }) else {
-            throw JSONRPCError.invalidParams(field: field + "via", "each relay id must be 1 to 128 bytes")
+        guard via.allSatisfy(EdgeID.isValid) else {
+            throw JSONRPCError.invalidParams(field: field + "via", "each relay id must be \(EdgeID.rule)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchAdAPI
 import ZMQRPC
 import ZeroMQ
 
@@ -88,8 +89,8 @@ public struct KeysDirectory: Sendable {
         var edges: [String: String] = [:]
         for file in files.filter({ $0.hasSuffix(".pub") }).sorted() {
             let edgeId = String(file.dropLast(".pub".count))
-            guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else {
-                throw RuntimeError.keys("\(folder.path)/\(file): the file's name is the edge id its key speaks for, 1 to 128 bytes")
+            guard EdgeID.isValid(edgeId) else {
+                throw RuntimeError.keys("\(folder.path)/\(file): the file's name is the edge id its key speaks for, \(EdgeID.rule)")
             }
             let key = try Self.readKey(folder.appendingPathComponent(file))
             if let other = edges[key] {

@@ -29,12 +29,7 @@ enum RelaySyncHandlers {
             guard params.isPaged else {
                 return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: state.campaigns.values.sorted { $0.id < $1.id })
             }
-            let after = params.after ?? 0
-            let limit = params.limit ?? SyncAPI.defaultSnapshotPage
-            guard after >= 0 else { throw JSONRPCError.invalidParams(field: "after", "must not be negative") }
-            guard (1...SyncAPI.maxSnapshotPage).contains(limit) else {
-                throw JSONRPCError.invalidParams(field: "limit", "must be between 1 and \(SyncAPI.maxSnapshotPage)")
-            }
+            let (after, limit) = try params.checked()
             // Cut as campaignd cuts its pages: at `limit` campaigns or about 4 MiB of them, `next` set when more follow.
             let ids = state.campaigns.keys.filter { $0 > after }.sorted()
             var bound = PageBound(limit: limit), page: [Campaign] = []

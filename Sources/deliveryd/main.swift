@@ -82,7 +82,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         guard (1...SyncAPI.maxSnapshotPage).contains(snapshotPage) else {
             throw ValidationError("--snapshot-page must be a number of campaigns, 1 to \(SyncAPI.maxSnapshotPage)")
         }
-        guard !edgeId.isEmpty, edgeId.utf8.count <= 128 else { throw ValidationError("--edge-id must be 1 to 128 bytes") }
+        guard EdgeID.isValid(edgeId) else { throw ValidationError("--edge-id must be \(EdgeID.rule)") }
         guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LaunchAdAPI
 import LaunchAdRuntime
 import Logging
 import RelayService
@@ -54,7 +55,7 @@ struct RelayDaemon: AsyncParsableCommand {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard changeWindow >= 1 else { throw ValidationError("--change-window must be a number of changes, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
-        guard !relayId.isEmpty, relayId.utf8.count <= 128 else { throw ValidationError("--relay-id must be 1 to 128 bytes") }
+        guard EdgeID.isValid(relayId) else { throw ValidationError("--relay-id must be \(EdgeID.rule)") }
         guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
     }
 
