@@ -65,13 +65,7 @@ final class EdgeRegistry: Service {
         for edge in try await store.acknowledgements() { merged[edge.edgeId] = edge }
         for edge in edges.withLock({ Array($0.all.values) }) {
             let stored = merged[edge.edgeId]
-            if (stored?.lastSeen ?? .init(milliseconds: .min)) < edge.lastSeen {
-                merged[edge.edgeId] = edge
-            } else if var stored, stored.via == nil, stored.epoch == edge.epoch {
-                // The store keeps no relay path: the one this process heard stands.
-                stored.via = edge.via
-                merged[edge.edgeId] = stored
-            }
+            if (stored?.lastSeen ?? .init(milliseconds: .min)) < edge.lastSeen { merged[edge.edgeId] = edge }
         }
         let cutoff = now.adding(seconds: -retention)
         return merged.values.filter { $0.lastSeen >= cutoff }.sorted { $0.edgeId < $1.edgeId }.map { edge in

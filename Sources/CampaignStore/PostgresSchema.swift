@@ -73,6 +73,8 @@ enum PostgresSchema {
             applied_seq BIGINT NOT NULL,
             last_seen BIGINT NOT NULL)
         """,
+        // The relay path (JSON), added after the table: a database made before it gets the column, its rows NULL.
+        "ALTER TABLE edge_acks ADD COLUMN IF NOT EXISTS via TEXT",
         "INSERT INTO counter (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
         "INSERT INTO published (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
     ]

@@ -105,21 +105,22 @@ extension PostgresStore {
 
     public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {
         for edge in edges {
+            let via = try RelayPathJSON.encode(edge.via)
             try await rows("""
-                INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen)
-                VALUES (\(edge.edgeId), \(edge.region), \(edge.epoch), \(edge.appliedSeq), \(edge.lastSeen.milliseconds))
+                INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen, via)
+                VALUES (\(edge.edgeId), \(edge.region), \(edge.epoch), \(edge.appliedSeq), \(edge.lastSeen.milliseconds), \(via))
                 ON CONFLICT (edge_id) DO UPDATE SET region = excluded.region, epoch = excluded.epoch,
-                    applied_seq = excluded.applied_seq, last_seen = excluded.last_seen
+                    applied_seq = excluded.applied_seq, last_seen = excluded.last_seen, via = excluded.via
                 WHERE excluded.last_seen >= edge_acks.last_seen
                 """)
         }
     }
 
     public func acknowledgements() async throws -> [EdgeInfo] {
-        try await rows("SELECT edge_id, region, epoch, applied_seq, last_seen FROM edge_acks ORDER BY edge_id").map { row in
-            let (edgeId, region, epoch, applied, seen) = try row.decode((String, String, String, Int64, Int64).self)
+        try await rows("SELECT edge_id, region, epoch, applied_seq, last_seen, via FROM edge_acks ORDER BY edge_id").map { row in
+            let (edgeId, region, epoch, applied, seen, via) = try row.decode((String, String, String, Int64, Int64, String?).self)
             return EdgeInfo(edgeId: edgeId, region: region, epoch: epoch, appliedSeq: applied, lastSeen: Timestamp(milliseconds: seen),
-                            stale: false)
+                            stale: false, via: try RelayPathJSON.decode(via))
         }
     }
 

@@ -103,6 +103,9 @@ public final class SQLiteStore: Store {
                 CREATE INDEX stats_hourly_hour ON stats_hourly(hour);
                 """)
         }
+        migrator.registerMigration("v6 relay path of acknowledgements") { db in
+            try db.execute(sql: "ALTER TABLE edge_acks ADD COLUMN via TEXT")
+        }
         try migrator.migrate(pool)
         epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
     }
@@ -330,21 +333,22 @@ public final class SQLiteStore: Store {
         guard !edges.isEmpty else { return }
         try await pool.write { db in
             for edge in edges {
+                let via = try RelayPathJSON.encode(edge.via)
                 try db.execute(sql: """
-                    INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen, via) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT(edge_id) DO UPDATE SET region = excluded.region, epoch = excluded.epoch,
-                        applied_seq = excluded.applied_seq, last_seen = excluded.last_seen
+                        applied_seq = excluded.applied_seq, last_seen = excluded.last_seen, via = excluded.via
                     WHERE excluded.last_seen >= edge_acks.last_seen
-                    """, arguments: [edge.edgeId, edge.region, edge.epoch, edge.appliedSeq, edge.lastSeen.milliseconds])
+                    """, arguments: [edge.edgeId, edge.region, edge.epoch, edge.appliedSeq, edge.lastSeen.milliseconds, via])
             }
         }
     }
 
     public func acknowledgements() async throws -> [EdgeInfo] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT edge_id, region, epoch, applied_seq, last_seen FROM edge_acks ORDER BY edge_id").map { row in
+            try Row.fetchAll(db, sql: "SELECT edge_id, region, epoch, applied_seq, last_seen, via FROM edge_acks ORDER BY edge_id").map { row in
                 EdgeInfo(edgeId: row["edge_id"], region: row["region"], epoch: row["epoch"], appliedSeq: row["applied_seq"],
-                         lastSeen: Timestamp(milliseconds: row["last_seen"]), stale: false)
+                         lastSeen: Timestamp(milliseconds: row["last_seen"]), stale: false, via: try RelayPathJSON.decode(row["via"]))
             }
         }
     }

@@ -87,7 +87,8 @@ public protocol Store: Sendable {
 
     // MARK: Edges' acknowledgements
 
-    /// Keeps the newest acknowledgement of each edge (an older `lastSeen` than the stored one changes nothing).
+    /// Keeps the newest acknowledgement of each edge, with the relay path it came through (an older `lastSeen` than the
+    /// stored one changes nothing).
     func saveAcknowledgements(_ edges: [EdgeInfo]) async throws
 
     /// Every edge's newest stored acknowledgement, by edge id (`stale` as saved; the caller judges it).

@@ -38,6 +38,13 @@ public final class PostgresCluster: Sendable {
         return url(database: name)
     }
 
+    /// Runs `sql` with `psql` in the database of `url` (one of ``makeDatabase(_:)``'s), stopping at the first error: a
+    /// database shaped as an older campaignd left it, say.
+    public func execute(_ sql: String, database url: String) throws {
+        let name = String(url.split(separator: "/").last ?? "")
+        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", name, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
+    }
+
     /// Starts the server (again, after ``stop(immediately:)``), waiting until it accepts connections. `fsync` is off:
     /// the tests stop the server, never the machine, so what it wrote is in the page cache either way.
     public func start() throws {

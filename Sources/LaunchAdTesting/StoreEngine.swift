@@ -1,4 +1,5 @@
 import CampaignService
+import Foundation
 import CampaignStore
 import LaunchAdDomain
 
@@ -25,6 +26,27 @@ public func withCampaignService<T>(
                 configuration.database = try DatabaseURL(parsing: url)
                 try configure(&configuration)
             }, body)
+        }
+    }
+}
+
+/// Runs `body` with one store of `engine` that campaignd can be started on again and again (a restart): `body` gets
+/// the configuration that points campaignd at it, for ``withCampaignService(clock:configure:_:)``. SQLite's folder is
+/// removed after `body`; PostgreSQL's database is new (of the suite's shared cluster, or of a cluster of its own).
+public func withCampaignStore<T>(
+    engine: StoreEngine,
+    _ body: (_ configure: @escaping @Sendable (inout CampaignServiceConfiguration) throws -> Void) async throws -> T
+) async throws -> T {
+    switch engine {
+    case .sqlite:
+        let directory = try makeTemporaryDirectory("campaignd-store")
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory.appendingPathComponent("data").path
+        return try await body { $0.dataDirectory = path }
+    case .postgres:
+        return try await withPostgresDatabase { url, _ in
+            let database = try DatabaseURL(parsing: url)
+            return try await body { $0.database = database }
         }
     }
 }

@@ -97,21 +97,81 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("edges' acknowledgements are kept, the newest of each edge; the published mark only moves forward", arguments: StoreEngine.allCases)
+    @Test("edges' acknowledgements are kept, the newest of each edge with its relay path; the published mark only moves forward", arguments: StoreEngine.allCases)
     func acknowledgementsAndMark(engine: StoreEngine) async throws {
         try await Self.withStore(engine) { store, reopen in
             let old = EdgeInfo(edgeId: "edge-1", region: "eu", epoch: store.epoch, appliedSeq: 3, lastSeen: Self.now, stale: false)
             var new = old
             new.appliedSeq = 5
             new.lastSeen = Self.now.adding(seconds: 1)
-            let other = EdgeInfo(edgeId: "edge-2", region: "us", epoch: store.epoch, appliedSeq: 1, lastSeen: Self.now, stale: false)
+            let other = EdgeInfo(edgeId: "edge-2", region: "us", epoch: store.epoch, appliedSeq: 1, lastSeen: Self.now, stale: false,
+                                 via: ["relay-eu", "relay-fra"])
             try await store.saveAcknowledgements([new, other])
             try await store.saveAcknowledgements([old])
             #expect(try await reopen().acknowledgements() == [new, other])
+            // An edge that moves from behind relays to campaignd itself is listed direct.
+            var moved = other
+            moved.via = nil
+            moved.lastSeen = Self.now.adding(seconds: 2)
+            try await store.saveAcknowledgements([moved])
+            #expect(try await reopen().acknowledgements() == [new, moved])
             #expect(try await store.publishedSeq() == 0)
             try await store.setPublishedSeq(7)
             #expect(try await store.publishedSeq() == 7)
         }
+    }
+
+    @Test("a database made before acknowledgements kept their relay path opens with its rows, and keeps paths from then on",
+          arguments: StoreEngine.allCases)
+    func relayPathMigration(engine: StoreEngine) async throws {
+        // The edge_acks table as campaignd left it before, with a row in it.
+        let older = """
+            ALTER TABLE edge_acks DROP COLUMN via;
+            INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen) VALUES ('edge-old', 'eu', 'e', 4, \(Self.now.milliseconds));
+            """
+        let kept = EdgeInfo(edgeId: "edge-old", region: "eu", epoch: "e", appliedSeq: 4, lastSeen: Self.now, stale: false)
+        var behind = kept
+        behind.via = ["relay-eu"]
+        behind.lastSeen = Self.now.adding(seconds: 1)
+        func check(_ open: () async throws -> any Store) async throws {
+            let store = try await open()
+            #expect(try await store.acknowledgements() == [kept])
+            try await store.saveAcknowledgements([behind])
+            #expect(try await open().acknowledgements() == [behind])
+        }
+        switch engine {
+        case .sqlite:
+            let folder = try makeTemporaryDirectory("store")
+            defer { removeTemporaryDirectory(folder) }
+            _ = try SQLiteStore(directory: folder.path)
+            try Self.sqlite(folder.appendingPathComponent(SQLiteStore.fileName).path,
+                            older + "DELETE FROM grdb_migrations WHERE identifier = 'v6 relay path of acknowledgements';")
+            try await check { try SQLiteStore(directory: folder.path) }
+        case .postgres:
+            try await withPostgresDatabase { url, cluster in
+                guard case .postgres(let location) = try DatabaseURL(parsing: url) else { throw PostgresCluster.Failure(description: url) }
+                let logger = Logger(label: "store-test")
+                try await PostgresStore.connect(location, logger: logger).close()
+                try cluster.execute(older, database: url)
+                var opened: [PostgresStore] = []
+                defer { opened.forEach { $0.close() } }
+                try await check {
+                    let store = try await PostgresStore.connect(location, logger: logger)
+                    opened.append(store)
+                    return store
+                }
+            }
+        }
+    }
+
+    /// Runs `sql` on the SQLite file at `path` with SQLite's shell.
+    static func sqlite(_ path: String, _ sql: String) throws {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", "-bail", path, sql]
+        try shell.run()
+        shell.waitUntilExit()
+        guard shell.terminationStatus == 0 else { throw PostgresCluster.Failure(description: "sqlite3 \(path) failed: \(shell.terminationStatus)") }
     }
 
     @Test("the change log answers after a seq (nothing at the current one, nil past it) and keeps who made each change", arguments: StoreEngine.allCases)

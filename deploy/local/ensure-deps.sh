@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running the system needs on Debian, if it is missing: libzmq (with CURVE), the
-# tools the scripts use, PostgreSQL's server (the tests start clusters of their own with it), and Chromium with
+# tools the scripts use, PostgreSQL's server (the tests start clusters of their own with it), SQLite's shell (a test
+# shapes a database as an older campaignd left it), and Chromium with
 # chromedriver and Selenium (the console's browser tests). Swift itself is expected on PATH.
 set -euo pipefail
 missing=()
@@ -11,6 +12,7 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 SUDO=""
