@@ -7,7 +7,8 @@
 # --wait's polls of edge.list).
 #
 #   bench/change-cost.sh [EDGES] [CHANGES]      (defaults: 10 edges, 200 changes; IDLE=20 seconds)
-#   PERF=1 bench/change-cost.sh 10 200          (also `perf record -g` edge 1 during the changes, into
+#   PERF=1 bench/change-cost.sh 10 200          (also `perf record -g` edge 1 during the changes, PERF_HZ a second
+#                                                (default 999), into
 #                                                .build-bench/change-cost.perf.data; the top of its report goes to
 #                                                .build-bench/change-cost-perf.txt)
 set -euo pipefail
@@ -54,7 +55,7 @@ t0=$(now); idle0=$(ticks)
 sleep "$IDLE"
 t1=$(now); idle1=$(ticks)
 if [ "${PERF:-0}" = 1 ]; then
-  perf record -F 999 -g -o "$OUT/change-cost.perf.data" -p "${pids[2]}" >/dev/null 2>&1 &
+  perf record -F ${PERF_HZ:-999} -g -o "$OUT/change-cost.perf.data" -p "${pids[2]}" >/dev/null 2>&1 &
   perf_pid=$!
 fi
 t2=$(now); busy0=$(ticks)

@@ -20,6 +20,7 @@ final class EdgeMetrics: Sendable {
     private let cacheHits: MirroredCounter
     private let cacheMisses: MirroredCounter
     private let cacheWriteFailures: MirroredCounter
+    private let stateWrites: MirroredCounter
     private let devicesForgotten: MirroredCounter
     private let cache: CreativeCache
     private let cacheHealth: CacheHealth
@@ -40,6 +41,8 @@ final class EdgeMetrics: Sendable {
             "creative_cache_misses", unit: "total", help: "Creative reads that went to disk.")))
         cacheWriteFailures = MirroredCounter(registry.makeCounter(descriptor: name(
             "cache_write_failures", unit: "total", help: "Writes to the cache folder that failed.")))
+        stateWrites = MirroredCounter(registry.makeCounter(descriptor: name(
+            "state_writes", unit: "total", help: "Times the state file was written (each holds every change applied since the last).")))
         devicesForgotten = MirroredCounter(registry.makeCounter(descriptor: name(
             "devices_forgotten", unit: "total", help: "Devices forgotten (their caps and rotation) to keep within the device memory budget.")))
         gauges = [
@@ -132,5 +135,6 @@ final class EdgeMetrics: Sendable {
         gauges["hitRatio"]?.set(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
         gauges["writable"]?.set(Double(cacheHealth.writable ? 1 : 0))
         cacheWriteFailures.update(to: cacheHealth.failures)
+        stateWrites.update(to: cacheHealth.stateWrites)
     }
 }

@@ -9,6 +9,9 @@ import Locking
 /// dozen writes, not 10,000 whole-file writes each with an fsync). It says what the disk holds, so an
 /// acknowledgement never runs ahead of it; if the cache folder cannot be written, it says what was applied in memory
 /// and reports the disk in ``CacheHealth``. Creatives waiting in memory for the disk are written with the state.
+///
+/// A save is a block on a queue of its own, due after the group commit's wait: no task wakes for it, and the block
+/// tells the session (``onSaved``) itself, so a change costs the edge as few thread hand-offs as it can.
 final class StatePersister: Sendable {
     let configuration: DeliveryServiceConfiguration
     let cell: StateCell
@@ -19,15 +22,24 @@ final class StatePersister: Sendable {
     let logger: Logger
     /// Where saves run (blocking file writes and fsyncs, off the tasks' shared threads).
     private let disk = DispatchQueue(label: "deliveryd.state-save")
-    /// Held while saving; holds the state the last successful save wrote (so a signal for it is not saved twice).
+    /// Held while saving; holds the state the last successful save wrote (so a request for it is not saved twice).
     private let saving = Locked<EdgeState?>(nil)
     /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
     let persisted: Locked<(epoch: String, seq: Int64)>
-    /// Signals that the state changed since the last save (the newest signal is enough).
-    private let dirty: AsyncStream<Void>.Continuation
-    private let dirtySignals: AsyncStream<Void>
-    /// The current session's events, to tell it a save completed (so it acknowledges).
-    let sessionEvents = Locked<EventQueue?>(nil)
+    /// Whether a save is due, and the token bucket that spaces saves while changes keep coming.
+    private let schedule: Locked<Schedule>
+    /// Told after each save (on the save's queue), or when a request found the disk holding everything already: the
+    /// current session acknowledges what ``persisted`` says. `nil` between sessions.
+    let onSaved = Locked<(@Sendable () -> Void)?>(nil)
+
+    private struct Schedule {
+        /// A save is due on the queue (at most one is).
+        var due = false
+        /// No more saves are made (the sync engine stopped; its last save is its own).
+        var stopped = false
+        var tokens: Double
+        var refilled: ContinuousClock.Instant
+    }
 
     init(configuration: DeliveryServiceConfiguration, cell: StateCell, creativeFiles: CreativeFiles, stateFile: StateFile,
          cache: CreativeCache, cacheHealth: CacheHealth, logger: Logger) {
@@ -40,52 +52,58 @@ final class StatePersister: Sendable {
         self.logger = logger
         let loaded = cell.state
         persisted = Locked((loaded.epoch, loaded.seq))
-        (dirtySignals, dirty) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        schedule = Locked(Schedule(tokens: Double(max(1, configuration.stateSaveBurst)), refilled: .now))
     }
 
-    /// Asks for the state to be saved soon (see ``persist()``).
+    /// Asks for the state to be saved soon: after ``DeliveryServiceConfiguration/stateSaveDelay``, so that changes
+    /// that follow within it share the save; while changes keep coming, a token bucket spaces saves by
+    /// `stateSaveInterval` after a burst of `stateSaveBurst`. A request while a save is due is that save's.
     func save() {
-        dirty.yield()
-    }
-
-    /// Saves on demand, as group commits: a change waits ``DeliveryServiceConfiguration/stateSaveDelay`` for others,
-    /// then one save holds them all; while changes keep coming, a token bucket spaces saves by
-    /// `stateSaveInterval` after a burst of `stateSaveBurst`. While the cache folder refuses writes, it tries again
-    /// every second, so the edge notices by itself when the disk has room again.
-    func persist() async {
-        var signals = dirtySignals.makeAsyncIterator()
         let interval = configuration.stateSaveInterval
         let burst = Double(max(1, configuration.stateSaveBurst))
-        var tokens = burst
-        var refilled = ContinuousClock.now
-        func refill() {
+        let delay: Duration? = schedule.withLock { schedule in
+            guard !schedule.due, !schedule.stopped else { return nil }
+            schedule.due = true
             let now = ContinuousClock.now
-            tokens = min(burst, tokens + (now - refilled) / interval)
-            refilled = now
+            schedule.tokens = min(burst, schedule.tokens + max(.zero, now - schedule.refilled) / interval)
+            // Short of a token, the save waits until one has come, and the bucket counts from then.
+            let wait = schedule.tokens < 1 ? interval * (1 - schedule.tokens) : .zero
+            schedule.tokens = max(1, schedule.tokens) - 1
+            schedule.refilled = now + wait
+            return configuration.stateSaveDelay + wait
         }
-        while !Task.isCancelled {
-            if cacheHealth.writable {
-                guard await signals.next() != nil else { return }
-            } else {
-                try? await Task.sleep(for: .seconds(1))
-                if Task.isCancelled { return }
+        if let delay { saveAfter(delay) }
+    }
+
+    /// Makes no more saves of its own (a save under way finishes); the caller makes the last one with ``saveNow()``.
+    func stop() {
+        schedule.withLock { $0.stopped = true }
+    }
+
+    /// Has the due save made after `delay`, on the save queue.
+    private func saveAfter(_ delay: Duration) {
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        disk.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.dueSave() }
+    }
+
+    /// The due save: made, then told to the session. While the cache folder refuses writes, another is due a second
+    /// later, so the edge notices by itself when the disk has room again.
+    private func dueSave() {
+        // A change from now on asks for a save of its own.
+        guard schedule.withLock({ schedule in
+            schedule.due = false
+            return !schedule.stopped
+        }) else { return }
+        saveNow()
+        onSaved.withLock { $0 }?()
+        if !cacheHealth.writable {
+            let retry = schedule.withLock { schedule in
+                guard !schedule.due, !schedule.stopped else { return false }
+                schedule.due = true
+                return true
             }
-            if saving.withLock({ alreadyWritten(since: $0) }) {
-                // Signalled for a change the last save already wrote (it came while that save waited).
-                sessionEvents.withLock { $0 }?.post(.saved)
-                continue
-            }
-            try? await Task.sleep(for: configuration.stateSaveDelay)
-            refill()
-            if tokens < 1 {
-                try? await Task.sleep(for: interval * (1 - tokens))
-                refill()
-            }
-            tokens = max(0, tokens - 1)
-            // On a thread of its own: the fsyncs must not hold one of the few threads that apply changes and
-            // answer acknowledgements.
-            await disk.perform { self.saveNow() }
-            sessionEvents.withLock { $0 }?.post(.saved)
+            if retry { saveAfter(.seconds(1)) }
         }
     }
 
@@ -114,6 +132,7 @@ final class StatePersister: Sendable {
             do {
                 try stateFile.save(state)
                 lastSaved = state
+                cacheHealth.stateWritten()
             } catch {
                 failure = error
                 lastSaved = nil

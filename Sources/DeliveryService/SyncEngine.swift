@@ -63,15 +63,12 @@ final class SyncEngine: Service {
         /// against that, not against when a backlog let it be handled).
         case message(PublishedMessage, arrived: Timestamp)
         case tick
-        /// A save completed: acknowledge what it holds.
-        case saved
     }
 
     func run() async throws {
-        // The persister and the downloads are child tasks of this one: none outlives it, and a shutdown waits for
-        // them all before the last save.
+        // The downloads are a child task of this one: none outlives it, and a shutdown waits for them before the
+        // last save.
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.persister.persist() }
             group.addTask { await self.downloader.run() }
             await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
@@ -86,10 +83,11 @@ final class SyncEngine: Service {
                 }
             }
             // No session any more: no download starts, those under way are cancelled (a shutdown does not wait on
-            // campaignd) and the persister stops; the group ends once every one of them has.
+            // campaignd); the group ends once every one of them has.
             self.downloader.finish()
             group.cancelAll()
         }
+        persister.stop()
         // The last word on shutdown: whatever was applied reaches the disk before the process exits.
         persister.saveNow()
     }
@@ -136,18 +134,17 @@ final class SyncEngine: Service {
     /// A session's work once subscribed: the snapshot (or the changes missed), then the update stream's messages,
     /// until three heartbeats go missing. Its ticker and its acknowledger are child tasks: it ends once they have.
     private func follow(_ client: RPCClient, _ events: EventQueue) async throws {
-        persister.sessionEvents.withLock { $0 = events }
-        defer {
-            persister.sessionEvents.withLock { $0 = nil }
-            events.finish()
-        }
-
         // Acknowledgements go out from a task of their own, each with the newest saved seq (requests made while one
         // is on its way become one), so that a slow or unreachable sync socket never holds up applying what the
-        // update stream brings, nor the count of silent heartbeats.
+        // update stream brings, nor the count of silent heartbeats. A completed save asks for one itself.
         let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        defer { acks.finish() }
         let link = SyncLink(client: client, acks: acks)
+        persister.onSaved.withLock { $0 = { link.acknowledge() } }
+        defer {
+            persister.onSaved.withLock { $0 = nil }
+            acks.finish()
+            events.finish()
+        }
 
         try await withThrowingDiscardingTaskGroup { group in
             defer { group.cancelAll() }
@@ -185,8 +182,6 @@ final class SyncEngine: Service {
                         if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
                         // After handling: a long catch-up is not silence.
                         lastHeard = .now
-                    case .saved:
-                        link.acknowledge()
                     }
                     index += 1
                 }
