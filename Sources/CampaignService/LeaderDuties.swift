@@ -71,7 +71,7 @@ final class LeaderDuties: Service {
             logger.info("publishing the change log", metadata: ["after_seq": "\(published)", "epoch": "\(store.epoch)"])
             for await _ in wakes {
                 while true {
-                    guard let changes = try await store.changes(since: published, limit: 1000, maxBytes: SyncAPI.maxPageBytes) else {
+                    guard let changes = try await store.changes(since: published, limit: SyncAPI.defaultChangesPage, maxBytes: SyncAPI.maxPageBytes) else {
                         logger.error("the change log does not reach back to the last published change", metadata: ["seq": "\(published)"])
                         published = try await store.currentSeq()
                         publisher.resume(at: published)

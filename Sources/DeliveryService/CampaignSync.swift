@@ -16,7 +16,7 @@ enum CampaignSync {
         while true {
             let page: ChangesResult
             do {
-                page = try await changes(ChangesParams(epoch: current.epoch, since: current.seq, limit: 1000))
+                page = try await changes(ChangesParams(epoch: current.epoch, since: current.seq, limit: SyncAPI.defaultChangesPage))
             } catch let error as JSONRPCError where error.code == APIError.changesUnavailable.code {
                 return nil
             }
