@@ -8,11 +8,18 @@
 #   bench/propagation.sh [EDGES] [REPEATS]      (defaults: 10 edges, 20 repeats)
 #   PROBE_MS=0 bench/propagation.sh 50 10       (each edge probed with no pause; default: every 1 ms)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
+#   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON; then, for each force and expire, when the
+#                                                relays and the edges applied it, in ms from campaignd's log line of
+#                                                the change: where the time goes, apart from the probes and the admin
+#                                                answer; JSON logging costs each process a little more)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
 REPEATS=${2:-20}
 RELAYS=${RELAYS:-0}
+TRACE=${TRACE:-0}
+LOGS=()
+[ "$TRACE" = 1 ] && LOGS=(--log-format json)
 OUT=.build-bench
 NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
@@ -26,7 +33,7 @@ field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
 wait_ready() { for _ in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "no ready file $1" >&2; exit 1; }
 
 "$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" >"$RUN/campaignd.log" 2>&1 &
+  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" "${LOGS[@]}" >"$RUN/campaignd.log" 2>&1 &
 pids+=($!)
 wait_ready "$RUN/campaignd.ready"
 : >"$RUN/edges.txt"
@@ -35,7 +42,7 @@ for r in $(seq 0 $((RELAYS - 1))); do
   "$BIN/relayd" --relay-id "relay-$r" --region bench --cache-dir "$RUN/relay-$r" \
     --upstream-sync "$(field "$RUN/campaignd.ready" sync)" --upstream-updates "$(field "$RUN/campaignd.ready" updates)" \
     --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-    --ready-file "$RUN/relay-$r.ready" >"$RUN/relay-$r.log" 2>&1 &
+    --ready-file "$RUN/relay-$r.ready" "${LOGS[@]}" >"$RUN/relay-$r.log" 2>&1 &
   pids+=($!)
 done
 for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
@@ -43,7 +50,7 @@ upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).read
 for i in $(seq "$EDGES"); do
   "$BIN/deliveryd" --edge-id "edge-$i" --region bench --cache-dir "$RUN/edge-$i" \
     --campaign-sync "$(field "$(upstream "$i")" sync)" --campaign-updates "$(field "$(upstream "$i")" updates)" \
-    --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/edge-$i.ready" >"$RUN/edge-$i.log" 2>&1 &
+    --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/edge-$i.ready" "${LOGS[@]}" >"$RUN/edge-$i.log" 2>&1 &
   pids+=($!)
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; field "$RUN/edge-$i.ready" client >>"$RUN/edges.txt"; done
@@ -65,4 +72,38 @@ for step in ("force", "expire", "all", "admin"):
     print(f"| {step} | {s['samples']} | {s['p50Milliseconds']:.2f} | {s['p90Milliseconds']:.2f} | {s['p99Milliseconds']:.2f} | "
           f"{s['maxMilliseconds']:.2f} | {s['meanMilliseconds']:.2f} |")
 print(f"edge answers showing the change before the admin answer arrived: {r['beforeAdminAnswer']}")
+PY
+[ "$TRACE" = 1 ] || exit 0
+python3 - "$RUN" <<'PY'
+import collections, datetime, glob, json, statistics, sys
+run = sys.argv[1]
+def lines(path):
+    for line in open(path):
+        try: yield json.loads(line)
+        except ValueError: pass
+def at(entry): return datetime.datetime.fromisoformat(entry["time"]).timestamp()
+# campaignd's line for each force and expire, then when each relay and edge applied that seq (alone or in a batch).
+changed = {int(e["seq"]): at(e) for e in lines(f"{run}/campaignd.log")
+           if e.get("message") == "campaign changed" and e.get("op") in ("forced", "expired")}
+def applied(pattern):
+    found = collections.defaultdict(list)
+    for path in glob.glob(f"{run}/{pattern}"):
+        for e in lines(path):
+            if e.get("message") == "applied a change": seqs = [int(e["seq"])]
+            elif e.get("message") == "applied changes": seqs = range(int(e["from_seq"]), int(e["seq"]) + 1)
+            else: continue
+            for seq in seqs: found[seq].append(at(e))
+    return found
+relays, edges = applied("relay-*.log"), applied("edge-*.log")
+rows = []
+for seq, t0 in sorted(changed.items()):
+    e = sorted((t - t0) * 1000 for t in edges.get(seq, []))
+    if not e: continue
+    r = sorted((t - t0) * 1000 for t in relays.get(seq, [])) or [float("nan")]
+    rows.append((r[-1], e[0], e[len(e) // 2], e[min(len(e) - 1, int(len(e) * 0.99))], e[-1]))
+if not rows: sys.exit("no change found in the logs")
+print(f"when relays and edges applied each force and expire, ms from campaignd's log line of it (median over {len(rows)} changes):")
+print("| last relay | first edge | edges p50 | edges p99 | last edge |")
+print("|---|---|---|---|---|")
+print("| " + " | ".join(f"{statistics.median(col):.1f}" for col in zip(*rows)) + " |")
 PY
