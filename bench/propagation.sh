@@ -12,6 +12,7 @@
 #                                                relays and the edges applied it, in ms from campaignd's log line of
 #                                                the change: where the time goes, apart from the probes and the admin
 #                                                answer; JSON logging costs each process a little more)
+#   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
@@ -25,7 +26,7 @@ NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
 for product in campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true); do swift build -c release --product "$product" >/dev/null; done
 BIN=$(swift build -c release --show-bin-path)
-RUN=$(mktemp -d "$OUT/propagation-XXXX")
+RUN=$(mktemp -d "${WORK:-$OUT}/propagation-XXXX")
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
 trap cleanup EXIT
