@@ -13,6 +13,7 @@
 #                                                the change: where the time goes, apart from the probes and the admin
 #                                                answer; JSON logging costs each process a little more)
 #   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
+#   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
@@ -24,14 +25,12 @@ LOGS=()
 OUT=.build-bench
 NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
-for product in campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true); do swift build -c release --product "$product" >/dev/null; done
-BIN=$(swift build -c release --show-bin-path)
+. bench/services.sh
+release_bin campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true)
 RUN=$(mktemp -d "${WORK:-$OUT}/propagation-XXXX")
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
 trap cleanup EXIT
-field() { python3 -c "import json,sys; print(json.load(open('$1'))['$2'])"; }
-wait_ready() { for _ in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "no ready file $1" >&2; exit 1; }
 
 "$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
   --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" "${LOGS[@]}" >"$RUN/campaignd.log" 2>&1 &

@@ -1,9 +1,24 @@
+import LaunchAdDomain
 import Locking
+import ZMQRPC
 
 /// A session's events, taken in batches: whatever arrived while the last batch was handled comes out at once.
-/// Messages beyond the limit are dropped (the edge notices the gap and catches up); ticks and saves never are.
+/// Messages beyond the limit are dropped (the edge notices the gap and catches up); ticks never are.
+///
+/// While the session's task waits with nothing queued, a message may instead be handled at once on the thread that
+/// read it (``offer(_:arrived:fast:)``): the usual change, next in `seq`, then costs no hand-off to a task. The
+/// order holds: a message is handled there only when nothing is queued and the task is not handling a batch, and
+/// the task takes a batch only under the same lock.
 final class EventQueue: Sendable {
-    private let items = Locked<(events: [SyncEngine.Event], messages: Int)>(([], 0))
+    private struct Items {
+        var events: [SyncEngine.Event] = []
+        var messages = 0
+        /// The session's task is handling a batch (or has not begun to wait): messages wait their turn in the queue.
+        var handling = true
+        /// When a message was last handled on arrival.
+        var handledAtOnce = ContinuousClock.now
+    }
+    private let items = Locked(Items())
     private let messageLimit: Int
     let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
@@ -25,12 +40,36 @@ final class EventQueue: Sendable {
         if taken { signal.yield() }
     }
 
+    /// Hands `message` to `fast` when the task is waiting with nothing queued (under the queue's lock, so the task
+    /// takes no batch meanwhile); queues it when the task is busy or `fast` declines it.
+    func offer(_ message: PublishedMessage, arrived: Timestamp, fast: (PublishedMessage) -> Bool) {
+        let handled = items.withLock { items in
+            guard !items.handling, items.events.isEmpty, fast(message) else { return false }
+            items.handledAtOnce = .now
+            return true
+        }
+        if !handled { post(.message(message, arrived: arrived)) }
+    }
+
+    /// Takes what is queued; messages queue from now on until ``finishBatch()``.
     func drain() -> [SyncEngine.Event] {
         items.withLock { items in
-            defer { items = ([], 0) }
+            defer {
+                items.events = []
+                items.messages = 0
+                items.handling = true
+            }
             return items.events
         }
     }
+
+    /// The task has handled its batch and waits again: a message may be handled on arrival once nothing is queued.
+    func finishBatch() {
+        items.withLock { $0.handling = false }
+    }
+
+    /// When a message was last handled on arrival (word from upstream that the task did not see).
+    var lastHandledAtOnce: ContinuousClock.Instant { items.withLock { $0.handledAtOnce } }
 
     func finish() { signal.finish() }
 }

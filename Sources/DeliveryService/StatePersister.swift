@@ -3,6 +3,7 @@ import Foundation
 import LaunchAdDomain
 import Logging
 import Locking
+import ZeroMQ
 
 /// Saves the edge's state to the cache folder for the sync engine, as group commits: a change waits 10 ms for
 /// others, and while changes keep coming the state is saved about four times a second (a burst of 10,000 changes is a
@@ -10,8 +11,12 @@ import Locking
 /// acknowledgement never runs ahead of it; if the cache folder cannot be written, it says what was applied in memory
 /// and reports the disk in ``CacheHealth``. Creatives waiting in memory for the disk are written with the state.
 ///
-/// A save is a block on a queue of its own, due after the group commit's wait: no task wakes for it, and the block
-/// tells the session (``onSaved``) itself, so a change costs the edge as few thread hand-offs as it can.
+/// Saves run on a thread of the persister's own, due after the group commit's wait: no task wakes for it, and the
+/// thread tells the session (``onSaved``) itself, so a change costs the edge as few thread hand-offs as it can. The
+/// thread runs at the lowest CPU priority (nice 19): when a change reaches many processes on few cores at once, each
+/// applies it (what apps see) before any spends CPU on its save. Under CFS that is a smaller share, never none, so an
+/// edge busy answering apps still saves and acknowledges, a little later. The thread starts when a save is due and
+/// ends after ``idleLimit`` with none.
 final class StatePersister: Sendable {
     let configuration: DeliveryServiceConfiguration
     let cell: StateCell
@@ -20,8 +25,11 @@ final class StatePersister: Sendable {
     let cache: CreativeCache
     let cacheHealth: CacheHealth
     let logger: Logger
-    /// Where saves run (blocking file writes and fsyncs, off the tasks' shared threads).
-    private let disk = DispatchQueue(label: "deliveryd.state-save")
+    /// Wakes the save thread when a save becomes due sooner, or the persister stops; `nil` when no eventfd could be
+    /// made (the process is out of descriptors), and then the thread looks again every 50 ms.
+    private let waker: Waker?
+    /// How long the save thread waits with no save due before it ends (the next request starts another).
+    static let idleLimit: Duration = .seconds(10)
     /// Held while saving; holds the state the last successful save wrote (so a request for it is not saved twice).
     private let saving = Locked<EdgeState?>(nil)
     /// The epoch and seq of the last state written (or tried, when the disk refuses): what acknowledgements say.
@@ -33,8 +41,11 @@ final class StatePersister: Sendable {
     let onSaved = Locked<(@Sendable () -> Void)?>(nil)
 
     private struct Schedule {
-        /// A save is due on the queue (at most one is).
+        /// A save is due (at most one is), at ``deadline``.
         var due = false
+        var deadline: ContinuousClock.Instant?
+        /// The save thread is running (or starting).
+        var running = false
         /// No more saves are made (the sync engine stopped; its last save is its own).
         var stopped = false
         var tokens: Double
@@ -53,6 +64,7 @@ final class StatePersister: Sendable {
         let loaded = cell.state
         persisted = Locked((loaded.epoch, loaded.seq))
         schedule = Locked(Schedule(tokens: Double(max(1, configuration.stateSaveBurst)), refilled: .now))
+        waker = try? Waker()
     }
 
     /// Asks for the state to be saved soon: after ``DeliveryServiceConfiguration/stateSaveDelay``, so that changes
@@ -61,7 +73,7 @@ final class StatePersister: Sendable {
     func save() {
         let interval = configuration.stateSaveInterval
         let burst = Double(max(1, configuration.stateSaveBurst))
-        let delay: Duration? = schedule.withLock { schedule in
+        let start: Bool? = schedule.withLock { schedule in
             guard !schedule.due, !schedule.stopped else { return nil }
             schedule.due = true
             let now = ContinuousClock.now
@@ -70,40 +82,78 @@ final class StatePersister: Sendable {
             let wait = schedule.tokens < 1 ? interval * (1 - schedule.tokens) : .zero
             schedule.tokens = max(1, schedule.tokens) - 1
             schedule.refilled = now + wait
-            return configuration.stateSaveDelay + wait
+            schedule.deadline = now + configuration.stateSaveDelay + wait
+            defer { schedule.running = true }
+            return !schedule.running
         }
-        if let delay { saveAfter(delay) }
+        switch start {
+        case true?: startThread()
+        case false?: waker?.wake()
+        case nil: break
+        }
     }
 
     /// Makes no more saves of its own (a save under way finishes); the caller makes the last one with ``saveNow()``.
     func stop() {
         schedule.withLock { $0.stopped = true }
+        waker?.wake()
     }
 
-    /// Has the due save made after `delay`, on the save queue.
-    private func saveAfter(_ delay: Duration) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        disk.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.dueSave() }
+    private enum Step {
+        case save
+        case wait(Duration)
+        case end
+    }
+
+    /// Starts the save thread: it makes each due save at its deadline, and ends once stopped or idle.
+    private func startThread() {
+        _ = OwnerThread(name: "state-save") { [self] in
+            // This thread only: Linux keeps a nice value per thread.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+            var poller = Poller()
+            if let waker { poller.add(fd: waker.fd) }
+            var lastSave = ContinuousClock.now
+            while true {
+                let step: Step = schedule.withLock { schedule in
+                    let now = ContinuousClock.now
+                    if schedule.stopped || (schedule.deadline == nil && now - lastSave >= Self.idleLimit) {
+                        schedule.running = false
+                        return .end
+                    }
+                    guard let deadline = schedule.deadline else { return .wait(Self.idleLimit - (now - lastSave)) }
+                    guard deadline <= now else { return .wait(deadline - now) }
+                    // A change from now on asks for a save of its own.
+                    schedule.deadline = nil
+                    schedule.due = false
+                    return .save
+                }
+                switch step {
+                case .end:
+                    return
+                case .wait(let duration):
+                    let (seconds, attoseconds) = duration.components
+                    let milliseconds = Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+                    _ = try? poller.poll(timeoutMilliseconds: min(waker == nil ? 50 : .max, max(1, milliseconds)))
+                    waker?.drain()
+                case .save:
+                    dueSave()
+                    lastSave = .now
+                }
+            }
+        }
     }
 
     /// The due save: made, then told to the session. While the cache folder refuses writes, another is due a second
     /// later, so the edge notices by itself when the disk has room again.
     private func dueSave() {
-        // A change from now on asks for a save of its own.
-        guard schedule.withLock({ schedule in
-            schedule.due = false
-            return !schedule.stopped
-        }) else { return }
         saveNow()
         onSaved.withLock { $0 }?()
         if !cacheHealth.writable {
-            let retry = schedule.withLock { schedule in
-                guard !schedule.due, !schedule.stopped else { return false }
+            schedule.withLock { schedule in
+                guard !schedule.due, !schedule.stopped else { return }
                 schedule.due = true
-                return true
+                schedule.deadline = .now + .seconds(1)
             }
-            if retry { saveAfter(.seconds(1)) }
         }
     }
 

@@ -106,13 +106,13 @@ final class SyncEngine: Service {
             subscriberConfiguration.curve = curve
             subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
             subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
-            // One queue of events: messages (posted by the subscriber's thread), a tick twice a second to notice
-            // silence, and completed saves. It holds as many messages as the high-water mark: what does not fit is
-            // dropped, and noticed as a gap.
+            // One queue of events: messages (posted by the subscriber's thread) and a tick twice a second to notice
+            // silence. It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as
+            // a gap. The usual change, next in seq, is applied on the subscriber's thread when the queue is idle.
             let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
             let clock = self.clock
             let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
-                events.post(.message(message, arrived: clock()))
+                events.offer(message, arrived: clock()) { self.applyAtOnce($0) }
             }
             try await closing({ await subscriber.stop() }) {
                 try await follow(client, events)
@@ -161,6 +161,7 @@ final class SyncEngine: Service {
             // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
             try await resync(link, preferChanges: true)
             var lastHeard = ContinuousClock.now
+            events.finishBatch()
             for await _ in events.signals {
                 // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
                 let batch = events.drain()
@@ -168,7 +169,7 @@ final class SyncEngine: Service {
                 while index < batch.count {
                     switch batch[index] {
                     case .tick:
-                        if ContinuousClock.now - lastHeard > .seconds(3) {
+                        if ContinuousClock.now - max(lastHeard, events.lastHandledAtOnce) > .seconds(3) {
                             logger.warning("no word from campaignd for three heartbeats; reconnecting")
                             return
                         }
@@ -185,8 +186,25 @@ final class SyncEngine: Service {
                     }
                     index += 1
                 }
+                events.finishBatch()
             }
         }
+    }
+
+    /// The usual change, applied on the subscriber's thread as it arrives (see ``EventQueue/offer(_:arrived:fast:)``):
+    /// the next `seq` of our epoch, whole. Anything else (a heartbeat, a gap, another epoch, a change that does not
+    /// decode) is declined and goes to the session's task.
+    private func applyAtOnce(_ message: PublishedMessage) -> Bool {
+        guard message.is(UpdateStream.changed) else { return false }
+        let state = cell.state
+        guard state.isLoaded, let change = message.params(as: UpdateStream.changed), change.epoch == state.epoch,
+              change.seq == state.seq + 1 else { return false }
+        status.heard()
+        let applied = change.change(at: clock())
+        install(state.applying([applied]), changes: [applied])
+        logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
+                                                   "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
+        return true
     }
 
     /// Several changes that arrived together: applied as one new state when they follow on from ours in our

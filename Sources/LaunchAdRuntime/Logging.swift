@@ -10,6 +10,9 @@ public enum LogFormat: String, Sendable, CaseIterable {
 /// Sets up logging once, at the start of `main` (libraries never do).
 public enum LogSetup {
     public static func bootstrap(format: LogFormat, level: Logger.Level) {
+        // Text lines carry local time. With TZ unset, glibc checks /etc/localtime again for every line (a stat and a
+        // lookup of its rules); naming that same file keeps the first reading.
+        if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 0) }
         switch format {
         case .text:
             LoggingSystem.bootstrap { label in

@@ -119,6 +119,12 @@ public struct PublishedMessage: Sendable, Equatable {
     public var topic: String
     public var method: String
     public var params: JSONValue
+
+    public init(topic: String, method: String, params: JSONValue) {
+        self.topic = topic
+        self.method = method
+        self.params = params
+    }
 }
 
 /// Subscribes to topics on a PUB socket and yields its (topic, JSON-RPC notification) messages in order.
@@ -201,10 +207,11 @@ public final class Subscriber: Sendable {
     private func run(_ socket: Socket) {
         var poller = Poller()
         let socketIndex = poller.add(socket)
-        poller.add(fd: mailbox.waker.fd)
+        let mailboxIndex = poller.add(fd: mailbox.waker.fd)
         while !stopping.load(ordering: .acquiring) {
             _ = try? poller.poll(timeoutMilliseconds: -1)
-            _ = mailbox.takeAll()
+            // The mailbox only wakes the loop to stop: it is read when it woke it (a syscall fewer a message).
+            if poller.ready(mailboxIndex).contains(.readable) { _ = mailbox.takeAll() }
             guard poller.ready(socketIndex).contains(.readable) else { continue }
             while let parts = try? socket.receiveParts(dontWait: true) {
                 guard parts.count == 2, let topic = String(validating: parts[0], as: UTF8.self),

@@ -54,4 +54,38 @@ struct StateSaveTests {
             }
         }
     }
+
+    /// The name and nice value of each thread of this process (the edges of these tests run in it).
+    static func threads() throws -> [(name: String, nice: Int)] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+            // After the name: state, then 15 more fields; the 19th field of the line is the nice value.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return try (String(stat[stat.index(after: open)..<close]), #require(Int(fields[16])))
+        }
+    }
+
+    @Test("saves run on a thread of their own at nice 19; the thread that applies changes keeps the default")
+    func savesRunAtLowestPriority() async throws {
+        try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
+            try await withEdge("edge-nice", connectedTo: fixture) { edge in
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                // A change applied on arrival, then saved and acknowledged (the save thread stays a while after).
+                let paused = try await admin.call(AdminAPI.campaignPause, CampaignID(id: created.campaign.id))
+                #expect(await edge.waitFor(seq: paused.seq))
+                #expect(await eventually {
+                    let edges = try? await admin.call(AdminAPI.edgeList, NoParams()).edges
+                    return edges?.first { $0.edgeId == "edge-nice" }?.appliedSeq == paused.seq
+                })
+                let threads = try Self.threads()
+                let savers = threads.filter { $0.name == "state-save" }
+                #expect(!savers.isEmpty, "no state-save thread among \(threads.map(\.name))")
+                #expect(savers.allSatisfy { $0.nice == 19 }, "\(savers)")
+                let subscribers = threads.filter { $0.name.hasPrefix("sub-") }
+                #expect(!subscribers.isEmpty && subscribers.allSatisfy { $0.nice == 0 }, "\(subscribers)")
+            }
+        }
+    }
 }
