@@ -8,23 +8,27 @@ import ZMQRPC
 /// While the session's task waits with nothing queued, a message may instead be handled at once on the thread that
 /// read it (``offer(_:arrived:fast:)``): the usual change, next in `seq`, then costs no hand-off to a task. The
 /// order holds: a message is handled there only when nothing is queued and the task is not handling a batch, and
-/// the task takes a batch only under the same lock.
+/// the task takes a batch only under the same lock. A burst goes to the task, which applies what queued as one new
+/// state (each change applied alone would copy and index the state once each): a message with another already
+/// waiting behind it in the socket, or one that comes within ``burstGap`` of the last handled on arrival, is queued.
 final class EventQueue: Sendable {
     private struct Items {
         var events: [SyncEngine.Event] = []
         var messages = 0
         /// The session's task is handling a batch (or has not begun to wait): messages wait their turn in the queue.
         var handling = true
-        /// When a message was last handled on arrival.
+        /// When a message was last handled on arrival (the end of its handling).
         var handledAtOnce = ContinuousClock.now
     }
     private let items = Locked(Items())
     private let messageLimit: Int
+    private let burstGap: Duration
     let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
 
-    init(messageLimit: Int) {
+    init(messageLimit: Int, burstGap: Duration = .milliseconds(1)) {
         self.messageLimit = messageLimit
+        self.burstGap = burstGap
         (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -41,10 +45,12 @@ final class EventQueue: Sendable {
     }
 
     /// Hands `message` to `fast` when the task is waiting with nothing queued (under the queue's lock, so the task
-    /// takes no batch meanwhile); queues it when the task is busy or `fast` declines it.
-    func offer(_ message: PublishedMessage, arrived: Timestamp, fast: (PublishedMessage) -> Bool) {
+    /// takes no batch meanwhile); queues it when the task is busy, in a burst (`backlog`: another message waits behind
+    /// it), or when `fast` declines it.
+    func offer(_ message: PublishedMessage, arrived: Timestamp, backlog: Bool = false, fast: (PublishedMessage) -> Bool) {
         let handled = items.withLock { items in
-            guard !items.handling, items.events.isEmpty, fast(message) else { return false }
+            guard !backlog, !items.handling, items.events.isEmpty, ContinuousClock.now - items.handledAtOnce >= burstGap,
+                  fast(message) else { return false }
             items.handledAtOnce = .now
             return true
         }

@@ -108,11 +108,12 @@ final class SyncEngine: Service {
             subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
             // One queue of events: messages (posted by the subscriber's thread) and a tick twice a second to notice
             // silence. It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as
-            // a gap. The usual change, next in seq, is applied on the subscriber's thread when the queue is idle.
+            // a gap. The usual change, next in seq, is applied on the subscriber's thread when the queue is idle and no
+            // backlog waits behind it.
             let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
             let clock = self.clock
-            let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message in
-                events.offer(message, arrived: clock()) { self.applyAtOnce($0) }
+            let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message, backlog in
+                events.offer(message, arrived: clock(), backlog: backlog) { self.applyAtOnce($0) }
             }
             try await closing({ await subscriber.stop() }) {
                 try await follow(client, events)

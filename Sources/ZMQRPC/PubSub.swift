@@ -158,14 +158,15 @@ public final class Subscriber: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let thread = Locked<OwnerThread?>(nil)
 
-    /// Called on the subscriber's thread with each message, instead of ``messages``, when given.
-    private let handler: (@Sendable (PublishedMessage) -> Void)?
+    /// Called on the subscriber's thread with each message, instead of ``messages``, when given, and whether another
+    /// message was already waiting behind it (a backlog).
+    private let handler: (@Sendable (PublishedMessage, _ backlog: Bool) -> Void)?
 
     /// Connects and subscribes; messages start arriving once the connection is made. With `handler`, each message
     /// goes to it on the subscriber's thread, in order, as soon as it is read (one thread hop fewer than
     /// ``messages``, whose stream then stays empty); the handler must be quick and must not block.
     public init(context: ZMQContext, configuration: Configuration,
-                handler: (@Sendable (PublishedMessage) -> Void)? = nil) throws(ZMQError) {
+                handler: (@Sendable (PublishedMessage, _ backlog: Bool) -> Void)? = nil) throws(ZMQError) {
         self.configuration = configuration
         self.handler = handler
         (messages, continuation) = AsyncStream.makeStream(of: PublishedMessage.self,
@@ -213,21 +214,31 @@ public final class Subscriber: Sendable {
             // The mailbox only wakes the loop to stop: it is read when it woke it (a syscall fewer a message).
             if poller.ready(mailboxIndex).contains(.readable) { _ = mailbox.takeAll() }
             guard poller.ready(socketIndex).contains(.readable) else { continue }
-            while let parts = try? socket.receiveParts(dontWait: true) {
-                guard parts.count == 2, let topic = String(validating: parts[0], as: UTF8.self),
-                      case .object(let object)? = try? JSONParser.parse(parts[1]),
-                      object["jsonrpc"] == .string("2.0"), let method = object["method"]?.stringValue else {
-                    malformed.add(1, ordering: .relaxed)
-                    continue
-                }
-                let message = PublishedMessage(topic: topic, method: method, params: object["params"] ?? .null)
+            // One message read ahead: the handler hears whether another was already waiting behind each.
+            var next = receive(socket)
+            while let message = next {
+                next = receive(socket)
                 if let handler {
-                    handler(message)
+                    handler(message, next != nil)
                 } else if case .dropped = continuation.yield(message) {
                     dropped.add(1, ordering: .relaxed)
                 }
             }
         }
+    }
+
+    /// The next well-formed message waiting on the socket, if any (malformed ones are counted and skipped).
+    private func receive(_ socket: Socket) -> PublishedMessage? {
+        while let parts = try? socket.receiveParts(dontWait: true) {
+            guard parts.count == 2, let topic = String(validating: parts[0], as: UTF8.self),
+                  case .object(let object)? = try? JSONParser.parse(parts[1]),
+                  object["jsonrpc"] == .string("2.0"), let method = object["method"]?.stringValue else {
+                malformed.add(1, ordering: .relaxed)
+                continue
+            }
+            return PublishedMessage(topic: topic, method: method, params: object["params"] ?? .null)
+        }
+        return nil
     }
 }
 

@@ -25,7 +25,7 @@ struct EventQueueTests {
 
     @Test("before the task first waits, messages queue; once it waits with nothing queued, they are handled on arrival")
     func handledOnArrivalOnlyWhenIdle() {
-        let queue = EventQueue(messageLimit: 10)
+        let queue = EventQueue(messageLimit: 10, burstGap: .zero)
         let handled = Locked<[Int]>([])
         let fast: (PublishedMessage) -> Bool = { message in
             handled.withLock { $0.append(message.params["seq"]!.intValue!) }
@@ -55,7 +55,7 @@ struct EventQueueTests {
 
     @Test("a message the fast path declines is queued, and those after it queue behind it until the task has taken it")
     func declinedKeepsOrder() {
-        let queue = EventQueue(messageLimit: 10)
+        let queue = EventQueue(messageLimit: 10, burstGap: .zero)
         queue.finishBatch()
         let handled = Locked<[Int]>([])
         let fast: (PublishedMessage) -> Bool = { message in
@@ -74,11 +74,47 @@ struct EventQueueTests {
 
     @Test("messages beyond the limit are dropped while queued (a gap the session notices); ticks never are")
     func limitDropsMessagesNotTicks() {
-        let queue = EventQueue(messageLimit: 2)
+        let queue = EventQueue(messageLimit: 2, burstGap: .zero)
         for seq in 1...4 { queue.offer(Self.message(seq), arrived: Self.arrived) { _ in true } }
         queue.post(.tick)
         let events = queue.drain()
         #expect(Self.queued(events) == [1, 2])
         #expect(events.count == 3)
+    }
+
+    @Test("a message that follows one handled on arrival within the burst gap is queued, with what comes behind it")
+    func burstGoesToTheTask() {
+        // A gap no test run gets through between two calls: the second is always within it.
+        let queue = EventQueue(messageLimit: 10, burstGap: .seconds(60))
+        let handled = Locked<[Int]>([])
+        let fast: (PublishedMessage) -> Bool = { message in
+            handled.withLock { $0.append(message.params["seq"]!.intValue!) }
+            return true
+        }
+        queue.finishBatch()
+        // The queue was made just now: a first message is within the gap too.
+        queue.offer(Self.message(1), arrived: Self.arrived, fast: fast)
+        #expect(handled.withLock { $0 }.isEmpty)
+        #expect(Self.queued(queue.drain()) == [1])
+
+        let quick = EventQueue(messageLimit: 10, burstGap: .milliseconds(200))
+        quick.finishBatch()
+        // Spaced beyond the gap, each is handled on arrival; right behind one, the next is queued.
+        Thread.sleep(forTimeInterval: 0.25)
+        quick.offer(Self.message(2), arrived: Self.arrived, fast: fast)
+        Thread.sleep(forTimeInterval: 0.25)
+        quick.offer(Self.message(3), arrived: Self.arrived, fast: fast)
+        quick.offer(Self.message(4), arrived: Self.arrived, fast: fast)
+        quick.offer(Self.message(5), arrived: Self.arrived, fast: fast)
+        #expect(handled.withLock { $0 } == [2, 3])
+        #expect(Self.queued(quick.drain()) == [4, 5])
+        quick.finishBatch()
+
+        // With another message waiting behind it in the socket, a message is queued however long the gap.
+        Thread.sleep(forTimeInterval: 0.25)
+        quick.offer(Self.message(6), arrived: Self.arrived, backlog: true, fast: fast)
+        quick.offer(Self.message(7), arrived: Self.arrived, fast: fast)
+        #expect(handled.withLock { $0 } == [2, 3])
+        #expect(Self.queued(quick.drain()) == [6, 7])
     }
 }

@@ -126,8 +126,8 @@ struct RPCClientTests {
         let publisher = try Publisher(context: context, configuration: .init(endpoint: "tcp://127.0.0.1:0"))
         let endpoint = try publisher.start()
         let (handled, handle) = AsyncStream.makeStream(of: PublishedMessage.self)
-        var handler: (@Sendable (PublishedMessage) -> Void)?
-        if byHandler { handler = { @Sendable message in _ = handle.yield(message) } }
+        var handler: (@Sendable (PublishedMessage, Bool) -> Void)?
+        if byHandler { handler = { @Sendable message, _ in _ = handle.yield(message) } }
         let subscriber = try Subscriber(context: context, configuration: .init(endpoint: endpoint, topics: ["campaign"]),
                                         handler: handler)
         // PUB/SUB joins late: publish heartbeats until the subscription is in place, then the real stream.
