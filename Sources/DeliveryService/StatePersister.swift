@@ -41,8 +41,7 @@ final class StatePersister: Sendable {
     let onSaved = Locked<(@Sendable () -> Void)?>(nil)
 
     private struct Schedule {
-        /// A save is due (at most one is), at ``deadline``.
-        var due = false
+        /// When the save that is due (at most one is) should be made; `nil` when none is due.
         var deadline: ContinuousClock.Instant?
         /// The save thread is running (or starting).
         var running = false
@@ -74,8 +73,7 @@ final class StatePersister: Sendable {
         let interval = configuration.stateSaveInterval
         let burst = Double(max(1, configuration.stateSaveBurst))
         let start: Bool? = schedule.withLock { schedule in
-            guard !schedule.due, !schedule.stopped else { return nil }
-            schedule.due = true
+            guard schedule.deadline == nil, !schedule.stopped else { return nil }
             let now = ContinuousClock.now
             schedule.tokens = min(burst, schedule.tokens + max(.zero, now - schedule.refilled) / interval)
             // Short of a token, the save waits until one has come, and the bucket counts from then.
@@ -124,7 +122,6 @@ final class StatePersister: Sendable {
                     guard deadline <= now else { return .wait(deadline - now) }
                     // A change from now on asks for a save of its own.
                     schedule.deadline = nil
-                    schedule.due = false
                     return .save
                 }
                 switch step {
@@ -150,8 +147,7 @@ final class StatePersister: Sendable {
         onSaved.withLock { $0 }?()
         if !cacheHealth.writable {
             schedule.withLock { schedule in
-                guard !schedule.due, !schedule.stopped else { return }
-                schedule.due = true
+                guard schedule.deadline == nil, !schedule.stopped else { return }
                 schedule.deadline = .now + .seconds(1)
             }
         }

@@ -7,6 +7,7 @@ import JSONRPC
 import LaunchAdAPI
 import LaunchAdTesting
 import Testing
+import ZMQRPC
 
 /// The edge's state saves are group commits: a burst of changes is a few writes of the state file, however many
 /// changes it holds, and the last write is acknowledged.
@@ -27,9 +28,7 @@ struct StateSaveTests {
             try await withEdge("edge-saves", connectedTo: fixture) { edge in
                 let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
                 #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-                func acknowledged() async -> Int64? {
-                    try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first?.appliedSeq
-                }
+                func acknowledged() async -> Int64? { await Self.acknowledged(by: "edge-saves", admin) }
                 // Acknowledged: the save that holds it is done, and no other is due.
                 #expect(await eventually { await acknowledged() == created.seq })
                 let before = try await Self.stateWrites(edge)
@@ -55,6 +54,12 @@ struct StateSaveTests {
         }
     }
 
+    /// The seq campaignd counts as acknowledged by `edgeId` (`nil` before it knows the edge).
+    static func acknowledged(by edgeId: String, _ admin: RPCClient) async -> Int64? {
+        let edges = try? await admin.call(AdminAPI.edgeList, NoParams()).edges
+        return edges?.first { $0.edgeId == edgeId }?.appliedSeq
+    }
+
     /// The name and nice value of each thread of this process (the edges of these tests run in it).
     static func threads() throws -> [(name: String, nice: Int)] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
@@ -75,10 +80,7 @@ struct StateSaveTests {
                 // A change applied on arrival, then saved and acknowledged (the save thread stays a while after).
                 let paused = try await admin.call(AdminAPI.campaignPause, CampaignID(id: created.campaign.id))
                 #expect(await edge.waitFor(seq: paused.seq))
-                #expect(await eventually {
-                    let edges = try? await admin.call(AdminAPI.edgeList, NoParams()).edges
-                    return edges?.first { $0.edgeId == "edge-nice" }?.appliedSeq == paused.seq
-                })
+                #expect(await eventually { await Self.acknowledged(by: "edge-nice", admin) == paused.seq })
                 let threads = try Self.threads()
                 let savers = threads.filter { $0.name == "state-save" }
                 #expect(!savers.isEmpty, "no state-save thread among \(threads.map(\.name))")
