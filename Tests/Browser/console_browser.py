@@ -51,6 +51,13 @@ def wait_for(predicate, timeout, what):
     fail(f"timed out after {timeout} s waiting for {what}")
 
 
+def edge_seqs(driver):
+    """The seq each row of the edges page shows, read in one script call: the page replaces its rows as updates come,
+    so elements found one call and read in the next can be gone by then."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#edges tbody tr[data-edge]'), row => Number(row.dataset.seq))")
+
+
 def decode_png(data):
     """The pixels of an 8-bit RGB or RGBA PNG (what Chromium writes) as (width, height, rows of bytes, channels)."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
@@ -228,8 +235,7 @@ def main():
         except urllib.error.HTTPError as answer:
             check(answer.code == 303, "a script forces the campaign with its bearer token")
             forced_seq = int(answer.headers["Location"].rsplit("/", 1)[1])
-        wait_for(lambda: all(int(row.get_attribute("data-seq")) >= forced_seq
-                             for row in driver.find_elements(By.CSS_SELECTOR, "#edges tbody tr[data-edge]")), 15, "the edges at the forced seq")
+        wait_for(lambda: all(value >= forced_seq for value in edge_seqs(driver)), 15, "the edges at the forced seq")
         check(driver.execute_script("return window.notReloaded === true"), f"the edges page reached seq {forced_seq} live, without a reload")
         driver.save_screenshot(os.path.join(args.out, "edges.png"))
 
@@ -246,8 +252,9 @@ def main():
         check(len(times) == args.edges, f"each edge's time to apply seq {seq}: {', '.join(times)}")
         driver.save_screenshot(os.path.join(args.out, "spread.png"))
         driver.get(base + "/edges")
-        applied = [int(row.get_attribute("data-seq")) for row in driver.find_elements(By.CSS_SELECTOR, "#edges tbody tr[data-edge]")]
-        check(applied and all(value >= seq for value in applied), f"the edges page shows every edge at seq {seq} or later")
+        wait_for(lambda: len(edge_seqs(driver)) == args.edges, 10, "every edge listed")
+        applied = edge_seqs(driver)
+        check(all(value >= seq for value in applied), f"the edges page shows every edge at seq {seq} or later ({applied})")
     finally:
         driver.quit()
     print("all browser checks passed", flush=True)
