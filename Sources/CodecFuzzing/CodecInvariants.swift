@@ -26,8 +26,10 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 /// - no typed decoding accepts bytes that the strict parser refuses;
 /// - decoding a params type from the bytes and from the parsed value agree, and what decodes re-encodes to JSON
 ///   that decodes to the same value again;
-/// - the fast `JSONReadable` paths of `launch.query`, `launch.prefetch` and `launch.report` (and its events) accept
-///   and refuse exactly what their `Codable` conformances do, naming the same field;
+/// - the fast `JSONReadable` paths of `launch.query`, `launch.prefetch` and `launch.report` (and its events), and of
+///   the update stream's notifications (a change, with its campaign and every part of one, and a heartbeat) accept
+///   and refuse exactly what their `Codable` conformances do, naming the same field, with strict decoding and (the
+///   update stream's) lenient decoding alike;
 /// - the edge's one-pass reader of `launch.query` gives what decoding and then validating the params give: the
 ///   same request, or the same error;
 /// - a compact `launch.query`, `launch.prefetch` or `launch.report` call, read straight from its bytes, is answered
@@ -103,12 +105,24 @@ public enum CodecInvariants {
         _ = checkFastPath(LaunchReportParams.self, "launch.report", bytes, &violations)
         _ = checkFastPath(LaunchEvent.self, "launch.report's event", bytes, &violations)
         _ = checkFastPath(LaunchQueryParams.Screen.self, "a screen", bytes, &violations)
+        for strict in [true, false] {
+            _ = checkFastPath(CampaignChanged.self, "campaign.changed", bytes, &violations, strict: strict)
+            _ = checkFastPath(Heartbeat.self, "heartbeat", bytes, &violations, strict: strict)
+            _ = checkFastPath(Campaign.self, "a campaign", bytes, &violations, strict: strict)
+            _ = checkFastPath(Targeting.self, "a campaign's targeting", bytes, &violations, strict: strict)
+            _ = checkFastPath(VersionRange.self, "a campaign's app versions", bytes, &violations, strict: strict)
+            _ = checkFastPath(Jump.self, "a campaign's jump", bytes, &violations, strict: strict)
+            _ = checkFastPath(CreativeRef.self, "a campaign's creative", bytes, &violations, strict: strict)
+            _ = checkFastPath(FrequencyCap.self, "a campaign's frequency cap", bytes, &violations, strict: strict)
+        }
     }
 
-    /// Reads `bytes` as `Params` both ways; the value when both accept it alike.
+    /// Reads `bytes` as `Params` both ways, strictly or not (members not known refused or passed over); the value
+    /// when both accept it alike.
     static func checkFastPath<Params: JSONReadable & Encodable>(_ type: Params.Type, _ name: String, _ bytes: [UInt8],
-                                                                _ violations: inout [InvariantViolation]) -> Params? {
-        let decoder = JSONValueDecoder()
+                                                                _ violations: inout [InvariantViolation], strict: Bool = true) -> Params? {
+        let decoder = JSONValueDecoder(rejectUnknownKeys: strict)
+        let name = strict ? name : name + " (lenient)"
         let fast = Result<Params, any Error>(catching: { try decoder.decode(Params.self, fromJSON: bytes) })
         let codable = Result<Params, any Error>(catching: { try decoder.decode(ViaCodable<Params>.self, fromJSON: bytes).value })
         switch (fast, codable) {

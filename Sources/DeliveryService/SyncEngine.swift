@@ -269,7 +269,8 @@ final class SyncEngine: Service {
         guard message.is(UpdateStream.changed) else { return }
         // The epoch and seq are read first: a change of another epoch, or after a gap, is not applied even when the
         // rest of it would not decode.
-        guard let epoch = message.params["epoch"]?.stringValue, let seqValue = message.params["seq"]?.intValue else { return }
+        let params = message.params
+        guard let epoch = params["epoch"]?.stringValue, let seqValue = params["seq"]?.intValue else { return }
         let seq = Int64(seqValue)
         status.heard()
         if epoch != state.epoch {

@@ -27,6 +27,15 @@ public struct JSONValueDecoder: Sendable {
         }
     }
 
+    /// Decodes a type that reads itself from JSON text, calling its reader directly (no check of what the type is).
+    public func decode<T: JSONReadable>(_ type: T.Type = T.self, fromJSON bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { raw in
+            try JSONTape.parse(raw, maxDepth: maxDepth) { tape in
+                try T(json: JSONReader(tape: tape, index: 0, path: nil, strict: rejectUnknownKeys))
+            }
+        }
+    }
+
     func decode<T: Decodable>(_ type: T.Type, tape: JSONTape, index: Int) throws -> T {
         try TapeDecoding.unbox(T.self, TapeDecoding.Context(tape: tape, strict: rejectUnknownKeys), index, path: nil)
     }
@@ -191,7 +200,7 @@ enum TapeDecoding {
         if T.self == Double.self { return try double(context, index, PathNode.codingPath(path)) as! T }
         if T.self == JSONValue.self { return context.tape.value(index) as! T }
         if let readable = T.self as? any JSONReadable.Type {
-            return try readable.init(json: JSONReader(tape: context.tape, index: index, path: path)) as! T
+            return try readable.init(json: JSONReader(tape: context.tape, index: index, path: path, strict: context.strict)) as! T
         }
         return try T(from: TapeDecoder(context: context, index: index, path: path))
     }

@@ -1,7 +1,9 @@
 /// A type that reads itself straight from JSON, without `Codable`'s generic machinery: for params of hot
-/// methods (the launch query, prefetch and report). It must accept and refuse exactly what its `Decodable`
-/// conformance does, naming the same field in an error. Readers refuse members they do not know (as the params'
-/// strict decoding does), also where a lenient decoder would be asked to ignore them.
+/// methods (the launch query, prefetch and report) and for what an edge reads of every change (a campaign). It must
+/// accept and refuse exactly what its `Decodable` conformance does, naming the same field in an error. Members it does
+/// not know are refused when the decoding is strict (as the params' is) and passed over when it is lenient (as the
+/// update stream's is), as `Codable` decoding does: ``JSONReader/object(_:)`` and ``JSONReader/object(fields:)`` follow
+/// the reader's ``JSONReader/strict``.
 public protocol JSONReadable: Decodable, SendableMetatype {
     init(json: JSONReader) throws
 }
@@ -22,25 +24,29 @@ public struct JSONReader {
     /// readers are plain values: no reference counting, no allocation.
     let base: Int
     let prefix: Unmanaged<PathNode>?
+    /// Whether members a type does not know are refused (else passed over), as the decoding that made the reader says.
+    public let strict: Bool
 
-    init(tape: JSONTape, index: Int, path: PathNode?) {
+    init(tape: JSONTape, index: Int, path: PathNode?, strict: Bool = true) {
         self.tape = tape
         self.index = index
         self.base = index
         self.prefix = path.map { Unmanaged.passUnretained($0) }
+        self.strict = strict
     }
 
-    private init(tape: JSONTape, index: Int, base: Int, prefix: Unmanaged<PathNode>?) {
+    private init(tape: JSONTape, index: Int, base: Int, prefix: Unmanaged<PathNode>?, strict: Bool) {
         self.tape = tape
         self.index = index
         self.base = base
         self.prefix = prefix
+        self.strict = strict
     }
 
     /// A reader for another token of the same tape.
     @usableFromInline
     func child(_ childIndex: Int) -> JSONReader {
-        JSONReader(tape: tape, index: childIndex, base: base, prefix: prefix)
+        JSONReader(tape: tape, index: childIndex, base: base, prefix: prefix, strict: strict)
     }
 
     /// This value's path as a node (for handing over to `Codable` decoding).
@@ -50,7 +56,7 @@ public struct JSONReader {
         return node
     }
 
-    private var context: TapeDecoding.Context { TapeDecoding.Context(tape: tape, strict: true) }
+    private var context: TapeDecoding.Context { TapeDecoding.Context(tape: tape, strict: strict) }
 
     /// The path of this value, for errors.
     public var codingPath: [any CodingKey] { PathNode.codingPath(pathNode) }
@@ -63,6 +69,17 @@ public struct JSONReader {
     public func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I { try TapeDecoding.integer(context, index, codingPath) }
     public func double() throws -> Double { try TapeDecoding.double(context, index, codingPath) }
     public func bool() throws -> Bool { try TapeDecoding.bool(context, index, codingPath) }
+    /// A case of a string-valued enumeration: what its `Codable` conformance reads, the same error included.
+    /// Inlinable, so that the case is found by the enumeration's own code rather than through its generic witnesses.
+    @inlinable
+    public func enumeration<E: RawRepresentable & Decodable>(_ type: E.Type = E.self) throws -> E where E.RawValue == String {
+        if let value = E(rawValue: try string()) { return value }
+        return try decode(E.self)
+    }
+
+    /// An array of strings.
+    public func strings() throws -> [String] { try array().map { try $0.string() } }
+
     /// The value as a ``JSONValue``.
     public func value() -> JSONValue { tape.value(index) }
 
@@ -78,8 +95,8 @@ public struct JSONReader {
         return tape.elements(index).map { child($0) }
     }
 
-    /// The members of an object, refusing any whose name is not in `fields` (as strict `Codable` decoding does),
-    /// then looked up by name: for readers written by hand. A type's own reader declares its fields once instead,
+    /// The members of an object, refusing any whose name is not in `fields` when the decoding is strict (passing
+    /// over it when not), as `Codable` decoding does, then looked up by name: for readers written by hand. A type's own reader declares its fields once instead,
     /// as ``JSONFieldKey``s, and reads them with ``object(_:)``.
     public func object(fields: [StaticString]) throws -> JSONObjectByName {
         guard tape.kind(index) == .object else { throw mismatch("an object") }
@@ -96,7 +113,7 @@ public struct JSONReader {
                     continue members
                 }
             }
-            throw unknownMember(key)
+            if strict { throw unknownMember(key) }
         }
         return object
     }

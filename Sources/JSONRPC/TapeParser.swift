@@ -115,8 +115,9 @@ struct TapeParser {
                 let keyToken = written
                 try parseString()
                 // Linear for small objects (and only when a cheap signature of the key was seen before in
-                // this object), hashed beyond, so a huge object cannot make this quadratic.
-                if count < 16 {
+                // this object), hashed beyond, so a huge object cannot make this quadratic. A campaign has 23
+                // members: hashing each key (an array, a set) cost more than the rest of reading one.
+                if count < 32 {
                     let key = tokens[keyToken]
                     let length = Int(key.end - key.start)
                     let first = length > 0 ? Int(bytes[Int(key.start)]) : 0
@@ -167,7 +168,7 @@ struct TapeParser {
         tokens[tokenIndex].next = Int32(truncatingIfNeeded: written)
     }
 
-    /// The keys of an object of 16 members or more, hashed. A class, so that the common small object, which never
+    /// The keys of an object of 32 members or more, hashed. A class, so that the common small object, which never
     /// makes one, has no set to release when it ends.
     private final class KeySet {
         var keys = Set<[UInt8]>()

@@ -11,13 +11,18 @@ public enum UpdateStream {
     public static let topics = [changed.topic, heartbeat.topic]
 }
 
-/// `campaign.changed`: one committed change, with the epoch it belongs to.
-public struct CampaignChanged: Codable, Sendable, Hashable {
+/// `campaign.changed`: one committed change, with the epoch it belongs to. Every edge and relay reads each one, so it
+/// reads itself straight from the tape (``init(json:)``).
+public struct CampaignChanged: Codable, Sendable, Hashable, JSONReadable {
     public var epoch: String
     public var seq: Int64
     public var op: CampaignOperation
     public var id: Int64
     public var campaign: Campaign
+
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case epoch, seq, op, id, campaign }
+    static let fields = JSONFields(CodingKeys.self)
 
     public init(epoch: String, change: Change) {
         self.epoch = epoch
@@ -27,6 +32,16 @@ public struct CampaignChanged: Codable, Sendable, Hashable {
         campaign = change.campaign
     }
 
+    /// What the `Codable` conformance gives for the same JSON, without its generic machinery.
+    public init(json: JSONReader) throws {
+        let object = try json.object(Self.fields)
+        epoch = try object.string(.epoch)
+        seq = try object.require(.seq).integer(Int64.self)
+        op = try object.require(.op).enumeration(CampaignOperation.self)
+        id = try object.require(.id).integer(Int64.self)
+        campaign = try Campaign(json: object.require(.campaign))
+    }
+
     /// The change, as an edge applies it (`at`: when the edge received it).
     public func change(at time: Timestamp) -> Change {
         Change(seq: seq, op: op, id: id, campaign: campaign, at: time)
@@ -34,10 +49,22 @@ public struct CampaignChanged: Codable, Sendable, Hashable {
 }
 
 /// `heartbeat`: the epoch and the `seq` of the last change published, and campaignd's clock when it was sent.
-public struct Heartbeat: Codable, Sendable, Hashable {
+public struct Heartbeat: Codable, Sendable, Hashable, JSONReadable {
     public var epoch: String
     public var seq: Int64
     public var time: Timestamp
+
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case epoch, seq, time }
+    static let fields = JSONFields(CodingKeys.self)
+
+    /// What the `Codable` conformance gives for the same JSON, without its generic machinery.
+    public init(json: JSONReader) throws {
+        let object = try json.object(Self.fields)
+        epoch = try object.string(.epoch)
+        seq = try object.require(.seq).integer(Int64.self)
+        time = try object.require(.time).decode(Timestamp.self)
+    }
 
     public init(epoch: String, seq: Int64, time: Timestamp) {
         self.epoch = epoch

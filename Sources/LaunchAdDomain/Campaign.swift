@@ -1,3 +1,5 @@
+import JSONRPC
+
 /// Where a campaign is in its life.
 public enum CampaignState: String, Sendable, Codable, CaseIterable {
     /// Accepted, not yet started.
@@ -28,6 +30,9 @@ public struct Jump: Sendable, Codable, Hashable {
     public var type: Kind
     public var value: String
 
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case type, value }
+
     public init(type: Kind, value: String = "") {
         self.type = type
         self.value = value
@@ -46,7 +51,8 @@ public struct CreativeRef: Sendable, Codable, Hashable {
         self.weight = weight
     }
 
-    enum CodingKeys: String, CodingKey { case sha256, weight }
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case sha256, weight }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -60,6 +66,9 @@ public struct VersionRange: Sendable, Codable, Hashable {
     public var min: String?
     public var max: String?
 
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case min, max }
+
     public init(min: String? = nil, max: String? = nil) {
         self.min = min
         self.max = max
@@ -72,6 +81,9 @@ public struct Targeting: Sendable, Codable, Hashable {
     public var appVersions: VersionRange?
     public var regions: [String]?
     public var locales: [String]?
+
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case platforms, appVersions, regions, locales }
 
     public init(platforms: [String]? = nil, appVersions: VersionRange? = nil, regions: [String]? = nil, locales: [String]? = nil) {
         self.platforms = platforms
@@ -87,6 +99,9 @@ public struct Targeting: Sendable, Codable, Hashable {
 public struct FrequencyCap: Sendable, Codable, Hashable {
     public var shows: Int
     public var hours: Int
+
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case shows, hours }
 
     public init(shows: Int, hours: Int) {
         self.shows = shows
@@ -127,6 +142,14 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var version: Int
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+
+    /// The members, declared once, in the order the `Codable` conformance reads them (so the reader's errors come in
+    /// the same order): the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey {
+        case id, name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
+        case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, state, version
+        case createdAt, updatedAt
+    }
 
     public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil) {
         self.id = id

@@ -114,16 +114,75 @@ public final class Publisher: Sendable {
     }
 }
 
-/// One message from a ``Subscriber``: the topic and the notification it carried.
+/// One message from a ``Subscriber``: the topic and the notification it carried, kept as the bytes received. Its
+/// params are decoded from those bytes when asked for (``params(as:)``), into the type wanted, with no tree of
+/// ``JSONValue``s between.
 public struct PublishedMessage: Sendable, Equatable {
     public var topic: String
     public var method: String
-    public var params: JSONValue
+    /// The JSON-RPC notification's text.
+    public var body: [UInt8]
 
+    /// A message carrying a notification of `method` with `params`.
     public init(topic: String, method: String, params: JSONValue) {
+        let notification: JSONValue = ["jsonrpc": "2.0", "method": .string(method), "params": params]
+        self.init(topic: topic, method: method, body: notification.jsonBytes)
+    }
+
+    init(topic: String, method: String, body: [UInt8]) {
         self.topic = topic
         self.method = method
-        self.params = params
+        self.body = body
+    }
+
+    /// The params as a ``JSONValue`` (`null` when absent): for messages read member by member.
+    public var params: JSONValue {
+        guard case .object(let object)? = try? JSONParser.parse(body) else { return .null }
+        return object["params"] ?? .null
+    }
+}
+
+/// What a subscriber reads of a notification before handing it on: that it is JSON-RPC 2.0, and its method. Other
+/// members (the params) are passed over here.
+private struct NotificationHead: Decodable, JSONReadable {
+    let method: String
+
+    init(json: JSONReader) throws {
+        let object = try json.object(fields: ["jsonrpc", "method"])
+        guard try object.require("jsonrpc").string() == "2.0" else {
+            throw DecodingError.dataCorrupted(.init(codingPath: json.codingPath, debugDescription: "is not a JSON-RPC 2.0 notification"))
+        }
+        method = try object.require("method").string()
+    }
+
+    init(from decoder: any Decoder) throws {
+        preconditionFailure("read with init(json:)")
+    }
+}
+
+/// A notification's params as `Params`, the other members passed over.
+private struct NotificationParams<Params: Decodable>: Decodable, JSONReadable {
+    let params: Params
+
+    init(json: JSONReader) throws {
+        params = try json.object(fields: ["params"]).require("params").decode(Params.self)
+    }
+
+    init(from decoder: any Decoder) throws {
+        preconditionFailure("read with init(json:)")
+    }
+}
+
+/// A notification's params as `Params`, which reads itself: its reader called directly.
+private struct ReadableNotificationParams<Params: JSONReadable>: Decodable, JSONReadable {
+    let params: Params
+
+    init(json: JSONReader) throws {
+        params = try Params(json: json.object(fields: ["params"]).require("params"))
+    }
+
+    init(from decoder: any Decoder) throws {
+        preconditionFailure("read with init(json:)")
     }
 }
 
@@ -227,16 +286,18 @@ public final class Subscriber: Sendable {
         }
     }
 
+    /// Members a notification's reader does not know are passed over, so a publisher may add some.
+    static let lenient = JSONValueDecoder(rejectUnknownKeys: false)
+
     /// The next well-formed message waiting on the socket, if any (malformed ones are counted and skipped).
     private func receive(_ socket: Socket) -> PublishedMessage? {
         while let parts = try? socket.receiveParts(dontWait: true) {
             guard parts.count == 2, let topic = String(validating: parts[0], as: UTF8.self),
-                  case .object(let object)? = try? JSONParser.parse(parts[1]),
-                  object["jsonrpc"] == .string("2.0"), let method = object["method"]?.stringValue else {
+                  let head = try? Self.lenient.decode(NotificationHead.self, fromJSON: parts[1]) else {
                 malformed.add(1, ordering: .relaxed)
                 continue
             }
-            return PublishedMessage(topic: topic, method: method, params: object["params"] ?? .null)
+            return PublishedMessage(topic: topic, method: head.method, body: parts[1])
         }
         return nil
     }
@@ -260,6 +321,12 @@ extension PublishedMessage {
     /// decode (members it does not know are ignored, so a publisher may add some).
     public func params<Params>(as notification: StreamNotification<Params>) -> Params? {
         guard method == notification.method else { return nil }
-        return try? JSONValueDecoder(rejectUnknownKeys: false).decode(Params.self, from: params)
+        return try? Subscriber.lenient.decode(NotificationParams<Params>.self, fromJSON: body).params
+    }
+
+    /// The message's params as `notification`'s, for params that read themselves (a change, a heartbeat).
+    public func params<Params: JSONReadable>(as notification: StreamNotification<Params>) -> Params? {
+        guard method == notification.method else { return nil }
+        return try? Subscriber.lenient.decode(ReadableNotificationParams<Params>.self, fromJSON: body).params
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdTesting
 import SeededRandomness
 import Testing
@@ -109,6 +110,80 @@ struct CodecPropertyTests {
         case (.failure(let error), .some(let field)):
             #expect(CodecInvariants.wire(error)?.data?["field"]?.stringValue == field, "\(error)")
         default: Issue.record("\(input): \(outcome)")
+        }
+    }
+
+    /// A campaign as campaignd publishes it, every member present.
+    static let campaign = #"{"id":7,"name":"Autumn","app":"shop","startsAt":"2026-11-01T00:00:00Z","endsAt":"2026-12-01T00:00:00.250Z","priority":10,"weight":100,"forced":false,"countdown":5,"skippable":true,"skipAfter":2,"launchTypes":["cold","hot"],"minBackgroundSeconds":30,"jump":{"type":"url","value":"https://shop.example"},"creatives":[{"sha256":"\#(String(repeating: "ab", count: 32))","weight":60},{"sha256":"x"}],"targeting":{"platforms":["ios"],"appVersions":{"min":"5.0","max":null},"regions":["cn-east"],"locales":null},"frequencyCap":{"shows":2,"hours":24},"audience":"test","testDevices":["d-1"],"state":"live","version":3,"createdAt":"2026-10-01T00:00:00Z","updatedAt":"2026-10-02T00:00:00Z"}"#
+
+    /// `campaign` with `member`'s value replaced (or added) by `value`, or removed when `value` is nil.
+    static func campaign(_ member: String, _ value: String?) -> String {
+        var object = try! JSONParser.parse(campaign).objectValue!
+        object[member] = value.map { try! JSONParser.parse($0) }
+        return JSONValue.object(object).jsonText
+    }
+
+    @Test("an update stream's change, its campaign and a heartbeat read from the tape as their Codable conformances do, strictly and leniently", arguments: [
+        // (input, the field refused strictly, the field refused leniently); nil: read.
+        (campaign, nil, nil),
+        (campaign("future", "1"), "future", nil),
+        (campaign("skipAfter", "null"), nil, nil),
+        (campaign("frequencyCap", nil), nil, nil),
+        (campaign("state", #""gone""#), "state", "state"),
+        (campaign("launchTypes", #"["cold","warm"]"#), "launchTypes[1]", "launchTypes[1]"),
+        (campaign("updatedAt", nil), "updatedAt", "updatedAt"),
+        (campaign("startsAt", #""tomorrow""#), "startsAt", "startsAt"),
+        (campaign("id", "1.5"), "id", "id"),
+        (campaign("forced", "0"), "forced", "forced"),
+        (campaign("jump", #"{"type":"url"}"#), "jump.value", "jump.value"),
+        (campaign("jump", #"{"type":"url","value":"","target":1}"#), "jump.target", nil),
+        (campaign("creatives", #"[{"weight":1}]"#), "creatives[0].sha256", "creatives[0].sha256"),
+        (campaign("targeting", #"{"appVersions":{"min":5}}"#), "targeting.appVersions.min", "targeting.appVersions.min"),
+        (campaign("targeting", #"{"regions":["a",null]}"#), "targeting.regions[1]", "targeting.regions[1]"),
+        (campaign("frequencyCap", #"{"shows":1,"hours":2,"days":3}"#), "frequencyCap.days", nil),
+        (campaign("testDevices", "[]"), nil, nil),
+        (campaign("audience", #""some""#), "audience", "audience"),
+        (#"{"epoch":"e-1","seq":12,"op":"forced","id":7,"campaign":\#(campaign)}"#, nil, nil),
+        (#"{"epoch":"e-1","seq":12,"op":"forced","id":7,"campaign":\#(campaign("added", "{}")),"more":[]}"#, "more", nil),
+        (#"{"epoch":"e-1","seq":12,"op":"forced","id":7,"campaign":\#(campaign("added", "{}"))}"#, "campaign.added", nil),
+        (#"{"epoch":"e-1","seq":"12","op":"forced","id":7,"campaign":\#(campaign)}"#, "seq", "seq"),
+        (#"{"epoch":"e-1","seq":12,"op":"teleported","id":7,"campaign":\#(campaign)}"#, "op", "op"),
+        (#"{"epoch":"e-1","seq":12,"op":"forced","id":7,"campaign":\#(campaign("name", nil))}"#, "campaign.name", "campaign.name"),
+        (#"{"epoch":"e-1","seq":12,"time":"2026-11-27T04:00:00Z"}"#, nil, nil),
+        (#"{"epoch":"e-1","seq":12,"time":"2026-11-27T04:00:00Z","load":0.5}"#, "load", nil),
+        (#"{"epoch":"e-1","seq":12,"time":"noon"}"#, "time", "time"),
+    ] as [(String, String?, String?)])
+    func updateStreamFastPaths(_ input: String, _ strictlyRefused: String?, _ leniently: String?) throws {
+        var violations: [InvariantViolation] = []
+        CodecInvariants.checkFastPath(Array(input.utf8), parsed: try JSONParser.parse(input), &violations)
+        #expect(violations.isEmpty, "\(violations)")
+        // And the reader does what the table says, so the comparison above is not between two failures to run.
+        for (strict, refused) in [(true, strictlyRefused), (false, leniently)] {
+            let bytes = Array(input.utf8), decoder = JSONValueDecoder(rejectUnknownKeys: strict)
+            let outcome: Result<Void, any Error> =
+                if input.hasPrefix(#"{"epoch""#) && input.contains(#""time""#) { Result { _ = try decoder.decode(Heartbeat.self, fromJSON: bytes) } }
+                else if input.hasPrefix(#"{"epoch""#) { Result { _ = try decoder.decode(CampaignChanged.self, fromJSON: bytes) } }
+                else { Result { _ = try decoder.decode(Campaign.self, fromJSON: bytes) } }
+            switch (outcome, refused) {
+            case (.success, nil): break
+            case (.failure(let error), .some(let field)):
+                #expect((error as? DecodingError)?.fieldPath == field, "strict \(strict): \(error)")
+            default: Issue.record("strict \(strict), \(input): \(outcome)")
+            }
+        }
+        // The campaign read back is the one written: every member read, none mixed up.
+        if input == Self.campaign {
+            let read = try JSONValueDecoder().decode(Campaign.self, fromJSON: Array(input.utf8))
+            let time = { (text: String) in Timestamp(rfc3339: text)! }
+            let expected = Campaign(
+                id: 7, name: "Autumn", app: "shop", startsAt: time("2026-11-01T00:00:00Z"), endsAt: time("2026-12-01T00:00:00.250Z"),
+                priority: 10, weight: 100, forced: false, countdown: 5, skippable: true, skipAfter: 2, launchTypes: [.cold, .hot],
+                minBackgroundSeconds: 30, jump: Jump(type: .url, value: "https://shop.example"),
+                creatives: [CreativeRef(sha256: String(repeating: "ab", count: 32), weight: 60), CreativeRef(sha256: "x")],
+                targeting: Targeting(platforms: ["ios"], appVersions: VersionRange(min: "5.0"), regions: ["cn-east"]),
+                frequencyCap: FrequencyCap(shows: 2, hours: 24), state: .live, version: 3, createdAt: time("2026-10-01T00:00:00Z"),
+                updatedAt: time("2026-10-02T00:00:00Z"), audience: .test, testDevices: ["d-1"])
+            #expect(read == expected)
         }
     }
 

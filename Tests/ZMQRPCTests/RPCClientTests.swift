@@ -1,6 +1,7 @@
 import Foundation
 import JSONRPC
 import LaunchAdTesting
+import Locking
 import Synchronization
 import Testing
 import ZMQRPC
@@ -162,6 +163,46 @@ struct RPCClientTests {
         }
         await publisher.shutdown()
         #expect(publisher.published.load(ordering: .relaxed) >= 2001)
+    }
+
+    struct Ping: Codable, Sendable, Equatable {
+        var seq: Int
+    }
+
+    @Test("a subscriber skips and counts what is not a JSON-RPC 2.0 notification in two frames; params decode from the bytes, members a publisher added passed over")
+    func subscriberReadsBytes() async throws {
+        let context = try ZMQContext()
+        let socket = try Socket(context, type: .pub)
+        let endpoint = try socket.bind("tcp://127.0.0.1:0")
+        let received = Locked<[PublishedMessage]>([])
+        let subscriber = try Subscriber(context: context, configuration: .init(endpoint: endpoint, topics: ["t"])) { message, _ in
+            received.withLock { $0.append(message) }
+        }
+        func send(_ parts: [String]) throws { _ = try socket.send(parts: parts.map { Array($0.utf8) }, dontWait: true) }
+        // PUB/SUB joins late: probes until the subscription is in place.
+        for _ in 0..<500 where received.withLock({ $0.isEmpty }) {
+            try send(["t", #"{"jsonrpc":"2.0","method":"probe"}"#])
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(received.withLock { $0.first?.method } == "probe")
+        for bad in [["t", "not json"], ["t", #"{"jsonrpc":"1.0","method":"ping","params":{"seq":1}}"#],
+                    ["t", #"{"jsonrpc":"2.0","params":{"seq":1}}"#], ["t", #"{"jsonrpc":"2.0","method":7}"#],
+                    ["t", #"{"jsonrpc":"2.0","method":"ping","method":"ping"}"#], ["t", "{}", "extra"]] {
+            try send(bad)
+        }
+        try send(["t", #"{"jsonrpc":"2.0","method":"ping","params":{"seq":7,"added":true},"also":[1]}"#])
+        #expect(await eventually { received.withLock { $0.last?.method == "ping" } })
+        // Read in order: the six sent before the good one were all counted, and none was passed on.
+        #expect(subscriber.malformed.load(ordering: .relaxed) == 6)
+        #expect(received.withLock { $0.allSatisfy { $0.method == "probe" || $0.method == "ping" } })
+        let good = try #require(received.withLock { $0.last })
+        let ping = StreamNotification<Ping>(topic: "t", method: "ping")
+        #expect(good.is(ping))
+        #expect(good.params(as: ping) == Ping(seq: 7))
+        #expect(good.params(as: StreamNotification<Ping>(topic: "t", method: "pong")) == nil)
+        #expect(good.params == ["seq": 7, "added": true])
+        await subscriber.stop()
+        socket.close()
     }
 
     @Test("loopback endpoints are told apart from the rest")
