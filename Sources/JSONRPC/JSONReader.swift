@@ -96,8 +96,8 @@ public struct JSONReader {
     }
 
     /// The members of an object, refusing any whose name is not in `fields` when the decoding is strict (passing
-    /// over it when not), as `Codable` decoding does, then looked up by name: for readers written by hand. A type's own reader declares its fields once instead,
-    /// as ``JSONFieldKey``s, and reads them with ``object(_:)``.
+    /// over it when not), as `Codable` decoding does, then looked up by name: for readers written by hand. A type's
+    /// own reader declares its fields once instead, as ``JSONFieldKey``s, and reads them with ``object(_:)``.
     public func object(fields: [StaticString]) throws -> JSONObjectByName {
         guard tape.kind(index) == .object else { throw mismatch("an object") }
         var object = JSONObjectByName(reader: self, fields: fields)

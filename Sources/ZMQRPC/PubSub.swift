@@ -156,7 +156,11 @@ private struct NotificationHead: Decodable, JSONReadable {
     }
 
     init(from decoder: any Decoder) throws {
-        preconditionFailure("read with init(json:)")
+        let object = try decoder.container(keyedBy: PathKey.self)
+        guard try object.decode(String.self, forKey: PathKey(stringValue: "jsonrpc")) == "2.0" else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "is not a JSON-RPC 2.0 notification"))
+        }
+        method = try object.decode(String.self, forKey: PathKey(stringValue: "method"))
     }
 }
 
@@ -169,7 +173,7 @@ private struct NotificationParams<Params: Decodable>: Decodable, JSONReadable {
     }
 
     init(from decoder: any Decoder) throws {
-        preconditionFailure("read with init(json:)")
+        params = try decoder.container(keyedBy: PathKey.self).decode(Params.self, forKey: PathKey(stringValue: "params"))
     }
 }
 
@@ -182,7 +186,7 @@ private struct ReadableNotificationParams<Params: JSONReadable>: Decodable, JSON
     }
 
     init(from decoder: any Decoder) throws {
-        preconditionFailure("read with init(json:)")
+        params = try decoder.container(keyedBy: PathKey.self).decode(Params.self, forKey: PathKey(stringValue: "params"))
     }
 }
 
