@@ -13,12 +13,10 @@ import ZeroMQ
 ///
 /// Saves run on a thread of the persister's own, due after the group commit's wait: no task wakes for it, and the
 /// thread tells the session (``onSaved``) itself, so a change costs the edge as few thread hand-offs as it can. The
-/// thread runs under Linux's SCHED_IDLE policy (and at nice 19, which stays if the policy cannot be set): when a change
-/// reaches many processes on few cores at once, each applies it (what apps see) before any spends CPU on its save, and
-/// a thread with work to do that wakes takes the core from a save at once. The scheduler still gives such a thread a
-/// small share (weight 3 against a normal thread's 1024; nice 19 is 15), never none, so an edge busy answering apps
-/// still saves and acknowledges, later: about 0.3 % of a core it shares with one busy thread. The thread starts when a
-/// save is due and ends after ``idleLimit`` with none.
+/// thread runs at the lowest CPU priority (nice 19): when a change reaches many processes on few cores at once, each
+/// applies it (what apps see) before any spends CPU on its save. Under CFS that is a smaller share, never none, so an
+/// edge busy answering apps still saves and acknowledges, a little later. The thread starts when a save is due and
+/// ends after ``idleLimit`` with none.
 final class StatePersister: Sendable {
     let configuration: DeliveryServiceConfiguration
     let cell: StateCell
@@ -30,8 +28,6 @@ final class StatePersister: Sendable {
     /// Wakes the save thread when a save becomes due sooner, or the persister stops; `nil` when no eventfd could be
     /// made (the process is out of descriptors), and then the thread looks again every 50 ms.
     private let waker: Waker?
-    /// Linux's SCHED_IDLE policy (`<sched.h>` defines it only with `_GNU_SOURCE`).
-    static let schedIdle: Int32 = 5
     /// How long the save thread waits with no save due before it ends (the next request starts another).
     static let idleLimit: Duration = .seconds(10)
     /// Held while saving; holds the state the last successful save wrote (so a request for it is not saved twice).
@@ -110,11 +106,8 @@ final class StatePersister: Sendable {
     /// Starts the save thread: it makes each due save at its deadline, and ends once stopped or idle.
     private func startThread() {
         _ = OwnerThread(name: "state-save") { [self] in
-            // This thread only: Linux keeps a scheduling policy and a nice value per thread. SCHED_IDLE first; nice 19
-            // stays if the policy cannot be set.
+            // This thread only: Linux keeps a nice value per thread.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-            var parameters = sched_param()
-            _ = sched_setscheduler(0, Self.schedIdle, &parameters)
             var poller = Poller()
             if let waker { poller.add(fd: waker.fd) }
             var lastSave = ContinuousClock.now
