@@ -33,6 +33,18 @@ extension CampaignServiceEndpoints {
         return try Subscriber(context: context, configuration: configuration)
     }
 
+    /// Waits until campaignd lists every one of `edgeIds` (an edge is listed from its first acknowledgement, which
+    /// follows its first save, so a moment after it is ready).
+    public func waitUntilListed(_ edgeIds: Set<String>, timeout: Duration = .seconds(15)) async -> Bool {
+        guard let admin = try? admin() else { return false }
+        let listed = await eventually(timeout: timeout) {
+            let listed = (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.map(\.edgeId)) ?? []
+            return edgeIds.isSubset(of: listed)
+        }
+        await admin.close()
+        return listed
+    }
+
     /// The cache folder of the edge called `name`.
     public func cacheDirectory(_ name: String) -> URL {
         directory.appendingPathComponent(name)

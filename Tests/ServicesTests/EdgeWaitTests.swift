@@ -34,6 +34,7 @@ struct EdgeWaitTests {
         await client.close()
         let live = try await fixture.startEdge("edge-live")
         let gone = try await fixture.startEdge("edge-gone")
+        #expect(await fixture.waitUntilListed(["edge-live", "edge-gone"]))
         var (status, output) = try await Self.create(fixture, sha, name: "a")
         #expect(status == 0 && output.contains("edge-live") && output.contains("edge-gone"), "\(output)")
         // Saved to the store (every 250 ms) before the kill: what campaignd lists after its restart.
@@ -63,6 +64,7 @@ struct EdgeWaitTests {
         let client = try fixture.admin()
         let sha = try await fixture.uploadPNG(client)
         let edge = try await fixture.startEdge("edge-brief")
+        #expect(await fixture.waitUntilListed(["edge-brief"]))
         var (status, output) = try await Self.create(fixture, sha, name: "a")
         #expect(status == 0 && output.contains("edge-brief"), "\(output)")
         await edge.stop()
