@@ -12,6 +12,8 @@
 #                                                relays and the edges applied it, in ms from campaignd's log line of
 #                                                the change: where the time goes, apart from the probes and the admin
 #                                                answer; JSON logging costs each process a little more)
+#   CPU=1 RELAYS=4 bench/propagation.sh 200 10  (also what each service's threads spent in CPU over adload's run,
+#                                                by program and thread name, a change and per process a change)
 #   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
 #   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 set -euo pipefail
@@ -59,8 +61,10 @@ echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
 # its session's and its acknowledgements' or reports').
 peers() { ss -Htn state established "( sport = :${1##*:} )" 2>/dev/null | wc -l; }
 echo "campaignd's connections: sync $(peers "$(field "$RUN/campaignd.ready" sync)"), updates $(peers "$(field "$RUN/campaignd.ready" updates)")"
+[ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-before.json" "${pids[@]}"
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
   --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --json >"$OUT/$NAME.json"
+[ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -73,6 +77,8 @@ for step in ("force", "expire", "all", "admin"):
           f"{s['maxMilliseconds']:.2f} | {s['meanMilliseconds']:.2f} |")
 print(f"edge answers showing the change before the admin answer arrived: {r['beforeAdminAnswer']}")
 PY
+# adload's changes: a create, a force and an expire each round, and its baseline campaign's create and expire.
+[ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py diff "$RUN/cpu-before.json" "$RUN/cpu-after.json" $((3 * REPEATS + 2))
 [ "$TRACE" = 1 ] || exit 0
 python3 - "$RUN" <<'PY'
 import collections, datetime, glob, json, statistics, sys
