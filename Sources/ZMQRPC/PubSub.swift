@@ -69,8 +69,7 @@ public final class Publisher: Sendable {
 
     /// Publishes a JSON-RPC notification under `topic`.
     public func publish(topic: String, method: String, params: JSONValue) {
-        let notification: JSONValue = ["jsonrpc": "2.0", "method": .string(method), "params": params]
-        publish(topic: topic, body: notification.jsonBytes)
+        publish(topic: topic, body: PublishedMessage.notificationBody(method: method, params: params))
     }
 
     /// Publishes an already encoded body under `topic`.
@@ -125,8 +124,12 @@ public struct PublishedMessage: Sendable, Equatable {
 
     /// A message carrying a notification of `method` with `params`.
     public init(topic: String, method: String, params: JSONValue) {
-        let notification: JSONValue = ["jsonrpc": "2.0", "method": .string(method), "params": params]
-        self.init(topic: topic, method: method, body: notification.jsonBytes)
+        self.init(topic: topic, method: method, body: Self.notificationBody(method: method, params: params))
+    }
+
+    /// The text of a JSON-RPC notification of `method` with `params`, as published.
+    static func notificationBody(method: String, params: JSONValue) -> [UInt8] {
+        JSONValue.object(["jsonrpc": "2.0", "method": .string(method), "params": params]).jsonBytes
     }
 
     init(topic: String, method: String, body: [UInt8]) {
