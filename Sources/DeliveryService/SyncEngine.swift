@@ -137,10 +137,12 @@ final class SyncEngine: Service {
     private func follow(_ client: RPCClient, _ events: EventQueue) async throws {
         // Acknowledgements go out from a task of their own, each with the newest saved seq (requests made while one
         // is on its way become one), so that a slow or unreachable sync socket never holds up applying what the
-        // update stream brings, nor the count of silent heartbeats. A completed save asks for one itself.
+        // update stream brings, nor the count of silent heartbeats. A completed save acknowledges itself, from the
+        // save's thread, as a notification: no task wakes for it and no answer comes back (a refusal shows on the
+        // acknowledgement of the next heartbeat, a call).
         let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let link = SyncLink(client: client, acks: acks)
-        persister.onSaved.withLock { $0 = { link.acknowledge() } }
+        persister.onSaved.withLock { $0 = { [self] in self.notifyAcknowledgement(client) } }
         defer {
             persister.onSaved.withLock { $0 = nil }
             acks.finish()
@@ -377,13 +379,25 @@ final class SyncEngine: Service {
         func acknowledge() { acks.yield() }
     }
 
+    /// Tells campaignd the seq this edge has applied and saved, as a notification (on the thread that saved).
+    private func notifyAcknowledgement(_ client: RPCClient) {
+        guard let ack = savedAcknowledgement() else { return }
+        // Fails only once the session's client is closed; the next session acknowledges again.
+        try? client.notify(SyncAPI.ack, ack)
+    }
+
+    /// What an acknowledgement says: the epoch and seq the disk holds; `nil` before anything was saved or loaded.
+    private func savedAcknowledgement() -> EdgeAck? {
+        let (epoch, seq) = persister.persisted.withLock { $0 }
+        guard !epoch.isEmpty else { return nil }
+        return EdgeAck(edgeId: configuration.edgeId, region: configuration.region, epoch: epoch, appliedSeq: seq)
+    }
+
     /// Tells campaignd the seq this edge has applied and saved.
     private func acknowledge(_ client: RPCClient) async {
-        let (epoch, seq) = persister.persisted.withLock { $0 }
-        guard !epoch.isEmpty else { return }
+        guard let ack = savedAcknowledgement() else { return }
         do {
-            _ = try await client.call(SyncAPI.ack, EdgeAck(edgeId: configuration.edgeId, region: configuration.region,
-                                                           epoch: epoch, appliedSeq: seq), timeout: .seconds(2))
+            _ = try await client.call(SyncAPI.ack, ack, timeout: .seconds(2))
             ackRefused.store(false, ordering: .relaxed)
         } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code {
             // Logged once until an acknowledgement is taken again: the edge acknowledges every second.

@@ -29,6 +29,9 @@ public final class TCPProxy: Sendable {
         var forwarded = 0
         /// At most this many bytes a second in each direction of each connection (`nil`: no limit).
         var bytesPerSecond: Int?
+        /// Every byte sent upstream, in the order each connection sent them (connections' bytes interleave), when
+        /// the proxy records them.
+        var sentUpstream: [UInt8]?
     }
 
     enum Upstream {
@@ -40,8 +43,10 @@ public final class TCPProxy: Sendable {
         public let description: String
     }
 
-    /// Starts listening; connections are forwarded from now on.
-    public init(upstream endpoint: String) throws {
+    /// Starts listening; connections are forwarded from now on. With `recording`, it keeps what goes upstream
+    /// (``sentUpstream``).
+    public init(upstream endpoint: String, recording: Bool = false) throws {
+        if recording { state.withLock { $0.sentUpstream = [] } }
         if endpoint.hasPrefix("ipc://") {
             let path = String(endpoint.dropFirst(6))
             guard !path.isEmpty, path.utf8.count < 108 else { throw ProxyError(description: "bad ipc path in \(endpoint)") }
@@ -90,6 +95,12 @@ public final class TCPProxy: Sendable {
         state.withLock { ($0.accepted, $0.refused, $0.connections.count, $0.forwarded) }
     }
 
+    /// Every byte the proxy's clients sent upstream so far (for tests that look for what went over the wire; with no
+    /// CURVE, a JSON-RPC message's text is in it whole when it is no longer than a read).
+    public var sentUpstream: [UInt8] {
+        state.withLock { $0.sentUpstream ?? [] }
+    }
+
     /// Resets a connection: no lingering, then both directions shut, which wakes the threads polling it. They close
     /// the descriptor themselves, so it is never reused under them.
     private static func abort(_ fd: Int32) {
@@ -132,8 +143,8 @@ public final class TCPProxy: Sendable {
                 close(server)
                 continue
             }
-            Thread.detachNewThread { [self] in pump(id: id, from: client, to: server) }
-            Thread.detachNewThread { [self] in pump(id: id, from: server, to: client) }
+            Thread.detachNewThread { [self] in pump(id: id, from: client, to: server, upstream: true) }
+            Thread.detachNewThread { [self] in pump(id: id, from: server, to: client, upstream: false) }
         }
     }
 
@@ -171,7 +182,7 @@ public final class TCPProxy: Sendable {
 
     /// Copies one direction until either side ends or the connection is cut; the second of the pair's threads to
     /// finish closes both descriptors.
-    private func pump(id: Int, from source: Int32, to destination: Int32) {
+    private func pump(id: Int, from source: Int32, to destination: Int32, upstream: Bool) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         loop: while true {
             var poller = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
@@ -183,6 +194,7 @@ public final class TCPProxy: Sendable {
             if count <= 0 { break }
             let limit = state.withLock { state -> Int? in
                 state.forwarded += count
+                if upstream { state.sentUpstream? += buffer[..<count] }
                 return state.bytesPerSecond
             }
             if let limit { usleep(UInt32(min(1_000_000, count * 1_000_000 / limit))) }

@@ -1,0 +1,66 @@
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdTesting
+import Testing
+
+@Suite("deliveryd acknowledgements on the wire", .timeLimit(.minutes(2)))
+struct AcknowledgementTests {
+    /// The JSON-RPC messages in `bytes` (ZMTP frames carry each message's text whole, with no CURVE): every
+    /// `{"jsonrpc"` that begins a JSON object that parses.
+    static func messages(in bytes: [UInt8]) -> [JSONValue] {
+        let start = Array(#"{"jsonrpc""#.utf8)
+        var found: [JSONValue] = []
+        var index = 0
+        while index + start.count <= bytes.count {
+            guard bytes[index..<index + start.count].elementsEqual(start) else {
+                index += 1
+                continue
+            }
+            // The object's end: braces counted outside strings.
+            var depth = 0, inString = false, escaped = false, end: Int?
+            for position in index..<bytes.count {
+                let byte = bytes[position]
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                } else if byte == UInt8(ascii: "{") {
+                    depth += 1
+                } else if byte == UInt8(ascii: "}") {
+                    depth -= 1
+                    if depth == 0 { end = position; break }
+                }
+            }
+            guard let end, let message = try? JSONParser.parse(Array(bytes[index...end])) else { break }
+            found.append(message)
+            index = end + 1
+        }
+        return found
+    }
+
+    @Test("a save is acknowledged as a notification, with the seq it holds; a heartbeat the edge is level with, as a call")
+    func notificationAfterSave() async throws {
+        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
+        let proxy = try TCPProxy(upstream: fixture.endpoints["sync"]!, recording: true)
+        let edge = try await fixture.startEdge("edge-ack", sync: proxy.endpoint)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+        #expect(await eventually(timeout: .seconds(10)) {
+            (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-ack" }?.appliedSeq) == created.seq
+        })
+        // A heartbeat comes each second; the edge acknowledges it with a call.
+        var acks: [JSONValue] = []
+        #expect(await eventually(timeout: .seconds(5)) {
+            acks = Self.messages(in: proxy.sentUpstream).filter { $0["method"] == "edge.ack" }
+            return acks.contains { $0["id"] != nil && $0["params"]?["appliedSeq"]?.intValue == Int(created.seq) }
+        }, "\(acks)")
+        let notifications = acks.filter { $0["id"] == nil }
+        #expect(notifications.contains { $0["params"]?["appliedSeq"]?.intValue == Int(created.seq) && $0["params"]?["edgeId"] == "edge-ack" },
+                "\(acks)")
+        // Each notification says a seq the edge had saved: never one it had not reached.
+        #expect(notifications.allSatisfy { ($0["params"]?["appliedSeq"]?.intValue ?? .max) <= Int(created.seq) }, "\(acks)")
+        await edge.stop()
+        proxy.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+}
