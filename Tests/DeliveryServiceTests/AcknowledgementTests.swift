@@ -31,7 +31,12 @@ struct AcknowledgementTests {
                     if depth == 0 { end = position; break }
                 }
             }
-            guard let end, let message = try? JSONParser.parse(Array(bytes[index...end])) else { break }
+            guard let end else { break }
+            // A message cut by another connection's bytes does not parse; the scan goes on past its start.
+            guard let message = try? JSONParser.parse(Array(bytes[index...end])) else {
+                index += 1
+                continue
+            }
             found.append(message)
             index = end + 1
         }
