@@ -63,7 +63,7 @@ public struct Heartbeat: Codable, Sendable, Hashable, JSONReadable {
         let object = try json.object(Self.fields)
         epoch = try object.string(.epoch)
         seq = try object.require(.seq).integer(Int64.self)
-        time = try object.require(.time).decode(Timestamp.self)
+        time = try object.require(.time).timestamp()
     }
 
     public init(epoch: String, seq: Int64, time: Timestamp) {

@@ -6,7 +6,7 @@ import JSONRPC
 
 extension JSONReader {
     /// A time, as `Timestamp`'s `Codable` conformance reads it (the same error when the text is not one).
-    func timestamp() throws -> Timestamp {
+    public func timestamp() throws -> Timestamp {
         if let time = Timestamp(rfc3339: try string()) { return time }
         return try decode(Timestamp.self)
     }
