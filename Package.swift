@@ -256,8 +256,8 @@ let package = Package(
         .testTarget(name: "ZMQRPCTests", dependencies: ["Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "SeededRandomness"]),
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking",
-                                                                 .product(name: "Prometheus", package: "swift-prometheus")]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking", "DurableFiles",
+                                                                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC"]),
         .testTarget(
             name: "AdminCommandsTests",

@@ -66,8 +66,22 @@ final class CreativeDownloader: Sendable {
     /// restart that discarded some), forced campaigns' first, up to ``maxDownloads`` at once; each download that
     /// ends well starts the next. Downloads already under way are not started twice.
     func fetchMissing(_ state: EdgeState) {
+        if cacheHealth.refuses(.creatives) && !cache.hasPinned {
+            // No creative in memory for a save to try: the folders the waiting ones go to are tried instead (a file
+            // made and removed), so none is downloaded again before the disk takes it.
+            let error: (any Error)?
+            do {
+                try creativeFiles.probe(for: unheld.withLock { $0 })
+                error = nil
+            } catch let failure {
+                error = failure
+            }
+            if cacheHealth.record(error, for: .creatives) && cacheHealth.writable {
+                logger.info("the cache folder takes writes again")
+            }
+        }
         let waiting = unheld.withLock { unheld in
-            if cacheHealth.writable { unheld.removeAll() }
+            if !cacheHealth.refuses(.creatives) { unheld.removeAll() }
             return unheld
         }
         for sha256 in state.missingCreatives where !waiting.contains(sha256) {
@@ -128,7 +142,7 @@ final class CreativeDownloader: Sendable {
             do {
                 try creativeFiles.store(bytes, sha256: sha256)
             } catch {
-                if cacheHealth.record(error) {
+                if cacheHealth.record(error, for: .creatives) {
                     logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(error)"])
                 }
                 // Verified, but the disk refuses it: serve it from memory until a later save stores it, if there is room.

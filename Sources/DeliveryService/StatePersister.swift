@@ -145,7 +145,7 @@ final class StatePersister: Sendable {
     private func dueSave() {
         saveNow()
         onSaved.withLock { $0 }?()
-        if !cacheHealth.writable {
+        if cacheHealth.refuses(.stateFile) || cache.hasPinned {
             schedule.withLock { schedule in
                 guard schedule.deadline == nil, !schedule.stopped else { return }
                 schedule.deadline = .now + .seconds(1)
@@ -154,9 +154,10 @@ final class StatePersister: Sendable {
     }
 
     /// Whether the disk already holds everything: the current state is `lastSaved` (written by the last save that
-    /// succeeded), no creative waits in memory, and the cache folder takes writes.
+    /// succeeded), no creative waits in memory, and the state file takes writes. (Creatives refused with none in
+    /// memory wait for the downloader, which tries their folders itself.)
     private func alreadyWritten(since lastSaved: EdgeState?) -> Bool {
-        lastSaved === cell.state && !cache.hasPinned && cacheHealth.writable
+        lastSaved === cell.state && !cache.hasPinned && !cacheHealth.refuses(.stateFile)
     }
 
     /// Saves the newest state (whichever write comes last writes the newest), and the creatives that are waiting
@@ -166,28 +167,38 @@ final class StatePersister: Sendable {
             // A change that came while the last save waited was written by it: nothing new to write.
             if alreadyWritten(since: lastSaved) { return }
             let state = cell.state
-            var failure: (any Error)?
-            for (sha256, bytes) in cache.pinned {
-                do {
-                    try creativeFiles.store(bytes, sha256: sha256)
-                    cache.unpin(sha256)
-                } catch {
-                    failure = error
+            // Each part's outcome clears or sets its own refusal only: a state file written says nothing of the
+            // creatives' folder (a download may be failing there right now).
+            var failure: (any Error)?, flipped = false
+            let pinned = cache.pinned
+            if !pinned.isEmpty {
+                var creativesFailure: (any Error)?
+                for (sha256, bytes) in pinned {
+                    do {
+                        try creativeFiles.store(bytes, sha256: sha256)
+                        cache.unpin(sha256)
+                    } catch {
+                        creativesFailure = error
+                    }
                 }
+                failure = creativesFailure
+                flipped = cacheHealth.record(creativesFailure, for: .creatives)
             }
             do {
                 try stateFile.save(state)
                 lastSaved = state
                 cacheHealth.stateWritten()
+                flipped = flipped != cacheHealth.record(nil, for: .stateFile)
             } catch {
                 failure = error
                 lastSaved = nil
+                flipped = flipped != cacheHealth.record(error, for: .stateFile)
             }
-            if cacheHealth.record(failure) {
-                if let failure {
-                    logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(failure)"])
-                } else {
+            if flipped {
+                if cacheHealth.writable {
                     logger.info("the cache folder takes writes again")
+                } else {
+                    logger.error("cannot write the cache folder; answering from memory", metadata: ["error": "\(failure.map { "\($0)" } ?? "")"])
                 }
             }
             persisted.withLock { $0 = (state.epoch, state.seq) }

@@ -53,6 +53,17 @@ public enum AtomicFile {
         syncFolder(atPath: folder)
     }
 
+    /// Whether a file can be made in `folder` (made first when missing): an empty temporary file is created there and
+    /// removed at once. Throws why not.
+    public static func probe(folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = "\(folder)/.probe.\(UUID().uuidString)\(temporarySuffix)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        close(fd)
+        unlink(temporary)
+    }
+
     /// Writes all of `bytes` to `fd` (through interrupted and short writes) and syncs it; returns whether both
     /// succeeded, with `errno` telling why not.
     public static func writeWhole(_ bytes: [UInt8], to fd: Int32) -> Bool {

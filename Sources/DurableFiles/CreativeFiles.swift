@@ -28,6 +28,19 @@ public struct CreativeFiles: Sendable {
         try AtomicFile.write(bytes, to: final)
     }
 
+    /// Whether creatives can be written: a file is made and removed in the creatives' folder and in the folder each
+    /// of `sha256s` would be stored in. Throws why not.
+    public func probe(for sha256s: some Sequence<String>) throws {
+        var folders = [root.path]
+        for sha256 in sha256s {
+            if let file = path(sha256) { folders.append(file.deletingLastPathComponent().path) }
+        }
+        var probed = Set<String>()
+        for folder in folders where probed.insert(folder).inserted {
+            try AtomicFile.probe(folder: folder)
+        }
+    }
+
     /// Removes what a crash in the middle of ``AtomicFile/write(_:to:)`` left behind: temporary files, never named
     /// as a creative, so never served, but taking room.
     public func removeLeftovers() {
@@ -35,6 +48,11 @@ public struct CreativeFiles: Sendable {
         guard let folders = try? manager.contentsOfDirectory(atPath: root.path) else { return }
         for folder in folders {
             let url = root.appendingPathComponent(folder)
+            if AtomicFile.isTemporary(folder) {
+                // A probe's (``probe(for:)``).
+                try? manager.removeItem(at: url)
+                continue
+            }
             for name in (try? manager.contentsOfDirectory(atPath: url.path)) ?? [] where AtomicFile.isTemporary(name) {
                 try? manager.removeItem(at: url.appendingPathComponent(name))
             }

@@ -85,6 +85,44 @@ extension FaultTests {
             await fixture.stop()
         }
 
+        @Test("a creative refused by the cache folder with no room in memory waits, not downloaded again while state files are written, and is fetched once the folder takes writes")
+        func unwritableCreativesNothingInMemory() async throws {
+            let fixture = try await CampaignFixture()
+            let admin = try fixture.admin()
+            let edge = try await fixture.startEdge("edge-none", arguments: ["--creative-memory-bytes", "\(1 << 20)"])
+            let cache = fixture.cacheDirectory("edge-none")
+            let folder = cache.appendingPathComponent("creatives"), aside = cache.appendingPathComponent("creatives-aside")
+            try FileManager.default.moveItem(at: folder, to: aside)
+            try Data("not a folder".utf8).write(to: folder)
+
+            // Larger than all the memory the edge has for creatives: nothing is held, so no save has a creative to try,
+            // while each writes the state file (it takes writes).
+            let sha = try await fixture.uploadLargePNG(admin, bytes: 1_200_000, seed: 7)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "too large", creative: sha))
+            #expect(await edge.waitFor(seq: created.seq))
+            #expect(await eventually { edge.process.log.contains("no room in memory") })
+            let subscriber = try fixture.subscribe(topics: ["heartbeat"])
+            let heartbeats = await collect(subscriber.messages, timeout: .seconds(10)) { $0.count >= 3 }
+            await subscriber.stop()
+            #expect(heartbeats.count >= 3)
+            let refusals = edge.process.log.components(separatedBy: "no room in memory").count - 1
+            #expect(refusals == 1, "\(refusals) refusals: \(edge.process.log.suffix(1500))")
+            #expect(try await edge.status().cacheWritable == false)
+            #expect(savedState(cache).state.seq == created.seq)
+
+            // The folder back: the edge's own look at it finds it takes writes, and the creative is fetched and stored.
+            try FileManager.default.removeItem(at: folder)
+            try FileManager.default.moveItem(at: aside, to: folder)
+            #expect(await eventually(timeout: .seconds(5)) {
+                (try? await edge.status().cacheWritable) == true && savedState(cache).state.creatives[sha] != nil
+            }, "\(edge.process.log.suffix(1500))")
+            #expect(CreativeFiles.name(of: try await edge.creativeBytes(sha)) == sha)
+            #expect(unverifiedCreativeFiles(cache).isEmpty)
+            await edge.stop()
+            await admin.close()
+            await fixture.stop()
+        }
+
         @Test("a cache folder that refuses writes: the edge keeps answering from memory, says so in /healthz, edge.status and metrics, and recovers")
         func unwritableCache() async throws {
             let fixture = try await CampaignFixture()
