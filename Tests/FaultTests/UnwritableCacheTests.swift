@@ -45,13 +45,8 @@ extension FaultTests {
             let heldFirst = await held()
             #expect(heldFirst.count == 2)
             // Heartbeats come and go (each has the edge look for what it lacks): the one without room is not downloaded
-            // again and again. Three heartbeats heard here are three the edge heard too.
-            let subscriber = try fixture.subscribe(topics: ["heartbeat"])
-            let heartbeats = await collect(subscriber.messages, timeout: .seconds(10)) { $0.count >= 3 }
-            await subscriber.stop()
-            #expect(heartbeats.count >= 3)
-            let refusals = edge.process.log.components(separatedBy: "no room in memory").count - 1
-            #expect(refusals == 1, "\(refusals) refusals: \(edge.process.log.suffix(1500))")
+            // again and again.
+            try await expectOneRefusal(edge, overHeartbeatsOf: fixture)
             let status = try await edge.status()
             #expect(status.creatives == 3 && !status.cacheWritable)
 
@@ -101,12 +96,7 @@ extension FaultTests {
             let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "too large", creative: sha))
             #expect(await edge.waitFor(seq: created.seq))
             #expect(await eventually { edge.process.log.contains("no room in memory") })
-            let subscriber = try fixture.subscribe(topics: ["heartbeat"])
-            let heartbeats = await collect(subscriber.messages, timeout: .seconds(10)) { $0.count >= 3 }
-            await subscriber.stop()
-            #expect(heartbeats.count >= 3)
-            let refusals = edge.process.log.components(separatedBy: "no room in memory").count - 1
-            #expect(refusals == 1, "\(refusals) refusals: \(edge.process.log.suffix(1500))")
+            try await expectOneRefusal(edge, overHeartbeatsOf: fixture)
             #expect(try await edge.status().cacheWritable == false)
             #expect(savedState(cache).state.seq == created.seq)
 
@@ -193,6 +183,17 @@ extension FaultTests {
             await again.stop()
             await admin.close()
             await fixture.stop()
+        }
+
+        /// Expects the edge to have refused a creative for want of memory once only, over three more heartbeats
+        /// (three heard here are three the edge heard too, and each has it look for the creatives it lacks).
+        private func expectOneRefusal(_ edge: EdgeProcess, overHeartbeatsOf fixture: CampaignFixture) async throws {
+            let subscriber = try fixture.subscribe(topics: ["heartbeat"])
+            let heartbeats = await collect(subscriber.messages, timeout: .seconds(10)) { $0.count >= 3 }
+            await subscriber.stop()
+            #expect(heartbeats.count >= 3)
+            let refusals = edge.process.log.components(separatedBy: "no room in memory").count - 1
+            #expect(refusals == 1, "\(refusals) refusals: \(edge.process.log.suffix(1500))")
         }
 
         private func heldSet(_ edge: EdgeProcess, _ shas: [String]) async -> Set<String> {
