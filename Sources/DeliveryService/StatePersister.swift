@@ -168,32 +168,33 @@ final class StatePersister: Sendable {
             if alreadyWritten(since: lastSaved) { return }
             let state = cell.state
             // Each part's outcome clears or sets its own refusal only: a state file written says nothing of the
-            // creatives' folder (a download may be failing there right now).
-            var failure: (any Error)?, flipped = false
+            // creatives' folder (a download may be failing there right now). Both are recorded once the state file
+            // is written, and the creatives written are let go from memory then too (while any is held, the
+            // downloader does not try the folder itself): the cache is said to take writes only once the disk holds
+            // the state.
             let pinned = cache.pinned
-            if !pinned.isEmpty {
-                var creativesFailure: (any Error)?
-                for (sha256, bytes) in pinned {
-                    do {
-                        try creativeFiles.store(bytes, sha256: sha256)
-                        cache.unpin(sha256)
-                    } catch {
-                        creativesFailure = error
-                    }
+            var stored: [String] = []
+            var creativesFailure: (any Error)?, stateFailure: (any Error)?
+            for (sha256, bytes) in pinned {
+                do {
+                    try creativeFiles.store(bytes, sha256: sha256)
+                    stored.append(sha256)
+                } catch {
+                    creativesFailure = error
                 }
-                failure = creativesFailure
-                flipped = cacheHealth.record(creativesFailure, for: .creatives)
             }
             do {
                 try stateFile.save(state)
                 lastSaved = state
                 cacheHealth.stateWritten()
-                flipped = flipped != cacheHealth.record(nil, for: .stateFile)
             } catch {
-                failure = error
+                stateFailure = error
                 lastSaved = nil
-                flipped = flipped != cacheHealth.record(error, for: .stateFile)
             }
+            for sha256 in stored { cache.unpin(sha256) }
+            var flipped = cacheHealth.record(stateFailure, for: .stateFile)
+            if !pinned.isEmpty { flipped = flipped != cacheHealth.record(creativesFailure, for: .creatives) }
+            let failure = stateFailure ?? creativesFailure
             if flipped {
                 if cacheHealth.writable {
                     logger.info("the cache folder takes writes again")
