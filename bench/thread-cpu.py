@@ -3,8 +3,10 @@
 a CPU in ns, and how many times the thread was put on one).
 
     thread-cpu.py snap OUT PID...            writes the counters of every thread of PID... to OUT (JSON)
-    thread-cpu.py diff BEFORE AFTER CHANGES  prints what each program's threads spent between the two, per change,
-                                             and per process of that program per change
+    thread-cpu.py diff BEFORE AFTER COUNT [UNIT]
+                                             prints what each program's threads spent between the two, per UNIT
+                                             (COUNT of them between the snapshots; default: change), and per process
+                                             of that program per UNIT
 
 Threads are grouped by their program (the executable's name) and their name (Swift's concurrency pool, libzmq's I/O
 threads and the services' own threads are named). A thread that ended between the two snapshots is not counted.
@@ -36,7 +38,7 @@ def snap(out, pids):
         json.dump(threads, f)
 
 
-def diff(before_path, after_path, changes):
+def diff(before_path, after_path, count, unit="change"):
     with open(before_path) as f:
         before = json.load(f)
     with open(after_path) as f:
@@ -50,22 +52,22 @@ def diff(before_path, after_path, changes):
         runs[group] += thread["runs"] - start["runs"]
         processes[thread["program"]].add(thread["pid"])
     total = sum(ns.values())
-    print(f"CPU of the services over adload's run, {total / 1e9:.2f} s, {total / 1e6 / changes:.1f} ms a change "
-          f"({changes} changes):")
-    print("| program | thread | ms a change | per process, ms a change | runs a change, per process | share |")
+    print(f"CPU of the services over the run, {total / 1e9:.2f} s, {total / 1e6 / count:.1f} ms a {unit} "
+          f"({count} {unit}s):")
+    print(f"| program | thread | ms a {unit} | per process, ms a {unit} | runs a {unit}, per process | share |")
     print("|---|---|---|---|---|---|")
     for (program, name), spent in ns.most_common():
         if spent < total / 1000:
             continue
-        count = len(processes[program])
-        print(f"| {program} | {name} | {spent / 1e6 / changes:.1f} | {spent / 1e6 / changes / count:.3f} | "
-              f"{runs[(program, name)] / changes / count:.1f} | {100 * spent / total:.1f} % |")
+        processes_count = len(processes[program])
+        print(f"| {program} | {name} | {spent / 1e6 / count:.1f} | {spent / 1e6 / count / processes_count:.3f} | "
+              f"{runs[(program, name)] / count / processes_count:.1f} | {100 * spent / total:.1f} % |")
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "snap":
         snap(sys.argv[2], sys.argv[3:])
-    elif len(sys.argv) == 5 and sys.argv[1] == "diff":
-        diff(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) in (5, 6) and sys.argv[1] == "diff":
+        diff(sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:])
     else:
         sys.exit(__doc__)
