@@ -57,7 +57,7 @@ def diff(before_path, after_path, count, unit="change"):
     print(f"| program | thread | ms a {unit} | per process, ms a {unit} | runs a {unit}, per process | share |")
     print("|---|---|---|---|---|---|")
     for (program, name), spent in ns.most_common():
-        if spent < total / 1000:
+        if spent == 0 or spent < total / 1000:
             continue
         processes_count = len(processes[program])
         print(f"| {program} | {name} | {spent / 1e6 / count:.1f} | {spent / 1e6 / count / processes_count:.3f} | "
