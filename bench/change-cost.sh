@@ -33,10 +33,7 @@ start_campaignd "$RUN"
 pids+=($!)
 wait_ready "$RUN/relay.ready"
 for i in $(seq "$EDGES"); do
-  "$BIN/deliveryd" --edge-id "edge-$i" --region bench --cache-dir "$RUN/edge-$i" \
-    --campaign-sync "$(field "$RUN/relay.ready" sync)" --campaign-updates "$(field "$RUN/relay.ready" updates)" \
-    --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/edge-$i.ready" >"$RUN/edge-$i.log" 2>&1 &
-  pids+=($!)
+  start_edge "$RUN" "edge-$i" "$RUN/relay.ready"
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done
 # pids: campaignd, the relay, then the edges.

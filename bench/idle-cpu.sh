@@ -21,11 +21,8 @@ trap cleanup EXIT
 start_campaignd "$RUN"
 edges=()
 for i in $(seq "$EDGES"); do
-  "$BIN/deliveryd" --edge-id "edge-$i" --region bench --cache-dir "$RUN/edge-$i" \
-    --campaign-sync "$(field "$RUN/campaignd.ready" sync)" --campaign-updates "$(field "$RUN/campaignd.ready" updates)" \
-    --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/edge-$i.ready" >"$RUN/edge-$i.log" 2>&1 &
-  pids+=($!)
-  edges+=($!)
+  start_edge "$RUN" "edge-$i" "$RUN/campaignd.ready"
+  edges+=("${pids[-1]}")
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done
 # Past the start: the first snapshot, save and acknowledgement.

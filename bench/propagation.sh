@@ -50,10 +50,7 @@ done
 for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
 upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }
 for i in $(seq "$EDGES"); do
-  "$BIN/deliveryd" --edge-id "edge-$i" --region bench --cache-dir "$RUN/edge-$i" \
-    --campaign-sync "$(field "$(upstream "$i")" sync)" --campaign-updates "$(field "$(upstream "$i")" updates)" \
-    --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/edge-$i.ready" "${LOGS[@]}" >"$RUN/edge-$i.log" 2>&1 &
-  pids+=($!)
+  start_edge "$RUN" "edge-$i" "$(upstream "$i")" "${LOGS[@]}"
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; field "$RUN/edge-$i.ready" client >>"$RUN/edges.txt"; done
 echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
