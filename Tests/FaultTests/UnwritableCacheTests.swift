@@ -63,8 +63,7 @@ extension FaultTests {
             #expect(try await edge.status().creatives == 3)
 
             // Room on disk again: what memory holds is written, and the creative let go is nowhere.
-            try FileManager.default.removeItem(at: folder)
-            try FileManager.default.moveItem(at: aside, to: folder)
+            try putBack(aside, at: folder)
             #expect(await eventually(timeout: .seconds(5)) {
                 (try? await edge.status().cacheWritable) == true && savedState(cache).state.creatives.count == 3
             })
@@ -101,8 +100,7 @@ extension FaultTests {
             #expect(savedState(cache).state.seq == created.seq)
 
             // The folder back: the edge's own look at it finds it takes writes, and the creative is fetched and stored.
-            try FileManager.default.removeItem(at: folder)
-            try FileManager.default.moveItem(at: aside, to: folder)
+            try putBack(aside, at: folder)
             #expect(await eventually(timeout: .seconds(5)) {
                 (try? await edge.status().cacheWritable) == true && savedState(cache).state.creatives[sha] != nil
             }, "\(edge.process.log.suffix(1500))")
@@ -187,6 +185,15 @@ extension FaultTests {
 
         /// Expects the edge to have refused a creative for want of memory once only, over three more heartbeats
         /// (three heard here are three the edge heard too, and each has it look for the creatives it lacks).
+        /// Puts the folder moved `aside` back at `folder`, where a file stands, in one step: a link to it takes the file's
+        /// name by rename. Removing the file first would leave the name free for a moment, and the edge makes a missing
+        /// folder at once (a write or its probe), so the folder moved back would find the name taken.
+        private func putBack(_ aside: URL, at folder: URL) throws {
+            let link = folder.deletingLastPathComponent().appendingPathComponent("creatives-link")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: aside.lastPathComponent)
+            guard rename(link.path, folder.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+
         private func expectOneRefusal(_ edge: EdgeProcess, overHeartbeatsOf fixture: CampaignFixture) async throws {
             let subscriber = try fixture.subscribe(topics: ["heartbeat"])
             let heartbeats = await collect(subscriber.messages, timeout: .seconds(10)) { $0.count >= 3 }
