@@ -65,8 +65,12 @@ public struct DeliveryServiceConfiguration: Sendable {
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).
     public var updatesHighWaterMark: Int32 = 100_000
     /// Saves of the state file are group commits: a change waits this long for others to join it before the save
-    /// starts (the answers show it at once; only the save and the acknowledgement wait).
+    /// starts (the answers show it at once; only the save and the acknowledgement wait). Longer, the acknowledgement
+    /// and a crash's window grow by as much, and many edges sharing a few cores apply a change before any of them
+    /// spends CPU on its save (BENCHMARKS.md, "Through relays").
     public var stateSaveDelay: Duration = .milliseconds(10)
+    /// The longest ``stateSaveDelay`` deliveryd takes, in milliseconds: a minute.
+    public static let maxStateSaveDelayMilliseconds = 60_000
     /// While changes keep coming, saves are spaced by this on average; up to ``stateSaveBurst`` saves may follow
     /// one another sooner, so a few changes a moment apart are each acknowledged without waiting.
     public var stateSaveInterval: Duration = .milliseconds(250)

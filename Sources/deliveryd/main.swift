@@ -62,6 +62,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var deviceMemoryBytes = Int(Environment.string("DELIVERYD_DEVICE_MEMORY_BYTES", default: "268435456")) ?? -1
     @Option(help: "Campaigns per snapshot page, 1 to 10000 (campaignd also ends a page at about 4 MiB). [DELIVERYD_SNAPSHOT_PAGE]")
     var snapshotPage = Int(Environment.string("DELIVERYD_SNAPSHOT_PAGE", default: "1000")) ?? -1
+    @Option(help: "Milliseconds a change waits before the state file is saved and the change acknowledged (changes within it share the save; answers show a change at once), 0 to 60000. [DELIVERYD_STATE_SAVE_DELAY]")
+    var stateSaveDelay = Int(Environment.string("DELIVERYD_STATE_SAVE_DELAY", default: "10")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
 
@@ -81,6 +83,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         }
         guard (1...SyncAPI.maxSnapshotPage).contains(snapshotPage) else {
             throw ValidationError("--snapshot-page must be a number of campaigns, 1 to \(SyncAPI.maxSnapshotPage)")
+        }
+        guard (0...DeliveryServiceConfiguration.maxStateSaveDelayMilliseconds).contains(stateSaveDelay) else {
+            throw ValidationError("--state-save-delay must be a number of milliseconds, 0 to \(DeliveryServiceConfiguration.maxStateSaveDelayMilliseconds)")
         }
         guard EdgeID.isValid(edgeId) else { throw ValidationError("--edge-id must be \(EdgeID.rule)") }
         guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
@@ -116,6 +121,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.snapshotPageSize = snapshotPage
         configuration.creativeCacheBytes = creativeMemoryBytes
         configuration.deviceMemoryBytes = deviceMemoryBytes
+        configuration.stateSaveDelay = .milliseconds(stateSaveDelay)
         do {
             let readyFile = configuration.readyFile
             let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

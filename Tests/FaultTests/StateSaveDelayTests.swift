@@ -1,0 +1,61 @@
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdTesting
+import Testing
+
+extension FaultTests {
+    /// `--state-save-delay`: how long a change waits before the edge saves and acknowledges it.
+    @Suite("the state save's delay", .serialized, .timeLimit(.minutes(2)))
+    struct StateSaveDelayTests {
+        @Test("a change is answered at once, and saved and acknowledged only once --state-save-delay has passed")
+        func delayedSave() async throws {
+            let fixture = try await CampaignFixture()
+            let admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            let delay = Duration.seconds(4)
+            let edge = try await fixture.startEdge("edge-delay", arguments: ["--state-save-delay", "4000"])
+            let cache = fixture.cacheDirectory("edge-delay")
+            func acknowledged() async -> Int64? {
+                try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-delay" }?.appliedSeq
+            }
+            // The first session's state (its snapshot) is saved and acknowledged after the delay too.
+            #expect(await eventually(timeout: .seconds(15)) { await acknowledged() != nil })
+
+            let asked = ContinuousClock.now
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "delayed", creative: creative))
+            #expect(await edge.waitFor(seq: created.seq, timeout: .seconds(2)))
+            let applied = ContinuousClock.now - asked
+            // Looked at well within the delay (a machine slow enough to take longer proves nothing either way).
+            if applied < delay / 2 {
+                #expect(savedState(cache).state.seq < created.seq)
+                let acknowledgedSoon = await acknowledged() ?? 0
+                #expect(acknowledgedSoon < created.seq)
+            } else {
+                Issue.record("the edge took \(applied) to apply the change: too slow to tell its save from the delay")
+            }
+            #expect(await eventually(timeout: .seconds(15)) {
+                let acknowledgedSeq = await acknowledged()
+                return savedState(cache).state.seq == created.seq && acknowledgedSeq == created.seq
+            }, "\(edge.process.log.suffix(1500))")
+            // Not before the delay: the change came after the request was sent.
+            #expect(ContinuousClock.now - asked >= delay)
+            await edge.stop()
+            await admin.close()
+            await fixture.stop()
+        }
+
+        @Test("a state save delay that is not 0 to 60000 milliseconds is refused, from the flag or the environment")
+        func refused() async throws {
+            let directory = try makeTemporaryDirectory()
+            defer { removeTemporaryDirectory(directory) }
+            let base = ["--cache-dir", directory.appendingPathComponent("cache").path, "--client-endpoint", "tcp://127.0.0.1:0",
+                        "--http-address", "127.0.0.1:0"]
+            for (arguments, environment) in [(["--state-save-delay", "60001"], [:]), ([], ["DELIVERYD_STATE_SAVE_DELAY": "soon"])] {
+                let deliveryd = try ChildProcess("deliveryd", base + arguments, directory: directory, environment: environment)
+                #expect(await deliveryd.exitStatus() != 0)
+                #expect(deliveryd.log.contains("--state-save-delay must be a number of milliseconds, 0 to 60000"), "\(deliveryd.log)")
+            }
+        }
+    }
+}
