@@ -183,8 +183,6 @@ extension FaultTests {
             await fixture.stop()
         }
 
-        /// Expects the edge to have refused a creative for want of memory once only, over three more heartbeats
-        /// (three heard here are three the edge heard too, and each has it look for the creatives it lacks).
         /// Puts the folder moved `aside` back at `folder`, where a file stands, in one step: a link to it takes the file's
         /// name by rename. Removing the file first would leave the name free for a moment, and the edge makes a missing
         /// folder at once (a write or its probe), so the folder moved back would find the name taken.
@@ -194,6 +192,8 @@ extension FaultTests {
             guard rename(link.path, folder.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         }
 
+        /// Expects the edge to have refused a creative for want of memory once only, over three more heartbeats
+        /// (three heard here are three the edge heard too, and each has it look for the creatives it lacks).
         private func expectOneRefusal(_ edge: EdgeProcess, overHeartbeatsOf fixture: CampaignFixture) async throws {
             let subscriber = try fixture.subscribe(topics: ["heartbeat"])
             let heartbeats = await collect(subscriber.messages, timeout: .seconds(10)) { $0.count >= 3 }
