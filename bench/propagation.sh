@@ -17,7 +17,7 @@
 #   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
 #   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 #   SAVE_DELAY_MS=1000 bench/propagation.sh ... (the edges' --state-save-delay: each saves and acknowledges a change
-#                                                that long after applying it; default deliveryd's 10)
+#                                                that long after applying it; unset, deliveryd's default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
@@ -52,7 +52,7 @@ done
 for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
 upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$(upstream "$i")" --state-save-delay "${SAVE_DELAY_MS:-10}" "${LOGS[@]}"
+  start_edge "$RUN" "edge-$i" "$(upstream "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; field "$RUN/edge-$i.ready" client >>"$RUN/edges.txt"; done
 echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
