@@ -37,6 +37,11 @@ final class SyncEngine: Service {
     let follower: (any SyncFollower)?
     /// Whether campaignd refused the last acknowledgement for a key listed for another edge id (logged once).
     private let ackRefused = Atomic<Bool>(false)
+    /// When an acknowledgement last went out as a call; `nil` before the first.
+    private let lastAckCall = Mutex<ContinuousClock.Instant?>(nil)
+    /// How often a heartbeat's acknowledgement goes as a call (the rest go as notifications, see
+    /// ``heartbeatAtOnce(_:arrived:)``), so that a refusal still shows in the log.
+    static let ackCallInterval: Duration = .seconds(10)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
@@ -113,7 +118,8 @@ final class SyncEngine: Service {
             let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
             let clock = self.clock
             let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message, backlog in
-                events.offer(message, arrived: clock(), backlog: backlog) { self.applyAtOnce($0) }
+                let arrived = clock()
+                events.offer(message, arrived: arrived, backlog: backlog) { self.handleAtOnce($0, arrived: arrived) }
             }
             try await closing({ await subscriber.stop() }) {
                 try await follow(client, events)
@@ -138,8 +144,8 @@ final class SyncEngine: Service {
         // Acknowledgements go out from a task of their own, each with the newest saved seq (requests made while one
         // is on its way become one), so that a slow or unreachable sync socket never holds up applying what the
         // update stream brings, nor the count of silent heartbeats. A completed save acknowledges itself, from the
-        // save's thread, as a notification: no task wakes for it and no answer comes back (a refusal shows on the
-        // acknowledgement of the next heartbeat, a call).
+        // save's thread, as a notification: no task wakes for it and no answer comes back. So do most heartbeats'
+        // (``heartbeatAtOnce(_:arrived:)``); a refusal shows on the one in ``ackCallInterval`` made as a call, here.
         let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let link = SyncLink(client: client, acks: acks)
         persister.onSaved.withLock { $0 = { [self] in self.notifyAcknowledgement(client) } }
@@ -192,6 +198,29 @@ final class SyncEngine: Service {
                 events.finishBatch()
             }
         }
+    }
+
+    /// The usual message, handled on the subscriber's thread as it arrives: the next change, or a heartbeat that
+    /// finds the edge where it says campaignd is. Anything else goes to the session's task.
+    private func handleAtOnce(_ message: PublishedMessage, arrived: Timestamp) -> Bool {
+        message.is(UpdateStream.heartbeat) ? heartbeatAtOnce(message, arrived: arrived) : applyAtOnce(message)
+    }
+
+    /// A heartbeat of our epoch and `seq`, handled on the subscriber's thread: the clock's skew measured, missing
+    /// creatives asked for again, the heartbeat passed on (at a relay), and the saved `seq` acknowledged as a
+    /// notification, so that no task wakes and no answer comes back each second. One acknowledgement in
+    /// ``ackCallInterval`` goes as a call, from the session's task, whose answer says whether campaignd takes this
+    /// edge's acknowledgements: until one was made that recently, the heartbeat is declined and goes to the task.
+    private func heartbeatAtOnce(_ message: PublishedMessage, arrived: Timestamp) -> Bool {
+        guard let called = lastAckCall.withLock({ $0 }), ContinuousClock.now - called < Self.ackCallInterval else { return false }
+        let state = cell.state
+        guard state.isLoaded, let heartbeat = message.params(as: UpdateStream.heartbeat), heartbeat.epoch == state.epoch,
+              heartbeat.seq == state.seq else { return false }
+        status.heard(skew: arrived.seconds(until: heartbeat.time), heartbeatSeq: heartbeat.seq)
+        downloader.fetchMissing(state)
+        persister.onSaved.withLock { $0 }?()
+        follower?.heard(heartbeat, state: state)
+        return true
     }
 
     /// The usual change, applied on the subscriber's thread as it arrives (see ``EventQueue/offer(_:arrived:fast:)``):
@@ -396,6 +425,7 @@ final class SyncEngine: Service {
     /// Tells campaignd the seq this edge has applied and saved.
     private func acknowledge(_ client: RPCClient) async {
         guard let ack = savedAcknowledgement() else { return }
+        lastAckCall.withLock { $0 = .now }
         do {
             _ = try await client.call(SyncAPI.ack, ack, timeout: .seconds(2))
             ackRefused.store(false, ordering: .relaxed)

@@ -47,7 +47,7 @@ public enum SyncAPI {
                                                     size: 41, offset: 0, data: APIExamples.creativeBase64))])
     public static let ack = RPCMethod<EdgeAck, EdgeAckResult>(
         "edge.ack", summary: "An edge acknowledges the sequence number it applied.",
-        description: "An edge sends it as a notification (no answer) after each save of its state, and as a call on each heartbeat it is level with, so that a refusal reaches it. With CURVE, campaignd takes an acknowledgement only for the edge id its key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007.",
+        description: "An edge sends it as a notification (no answer) after each save of its state, and on each heartbeat it is level with: as a notification, and once in 10 seconds as a call, so that a refusal reaches it. With CURVE, campaignd takes an acknowledgement only for the edge id its key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007.",
         idempotent: true, errors: [APIError.edgeKeyMismatch],
         examples: [RPCExample("applied 18", params: EdgeAck(edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, appliedSeq: 18),
                               result: EdgeAckResult(seq: 18))])

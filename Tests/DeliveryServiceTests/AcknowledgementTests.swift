@@ -43,7 +43,10 @@ struct AcknowledgementTests {
         return found
     }
 
-    @Test("a save is acknowledged as a notification, with the seq it holds; a heartbeat the edge is level with, as a call")
+    @Test("""
+        a save is acknowledged as a notification, with the seq it holds; a heartbeat the edge is level with, as a call \
+        once in ten seconds and as notifications between
+        """)
     func notificationAfterSave() async throws {
         let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
         let proxy = try TCPProxy(upstream: fixture.endpoints["sync"]!, recording: true)
@@ -52,17 +55,21 @@ struct AcknowledgementTests {
         #expect(await eventually(timeout: .seconds(10)) {
             (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-ack" }?.appliedSeq) == created.seq
         })
-        // A heartbeat comes each second; the edge acknowledges it with a call.
+        // A heartbeat comes each second; the edge acknowledges the first it is level with by a call.
         var acks: [JSONValue] = []
-        #expect(await eventually(timeout: .seconds(5)) {
-            acks = Self.messages(in: proxy.sentUpstream).filter { $0["method"] == "edge.ack" }
-            return acks.contains { $0["id"] != nil && $0["params"]?["appliedSeq"]?.intValue == Int(created.seq) }
-        }, "\(acks)")
-        let notifications = acks.filter { $0["id"] == nil }
-        #expect(notifications.contains { $0["params"]?["appliedSeq"]?.intValue == Int(created.seq) && $0["params"]?["edgeId"] == "edge-ack" },
-                "\(acks)")
+        func calls() -> [JSONValue] { acks.filter { $0["id"] != nil && $0["params"]?["appliedSeq"]?.intValue == Int(created.seq) } }
+        func notifications() -> [JSONValue] { acks.filter { $0["id"] == nil && $0["params"]?["appliedSeq"]?.intValue == Int(created.seq) } }
+        func read() { acks = Self.messages(in: proxy.sentUpstream).filter { $0["method"] == "edge.ack" } }
+        #expect(await eventually(timeout: .seconds(5)) { read(); return !calls().isEmpty }, "\(acks)")
+        #expect(notifications().contains { $0["params"]?["edgeId"] == "edge-ack" }, "\(acks)")
+        // The heartbeats after it, as notifications: three more seconds bring three more, and no second call.
+        let (callsBefore, notificationsBefore) = (calls().count, notifications().count)
+        #expect(await eventually(timeout: .seconds(6)) { read(); return notifications().count >= notificationsBefore + 3 }, "\(acks)")
+        #expect(calls().count == callsBefore, "\(acks)")
+        // Ten seconds after the first, a heartbeat is acknowledged by a call again (its answer would say a refusal).
+        #expect(await eventually(timeout: .seconds(12)) { read(); return calls().count > callsBefore }, "\(acks)")
         // Each notification says a seq the edge had saved: never one it had not reached.
-        #expect(notifications.allSatisfy { ($0["params"]?["appliedSeq"]?.intValue ?? .max) <= Int(created.seq) }, "\(acks)")
+        #expect(acks.filter { $0["id"] == nil }.allSatisfy { ($0["params"]?["appliedSeq"]?.intValue ?? .max) <= Int(created.seq) }, "\(acks)")
         await edge.stop()
         proxy.stop()
         await admin.close()
