@@ -45,6 +45,13 @@ extension CampaignServiceEndpoints {
         return listed
     }
 
+    /// The `seq` campaignd lists `edgeId` as having acknowledged (the first edge it lists when `nil`); `nil` when it
+    /// lists no such edge.
+    public static func acknowledgedSeq(_ admin: RPCClient, edge edgeId: String? = nil) async throws -> Int64? {
+        let edges = try await admin.call(AdminAPI.edgeList, NoParams()).edges
+        return (edgeId.map { id in edges.first { $0.edgeId == id } } ?? edges.first)?.appliedSeq
+    }
+
     /// The cache folder of the edge called `name`.
     public func cacheDirectory(_ name: String) -> URL {
         directory.appendingPathComponent(name)

@@ -53,7 +53,7 @@ struct AcknowledgementTests {
         let edge = try await fixture.startEdge("edge-ack", sync: proxy.endpoint)
         let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
         #expect(await eventually(timeout: .seconds(10)) {
-            (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-ack" }?.appliedSeq) == created.seq
+            (try? await CampaignFixture.acknowledgedSeq(admin, edge: "edge-ack")) == created.seq
         })
         // A heartbeat comes each second; the edge acknowledges the first it is level with by a call.
         var acks: [JSONValue] = []

@@ -58,7 +58,7 @@ struct DeliveryServiceTests {
                 let after = try await edge.query()
                 #expect(!after.hasAd && after.revoked == [created.campaign.id])
                 // campaignd saw the edge's acknowledgement (acks go out after the edge saved what it applied).
-                #expect(await eventually { (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first?.appliedSeq) == expired.seq })
+                #expect(await eventually { (try? await CampaignFixture.acknowledgedSeq(admin)) == expired.seq })
                 let edges = try await admin.call(AdminAPI.edgeList, NoParams())
                 #expect(edges.edges.map(\.edgeId) == ["edge-a"])
             }

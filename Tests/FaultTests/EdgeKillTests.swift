@@ -30,12 +30,12 @@ extension FaultTests {
             // Kill it in the middle of the burst.
             let target = first.seq + Int64(FaultScale.edgeBurst / 3)
             #expect(await eventually(timeout: .seconds(60)) { ((try? await edge.status().seq) ?? 0) >= target })
-            let ackedBefore = try await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-k" }?.appliedSeq ?? 0
+            let ackedBefore = try await CampaignFixture.acknowledgedSeq(admin, edge: "edge-k") ?? 0
             await edge.stop(signal: SIGKILL)
             // Acknowledgements already sent may still land; none may name a seq the disk does not hold. (Messages in
             // flight from a dead process announce nothing: the test gives them a while.)
             try await Task.sleep(for: .milliseconds(200))
-            let acked = try await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-k" }?.appliedSeq ?? 0
+            let acked = try await CampaignFixture.acknowledgedSeq(admin, edge: "edge-k") ?? 0
             #expect(acked >= ackedBefore)
 
             let cache = fixture.cacheDirectory("edge-k")

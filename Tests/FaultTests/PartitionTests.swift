@@ -152,7 +152,7 @@ extension FaultTests {
 
             syncLink.heal()
             #expect(await eventually(timeout: .seconds(10)) {
-                (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-sync-cut" }?.appliedSeq) == last
+                (try? await CampaignFixture.acknowledgedSeq(admin, edge: "edge-sync-cut")) == last
             }, "campaignd never heard what the edge applied")
             let milliseconds = delays.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
             figure("sync socket cut: changes applied \(milliseconds.map(String.init).joined(separator: ", ")) ms after their commit")

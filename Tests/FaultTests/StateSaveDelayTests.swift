@@ -17,7 +17,7 @@ extension FaultTests {
             let edge = try await fixture.startEdge("edge-delay", arguments: ["--state-save-delay", "4000"])
             let cache = fixture.cacheDirectory("edge-delay")
             func acknowledged() async -> Int64? {
-                try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-delay" }?.appliedSeq
+                try? await CampaignFixture.acknowledgedSeq(admin, edge: "edge-delay")
             }
             // The first session's state (its snapshot) is saved and acknowledged after the delay too.
             #expect(await eventually(timeout: .seconds(15)) { await acknowledged() != nil })

@@ -158,7 +158,7 @@ extension FaultTests {
             #expect(try await edge.metrics().contains("launchad_deliveryd_cache_writable 0"))
             // campaignd is told what the edge applied (and serves), even though the disk refused it.
             #expect(await eventually {
-                (try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first?.appliedSeq) == during.seq
+                (try? await CampaignFixture.acknowledgedSeq(admin)) == during.seq
             })
 
             // Room again: the edge notices by itself and writes what it holds.
