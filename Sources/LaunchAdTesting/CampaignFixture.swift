@@ -49,7 +49,8 @@ extension CampaignServiceEndpoints {
     /// lists no such edge.
     public static func acknowledgedSeq(_ admin: RPCClient, edge edgeId: String? = nil) async throws -> Int64? {
         let edges = try await admin.call(AdminAPI.edgeList, NoParams()).edges
-        return (edgeId.map { id in edges.first { $0.edgeId == id } } ?? edges.first)?.appliedSeq
+        guard let edgeId else { return edges.first?.appliedSeq }
+        return edges.first { $0.edgeId == edgeId }?.appliedSeq
     }
 
     /// The cache folder of the edge called `name`.
