@@ -4,6 +4,7 @@ import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdRuntime
+import Locking
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -38,7 +39,7 @@ final class SyncEngine: Service {
     /// Whether campaignd refused the last acknowledgement for a key listed for another edge id (logged once).
     private let ackRefused = Atomic<Bool>(false)
     /// When an acknowledgement last went out as a call; `nil` before the first.
-    private let lastAckCall = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastAckCall = Locked<ContinuousClock.Instant?>(nil)
     /// How often a heartbeat's acknowledgement goes as a call (the rest go as notifications, see
     /// ``heartbeatAtOnce(_:arrived:)``), so that a refusal still shows in the log.
     static let ackCallInterval: Duration = .seconds(10)
