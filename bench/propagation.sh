@@ -2,8 +2,9 @@
 # Force/expire propagation on one machine: campaignd and EDGES deliveryd processes (release builds) on loopback, each
 # edge with its own cache folder, then `adload propagation` forces and expires a campaign REPEATS times and measures,
 # from the admin answer, when each edge's launch answer shows it. Prints adload's table (percentiles over edges and
-# repeats) and keeps its JSON in .build-bench/propagation-EDGES[-relays-N].json. With RELAYS=N, N relayd stand between
-# campaignd and the edges (edge i behind relay i mod N), so what is measured crosses one relay.
+# repeats) and each round's last edge and admin answer, and keeps its JSON in
+# .build-bench/propagation-EDGES[-relays-N].json. With RELAYS=N, N relayd stand between campaignd and the edges
+# (edge i behind relay i mod N), so what is measured crosses one relay.
 #
 #   bench/propagation.sh [EDGES] [REPEATS]      (defaults: 10 edges, 20 repeats)
 #   PROBE_MS=0 bench/propagation.sh 50 10       (each edge probed with no pause; default: every 1 ms)
@@ -75,6 +76,12 @@ for step in ("force", "expire", "all", "admin"):
     print(f"| {step} | {s['samples']} | {s['p50Milliseconds']:.2f} | {s['p90Milliseconds']:.2f} | {s['p99Milliseconds']:.2f} | "
           f"{s['maxMilliseconds']:.2f} | {s['meanMilliseconds']:.2f} |")
 print(f"edge answers showing the change before the admin answer arrived: {r['beforeAdminAnswer']}")
+# Each round's last edge: whether the p99 is every round's or a few rounds'.
+for step in ("force", "expire"):
+    last = [x["maxMilliseconds"] for x in r["rounds"] if x["step"] == step]
+    admin = [x["adminMilliseconds"] for x in r["rounds"] if x["step"] == step]
+    print(f"{step}, each round's last edge (admin answer): " + ", ".join(f"{m:.0f} ({a:.0f})" for m, a in zip(last, admin))
+          + f"; median {sorted(last)[len(last) // 2]:.1f}")
 PY
 # adload's changes: a create, a force and an expire each round, and its baseline campaign's create and expire.
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py diff "$RUN/cpu-before.json" "$RUN/cpu-after.json" $((3 * REPEATS + 2))

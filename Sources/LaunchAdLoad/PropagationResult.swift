@@ -16,4 +16,19 @@ public struct PropagationResult: Codable, Sendable {
     public var beforeAdminAnswer: Int
     /// The slowest edge's worst delay, by edge endpoint, in milliseconds.
     public var worstByEdge: [String: Double]
+    /// Each force and expire in the order made: whether a high percentile comes from every round or from a few.
+    public var rounds: [PropagationRound]
+}
+
+/// One force or expire of a propagation run, in milliseconds.
+public struct PropagationRound: Codable, Sendable {
+    public var round: Int
+    /// `force` or `expire`.
+    public var step: String
+    /// How long campaignd took to answer the admin call.
+    public var adminMilliseconds: Double
+    /// From the admin answer to the median edge's first answer showing the change.
+    public var p50Milliseconds: Double
+    /// From the admin answer to the last edge's.
+    public var maxMilliseconds: Double
 }

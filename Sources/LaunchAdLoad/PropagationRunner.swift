@@ -53,6 +53,7 @@ public enum PropagationRunner {
         var forceDelays: [Double] = [], expireDelays: [Double] = [], adminDelays: [Double] = []
         var early = 0
         var worst: [String: Double] = [:]
+        var rounds: [PropagationRound] = []
         for round in 1...configuration.repeats {
             // A low-priority campaign that no edge shows until it is forced; edges must have it first.
             let created = try adminCall("campaign.create", fields("adload probe \(round)", priority: 0))
@@ -70,6 +71,9 @@ public enum PropagationRunner {
                 }
                 if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
                 let sorted = measured.delays.sorted()
+                rounds.append(PropagationRound(round: round, step: shows ? "force" : "expire", adminMilliseconds: round3(measured.admin * 1000),
+                                               p50Milliseconds: round3(sorted[sorted.count / 2] * 1000),
+                                               maxMilliseconds: round3(sorted.last! * 1000)))
                 log(String(format: "round %d %@ %lld: admin %.2f ms, edges p50 %.2f ms, max %.2f ms", round, op, probe,
                            measured.admin * 1000, sorted[sorted.count / 2] * 1000, sorted.last! * 1000))
             }
@@ -78,7 +82,7 @@ public enum PropagationRunner {
                                  probeIntervalSeconds: configuration.probeInterval,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
-                                 beforeAdminAnswer: early, worstByEdge: worst)
+                                 beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds)
     }
 
     /// The launch query each edge is probed with.

@@ -127,6 +127,15 @@ struct AdloadTests {
         let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
         #expect(p99 >= 0 && p99 < 5_000)
         #expect(result["worstByEdge"]?.objectValue?.count == 2)
+        // Each force and expire in order, with its admin answer and its slowest edge no sooner than its median one.
+        let rounds = try #require(result["rounds"]?.arrayValue)
+        #expect(rounds.compactMap { $0["step"]?.stringValue } == ["force", "expire", "force", "expire", "force", "expire"])
+        #expect(rounds.compactMap { $0["round"]?.intValue } == [1, 1, 2, 2, 3, 3])
+        #expect(rounds.allSatisfy { round in
+            guard let admin = round["adminMilliseconds"]?.doubleValue, let p50 = round["p50Milliseconds"]?.doubleValue,
+                  let last = round["maxMilliseconds"]?.doubleValue else { return false }
+            return admin > 0 && p50 >= 0 && last >= p50
+        }, "\(rounds)")
 
         // Every probe campaign was expired, and the baseline too once the run ended: nothing is left showing.
         for edge in [first, second] {
