@@ -66,7 +66,7 @@ echo "campaignd's connections: sync $(peers "$(field "$RUN/campaignd.ready" sync
   --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
-import json, sys
+import json, statistics, sys
 r = json.load(open(sys.argv[1]))
 print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
@@ -81,7 +81,7 @@ for step in ("force", "expire"):
     last = [x["maxMilliseconds"] for x in r["rounds"] if x["step"] == step]
     admin = [x["adminMilliseconds"] for x in r["rounds"] if x["step"] == step]
     print(f"{step}, each round's last edge (admin answer): " + ", ".join(f"{m:.0f} ({a:.0f})" for m, a in zip(last, admin))
-          + f"; median {sorted(last)[len(last) // 2]:.1f}")
+          + f"; median {statistics.median(last):.1f}")
 PY
 # adload's changes: a create, a force and an expire each round, and its baseline campaign's create and expire.
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py diff "$RUN/cpu-before.json" "$RUN/cpu-after.json" $((3 * REPEATS + 2))
