@@ -70,12 +70,12 @@ public enum PropagationRunner {
                     worst[configuration.edges[index]] = max(worst[configuration.edges[index]] ?? 0, round3(delay * 1000))
                 }
                 if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
-                let sorted = measured.delays.sorted()
+                // The round's median and last edge, as the run's table ranks them.
+                let roundDelays = DelayStatistics(measured.delays)
                 rounds.append(PropagationRound(round: round, step: shows ? "force" : "expire", adminMilliseconds: round3(measured.admin * 1000),
-                                               p50Milliseconds: round3(sorted[sorted.count / 2] * 1000),
-                                               maxMilliseconds: round3(sorted.last! * 1000)))
+                                               p50Milliseconds: roundDelays.p50Milliseconds, maxMilliseconds: roundDelays.maxMilliseconds))
                 log(String(format: "round %d %@ %lld: admin %.2f ms, edges p50 %.2f ms, max %.2f ms", round, op, probe,
-                           measured.admin * 1000, sorted[sorted.count / 2] * 1000, sorted.last! * 1000))
+                           measured.admin * 1000, roundDelays.p50Milliseconds, roundDelays.maxMilliseconds))
             }
         }
         return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
