@@ -58,7 +58,7 @@ struct RelayPagingTests {
 
                 // An edge started below now takes the relay's snapshot in pages and holds what campaignd holds.
                 try await withEdge("edge", connectedTo: relay) { _ in
-                    #expect(await edgeSaves(upstream, edge: "edge", in: relay, timeout: .seconds(20)))
+                    #expect(await edgeSaves(upstream, edge: "edge", in: relay), "\(savedDifference(upstream, edge: "edge", in: relay) ?? "")")
                 }
             }
             await admin.close()

@@ -42,7 +42,8 @@ struct RelayProcessTests {
         #expect(status.gaps > 0, "the edge never lost an update: the test proves nothing")
         #expect(status.resyncs == 1, "\(status.resyncs) snapshots: gaps must be filled from the relay's change log")
         #expect(try await lower.snapshot().campaigns == final.campaigns)
-        #expect(await edgeSaves(final, edge: "edge-lossy", in: fixture), "the edge's saved state is not campaignd's snapshot")
+        #expect(await edgeSaves(final, edge: "edge-lossy", in: fixture),
+                "the edge's saved state is not campaignd's snapshot: \(savedDifference(final, edge: "edge-lossy", in: fixture) ?? "")")
 
         // A new database: a new epoch reaches the edge through both relays.
         await admin.close()
@@ -134,7 +135,8 @@ struct RelayProcessTests {
             }
             await sync.close()
         }
-        #expect(await edgeSaves(final, edge: "edge-rollback", in: fixture), "the edge's saved state is not campaignd's snapshot")
+        #expect(await edgeSaves(final, edge: "edge-rollback", in: fixture),
+                "the edge's saved state is not campaignd's snapshot: \(savedDifference(final, edge: "edge-rollback", in: fixture) ?? "")")
         // Only the campaign created after the restore is live: not kept (expired), not a lost one.
         let answer = try await edge.query()
         #expect(answer.id == after.campaign.id, "the edge served \(String(describing: answer.id))")

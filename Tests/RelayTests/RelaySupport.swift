@@ -30,12 +30,27 @@ func savedState(_ directory: URL) -> EdgeState {
 }
 
 /// Whether the edge `name` below `fixture` saves exactly `snapshot` within `timeout` (it writes its state file a moment
-/// after it applies).
-func edgeSaves(_ snapshot: Snapshot, edge name: String, in fixture: some CampaignServiceEndpoints, timeout: Duration = .seconds(5)) async -> Bool {
+/// after it applies, from a thread at the lowest CPU priority: on a machine busy with other work, and a disk slow to
+/// fsync, that moment can be seconds).
+func edgeSaves(_ snapshot: Snapshot, edge name: String, in fixture: some CampaignServiceEndpoints, timeout: Duration = .seconds(20)) async -> Bool {
     await eventually(timeout: timeout) {
-        let saved = savedState(fixture.cacheDirectory(name))
-        return saved.epoch == snapshot.epoch && saved.seq == snapshot.seq && saved.campaigns.values.sorted { $0.id < $1.id } == snapshot.campaigns
+        savedDifference(snapshot, edge: name, in: fixture) == nil
     }
+}
+
+/// How the state file of the edge `name` below `fixture` differs from `snapshot`, for a failure's message: its epoch
+/// and seq, its number of campaigns, and the first campaign that differs, on each side; `nil` when it holds exactly
+/// `snapshot`.
+func savedDifference(_ snapshot: Snapshot, edge name: String, in fixture: some CampaignServiceEndpoints) -> String? {
+    let saved = savedState(fixture.cacheDirectory(name))
+    let campaigns = saved.campaigns.values.sorted { $0.id < $1.id }
+    if saved.epoch == snapshot.epoch && saved.seq == snapshot.seq && campaigns == snapshot.campaigns { return nil }
+    var text = "saved epoch \(saved.epoch) seq \(saved.seq) with \(campaigns.count) campaigns; expected epoch \(snapshot.epoch) "
+        + "seq \(snapshot.seq) with \(snapshot.campaigns.count)"
+    if let index = (0..<min(campaigns.count, snapshot.campaigns.count)).first(where: { campaigns[$0] != snapshot.campaigns[$0] }) {
+        text += "; first difference: saved \(campaigns[index]), expected \(snapshot.campaigns[index])"
+    }
+    return text
 }
 
 /// Runs `body` with in-process edges named `names`, each connected to the upstream `upstreams` gives for its index.
