@@ -25,7 +25,7 @@ public final class CacheHealth: Sendable {
     public var writable: Bool { status.withLock { $0.refusing.isEmpty } }
     /// Why the last write failed, while some part fails.
     public var lastError: String? { status.withLock { $0.refusing.isEmpty ? nil : $0.lastError } }
-    /// Writes that failed since start.
+    /// Writes that failed since start, the tries of the creatives' folders (``CreativeFiles/probe(for:)``) included.
     public var failures: Int { status.withLock { $0.failures } }
     /// Times the state file was written since start (each a group commit of the changes since the last).
     public var stateWrites: Int { status.withLock { $0.stateWrites } }

@@ -40,7 +40,9 @@ final class EdgeMetrics: Sendable {
         cacheMisses = MirroredCounter(registry.makeCounter(descriptor: name(
             "creative_cache_misses", unit: "total", help: "Creative reads that went to disk.")))
         cacheWriteFailures = MirroredCounter(registry.makeCounter(descriptor: name(
-            "cache_write_failures", unit: "total", help: "Writes to the cache folder that failed.")))
+            "cache_write_failures", unit: "total",
+            help: "Writes to the cache folder that failed: the state file, a creative, or (while creatives are refused "
+                + "with none held in memory) the try of their folders at each heartbeat or change.")))
         stateWrites = MirroredCounter(registry.makeCounter(descriptor: name(
             "state_writes", unit: "total", help: "Times the state file was written (each holds every change applied since the last).")))
         devicesForgotten = MirroredCounter(registry.makeCounter(descriptor: name(
