@@ -31,14 +31,16 @@ final class StateFile: Sendable {
 
     /// The file's bytes for `state`: `{"checksum":…,"body":…}`, the body being what ``Body`` decodes.
     func contents(of state: EdgeState) throws -> [UInt8] {
-        let campaigns = try encoded.withLock { cache in
+        let campaigns = encoded.withLock { cache in
             var kept: [Int64: (campaign: Campaign, json: [UInt8])] = [:]
             kept.reserveCapacity(state.campaigns.count)
             for (id, campaign) in state.campaigns {
                 if let entry = cache[id], entry.campaign == campaign {
                     kept[id] = entry
                 } else {
-                    kept[id] = (campaign, try JSONValueEncoder().encodeJSON(campaign))
+                    var json = JSONWriter(reservingCapacity: 1024)
+                    campaign.write(json: &json)
+                    kept[id] = (campaign, json.bytes)
                 }
             }
             cache = kept

@@ -1,0 +1,87 @@
+import JSONRPC
+import LaunchAdDomain
+import SeededRandomness
+import Testing
+
+@Suite("campaign written directly", .timeLimit(.minutes(1)))
+struct CampaignWritingTests {
+    static func written(_ campaign: Campaign) -> [UInt8] {
+        var writer = JSONWriter()
+        campaign.write(json: &writer)
+        return writer.bytes
+    }
+
+    static func full() -> Campaign {
+        Campaign(id: 9_007_199_254_740_993, name: "Double 11 \"sale\" \\ 双十一\n\u{1}", app: "shop",
+                 startsAt: Timestamp(milliseconds: 1_795_000_000_123), endsAt: Timestamp(milliseconds: 1_795_086_400_000),
+                 priority: 90, weight: 7, forced: true, countdown: 5, skippable: true, skipAfter: 2, launchTypes: [.cold, .hot],
+                 minBackgroundSeconds: 600, jump: Jump(type: .deeplink, value: "shop://promo/1212?x=1&y=</script>"),
+                 creatives: [CreativeRef(sha256: String(repeating: "a", count: 64), weight: 3),
+                             CreativeRef(sha256: String(repeating: "b", count: 64), weight: 1)],
+                 targeting: Targeting(platforms: ["ios", "android"], appVersions: VersionRange(min: "5.0", max: "6"),
+                                      regions: ["cn-east"], locales: ["zh-CN", "en"]),
+                 frequencyCap: FrequencyCap(shows: 2, hours: 24), state: .live, version: 12,
+                 createdAt: Timestamp(milliseconds: -86_400_001), updatedAt: Timestamp(milliseconds: 0),
+                 audience: .test, testDevices: ["device-1", "🚀"])
+    }
+
+    static func minimal() -> Campaign {
+        Campaign(id: 1, name: "", app: "a", startsAt: Timestamp(milliseconds: 0), endsAt: Timestamp(milliseconds: 1000),
+                 priority: 0, weight: 1, forced: false, countdown: 3, skippable: false, skipAfter: nil, launchTypes: [],
+                 minBackgroundSeconds: nil, jump: .none, creatives: [], targeting: .everyone, frequencyCap: nil,
+                 state: .scheduled, version: 1, createdAt: Timestamp(milliseconds: 0), updatedAt: Timestamp(milliseconds: 0))
+    }
+
+    @Test("a full and a minimal campaign are written byte for byte as their Codable encoding")
+    func fixed() throws {
+        for campaign in [Self.full(), Self.minimal()] {
+            let expected = try JSONValueEncoder().encodeJSON(campaign), written = Self.written(campaign)
+            let same = written == expected
+            #expect(same, "\(String(decoding: written, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
+            #expect(try JSONValueDecoder().decode(Campaign.self, fromJSON: Self.written(campaign)) == campaign)
+        }
+    }
+
+    @Test("seeded random campaigns, each optional member present or not, are written as their Codable encoding")
+    func random() throws {
+        var random = SeededRandom(seed: 20261127)
+        let alphabet = Array("ab z\"\\/\n\t\u{0}\u{1f}é双🚀-_.:")
+        func text(_ random: inout SeededRandom) -> String {
+            String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+        }
+        func texts(_ random: inout SeededRandom) -> [String]? {
+            Bool.random(using: &random) ? nil : (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) }
+        }
+        func time(_ random: inout SeededRandom) -> Timestamp {
+            Timestamp(milliseconds: Int64.random(in: -5_000_000_000_000...5_000_000_000_000, using: &random))
+        }
+        for _ in 0..<500 {
+            let campaign = Campaign(
+                id: Int64.random(in: 1...Int64.max, using: &random), name: text(&random), app: text(&random),
+                startsAt: time(&random), endsAt: time(&random), priority: Int.random(in: -5...100, using: &random),
+                weight: Int.random(in: 0...1000, using: &random), forced: Bool.random(using: &random),
+                countdown: Int.random(in: 0...10, using: &random), skippable: Bool.random(using: &random),
+                skipAfter: Bool.random(using: &random) ? nil : Int.random(in: 0...5, using: &random),
+                launchTypes: LaunchType.allCases.filter { _ in Bool.random(using: &random) },
+                minBackgroundSeconds: Bool.random(using: &random) ? nil : Int.random(in: 0...86_400, using: &random),
+                jump: Jump(type: Jump.Kind.allCases.randomElement(using: &random)!, value: text(&random)),
+                creatives: (0..<Int.random(in: 0...3, using: &random)).map { _ in CreativeRef(sha256: text(&random), weight: Int.random(in: 0...100, using: &random)) },
+                targeting: Targeting(platforms: texts(&random),
+                                     appVersions: Bool.random(using: &random) ? nil
+                                         : VersionRange(min: Bool.random(using: &random) ? nil : text(&random),
+                                                        max: Bool.random(using: &random) ? nil : text(&random)),
+                                     regions: texts(&random), locales: texts(&random)),
+                frequencyCap: Bool.random(using: &random) ? nil
+                    : FrequencyCap(shows: Int.random(in: 1...10, using: &random), hours: Int.random(in: 1...168, using: &random)),
+                state: CampaignState.allCases.randomElement(using: &random)!, version: Int.random(in: 1...1000, using: &random),
+                createdAt: time(&random), updatedAt: time(&random),
+                audience: Bool.random(using: &random) ? nil : Audience.allCases.randomElement(using: &random)!,
+                testDevices: texts(&random))
+            let expected = try JSONValueEncoder().encodeJSON(campaign)
+            let written = Self.written(campaign)
+            let same = written == expected
+            #expect(same, "\(String(decoding: written, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
+            if !same { return }
+        }
+    }
+}
