@@ -1,8 +1,8 @@
 import JSONRPC
 
 // A campaign written straight as JSON text: an edge or a relay writes the campaigns that changed into its state file
-// at every save, and `Codable`'s generic machinery was most of what that cost. Each writer gives the bytes the type's
-// `Encodable` conformance gives: the members in the same order, the `nil` ones left out.
+// at every save, and `Codable`'s generic machinery was most of what encoding the state cost. Each writer gives the
+// bytes the type's `Encodable` conformance gives: the members in the same order, the `nil` ones left out.
 
 extension JSONWriter {
     /// A time, as `Timestamp`'s `Encodable` conformance writes it (its RFC 3339 text).

@@ -57,9 +57,9 @@ public final class TestPeer {
 
 /// Waits until `condition` holds, checking every few milliseconds; `false` if it never did within `timeout`.
 ///
-/// The default is a generous bound, not a claim: in CI an edge's save (at the lowest CPU priority, its fsync behind
-/// the ThreadSanitizer build's writes) has taken seconds. A test whose point is how soon something happens says so
-/// with its own `timeout`.
+/// The default is a generous bound, not a claim: in CI an edge's save (at the lowest CPU priority) once took more than
+/// 5 s, most likely with its fsync behind the ThreadSanitizer build's writes. A test whose point is how soon something
+/// happens says so with its own `timeout`.
 public func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
