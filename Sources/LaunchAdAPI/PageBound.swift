@@ -24,10 +24,11 @@ public struct PageBound: Sendable {
         return true
     }
 
-    /// A campaign's size as the bound counts it: its JSON as the wire has it (what campaignd keeps in its store). One
-    /// that cannot be encoded could not be served either; it counts as a page of its own.
+    /// A campaign's size as the bound counts it: its JSON as the wire has it (what campaignd keeps in its store).
     public static func bytes(of campaign: Campaign) -> Int {
-        (try? JSONValueEncoder().encodeJSON(campaign).count) ?? SyncAPI.maxPageBytes
+        var writer = JSONWriter(reservingCapacity: 1024)
+        campaign.write(json: &writer)
+        return writer.count
     }
 }
 

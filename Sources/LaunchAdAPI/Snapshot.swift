@@ -18,6 +18,19 @@ public struct Snapshot: Sendable, Codable, Hashable {
     }
 }
 
+/// Written directly, as its `Codable` conformance writes it: campaignd and relays answer snapshot pages of up to
+/// 10,000 campaigns.
+extension Snapshot: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("epoch", epoch)
+            object.field("seq", Int(seq))
+            object.field("campaigns") { $0.writeArray(campaigns) { $1.write(json: &$0) } }
+            object.field("next", ifPresent: next.map { Int($0) })
+        }
+    }
+}
+
 extension Snapshot: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([

@@ -1,4 +1,5 @@
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdDomain
 import SeededRandomness
 import Testing
@@ -39,6 +40,21 @@ struct CampaignWritingTests {
             let same = written == expected
             #expect(same, "\(String(decoding: written, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
             #expect(try JSONValueDecoder().decode(Campaign.self, fromJSON: Self.written(campaign)) == campaign)
+        }
+    }
+
+    @Test("a snapshot, whole or a page with next, is written byte for byte as its Codable encoding, and a page's bound counts the campaign's bytes")
+    func snapshot() throws {
+        for snapshot in [Snapshot(epoch: "e-1", seq: 0, campaigns: []),
+                         Snapshot(epoch: "e-\"2\"", seq: 42, campaigns: [Self.minimal(), Self.full()]),
+                         Snapshot(epoch: "e-3", seq: Int64.max, campaigns: [Self.full()], next: 9_007_199_254_740_993)] {
+            var writer = JSONWriter()
+            snapshot.write(json: &writer)
+            let same = writer.bytes == (try JSONValueEncoder().encodeJSON(snapshot))
+            #expect(same, "\(String(decoding: writer.bytes, as: UTF8.self))")
+        }
+        for campaign in [Self.full(), Self.minimal()] {
+            #expect(PageBound.bytes(of: campaign) == (try JSONValueEncoder().encodeJSON(campaign)).count)
         }
     }
 
