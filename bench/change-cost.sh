@@ -26,14 +26,10 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 
 start_campaignd "$RUN"
-"$BIN/relayd" --relay-id relay-1 --region bench --cache-dir "$RUN/relay" \
-  --upstream-sync "$(field "$RUN/campaignd.ready" sync)" --upstream-updates "$(field "$RUN/campaignd.ready" updates)" \
-  --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-  --ready-file "$RUN/relay.ready" >"$RUN/relay.log" 2>&1 &
-pids+=($!)
-wait_ready "$RUN/relay.ready"
+start_relay "$RUN" relay-1 "$RUN/campaignd.ready"
+wait_ready "$RUN/relay-1.ready"
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$RUN/relay.ready"
+  start_edge "$RUN" "edge-$i" "$RUN/relay-1.ready"
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done
 # pids: campaignd, the relay, then the edges.

@@ -44,11 +44,7 @@ wait_ready "$RUN/campaignd.ready"
 : >"$RUN/edges.txt"
 # The upstream of edge i: campaignd, or relay (i mod RELAYS).
 for r in $(seq 0 $((RELAYS - 1))); do
-  "$BIN/relayd" --relay-id "relay-$r" --region bench --cache-dir "$RUN/relay-$r" \
-    --upstream-sync "$(field "$RUN/campaignd.ready" sync)" --upstream-updates "$(field "$RUN/campaignd.ready" updates)" \
-    --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-    --ready-file "$RUN/relay-$r.ready" "${LOGS[@]}" >"$RUN/relay-$r.log" 2>&1 &
-  pids+=($!)
+  start_relay "$RUN" "relay-$r" "$RUN/campaignd.ready" "${LOGS[@]}"
 done
 for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
 upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }

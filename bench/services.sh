@@ -49,6 +49,19 @@ start_edge() {
   pids+=($!)
 }
 
+# Starts relayd as relay NAME (region bench, loopback endpoints) following the campaignd or relay whose ready file is
+# UPSTREAM, with its cache folder DIR/NAME, its log DIR/NAME.log, its ready file DIR/NAME.ready and any further ARGS;
+# adds it to pids without waiting for it (wait_ready DIR/NAME.ready).
+start_relay() {
+  local dir=$1 name=$2 upstream=$3
+  shift 3
+  "$BIN/relayd" --relay-id "$name" --region bench --cache-dir "$dir/$name" \
+    --upstream-sync "$(field "$upstream" sync)" --upstream-updates "$(field "$upstream" updates)" \
+    --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
+    --ready-file "$dir/$name.ready" "$@" >"$dir/$name.log" 2>&1 &
+  pids+=($!)
+}
+
 # Writes DIR/tall.png, DIR/classic.png and DIR/wide.png: PNGs of three phone screen shapes, 20 KB each.
 write_creatives() {
   python3 - "$1" <<'PY'

@@ -33,13 +33,9 @@ for round in $(seq "$ROUNDS"); do
     upload_creatives "$ADMIN" "$RUN"
     "$BIN/adload" seed --admin "$ADMIN" --count "$COUNT" --creative "${SHAS[0]}" --creative "${SHAS[1]}" \
       --creative "${SHAS[2]}" >/dev/null 2>&1
-    "$BIN/relayd" --relay-id relay-1 --region bench --cache-dir "$RUN/relay" \
-      --upstream-sync "$(field "$RUN/campaignd.ready" sync)" --upstream-updates "$(field "$RUN/campaignd.ready" updates)" \
-      --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-      --ready-file "$RUN/relay.ready" >"$RUN/relay.log" 2>&1 &
-    pids+=($!)
-    wait_ready "$RUN/relay.ready"
-    python3 - "round $round, $build" "$COUNT" "$(field "$RUN/campaignd.ready" sync)" "$(field "$RUN/relay.ready" sync)" <<'PY'
+    start_relay "$RUN" relay-1 "$RUN/campaignd.ready"
+    wait_ready "$RUN/relay-1.ready"
+    python3 - "round $round, $build" "$COUNT" "$(field "$RUN/campaignd.ready" sync)" "$(field "$RUN/relay-1.ready" sync)" <<'PY'
 import json, statistics, sys, time, zmq
 label, count, upstreams = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 context = zmq.Context()
