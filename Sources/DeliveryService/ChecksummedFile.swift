@@ -8,6 +8,8 @@ import JSONRPC
 enum ChecksummedFile {
     private static let prefix = Array("{\"checksum\":\"".utf8)
     private static let separator = Array("\",\"body\":".utf8)
+    /// What fills a file overwritten in place after its bytes.
+    static let filler = UInt8(ascii: " ")
 
     /// The file's bytes for `body`.
     static func contents(body: [UInt8]) -> [UInt8] {
@@ -21,8 +23,12 @@ enum ChecksummedFile {
     }
 
     /// The body of a file's bytes (the exact bytes between the separator and the final brace), or `nil` when they are
-    /// not such a file or the body does not match its checksum.
-    static func body(of bytes: [UInt8]) -> [UInt8]? {
+    /// not such a file or the body does not match its checksum. Spaces after the final brace are the filler of a file
+    /// overwritten in place (``InPlaceFile``), and are not part of it.
+    static func body(of whole: [UInt8]) -> [UInt8]? {
+        var end = whole.count
+        while end > 0 && whole[end - 1] == filler { end -= 1 }
+        let bytes = whole[..<end]
         let bodyStart = prefix.count + 64 + separator.count
         guard bytes.count > bodyStart, bytes.starts(with: prefix), bytes.last == UInt8(ascii: "}"),
               bytes[(prefix.count + 64)..<bodyStart].elementsEqual(separator) else { return nil }

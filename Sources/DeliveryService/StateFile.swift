@@ -5,32 +5,58 @@ import JSONRPC
 import LaunchAdDomain
 import Locking
 
-/// The edge's state on disk: a JSON body and its sha256 (a ``ChecksummedFile``), written atomically; a file whose
-/// checksum does not match is discarded, never trusted.
+/// The edge's state on disk: a JSON body and its sha256 (a ``ChecksummedFile``) in two copies, `state.json` and
+/// `state.b.json`, written in turn in place (``InPlaceFile``): each save overwrites the older copy and syncs it, so a
+/// crash in the middle of a save leaves the newer one whole. A copy whose checksum does not match is discarded, never
+/// trusted; of the copies that verify, the one with the higher `generation` (a count of saves) is the state.
+///
+/// Overwriting a file of the same size in place costs the disk a data write and a flush, where replacing it (a new
+/// file synced, renamed over the old one, the folder synced) also commits the file system's journal twice: with many
+/// edges on one machine, their saves after each change were what its disk spent most on (BENCHMARKS.md's "Through
+/// relays"). An older edge's `state.json` (no `generation`) reads as generation 0.
 ///
 /// Each campaign's JSON is kept from one save to the next while the campaign stays the same, so a save encodes
 /// only the campaigns that changed since the last one and copies the rest.
 final class StateFile: Sendable {
-    let url: URL
+    /// The two copies, in the order the first saves go.
+    let urls: [URL]
     private let encoded = Locked<[Int64: (campaign: Campaign, json: [UInt8])]>([:])
+    /// Which copy the next save overwrites and the generation of the newest that verifies; `nil` until the first
+    /// load or save reads the copies.
+    private let slots = Locked<Slots?>(nil)
+
+    private struct Slots {
+        /// The copy to overwrite: the one that is not the newest that verifies. A save that fails leaves it so, as
+        /// the copy may now be torn and the other is the only whole one.
+        var next: Int
+        var generation: Int64
+    }
 
     struct Body: Codable {
         var epoch: String
         var seq: Int64
         var campaigns: [Campaign]
         var creatives: [CreativeFacts]
+        /// Counts the saves of the folder; absent in an older edge's file.
+        var generation: Int64?
     }
 
     init(directory: URL) {
-        url = directory.appendingPathComponent("state.json")
+        urls = [directory.appendingPathComponent("state.json"), directory.appendingPathComponent("state.b.json")]
     }
 
     func save(_ state: EdgeState) throws {
-        try AtomicFile.write(contents(of: state), to: url)
+        try slots.withLock { slots in
+            let current = slots ?? Self.newest(of: read()).slots
+            slots = current
+            let bytes = try contents(of: state, generation: current.generation + 1)
+            try InPlaceFile.overwrite(bytes, at: urls[current.next].path, filler: ChecksummedFile.filler)
+            slots = Slots(next: 1 - current.next, generation: current.generation + 1)
+        }
     }
 
     /// The file's bytes for `state`: `{"checksum":…,"body":…}`, the body being what ``Body`` decodes.
-    func contents(of state: EdgeState) throws -> [UInt8] {
+    func contents(of state: EdgeState, generation: Int64 = 1) throws -> [UInt8] {
         let campaigns = encoded.withLock { cache in
             var kept: [Int64: (campaign: Campaign, json: [UInt8])] = [:]
             kept.reserveCapacity(state.campaigns.count)
@@ -58,17 +84,40 @@ final class StateFile: Sendable {
         }
         body.writeRaw("],\"creatives\":")
         try JSONValueEncoder().encode(state.creatives.values.sorted { $0.sha256 < $1.sha256 }, into: &body)
+        body.writeRaw(",\"generation\":")
+        body.write(int: Int(generation))
         body.append(UInt8(ascii: "}"))
         return ChecksummedFile.contents(body: body.bytes)
     }
 
-    /// The saved state, or `nil` when there is none or it does not verify.
+    /// The saved state (the newest copy that verifies), or an empty one when none does; `discarded` when a copy
+    /// was there but did not verify.
     func load() -> (state: EdgeState, discarded: Bool) {
-        let (read, discarded) = ChecksummedFile.read(Body.self, at: url)
-        guard let decoded = read else { return (.empty, discarded) }
+        let copies = read()
+        let (newest, slots) = Self.newest(of: copies)
+        self.slots.withLock { $0 = slots }
+        let discarded = copies.contains { $0.discarded }
+        guard let decoded = newest else { return (.empty, discarded) }
         let state = EdgeState(epoch: decoded.epoch, seq: decoded.seq,
                               campaigns: TreeDictionary(uniqueKeysWithValues: decoded.campaigns.map { ($0.id, $0) }),
                               creatives: Dictionary(uniqueKeysWithValues: decoded.creatives.map { ($0.sha256, $0) }))
-        return (state, false)
+        return (state, discarded)
+    }
+
+    /// Each copy's body, `nil` when missing or (`discarded`) when it does not verify.
+    private func read() -> [(body: Body?, discarded: Bool)] {
+        urls.map { ChecksummedFile.read(Body.self, at: $0) }
+    }
+
+    /// The newest copy that verifies (the first on a tie), and where the next save goes: the other copy.
+    private static func newest(of copies: [(body: Body?, discarded: Bool)]) -> (body: Body?, slots: Slots) {
+        var best: (index: Int, body: Body)?
+        for (index, copy) in copies.enumerated() {
+            guard let body = copy.body else { continue }
+            if let current = best, (current.body.generation ?? 0) >= (body.generation ?? 0) { continue }
+            best = (index, body)
+        }
+        guard let best else { return (nil, Slots(next: 0, generation: 0)) }
+        return (best.body, Slots(next: 1 - best.index, generation: best.body.generation ?? 0))
     }
 }

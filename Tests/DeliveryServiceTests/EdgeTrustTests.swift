@@ -22,13 +22,18 @@ struct EdgeTrustTests {
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
         await edge.stop()
         await fixture.kill()
-        // Flip one byte of the saved state and of the creative's file.
+        // Flip one byte of each copy of the saved state (the second is there once the edge saved twice).
         let cache = fixture.directory.appendingPathComponent("edge-x")
-        let stateURL = cache.appendingPathComponent("state.json")
-        var state = [UInt8](try Data(contentsOf: stateURL))
-        let position = try #require(state.indices.last { state[$0] == UInt8(ascii: "1") })
-        state[position] = UInt8(ascii: "2")
-        try Data(state).write(to: stateURL)
+        var flipped = 0
+        for name in ["state.json", "state.b.json"] {
+            let stateURL = cache.appendingPathComponent(name)
+            guard var state = FileManager.default.contents(atPath: stateURL.path).map([UInt8].init) else { continue }
+            let position = try #require(state.indices.last { state[$0] == UInt8(ascii: "1") })
+            state[position] = UInt8(ascii: "2")
+            try Data(state).write(to: stateURL)
+            flipped += 1
+        }
+        #expect(flipped >= 1)
         let restarted = try await fixture.startEdge("edge-x")
         let status = try await restarted.status()
         #expect(!status.loaded && status.campaigns == 0)

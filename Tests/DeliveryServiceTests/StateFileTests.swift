@@ -1,5 +1,6 @@
 import CampaignStore
 @testable import DeliveryService
+@testable import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -81,6 +82,83 @@ struct StateFileTests {
         try check(state, "a new writer and an escaped epoch")
         state = EdgeState(epoch: "e4", seq: 10, campaigns: [:], creatives: [:])
         try check(state, "nothing at all")
+    }
+
+    @Test("the state's two copies: saves overwrite them in turn in place, a torn newest copy leaves the one before, a failed save is retried on the same copy, and an older edge's file is read")
+    func twoCopies() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statecopies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = directory.appendingPathComponent("state.json"), second = directory.appendingPathComponent("state.b.json")
+        func copy(_ url: URL) -> StateFile.Body? { ChecksummedFile.read(StateFile.Body.self, at: url).body }
+        func size(_ url: URL) throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) }
+        func state(_ seq: Int64, campaigns count: Int = 3) -> EdgeState {
+            EdgeState(epoch: "e", seq: seq, campaigns: Dictionary(uniqueKeysWithValues: (1...Int64(count)).map {
+                ($0, Self.campaign($0, app: "a", version: Int(seq)))
+            }), creatives: [Self.facts.sha256: Self.facts])
+        }
+        func expectLoaded(_ expected: EdgeState, discarded: Bool, _ step: String) {
+            let (loaded, wasDiscarded) = StateFile(directory: directory).load()
+            #expect(loaded.seq == expected.seq && loaded.campaigns == expected.campaigns && wasDiscarded == discarded, "\(step)")
+        }
+
+        let file = StateFile(directory: directory)
+        try file.save(state(1))
+        #expect(copy(first)?.generation == 1 && !FileManager.default.fileExists(atPath: second.path))
+        try file.save(state(2))
+        #expect(copy(first)?.seq == 1 && copy(second)?.seq == 2 && copy(second)?.generation == 2)
+        expectLoaded(state(2), discarded: false, "the second save")
+        // Kept at a size rounded up and filled: a save of about as much keeps the file's size.
+        let kept = try size(first)
+        #expect(kept % InPlaceFile.sizeStep == 0)
+        try file.save(state(3))
+        #expect(try size(first) == kept && copy(first)?.seq == 3 && copy(first)?.generation == 3)
+
+        // The newest copy torn (a crash in its write): the one before is the state, and the torn one is said.
+        var torn = [UInt8](try Data(contentsOf: first))
+        torn.replaceSubrange(100..<120, with: repeatElement(UInt8(ascii: "x"), count: 20))
+        try Data(torn).write(to: first)
+        expectLoaded(state(2), discarded: true, "the newest copy torn")
+        // The next save, by a writer that loaded, overwrites the torn copy, not the whole one.
+        let reopened = StateFile(directory: directory)
+        _ = reopened.load()
+        try reopened.save(state(4))
+        #expect(copy(first)?.seq == 4 && copy(first)?.generation == 3 && copy(second)?.seq == 2)
+        expectLoaded(state(4), discarded: false, "after the torn copy's rewrite")
+
+        // A save that fails (the copy's name taken by a folder) is retried on that copy, never on the newest.
+        try reopened.save(state(5))
+        #expect(copy(second)?.seq == 5 && copy(second)?.generation == 4)
+        try FileManager.default.removeItem(at: first)
+        try FileManager.default.createDirectory(at: first, withIntermediateDirectories: false)
+        #expect(throws: (any Error).self) { try reopened.save(state(6)) }
+        #expect(throws: (any Error).self) { try reopened.save(state(7)) }
+        #expect(copy(second)?.seq == 5)
+        try FileManager.default.removeItem(at: first)
+        try reopened.save(state(8))
+        #expect(copy(first)?.seq == 8 && copy(first)?.generation == 5 && copy(second)?.seq == 5)
+        expectLoaded(state(8), discarded: false, "after a failed save")
+
+        // Far more, then far less: the file grows, then shrinks back, and each reads back.
+        try reopened.save(state(9, campaigns: 200))
+        try reopened.save(state(10, campaigns: 200))
+        let grown = try size(first)
+        #expect(grown > kept)
+        expectLoaded(state(10, campaigns: 200), discarded: false, "grown")
+        try reopened.save(state(11, campaigns: 1))
+        #expect(try size(second) < grown)
+        expectLoaded(state(11, campaigns: 1), discarded: false, "shrunk")
+
+        // An older edge's state.json (no generation, no second copy) is read, and the first save goes to the other copy.
+        try FileManager.default.removeItem(at: second)
+        let older = #"{"epoch":"old","seq":7,"campaigns":[],"creatives":[]}"#
+        try Data(ChecksummedFile.contents(body: Array(older.utf8))).write(to: first)
+        let (loaded, discarded) = StateFile(directory: directory).load()
+        #expect(loaded.epoch == "old" && loaded.seq == 7 && !discarded)
+        let upgraded = StateFile(directory: directory)
+        try upgraded.save(state(12))
+        #expect(copy(first)?.epoch == "old" && copy(second)?.seq == 12 && copy(second)?.generation == 1)
+        expectLoaded(state(12), discarded: false, "after an older edge's file")
     }
 
     @Test("the report file reads back what was saved, is not written again for the same counts, and is discarded when any byte is off")

@@ -121,23 +121,26 @@ extension FaultTests {
             #expect(await edge.waitFor(seq: first.seq, creatives: 1))
             #expect(try await edge.health()["cacheWritable"] == true)
 
-            // Tests may run as root, where chmod stops nothing: break the paths instead. The state file's name becomes
-            // a folder (its rename fails), and the folder a new creative goes into becomes a file (its write fails).
+            // Tests may run as root, where chmod stops nothing: break the paths instead. The names of the state's two
+            // copies become folders (a save cannot open either), and the folder a new creative goes into becomes a
+            // file (its write fails).
             var newCreative = ""
             for seed in 1... {
                 newCreative = try await fixture.uploadPNG(admin, width: 1080, height: 2340, seed: seed)
                 if newCreative.prefix(2) != creative.prefix(2) { break }
             }
             let cache = fixture.cacheDirectory("edge-ro")
-            let stateURL = cache.appendingPathComponent("state.json")
+            let stateURLs = ["state.json", "state.b.json"].map { cache.appendingPathComponent($0) }
             let blocked = cache.appendingPathComponent("creatives").appendingPathComponent(String(newCreative.prefix(2)))
             // The edge's save of what it holds must be done first, or it could put the file back between the two steps.
             #expect(await eventually {
                 let saved = savedState(cache).state
                 return saved.seq == first.seq && saved.creatives.count == 1
             })
-            try FileManager.default.removeItem(at: stateURL)
-            try FileManager.default.createDirectory(at: stateURL, withIntermediateDirectories: false)
+            for url in stateURLs {
+                try? FileManager.default.removeItem(at: url)
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+            }
             try Data("not a folder".utf8).write(to: blocked)
 
             var fields = CampaignFixture.fields(name: "during", creative: newCreative)
@@ -162,7 +165,7 @@ extension FaultTests {
             })
 
             // Room again: the edge notices by itself and writes what it holds.
-            try FileManager.default.removeItem(at: stateURL)
+            for url in stateURLs { try FileManager.default.removeItem(at: url) }
             try FileManager.default.removeItem(at: blocked)
             #expect(await eventually(timeout: .seconds(5)) { (try? await edge.health()["cacheWritable"]) == true })
             #expect(try await edge.health()["status"] == "ok")
