@@ -18,6 +18,18 @@ public struct PropagationConfiguration: Sendable {
     /// query as soon as the last answer arrives). Each delay is measured to within this interval; probing with no
     /// pause keeps every edge busy answering, which on a small machine slows the very change being measured.
     public var probeInterval = 0.001
+    /// When the probes of a step begin.
+    public var probeFrom = ProbeStart.answer
+
+    /// When the probes of a step begin: at campaignd's answer, or as soon as the admin call is sent.
+    public enum ProbeStart: String, Sendable, CaseIterable {
+        /// At the answer: every delay is counted from there, and a change shown before it counts as 0 ms anyway, so
+        /// earlier probes add nothing to the delays. They do add load, on the machine whose CPU and disk campaignd's
+        /// commit shares when edges run beside it.
+        case answer
+        /// At the call: the same delays, plus a count of the edges that showed the change before the answer came.
+        case call
+    }
 
     public init(adminEndpoint: String, edges: [String], app: String = "adload-propagation-\(UInt32.random(in: 0...UInt32.max))") {
         self.adminEndpoint = adminEndpoint

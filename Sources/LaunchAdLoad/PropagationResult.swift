@@ -4,6 +4,8 @@ public struct PropagationResult: Codable, Sendable {
     public var app: String
     /// Seconds between two queries to an edge that did not show the change yet: the delays' resolution.
     public var probeIntervalSeconds: Double
+    /// `answer` or `call`: when the probes of each step began (``PropagationConfiguration/ProbeStart``).
+    public var probeFrom: String
     /// From the admin answer to the edge's first launch answer showing the forced campaign.
     public var force: DelayStatistics
     /// From the admin answer to the edge's first launch answer no longer showing the expired campaign.
@@ -12,7 +14,8 @@ public struct PropagationResult: Codable, Sendable {
     public var all: DelayStatistics
     /// How long campaignd took to answer the admin call (durable commit included).
     public var admin: DelayStatistics
-    /// Edge answers that showed the change before the admin answer reached adload (counted as 0 ms).
+    /// Edge answers that showed the change before the admin answer reached adload (counted as 0 ms); always 0 when the
+    /// probes begin at the answer.
     public var beforeAdminAnswer: Int
     /// The slowest edge's worst delay, by edge endpoint, in milliseconds.
     public var worstByEdge: [String: Double]

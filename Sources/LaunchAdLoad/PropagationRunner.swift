@@ -63,7 +63,8 @@ public enum PropagationRunner {
 
             for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
                 let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: edges, timeout: timeout,
-                                           interval: configuration.probeInterval, app: configuration.app) { shown in shows ? shown == probe : shown != probe }
+                                           interval: configuration.probeInterval, from: configuration.probeFrom,
+                                           app: configuration.app) { shown in shows ? shown == probe : shown != probe }
                 adminDelays.append(measured.admin)
                 early += measured.early
                 for (index, delay) in measured.delays.enumerated() {
@@ -79,7 +80,7 @@ public enum PropagationRunner {
             }
         }
         return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
-                                 probeIntervalSeconds: configuration.probeInterval,
+                                 probeIntervalSeconds: configuration.probeInterval, probeFrom: configuration.probeFrom.rawValue,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
                                  beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds)
@@ -102,9 +103,10 @@ public enum PropagationRunner {
     }
 
     /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
-    /// last was sent) until each shows what `satisfied` wants.
+    /// last was sent), from the call or from its answer, until each shows what `satisfied` wants.
     private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [CallLine], timeout: Double, interval: Double,
-                                app: String, satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
+                                from start: PropagationConfiguration.ProbeStart, app: String,
+                                satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
         var poller = Poller()
         poller.add(admin.socket)
         for edge in edges { poller.add(edge.socket) }
@@ -112,7 +114,11 @@ public enum PropagationRunner {
         let sent = monotonicNanoseconds()
         try admin.send(method, params)
         var lastSent = [UInt64](repeating: sent, count: edges.count)
-        for (index, edge) in edges.enumerated() { try edge.send("launch.query", probeQuery(app: app, edge: index)) }
+        func probeAll() throws {
+            for (index, edge) in edges.enumerated() { try edge.send("launch.query", probeQuery(app: app, edge: index)) }
+            lastSent = [UInt64](repeating: monotonicNanoseconds(), count: edges.count)
+        }
+        if start == .call { try probeAll() }
         // Edges whose last answer did not show the change yet and whose next query waits for its time.
         var waiting = Set<Int>()
         var answeredAt: UInt64?
@@ -139,7 +145,10 @@ public enum PropagationRunner {
             guard try poller.poll(timeoutMilliseconds: Int((wait + 999_999) / 1_000_000)) > 0 else { continue }
             if poller.ready(0).contains(.readable) {
                 do {
-                    if try admin.receive() != nil { answeredAt = monotonicNanoseconds() }
+                    if try admin.receive() != nil {
+                        answeredAt = monotonicNanoseconds()
+                        if start == .answer { try probeAll() }
+                    }
                 } catch let PropagationError.edge(_, reason) {
                     throw PropagationError.admin("\(method): \(reason)")
                 }

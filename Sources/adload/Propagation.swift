@@ -30,6 +30,8 @@ struct Propagation: ParsableCommand {
     var timeout = 10.0
     @Option(help: "Milliseconds between two launch queries to an edge that does not show the change yet (0: no pause); the delays' resolution.")
     var probeInterval = 1.0
+    @Option(help: "When each step's probes begin: at the admin answer (answer), which every delay is counted from, or at the admin call (call), which also counts the edges that showed the change before the answer.")
+    var probeFrom = "answer"
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -48,6 +50,10 @@ struct Propagation: ParsableCommand {
         configuration.timeout = timeout
         guard probeInterval >= 0, probeInterval <= 1000 else { throw ValidationError("--probe-interval: must be 0 to 1000 milliseconds") }
         configuration.probeInterval = probeInterval / 1000
+        guard let start = PropagationConfiguration.ProbeStart(rawValue: probeFrom) else {
+            throw ValidationError("--probe-from: expected answer or call, got \"\(probeFrom)\"")
+        }
+        configuration.probeFrom = start
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)
@@ -71,7 +77,7 @@ struct Propagation: ParsableCommand {
             printJSON(result)
             return
         }
-        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms:")
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom):")
         print("  step     samples      p50      p90      p99      max     mean")
         for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin)] {
             let columns = [stats.p50Milliseconds, stats.p90Milliseconds, stats.p99Milliseconds, stats.maxMilliseconds, stats.meanMilliseconds]

@@ -110,6 +110,8 @@ struct AdloadTests {
         #expect(run.status != 0 && run.output.contains("--edge: name at least one edge"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-interval=-1"], in: directory)
         #expect(run.status != 0 && run.output.contains("--probe-interval: must be 0 to 1000 milliseconds"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-from", "commit"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--probe-from: expected answer or call, got \"commit\""), "\(run.output)")
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -123,6 +125,7 @@ struct AdloadTests {
         #expect(run.status == 0, "\(run.output)")
         let result = try #require(run.json)
         #expect(result["edges"] == 2 && result["repeats"] == 3 && result["app"] == "promo" && result["probeIntervalSeconds"] == 0.002)
+        #expect(result["probeFrom"] == "answer" && result["beforeAdminAnswer"] == 0)
         #expect(result["force"]?["samples"] == 6 && result["expire"]?["samples"] == 6 && result["admin"]?["samples"] == 6)
         let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
         #expect(p99 >= 0 && p99 < 5_000)
@@ -137,6 +140,12 @@ struct AdloadTests {
             return admin > 0 && p50 >= 0 && last >= p50
         }, "\(rounds)")
 
+        // Probes from the call: the same measure, its rounds all there.
+        let fromCall = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
+                                              "--repeats", "1", "--app", "promo", "--probe-from", "call", "--json"], in: fixture.directory)
+        #expect(fromCall.status == 0, "\(fromCall.output)")
+        #expect(fromCall.json?["probeFrom"] == "call" && fromCall.json?["force"]?["samples"] == 1 && fromCall.json?["expire"]?["samples"] == 1)
+
         // Every probe campaign was expired, and the baseline too once the run ended: nothing is left showing.
         for edge in [first, second] {
             #expect(await eventually(timeout: .seconds(10)) {
@@ -145,7 +154,7 @@ struct AdloadTests {
         }
         let admin = try fixture.admin()
         let campaigns = try await admin.call(AdminAPI.campaignList, CampaignListParams(app: "promo"))
-        #expect(campaigns.campaigns.count == 4 && campaigns.campaigns.allSatisfy { $0.state == .expired })
+        #expect(campaigns.campaigns.count == 6 && campaigns.campaigns.allSatisfy { $0.state == .expired })
         await admin.close()
         await first.stop()
         await second.stop()
