@@ -8,6 +8,8 @@
 #
 #   bench/propagation.sh [EDGES] [REPEATS]      (defaults: 10 edges, 20 repeats)
 #   PROBE_MS=0 bench/propagation.sh 50 10       (each edge probed with no pause; default: every 1 ms)
+#   PROBE_FROM=call bench/propagation.sh ...    (the probes of each step begin when the admin call is sent, not at its
+#                                                answer: the same delays, and a count of the edges ahead of the answer)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
 #   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON; then, for each force and expire, when the
 #                                                relays and the edges applied it, in ms from campaignd's log line of
