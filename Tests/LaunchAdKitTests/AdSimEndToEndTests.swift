@@ -47,6 +47,8 @@ struct AdSimEndToEndTests {
     func operatorsAndApp() async throws {
         let fixture = try await CampaignFixture()
         let edge = try await fixture.startEdge("edge-adsim")
+        // `--wait` fails at once while campaignd knows no edge, and it knows one from the edge's first save.
+        #expect(await fixture.waitUntilListed(["edge-adsim"]))
         let system = System(fixture: fixture, edge: edge, directory: fixture.directory)
         do {
             let png = fixture.directory.appendingPathComponent("splash.png")

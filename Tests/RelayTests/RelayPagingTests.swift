@@ -57,8 +57,11 @@ struct RelayPagingTests {
                 await sync.close()
 
                 // An edge started below now takes the relay's snapshot in pages and holds what campaignd holds.
-                try await withEdge("edge", connectedTo: relay) { _ in
-                    #expect(await edgeSaves(upstream, edge: "edge", in: relay), "\(savedDifference(upstream, edge: "edge", in: relay) ?? "")")
+                // Paging 5 MB through a debug build beside CI's sanitizer build can take tens of seconds: the bound is wide,
+                // and a failure says whether the edge had applied the state (in memory) or only not saved it.
+                try await withEdge("edge", connectedTo: relay) { edge in
+                    #expect(await edgeSaves(upstream, edge: "edge", in: relay, timeout: .seconds(60)),
+                            "\(savedDifference(upstream, edge: "edge", in: relay) ?? ""); in memory: seq \(edge.app.cell.state.seq)")
                 }
             }
             await admin.close()

@@ -24,11 +24,6 @@ extension CampaignServiceEndpoints {
     }
 }
 
-/// What an edge saved in its cache folder, verified as the edge reads it at start.
-func savedState(_ directory: URL) -> EdgeState {
-    StateFile(directory: directory).load().state
-}
-
 /// Whether the edge `name` below `fixture` saves exactly `snapshot` within `timeout` (it writes its state file a moment
 /// after it applies, from a thread at the lowest CPU priority: on a machine busy with other work, and a disk slow to
 /// fsync, that moment can be seconds).
@@ -42,11 +37,11 @@ func edgeSaves(_ snapshot: Snapshot, edge name: String, in fixture: some Campaig
 /// and seq, its number of campaigns, and the first campaign that differs, on each side; `nil` when it holds exactly
 /// `snapshot`.
 func savedDifference(_ snapshot: Snapshot, edge name: String, in fixture: some CampaignServiceEndpoints) -> String? {
-    let saved = savedState(fixture.cacheDirectory(name))
+    let (saved, discarded) = StateFile(directory: fixture.cacheDirectory(name)).load()
     let campaigns = saved.campaigns.values.sorted { $0.id < $1.id }
     if saved.epoch == snapshot.epoch && saved.seq == snapshot.seq && campaigns == snapshot.campaigns { return nil }
-    var text = "saved epoch \(saved.epoch) seq \(saved.seq) with \(campaigns.count) campaigns; expected epoch \(snapshot.epoch) "
-        + "seq \(snapshot.seq) with \(snapshot.campaigns.count)"
+    var text = "saved epoch \(saved.epoch) seq \(saved.seq) with \(campaigns.count) campaigns\(discarded ? " (a copy did not verify)" : ""); "
+        + "expected epoch \(snapshot.epoch) seq \(snapshot.seq) with \(snapshot.campaigns.count)"
     if let index = (0..<min(campaigns.count, snapshot.campaigns.count)).first(where: { campaigns[$0] != snapshot.campaigns[$0] }) {
         text += "; first difference: saved \(campaigns[index]), expected \(snapshot.campaigns[index])"
     }

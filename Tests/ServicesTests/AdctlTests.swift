@@ -18,6 +18,8 @@ struct AdctlTests {
     func session() async throws {
         let fixture = try await CampaignFixture()
         let edge = try await fixture.startEdge("edge-ops")
+        // `--wait` fails at once while campaignd knows no edge, and it knows one from the edge's first save.
+        #expect(await fixture.waitUntilListed(["edge-ops"]))
         let admin = fixture.endpoints["admin"]!
         let directory = fixture.directory
         let png = directory.appendingPathComponent("splash.bin")  // the type comes from the bytes, not the name
