@@ -70,8 +70,9 @@ public enum AtomicFile {
         writeAll(bytes, to: fd) && fsync(fd) == 0
     }
 
-    /// Writes all of `bytes` to `fd`, through interrupted and short writes; returns whether it succeeded.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    /// Writes all of `bytes` to `fd` from its current offset, through interrupted and short writes; returns whether it
+    /// succeeded.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var written = 0
         return bytes.withUnsafeBytes { raw -> Bool in
             while written < raw.count {

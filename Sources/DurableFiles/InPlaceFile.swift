@@ -39,16 +39,8 @@ public enum InPlaceFile {
         var whole = bytes
         whole.reserveCapacity(target)
         whole.append(contentsOf: repeatElement(filler, count: target - bytes.count))
-        var written = 0
-        let ok = whole.withUnsafeBytes { raw -> Bool in
-            while written < raw.count {
-                let n = pwrite(fd, raw.baseAddress! + written, raw.count - written, off_t(written))
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
-            return true
-        }
-        guard ok, target >= size || ftruncate(fd, off_t(target)) == 0, fdatasync(fd) == 0 else {
+        // Opened just now, the descriptor's offset is the file's start.
+        guard AtomicFile.writeAll(whole, to: fd), target >= size || ftruncate(fd, off_t(target)) == 0, fdatasync(fd) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
         if created { AtomicFile.syncFolder(atPath: folder) }
