@@ -269,7 +269,8 @@ let package = Package(
         // relayd: in process and as real processes between campaignd and deliveryd.
         .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
                                                        "LaunchAdRuntime", "ZeroMQ"]),
-        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ"]),
+        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                                                     .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "DeployTests",
             dependencies: ["LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "ZeroMQ", "JSONRPC",
