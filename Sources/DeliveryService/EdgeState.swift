@@ -104,15 +104,18 @@ public final class EdgeState: Sendable, AtomicReference {
     /// order to fetch them: forced campaigns' first, then by the campaigns' start.
     public var missingCreatives: [String] {
         // Only the campaigns that lack one are sorted: this runs on every heartbeat, and mostly nothing is missing.
-        let waiting = campaigns.values.filter { campaign in
-            !campaign.state.isFinal && campaign.creatives.contains { creatives[$0.sha256] == nil }
-        }.sorted { a, b in
+        let waiting = campaigns.values.filter(lacksCreative).sorted { a, b in
             if a.forced != b.forced { return a.forced }
             if a.startsAt != b.startsAt { return a.startsAt < b.startsAt }
             return a.id < b.id
         }
         var seen = Set<String>()
         return waiting.flatMap(\.creatives).map(\.sha256).filter { creatives[$0] == nil && seen.insert($0).inserted }
+    }
+
+    /// Whether `campaign` may still be served and refers to a creative this state does not hold.
+    public func lacksCreative(of campaign: Campaign) -> Bool {
+        !campaign.state.isFinal && campaign.creatives.contains { creatives[$0.sha256] == nil }
     }
 
     /// The creatives that campaigns which may still be served refer to (held or not).

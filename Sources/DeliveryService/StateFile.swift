@@ -20,6 +20,8 @@ import Locking
 final class StateFile: Sendable {
     /// The two copies, in the order the first saves go.
     let urls: [URL]
+    /// `urls` as paths (a `URL` makes its path again each time it is asked).
+    private let paths: [String]
     private let encoded = Locked<[Int64: (campaign: Campaign, json: [UInt8])]>([:])
     /// Which copy the next save overwrites and the generation of the newest that verifies; `nil` until the first
     /// load or save reads the copies.
@@ -43,20 +45,21 @@ final class StateFile: Sendable {
 
     init(directory: URL) {
         urls = [directory.appendingPathComponent("state.json"), directory.appendingPathComponent("state.b.json")]
+        paths = urls.map(\.path)
     }
 
     func save(_ state: EdgeState) throws {
         try slots.withLock { slots in
             let current = slots ?? Self.newest(of: read()).slots
             slots = current
-            let bytes = try contents(of: state, generation: current.generation + 1)
-            try InPlaceFile.overwrite(bytes, at: urls[current.next].path, filler: ChecksummedFile.filler)
+            let bytes = contents(of: state, generation: current.generation + 1)
+            try InPlaceFile.overwrite(bytes, at: paths[current.next], filler: ChecksummedFile.filler)
             slots = Slots(next: 1 - current.next, generation: current.generation + 1)
         }
     }
 
     /// The file's bytes for `state`: `{"checksum":…,"body":…}`, the body being what ``Body`` decodes.
-    func contents(of state: EdgeState, generation: Int64 = 1) throws -> [UInt8] {
+    func contents(of state: EdgeState, generation: Int64 = 1) -> [UInt8] {
         let campaigns = encoded.withLock { cache in
             var kept: [Int64: (campaign: Campaign, json: [UInt8])] = [:]
             kept.reserveCapacity(state.campaigns.count)
@@ -83,7 +86,7 @@ final class StateFile: Sendable {
             body.writeRaw(json)
         }
         body.writeRaw("],\"creatives\":")
-        try JSONValueEncoder().encode(state.creatives.values.sorted { $0.sha256 < $1.sha256 }, into: &body)
+        body.writeArray(state.creatives.values.sorted { $0.sha256 < $1.sha256 }) { $1.write(json: &$0) }
         body.writeRaw(",\"generation\":")
         body.write(int: Int(generation))
         body.append(UInt8(ascii: "}"))

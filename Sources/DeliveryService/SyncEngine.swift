@@ -396,6 +396,9 @@ final class SyncEngine: Service {
             }
         }
         persister.save()
+        // A change can only miss the creatives of the campaigns it brings: when those are all held, nothing is looked
+        // for (a look goes through every campaign). Downloads that failed are tried again on each heartbeat.
+        if let changes, !changes.contains(where: { installed.lacksCreative(of: $0.campaign) }) { return }
         downloader.fetchMissing(installed)
     }
 

@@ -127,6 +127,19 @@ public struct EdgeAck: Codable, Sendable, Hashable {
     }
 }
 
+/// Written without `Codable`: an edge sends one after each save and each heartbeat.
+extension EdgeAck: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("edgeId", edgeId)
+            object.field("region", region)
+            object.field("epoch", epoch)
+            object.field("appliedSeq", Int(appliedSeq))
+            if let via { object.field("via") { $0.writeArray(via) { $0.write(string: $1) } } }
+        }
+    }
+}
+
 /// `edge.acks`: the acknowledgements of the edges (and relays) behind a relay, passed upstream together.
 public struct EdgeAcks: Codable, Sendable {
     public var acks: [EdgeAck]

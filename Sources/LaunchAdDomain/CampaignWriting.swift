@@ -63,6 +63,18 @@ extension FrequencyCap: JSONWritable {
     }
 }
 
+extension CreativeFacts: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("sha256", sha256)
+            object.field("contentType", contentType)
+            object.field("width", width)
+            object.field("height", height)
+            object.field("size", size)
+        }
+    }
+}
+
 extension Campaign: JSONWritable {
     public func write(json: inout JSONWriter) {
         json.writeObject { object in

@@ -143,7 +143,21 @@ public final class RPCClient: Sendable {
     /// Sends a notification (no answer is expected).
     public func notify<Params>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) throws {
         let object: JSONObject = ["jsonrpc": "2.0", "method": .string(method.name), "params": try JSONValueEncoder().encode(params)]
-        let bytes = JSONValue.object(object).jsonBytes
+        try post(notification: JSONValue.object(object).jsonBytes)
+    }
+
+    /// Sends a notification whose params write themselves (no answer is expected).
+    public func notify<Params: JSONWritable>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) throws {
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.writeObject { object in
+            object.field("jsonrpc", "2.0")
+            object.field("method", method.name)
+            object.field("params") { params.write(json: &$0) }
+        }
+        try post(notification: writer.bytes)
+    }
+
+    private func post(notification bytes: [UInt8]) throws {
         let posted = accepting.withLock { accepting in
             if accepting { mailbox.post(.notify(bytes)) }
             return accepting

@@ -112,6 +112,23 @@ struct PrefetchAnswerTests {
         }
     }
 
+    @Test("a creative's facts written directly are byte for byte their Codable encoding")
+    func creativeFacts() throws {
+        for facts in [CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 20_045),
+                      CreativeFacts(sha256: "", contentType: "image/\"x\"\u{7f}\n", width: .min, height: 0, size: .max)] {
+            #expect(Self.written(facts) == (try Self.encoded(facts)))
+        }
+    }
+
+    @Test("an acknowledgement written directly is byte for byte its Codable encoding")
+    func acknowledgement() throws {
+        for ack in [EdgeAck(edgeId: "edge-1", region: "cn-east", epoch: "e0", appliedSeq: 0),
+                    EdgeAck(edgeId: "\"edge\"\n\u{e9}", region: "", epoch: "", appliedSeq: .max, via: ["relay-2", "relay-1"]),
+                    EdgeAck(edgeId: "e", region: "r", epoch: "x", appliedSeq: -1, via: [])] {
+            #expect(Self.written(ack) == (try Self.encoded(ack)))
+        }
+    }
+
     @Test("the prefetch answer written from the parts prepared with the state is the answer made of items",
           arguments: ["http://127.0.0.1:8200", "https://cdn.example.com/a\\b/\u{e9}\"/\u{1}\u{2028}", ""])
     func fromPreparedParts(_ base: String) throws {
