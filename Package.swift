@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "LaunchAdRuntime",
             dependencies: [
-                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI",
+                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "DurableFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -72,7 +72,7 @@ public enum AtomicFile {
 
     /// Writes all of `bytes` to `fd` from its current offset, through interrupted and short writes; returns whether it
     /// succeeded.
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var written = 0
         return bytes.withUnsafeBytes { raw -> Bool in
             while written < raw.count {

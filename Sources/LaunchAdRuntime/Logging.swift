@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 import JSONRPC
 import Locking
@@ -39,7 +40,7 @@ public struct TextLogHandler: MetadataFieldsHandler {
     }
 
     public func log(event: LogEvent) {
-        LogLine.write(line(event, time: LogClock.shared.localSeconds()).utf8)
+        LogLine.write(Array(line(event, time: LogClock.shared.localSeconds()).utf8))
     }
 
     /// The line `event` makes, at `time`.
@@ -76,7 +77,7 @@ public struct JSONLogHandler: MetadataFieldsHandler {
     private static let reserved: Set<String> = ["time", "level", "label", "message"]
 
     public func log(event: LogEvent) {
-        line(event, time: LogClock.shared.utcMilliseconds()).withUnsafeBytes { LogLine.write($0) }
+        LogLine.write(line(event, time: LogClock.shared.utcMilliseconds()).bytes)
     }
 
     /// The line `event` makes, at `time`.
@@ -133,17 +134,8 @@ enum LogLine {
 
     /// Writes `bytes` to standard error, whole: one `write` unless the kernel takes part of it. Lines from several
     /// threads do not interleave (each is one write to the shared descriptor); a line the descriptor refuses is lost.
-    static func write(_ bytes: some Collection<UInt8>) {
-        var bytes = Array(bytes)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+    static func write(_ bytes: [UInt8]) {
+        _ = AtomicFile.writeAll(bytes, to: 2)
     }
 }
 
