@@ -23,6 +23,12 @@ extension FaultTests {
             var edge = try await fixture.startEdge("edge-k")
             let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "first", creative: creative))
             #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+            // Saved and acknowledged before the burst: what is killed is a save among others, not the first one (the
+            // save thread runs at the lowest priority, and a busy machine may hold back the first through the whole
+            // burst, leaving no file at all).
+            #expect(await eventually(timeout: .seconds(30)) {
+                ((try? await CampaignFixture.acknowledgedSeq(admin, edge: "edge-k")) ?? 0) >= first.seq
+            })
 
             let log = WriteLog()
             let each = FaultScale.edgeBurst / FaultScale.writers
