@@ -8,6 +8,8 @@
 #
 #   bench/propagation.sh [EDGES] [REPEATS]      (defaults: 10 edges, 20 repeats)
 #   PROBE_MS=0 bench/propagation.sh 50 10       (each edge probed with no pause; default: every 1 ms)
+#   PROBE_OVER=http bench/propagation.sh ...    (the probes go to each edge's HTTP POST /rpc, as apps call it, on a
+#                                                kept-alive connection; default: its ZeroMQ client socket)
 #   PROBE_FROM=call bench/propagation.sh ...    (the probes of each step begin when the admin call is sent, not at its
 #                                                answer: the same delays, and a count of the edges ahead of the answer)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
@@ -53,7 +55,7 @@ upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).read
 for i in $(seq "$EDGES"); do
   start_edge "$RUN" "edge-$i" "$(upstream "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
 done
-for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; field "$RUN/edge-$i.ready" client >>"$RUN/edges.txt"; done
+for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; echo "$(field "$RUN/edge-$i.ready" client) $(field "$RUN/edge-$i.ready" http)" >>"$RUN/edges.txt"; done
 echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
 # Who campaignd serves: the TCP connections its sync and updates sockets hold (an edge or relay holds two on sync:
 # its session's and its acknowledgements' or reports').
@@ -61,12 +63,12 @@ peers() { ss -Htn state established "( sport = :${1##*:} )" 2>/dev/null | wc -l;
 echo "campaignd's connections: sync $(peers "$(field "$RUN/campaignd.ready" sync)"), updates $(peers "$(field "$RUN/campaignd.ready" updates)")"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-before.json" "${pids[@]}"
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
-  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --json >"$OUT/$NAME.json"
+  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))
-print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}")
+print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
 for step in ("force", "expire", "all", "admin"):

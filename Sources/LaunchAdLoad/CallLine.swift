@@ -5,7 +5,7 @@ import ZMQRPC
 
 /// A DEALER socket (to one endpoint, or to a comma-separated list) with one JSON-RPC call in flight at a time; all on
 /// the calling thread.
-final class CallLine {
+final class CallLine: ProbeLine {
     let endpoint: String
     let socket: Socket
     private var nextId: UInt64 = 1
@@ -34,14 +34,7 @@ final class CallLine {
     private func trySend(_ method: String, _ params: JSONValue) throws -> Bool {
         let id = nextId
         nextId += 1
-        var writer = JSONWriter()
-        writer.writeObject { object in
-            object.field("jsonrpc", "2.0")
-            object.field("id", Int(id))
-            object.field("method", method)
-            object.field("params", params)
-        }
-        guard try socket.send(writer.bytes, dontWait: true) else { return false }
+        guard try socket.send(ProbeRequest.bytes(id: id, method: method, params: params), dontWait: true) else { return false }
         pending = id
         return true
     }
@@ -49,15 +42,16 @@ final class CallLine {
     /// The result of the pending call if its reply has come; throws its error.
     func receive() throws -> JSONValue? {
         while try socket.receive(into: message, dontWait: true) {
-            guard let value = try? message.withUnsafeBytes({ try JSONParser.parse($0) }), let object = value.objectValue,
-                  case let .number(number)? = object["id"], UInt64(number.text) == pending else { continue }
-            pending = nil
-            if let error = object["error"]?.objectValue {
-                throw PropagationError.edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))")
-            }
-            return object["result"] ?? .null
+            let pending = pending
+            guard let reply = message.withUnsafeBytes({ ProbeRequest.reply($0, pending: pending, endpoint: endpoint) }) else { continue }
+            self.pending = nil
+            return try reply.get()
         }
         return nil
+    }
+
+    func add(to poller: inout Poller) {
+        poller.add(socket)
     }
 
     /// One call, waiting at most `timeout` seconds.

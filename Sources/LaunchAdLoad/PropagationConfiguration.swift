@@ -9,6 +9,10 @@ public struct PropagationConfiguration: Sendable {
     public var adminCurve: (serverKey: String, keyPair: CurveKeyPair)?
     /// The edges' client endpoints.
     public var edges: [String]
+    /// The edges' HTTP addresses, in the order of ``edges`` (`nil` for one not known); needed to probe over HTTP.
+    public var edgeHTTP: [HTTPAddress?] = []
+    /// What the launch queries that look for a change go through.
+    public var probeOver = ProbeTransport.zmq
     public var repeats = 10
     /// The app the measuring campaigns are made for; by default a fresh name, so nothing else is touched.
     public var app: String
@@ -31,6 +35,14 @@ public struct PropagationConfiguration: Sendable {
         case call
     }
 
+    /// What the probes go through: the edge's ZeroMQ client socket, or its HTTP `POST /rpc` as apps call it.
+    public enum ProbeTransport: String, Sendable, CaseIterable {
+        /// The client socket: each query crosses libzmq's I/O thread and the edge's client thread, both ways.
+        case zmq
+        /// `POST /rpc` on a kept-alive HTTP/1.1 connection: the edge answers on its event loop.
+        case http
+    }
+
     public init(adminEndpoint: String, edges: [String], app: String = "adload-propagation-\(UInt32.random(in: 0...UInt32.max))") {
         self.adminEndpoint = adminEndpoint
         self.edges = edges
@@ -44,6 +56,12 @@ public struct PropagationConfiguration: Sendable {
         guard !edges.isEmpty else { throw .invalid("--edge", "name at least one edge client endpoint") }
         guard Set(edges).count == edges.count else { throw .invalid("--edge", "an edge is named twice") }
         guard edges.count <= 1000 else { throw .invalid("--edge", "at most 1000 edges") }
+        if probeOver == .http {
+            guard edgeHTTP.count <= edges.count else { throw .invalid("--edge", "more HTTP addresses than edges") }
+            for (index, endpoint) in edges.enumerated() where index >= edgeHTTP.count || edgeHTTP[index] == nil {
+                throw .invalid("--probe-over", "http needs every edge's HTTP address; \(endpoint) has none")
+            }
+        }
         guard (1...10_000).contains(repeats) else { throw .invalid("--repeats", "must be 1...10000") }
         guard timeout > 0, timeout <= 600 else { throw .invalid("--timeout", "must be above 0 and at most 600 seconds") }
         guard probeInterval >= 0, probeInterval <= 1 else { throw .invalid("--probe-interval", "must be 0 to 1 second") }

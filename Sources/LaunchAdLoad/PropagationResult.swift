@@ -6,6 +6,8 @@ public struct PropagationResult: Codable, Sendable {
     public var probeIntervalSeconds: Double
     /// `answer` or `call`: when the probes of each step began (``PropagationConfiguration/ProbeStart``).
     public var probeFrom: String
+    /// `zmq` or `http`: what the probes went through (``PropagationConfiguration/ProbeTransport``).
+    public var probeOver: String
     /// From the admin answer to the edge's first launch answer showing the forced campaign.
     public var force: DelayStatistics
     /// From the admin answer to the edge's first launch answer no longer showing the expired campaign.

@@ -11,6 +11,11 @@ public enum PropagationRunner {
         defer { context.shutdown() }
         let admin = try CallLine(context, endpoint: configuration.adminEndpoint, curve: configuration.adminCurve)
         let edges = try configuration.edges.map { try CallLine(context, endpoint: $0, curve: nil) }
+        // What looks for each change: the client sockets, or a kept-alive HTTP connection to each edge.
+        let probes: [any ProbeLine] = switch configuration.probeOver {
+        case .zmq: edges
+        case .http: try configuration.edgeHTTP.map { try HTTPCallLine($0!) }
+        }
         let timeout = configuration.timeout
 
         func adminCall(_ method: String, _ params: JSONValue) throws -> JSONObject {
@@ -47,7 +52,7 @@ public enum PropagationRunner {
         // The baseline: a live campaign every edge answers before anything is measured.
         let baseline = try campaignId(try adminCall("campaign.create", fields("adload baseline", priority: 90)))
         defer { _ = try? adminCall("campaign.expire", idParams(baseline)) }
-        try awaitAnswers(edges, timeout: timeout, step: "edges answering the baseline campaign \(baseline)", app: configuration.app) { $0 == baseline }
+        try awaitAnswers(probes, timeout: timeout, step: "edges answering the baseline campaign \(baseline)", app: configuration.app) { $0 == baseline }
         log("every edge answers the baseline campaign \(baseline) of app \(configuration.app)")
 
         var forceDelays: [Double] = [], expireDelays: [Double] = [], adminDelays: [Double] = []
@@ -62,7 +67,7 @@ public enum PropagationRunner {
             try awaitSeq(edges, Int64(createdSeq), timeout: timeout)
 
             for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
-                let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: edges, timeout: timeout,
+                let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: probes, timeout: timeout,
                                            interval: configuration.probeInterval, from: configuration.probeFrom,
                                            app: configuration.app) { shown in shows ? shown == probe : shown != probe }
                 adminDelays.append(measured.admin)
@@ -81,6 +86,7 @@ public enum PropagationRunner {
         }
         return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
                                  probeIntervalSeconds: configuration.probeInterval, probeFrom: configuration.probeFrom.rawValue,
+                                 probeOver: configuration.probeOver.rawValue,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
                                  beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds)
@@ -104,12 +110,12 @@ public enum PropagationRunner {
 
     /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
     /// last was sent), from the call or from its answer, until each shows what `satisfied` wants.
-    private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [CallLine], timeout: Double, interval: Double,
+    private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [any ProbeLine], timeout: Double, interval: Double,
                                 from start: PropagationConfiguration.ProbeStart, app: String,
                                 satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
         var poller = Poller()
         poller.add(admin.socket)
-        for edge in edges { poller.add(edge.socket) }
+        for edge in edges { edge.add(to: &poller) }
         let step = UInt64(interval * 1e9)
         let sent = monotonicNanoseconds()
         try admin.send(method, params)
@@ -180,7 +186,7 @@ public enum PropagationRunner {
     }
 
     /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).
-    private static func awaitAnswers(_ edges: [CallLine], timeout: Double, step: String, app: String, wanted: (Int64?) -> Bool) throws {
+    private static func awaitAnswers(_ edges: [any ProbeLine], timeout: Double, step: String, app: String, wanted: (Int64?) -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         for (index, edge) in edges.enumerated() {
             while true {

@@ -18,9 +18,9 @@ struct Propagation: ParsableCommand {
 
     @Option(help: "campaignd's admin endpoint. [ADLOAD_ADMIN_ENDPOINT]")
     var admin = Environment.string("ADLOAD_ADMIN_ENDPOINT", default: DefaultEndpoints.campaignAdmin)
-    @Option(name: .customLong("edge"), help: "An edge's client endpoint (repeat for each edge).")
+    @Option(name: .customLong("edge"), help: "An edge's client endpoint, then (after a space) its HTTP address HOST:PORT if known (repeat for each edge).")
     var edges: [String] = []
-    @Option(help: "A file with one edge client endpoint per line.")
+    @Option(help: "A file with one edge per line, as --edge takes it.")
     var edgesFile: String?
     @Option(help: "Force/expire rounds.")
     var repeats = 10
@@ -32,6 +32,8 @@ struct Propagation: ParsableCommand {
     var probeInterval = 1.0
     @Option(help: "When each step's probes begin: at the admin answer (answer), which every delay is counted from, or at the admin call (call), which also counts the edges that showed the change before the answer.")
     var probeFrom = "answer"
+    @Option(help: "What the probes go through: each edge's client socket (zmq) or its HTTP POST /rpc (http), which needs every edge's HTTP address.")
+    var probeOver = PropagationConfiguration.ProbeTransport.zmq
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -44,7 +46,31 @@ struct Propagation: ParsableCommand {
             endpoints += String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }
-        var configuration = PropagationConfiguration(adminEndpoint: admin, edges: endpoints)
+        // Each edge: its client endpoint, and its HTTP address when one follows.
+        var clients: [String] = [], addresses: [HTTPAddress?] = []
+        for line in endpoints {
+            let fields = line.split(whereSeparator: \.isWhitespace)
+            guard (1...2).contains(fields.count) else {
+                throw ValidationError("--edge: expected a client endpoint and at most an HTTP address, got \"\(line)\"")
+            }
+            clients.append(String(fields[0]))
+            if fields.count == 2 {
+                do {
+                    let (host, port) = try HTTPEndpoint.parse(String(fields[1]))
+                    guard port > 0 else { throw ValidationError("--edge: the HTTP address \(fields[1]) needs a port") }
+                    addresses.append(HTTPAddress(host: host, port: port))
+                } catch let error as ValidationError {
+                    throw error
+                } catch {
+                    throw ValidationError("--edge: \(error)")
+                }
+            } else {
+                addresses.append(nil)
+            }
+        }
+        var configuration = PropagationConfiguration(adminEndpoint: admin, edges: clients)
+        configuration.edgeHTTP = addresses
+        configuration.probeOver = probeOver
         if let app { configuration.app = app }
         configuration.repeats = repeats
         configuration.timeout = timeout
@@ -77,7 +103,7 @@ struct Propagation: ParsableCommand {
             printJSON(result)
             return
         }
-        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom):")
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver):")
         print("  step     samples      p50      p90      p99      max     mean")
         for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin)] {
             let columns = [stats.p50Milliseconds, stats.p90Milliseconds, stats.p99Milliseconds, stats.maxMilliseconds, stats.meanMilliseconds]
@@ -92,3 +118,5 @@ struct Propagation: ParsableCommand {
         }
     }
 }
+
+extension PropagationConfiguration.ProbeTransport: ExpressibleByArgument {}

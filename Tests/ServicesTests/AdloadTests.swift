@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdTesting
@@ -112,6 +115,14 @@ struct AdloadTests {
         #expect(run.status != 0 && run.output.contains("--probe-interval: must be 0 to 1000 milliseconds"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-from", "commit"], in: directory)
         #expect(run.status != 0 && run.output.contains("--probe-from: expected answer or call, got \"commit\""), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-over", "http"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--probe-over: http needs every edge's HTTP address; \(silent) has none"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:x", "--probe-over", "http"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--edge: HTTP address 127.0.0.1:x must be host:port"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:1 extra"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--edge: expected a client endpoint and at most an HTTP address"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-over", "udp"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--probe-over"), "\(run.output)")
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -146,6 +157,23 @@ struct AdloadTests {
         #expect(fromCall.status == 0, "\(fromCall.output)")
         #expect(fromCall.json?["probeFrom"] == "call" && fromCall.json?["force"]?["samples"] == 1 && fromCall.json?["expire"]?["samples"] == 1)
 
+        // Probes over HTTP, as apps call the edge: each edge named with its HTTP address, every step measured.
+        let overHTTP = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!,
+                                              "--edge", "\(first.endpoints["client"]!) \(first.endpoints["http"]!)",
+                                              "--edge", "\(second.endpoints["client"]!) \(second.endpoints["http"]!)",
+                                              "--repeats", "2", "--app", "promo", "--probe-over", "http", "--json"], in: fixture.directory)
+        #expect(overHTTP.status == 0, "\(overHTTP.output)")
+        #expect(overHTTP.json?["probeOver"] == "http" && overHTTP.json?["force"]?["samples"] == 4 && overHTTP.json?["expire"]?["samples"] == 4)
+        #expect(result["probeOver"] == "zmq")
+        // The probes went to each edge's /rpc: both count POSTs answered there.
+        for edge in [first, second] {
+            let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(edge.endpoints["http"]!)/metrics")!)
+            let line = String(decoding: body, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("launchad_deliveryd_http_requests_total") && $0.contains(#"route="rpc""#) && $0.contains(#"status="200""#) }
+            let count = line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            #expect(count >= 4, "\(line ?? "no /rpc count")")
+        }
+
         // Every probe campaign was expired, and the baseline too once the run ended: nothing is left showing.
         for edge in [first, second] {
             #expect(await eventually(timeout: .seconds(10)) {
@@ -154,7 +182,7 @@ struct AdloadTests {
         }
         let admin = try fixture.admin()
         let campaigns = try await admin.call(AdminAPI.campaignList, CampaignListParams(app: "promo"))
-        #expect(campaigns.campaigns.count == 6 && campaigns.campaigns.allSatisfy { $0.state == .expired })
+        #expect(campaigns.campaigns.count == 9 && campaigns.campaigns.allSatisfy { $0.state == .expired })
         await admin.close()
         await first.stop()
         await second.stop()
