@@ -19,6 +19,8 @@ final class EventQueue: Sendable {
         var handling = true
         /// When a message was last handled on arrival (the end of its handling).
         var handledAtOnce = ContinuousClock.now
+        /// When the session's task last said it heard from upstream (``heard()``).
+        var heardByTask = ContinuousClock.now
     }
     private let items = Locked(Items())
     private let messageLimit: Int
@@ -74,8 +76,13 @@ final class EventQueue: Sendable {
         items.withLock { $0.handling = false }
     }
 
-    /// When a message was last handled on arrival (word from upstream that the task did not see).
-    var lastHandledAtOnce: ContinuousClock.Instant { items.withLock { $0.handledAtOnce } }
+    /// The session's task heard from upstream (it handled a message, or caught up).
+    func heard() {
+        items.withLock { $0.heardByTask = .now }
+    }
+
+    /// When word from upstream last came: a message handled on arrival, or what the task said with ``heard()``.
+    var lastHeard: ContinuousClock.Instant { items.withLock { max($0.handledAtOnce, $0.heardByTask) } }
 
     func finish() { signal.finish() }
 }

@@ -43,6 +43,11 @@ final class ReportFile: Sendable {
         url = directory.appendingPathComponent("reports.json")
     }
 
+    /// Whether the file already holds `body` (written or read by this process).
+    func holds(_ body: Body) -> Bool {
+        written.withLock { $0 == body }
+    }
+
     /// Writes `body` unless the file already holds it.
     func save(_ body: Body) throws {
         guard written.withLock({ $0 != body }) else { return }

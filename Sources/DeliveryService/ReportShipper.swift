@@ -129,6 +129,9 @@ final class ReportShipper: Service {
     private func save(_ outbox: Outbox) async -> Bool {
         let (unsent, fingerprints) = ledger.takeForSave()
         let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
+        // Nothing came since the last write that succeeded (the usual round of an edge no app reports to): no hop to
+        // the disk's queue, which would wake a thread for nothing.
+        if fingerprints.isEmpty && file.holds(body) { return true }
         let written: Result<Void, any Error> = await disk.perform {
             Result {
                 do { try self.journal.append(fingerprints) } catch { self.ledger.putBack(fingerprints: fingerprints); throw error }

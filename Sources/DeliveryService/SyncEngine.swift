@@ -43,6 +43,8 @@ final class SyncEngine: Service {
     /// How often a heartbeat's acknowledgement goes as a call (the rest go as notifications, see
     /// ``heartbeatAtOnce(_:arrived:)``), so that a refusal still shows in the log.
     static let ackCallInterval: Duration = .seconds(10)
+    /// Three heartbeats' time: with no word from upstream for longer, the session ends and the next one reconnects.
+    static let silenceLimit: Duration = .seconds(3)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
@@ -112,8 +114,8 @@ final class SyncEngine: Service {
             subscriberConfiguration.curve = curve
             subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
             subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
-            // One queue of events: messages (posted by the subscriber's thread) and a tick twice a second to notice
-            // silence. It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as
+            // One queue of events: messages (posted by the subscriber's thread) and a tick when three heartbeats'
+            // time passed with no word from upstream. It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as
             // a gap. The usual change, next in seq, is applied on the subscriber's thread when the queue is idle and no
             // backlog waits behind it.
             let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
@@ -158,10 +160,14 @@ final class SyncEngine: Service {
 
         try await withThrowingDiscardingTaskGroup { group in
             defer { group.cancelAll() }
+            // The watch for silence sleeps until three heartbeats' time after the last word from upstream, and posts a
+            // tick only once that passed with none: while heartbeats come, it wakes every few seconds, not twice a
+            // second.
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    events.post(.tick)
+                    let quiet = ContinuousClock.now - events.lastHeard
+                    if quiet > Self.silenceLimit { events.post(.tick) }
+                    try? await Task.sleep(for: max(.milliseconds(100), Self.silenceLimit - quiet + .milliseconds(10)))
                 }
             }
             group.addTask {
@@ -170,7 +176,7 @@ final class SyncEngine: Service {
 
             // Subscribed first; now the snapshot (unless our state's epoch and seq can be caught up from the log).
             try await resync(link, preferChanges: true)
-            var lastHeard = ContinuousClock.now
+            events.heard()
             events.finishBatch()
             for await _ in events.signals {
                 // Everything that arrived meanwhile, at once: a burst of changes becomes one new state.
@@ -179,7 +185,7 @@ final class SyncEngine: Service {
                 while index < batch.count {
                     switch batch[index] {
                     case .tick:
-                        if ContinuousClock.now - max(lastHeard, events.lastHandledAtOnce) > .seconds(3) {
+                        if ContinuousClock.now - events.lastHeard > Self.silenceLimit {
                             logger.warning("no word from campaignd for three heartbeats; reconnecting")
                             return
                         }
@@ -192,7 +198,7 @@ final class SyncEngine: Service {
                         }
                         if run.count == 1 { try await handle(message, arrived: arrived, link) } else { try await handle(changes: run, link) }
                         // After handling: a long catch-up is not silence.
-                        lastHeard = .now
+                        events.heard()
                     }
                     index += 1
                 }
