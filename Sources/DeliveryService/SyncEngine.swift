@@ -115,9 +115,9 @@ final class SyncEngine: Service {
             subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
             subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
             // One queue of events: messages (posted by the subscriber's thread) and a tick when three heartbeats'
-            // time passed with no word from upstream. It holds as many messages as the high-water mark: what does not fit is dropped, and noticed as
-            // a gap. The usual change, next in seq, is applied on the subscriber's thread when the queue is idle and no
-            // backlog waits behind it.
+            // time passed with no word from upstream. It holds as many messages as the high-water mark: what does not
+            // fit is dropped, and noticed as a gap. The usual change, next in seq, is applied on the subscriber's thread
+            // when the queue is idle and no backlog waits behind it.
             let events = EventQueue(messageLimit: max(2, Int(configuration.updatesHighWaterMark)))
             let clock = self.clock
             let subscriber = try Subscriber(context: context, configuration: subscriberConfiguration) { message, backlog in
@@ -162,12 +162,13 @@ final class SyncEngine: Service {
             defer { group.cancelAll() }
             // The watch for silence sleeps until three heartbeats' time after the last word from upstream, and posts a
             // tick only once that passed with none: while heartbeats come, it wakes every few seconds, not twice a
-            // second.
+            // second. Past the limit (the task may be busy in a long catch-up, which counts as word once it ends), it
+            // looks again every half second.
             group.addTask {
                 while !Task.isCancelled {
                     let quiet = ContinuousClock.now - events.lastHeard
                     if quiet > Self.silenceLimit { events.post(.tick) }
-                    try? await Task.sleep(for: max(.milliseconds(100), Self.silenceLimit - quiet + .milliseconds(10)))
+                    try? await Task.sleep(for: quiet > Self.silenceLimit ? .milliseconds(500) : Self.silenceLimit - quiet + .milliseconds(10))
                 }
             }
             group.addTask {
