@@ -21,8 +21,8 @@ final class HTTPCallLine: ProbeLine {
     /// The largest response head or body it takes.
     private static let limit = 1 << 20
 
-    /// Connects to `address` (`host:port`), waiting for the connection.
-    init(_ address: HTTPAddress) throws {
+    /// Connects to `address` (`host:port`), waiting at most `timeout` seconds for the connection.
+    init(_ address: HTTPAddress, timeout: Double) throws {
         endpoint = address.description
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -37,20 +37,35 @@ final class HTTPCallLine: ProbeLine {
         var next: UnsafeMutablePointer<addrinfo>? = first
         while let candidate = next, connected < 0 {
             next = candidate.pointee.ai_next
-            let fd = socket(candidate.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            let fd = socket(candidate.pointee.ai_family, flags, 0)
             guard fd >= 0 else { failure = errno; continue }
-            if connect(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 {
-                connected = fd
-            } else {
-                failure = errno
-                close(fd)
-            }
+            failure = Self.connect(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen, timeout: timeout)
+            if failure == 0 { connected = fd } else { close(fd) }
         }
         guard connected >= 0 else { throw PropagationError.edge(address.description, "cannot connect: \(String(cString: strerror(failure)))") }
         fd = connected
         var on: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Connects the non-blocking `fd`, waiting at most `timeout` seconds; returns 0 or the error number.
+    private static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double) -> Int32 {
+        if Glibc.connect(fd, address, length) == 0 { return 0 }
+        guard errno == EINPROGRESS else { return errno }
+        var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let left = Int32(max(0, min(Double(Int32.max), deadline.timeIntervalSinceNow * 1000).rounded(.up)))
+            let ready = poll(&waiting, 1, left)
+            if ready > 0 { break }
+            if ready == 0 { return ETIMEDOUT }
+            if errno != EINTR { return errno }
+        }
+        var error: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 else { return errno }
+        return error
     }
 
     deinit { close(fd) }

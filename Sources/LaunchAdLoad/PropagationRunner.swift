@@ -14,7 +14,7 @@ public enum PropagationRunner {
         // What looks for each change: the client sockets, or a kept-alive HTTP connection to each edge.
         let probes: [any ProbeLine] = switch configuration.probeOver {
         case .zmq: edges
-        case .http: try configuration.edgeHTTP.map { try HTTPCallLine($0!) }
+        case .http: try configuration.edgeHTTP.map { try HTTPCallLine($0!, timeout: configuration.timeout) }
         }
         let timeout = configuration.timeout
 

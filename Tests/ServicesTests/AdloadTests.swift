@@ -119,6 +119,9 @@ struct AdloadTests {
         #expect(run.status != 0 && run.output.contains("--probe-over: http needs every edge's HTTP address; \(silent) has none"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:x", "--probe-over", "http"], in: directory)
         #expect(run.status != 0 && run.output.contains("--edge: HTTP address 127.0.0.1:x must be host:port"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:1", "--probe-over", "http",
+                                     "--timeout", "2"], in: directory)
+        #expect(run.status != 0 && run.output.contains("edge 127.0.0.1:1: cannot connect: Connection refused"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:1 extra"], in: directory)
         #expect(run.status != 0 && run.output.contains("--edge: expected a client endpoint and at most an HTTP address"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-over", "udp"], in: directory)
