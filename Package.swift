@@ -164,7 +164,7 @@ let package = Package(
         .target(
             name: "LaunchAdLoad",
             dependencies: [
-                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness", "ZMQRPC",
+                "Locking", "ZeroMQ", "CZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness", "ZMQRPC", "DurableFiles",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),

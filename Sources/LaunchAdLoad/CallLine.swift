@@ -8,8 +8,7 @@ import ZMQRPC
 final class CallLine: ProbeLine {
     let endpoint: String
     let socket: Socket
-    private var nextId: UInt64 = 1
-    private(set) var pending: UInt64?
+    private var calls = PendingCall()
     private let message = Message()
 
     init(_ context: ZMQContext, endpoint: String, curve: (serverKey: String, keyPair: CurveKeyPair)?) throws {
@@ -32,20 +31,16 @@ final class CallLine: ProbeLine {
 
     /// Sends the call unless no connected peer can take it now; returns whether it went.
     private func trySend(_ method: String, _ params: JSONValue) throws -> Bool {
-        let id = nextId
-        nextId += 1
-        guard try socket.send(ProbeRequest.bytes(id: id, method: method, params: params), dontWait: true) else { return false }
-        pending = id
+        let (id, bytes) = calls.request(method, params)
+        guard try socket.send(bytes, dontWait: true) else { return false }
+        calls.sent(id)
         return true
     }
 
     /// The result of the pending call if its reply has come; throws its error.
     func receive() throws -> JSONValue? {
         while try socket.receive(into: message, dontWait: true) {
-            let pending = pending
-            guard let reply = message.withUnsafeBytes({ ProbeRequest.reply($0, pending: pending, endpoint: endpoint) }) else { continue }
-            self.pending = nil
-            return try reply.get()
+            if let result = try message.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result }
         }
         return nil
     }
@@ -63,11 +58,6 @@ final class CallLine: ProbeLine {
             guard Date() < deadline else { throw PropagationError.timedOut("\(method) on \(endpoint): no connection", [endpoint]) }
             usleep(5_000)
         }
-        var poller = Poller()
-        poller.add(socket)
-        while Date() < deadline {
-            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
-        }
-        throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
+        return try result(of: method, until: deadline)
     }
 }

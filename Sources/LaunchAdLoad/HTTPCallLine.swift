@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import DurableFiles
 import JSONRPC
 import ZeroMQ
 
@@ -13,8 +14,7 @@ import ZeroMQ
 final class HTTPCallLine: ProbeLine {
     let endpoint: String
     private let fd: Int32
-    private var nextId: UInt64 = 1
-    private var pending: UInt64?
+    private var calls = PendingCall()
     /// Bytes read and not yet taken by a whole response.
     private var buffer: [UInt8] = []
     private var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -71,34 +71,22 @@ final class HTTPCallLine: ProbeLine {
     deinit { close(fd) }
 
     func send(_ method: String, _ params: JSONValue) throws {
-        let id = nextId
-        nextId += 1
-        let body = ProbeRequest.bytes(id: id, method: method, params: params)
+        let (id, body) = calls.request(method, params)
         var request = Array("POST /rpc HTTP/1.1\r\nHost: \(endpoint)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
         request += body
-        var written = 0
-        while written < request.count {
-            let count = request.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count > 0 {
-                written += count
-            } else if count < 0, errno == EINTR {
-                continue
-            } else {
-                // A request of a few hundred bytes with one in flight never fills the socket: the connection is broken.
-                throw PropagationError.edge(endpoint, "cannot send: \(count < 0 ? String(cString: strerror(errno)) : "connection closed")")
-            }
+        // A request of a few hundred bytes with one in flight never fills the socket: a write that fails means the
+        // connection is broken.
+        guard AtomicFile.writeAll(request, to: fd) else {
+            throw PropagationError.edge(endpoint, "cannot send: \(String(cString: strerror(errno)))")
         }
-        pending = id
+        calls.sent(id)
     }
 
     func receive() throws -> JSONValue? {
         try readAvailable()
         while let (status, body) = try takeResponse() {
             guard status == 200 else { throw PropagationError.edge(endpoint, "POST /rpc answered HTTP \(status)") }
-            let pending = pending
-            guard let reply = body.withUnsafeBytes({ ProbeRequest.reply($0, pending: pending, endpoint: endpoint) }) else { continue }
-            self.pending = nil
-            return try reply.get()
+            if let result = try body.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result }
         }
         return nil
     }
@@ -110,12 +98,7 @@ final class HTTPCallLine: ProbeLine {
     func call(_ method: String, _ params: JSONValue, timeout: Double) throws -> JSONValue {
         let deadline = Date().addingTimeInterval(timeout)
         try send(method, params)
-        var poller = Poller()
-        add(to: &poller)
-        while Date() < deadline {
-            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
-        }
-        throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
+        return try result(of: method, until: deadline)
     }
 
     /// Reads whatever the socket holds now.

@@ -1,3 +1,4 @@
+import Foundation
 import JSONRPC
 import ZeroMQ
 
@@ -16,9 +17,27 @@ protocol ProbeLine: AnyObject {
     func call(_ method: String, _ params: JSONValue, timeout: Double) throws -> JSONValue
 }
 
-/// A JSON-RPC request as the lines write it.
-enum ProbeRequest {
-    static func bytes(id: UInt64, method: String, params: JSONValue) -> [UInt8] {
+extension ProbeLine {
+    /// The pending call's result, waited for until `deadline`.
+    func result(of method: String, until deadline: Date) throws -> JSONValue {
+        var poller = Poller()
+        add(to: &poller)
+        while Date() < deadline {
+            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
+        }
+        throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
+    }
+}
+
+/// The call a line has in flight: the ids it gives its requests, and which reply answers the pending one.
+struct PendingCall {
+    private var nextId: UInt64 = 1
+    private var pending: UInt64?
+
+    /// The next request's id and bytes; it is pending once ``sent(_:)`` says it went.
+    mutating func request(_ method: String, _ params: JSONValue) -> (id: UInt64, bytes: [UInt8]) {
+        let id = nextId
+        nextId += 1
         var writer = JSONWriter()
         writer.writeObject { object in
             object.field("jsonrpc", "2.0")
@@ -26,17 +45,22 @@ enum ProbeRequest {
             object.field("method", method)
             object.field("params", params)
         }
-        return writer.bytes
+        return (id, writer.bytes)
     }
 
-    /// What a reply means for the call `pending`: `nil` when it answers another call (or is not a JSON-RPC response),
-    /// else the call's result (`.null` when it has none) or its error.
-    static func reply(_ bytes: UnsafeRawBufferPointer, pending: UInt64?, endpoint: String) -> Result<JSONValue, PropagationError>? {
-        guard let value = try? JSONParser.parse(bytes), let object = value.objectValue,
+    mutating func sent(_ id: UInt64) {
+        pending = id
+    }
+
+    /// The pending call's result (`.null` when it has none) if `reply` answers it, and then nothing is pending; `nil`
+    /// for a reply to another call or one that is not a JSON-RPC response. Throws the call's error.
+    mutating func take(_ reply: UnsafeRawBufferPointer, endpoint: String) throws(PropagationError) -> JSONValue? {
+        guard let value = try? JSONParser.parse(reply), let object = value.objectValue,
               case let .number(number)? = object["id"], UInt64(number.text) == pending else { return nil }
+        pending = nil
         if let error = object["error"]?.objectValue {
-            return .failure(.edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))"))
+            throw .edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))")
         }
-        return .success(object["result"] ?? .null)
+        return object["result"] ?? .null
     }
 }
