@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Force/expire propagation on one machine: campaignd and EDGES deliveryd processes (release builds) on loopback, each
 # edge with its own cache folder, then `adload propagation` forces and expires a campaign REPEATS times and measures,
-# from the admin answer, when each edge's launch answer shows it. Prints adload's table (percentiles over edges and
+# from the admin answer, when each edge's launch answer shows it, and (rows "applied", from each edge's edge.status once
+# every edge shows it) when each edge applied it by its own clock, the same clock on one machine: the first less the
+# probe's own way back and its wait for the next probe. Prints adload's table (percentiles over edges and
 # repeats) and each round's last edge and admin answer, and keeps its JSON in
 # .build-bench/propagation-EDGES[-relays-N].json. With RELAYS=N, N relayd stand between campaignd and the edges
 # (edge i behind relay i mod N), so what is measured crosses one relay.
@@ -71,9 +73,10 @@ r = json.load(open(sys.argv[1]))
 print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
-for step in ("force", "expire", "all", "admin"):
+for step in ("force", "expire", "all", "admin", "forceApplied", "expireApplied"):
     s = r[step]
-    print(f"| {step} | {s['samples']} | {s['p50Milliseconds']:.2f} | {s['p90Milliseconds']:.2f} | {s['p99Milliseconds']:.2f} | "
+    name = {"forceApplied": "force applied", "expireApplied": "expire applied"}.get(step, step)
+    print(f"| {name} | {s['samples']} | {s['p50Milliseconds']:.2f} | {s['p90Milliseconds']:.2f} | {s['p99Milliseconds']:.2f} | "
           f"{s['maxMilliseconds']:.2f} | {s['meanMilliseconds']:.2f} |")
 if r['probeFrom'] == 'call': print(f"edge answers showing the change before the admin answer arrived: {r['beforeAdminAnswer']}")
 # Each round's last edge: whether the p99 is every round's or a few rounds'.

@@ -105,7 +105,8 @@ enum ClientHandlers {
                               seq: state.seq, loaded: state.isLoaded, stale: !context.status.connected,
                               skewSeconds: context.status.skew, campaigns: state.campaigns.count,
                               creatives: state.creatives.count, resyncs: context.status.resyncs, gaps: context.status.gaps,
-                              cacheWritable: context.cacheHealth.writable)
+                              cacheWritable: context.cacheHealth.writable,
+                              appliedAt: context.status.appliedAt(epoch: state.epoch, seq: state.seq))
         })
         return methods
     }

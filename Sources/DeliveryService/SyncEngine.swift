@@ -390,6 +390,8 @@ final class SyncEngine: Service {
     /// for a snapshot: the follower hears which.
     private func install(_ state: EdgeState, changes: [Change]?) {
         var installed = cell.update { current in state.with(creatives: current.creatives) }
+        // Read after the swap: a launch query from this moment on answers from the new state.
+        status.reached(epoch: installed.epoch, seq: installed.seq, at: clock())
         if let follower {
             if let changes { follower.applied(changes, making: installed) } else { follower.replaced(by: installed) }
         }

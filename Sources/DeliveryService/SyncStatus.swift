@@ -41,6 +41,23 @@ public final class SyncStatus: Sendable {
 
     func resynced() { state.withLock { $0.resyncs += 1 } }
 
+    /// The epoch and seq the state last reached, and when by the edge's clock (`nil` before it reached any here).
+    private let reachedAt = Locked<(epoch: String, seq: Int64, at: Timestamp)?>(nil)
+
+    /// The state now holds `epoch` and `seq`, since `at`.
+    func reached(epoch: String, seq: Int64, at: Timestamp) {
+        reachedAt.withLock { $0 = (epoch, seq, at) }
+    }
+
+    /// When the state reached `epoch` and `seq`; `nil` when it has not since the process started (a state loaded from
+    /// disk), or holds another.
+    public func appliedAt(epoch: String, seq: Int64) -> Timestamp? {
+        reachedAt.withLock { reached in
+            guard let reached, reached.epoch == epoch, reached.seq == seq else { return nil }
+            return reached.at
+        }
+    }
+
     /// The edge's estimate of campaignd's clock now, for expiry: erring early by ``transitAllowance``, because a
     /// campaign expired a moment early is harmless and one served a moment late is not.
     public func serviceNow(_ now: Timestamp) -> Timestamp { now.adding(seconds: skew + Self.transitAllowance) }

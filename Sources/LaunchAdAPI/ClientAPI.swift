@@ -27,7 +27,7 @@ public enum ClientAPI {
         errors: [APIError.busy],
         examples: [RPCExample("in touch", params: NoParams(), result: EdgeStatus(
             edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, seq: 18, loaded: true, stale: false, skewSeconds: -0.012,
-            campaigns: 2, creatives: 2, resyncs: 1, gaps: 0))])
+            campaigns: 2, creatives: 2, resyncs: 1, gaps: 0, appliedAt: Timestamp(rfc3339: "2026-11-10T16:00:02.125Z")))])
 }
 
 extension ClientAPI {

@@ -16,9 +16,13 @@ public struct EdgeStatus: Codable, Sendable {
     public var gaps: Int
     /// `false` while the edge cannot write its cache folder (a full or read-only disk): it answers from memory.
     public var cacheWritable: Bool
+    /// When, by the edge's clock, its state reached `seq` (a change applied, a catch-up or a snapshot); `nil` while
+    /// it answers from the state it loaded at start.
+    public var appliedAt: Timestamp?
 
     public init(edgeId: String, region: String, epoch: String, seq: Int64, loaded: Bool, stale: Bool, skewSeconds: Double,
-                campaigns: Int, creatives: Int, resyncs: Int, gaps: Int, cacheWritable: Bool = true) {
+                campaigns: Int, creatives: Int, resyncs: Int, gaps: Int, cacheWritable: Bool = true,
+                appliedAt: Timestamp? = nil) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
@@ -31,5 +35,6 @@ public struct EdgeStatus: Codable, Sendable {
         self.resyncs = resyncs
         self.gaps = gaps
         self.cacheWritable = cacheWritable
+        self.appliedAt = appliedAt
     }
 }

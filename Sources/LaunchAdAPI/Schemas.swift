@@ -271,6 +271,10 @@ extension EdgeStatus: JSONSchemaDescribable {
             "resyncs": .integer("Snapshots taken since start.", minimum: 0),
             "gaps": .integer("Gaps seen in the update stream since start.", minimum: 0),
             "cacheWritable": .boolean("False while the edge cannot write its cache folder (full or read-only): it answers from memory."),
+            "appliedAt": Timestamp.jsonSchema.described("""
+                When, by the edge's clock, its state reached `seq` (a change applied, a catch-up or a snapshot); absent while it \
+                answers from the state it loaded at start.
+                """),
         ], required: ["edgeId", "region", "epoch", "seq", "loaded", "stale", "skewSeconds", "campaigns", "creatives", "resyncs", "gaps",
                       "cacheWritable"])
     }

@@ -23,6 +23,14 @@ public struct PropagationResult: Codable, Sendable {
     public var worstByEdge: [String: Double]
     /// Each force and expire in the order made: whether a high percentile comes from every round or from a few.
     public var rounds: [PropagationRound]
+    /// From the admin answer to when each edge applied the forced campaign, by the edge's own clock (on one machine,
+    /// the same clock as adload's; to the millisecond): the delays above less the probe's way back and its wait for
+    /// the next probe.
+    public var forceApplied: DelayStatistics
+    /// The same for the expire.
+    public var expireApplied: DelayStatistics
+    /// Steps at edges that did not say when they applied them (one that moved past the step's seq before it was asked).
+    public var appliedUnknown: Int
 }
 
 /// One force or expire of a propagation run, in milliseconds.

@@ -56,6 +56,7 @@ public enum PropagationRunner {
         log("every edge answers the baseline campaign \(baseline) of app \(configuration.app)")
 
         var forceDelays: [Double] = [], expireDelays: [Double] = [], adminDelays: [Double] = []
+        var forceApplied: [Double] = [], expireApplied: [Double] = [], appliedUnknown = 0
         var early = 0
         var worst: [String: Double] = [:]
         var rounds: [PropagationRound] = []
@@ -76,6 +77,11 @@ public enum PropagationRunner {
                     worst[configuration.edges[index]] = max(worst[configuration.edges[index]] ?? 0, round3(delay * 1000))
                 }
                 if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
+                // When each edge applied it, by its own clock: asked once every edge shows it, so the questions add no
+                // load to the step measured.
+                let applied = try appliedDelays(edges, seq: measured.seq, answered: measured.answered, timeout: timeout)
+                appliedUnknown += applied.unknown
+                if shows { forceApplied += applied.delays } else { expireApplied += applied.delays }
                 // The round's median and last edge, as the run's table ranks them.
                 let roundDelays = DelayStatistics(measured.delays)
                 rounds.append(PropagationRound(round: round, step: shows ? "force" : "expire", adminMilliseconds: round3(measured.admin * 1000),
@@ -89,7 +95,9 @@ public enum PropagationRunner {
                                  probeOver: configuration.probeOver.rawValue,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
-                                 beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds)
+                                 beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds,
+                                 forceApplied: DelayStatistics(forceApplied), expireApplied: DelayStatistics(expireApplied),
+                                 appliedUnknown: appliedUnknown)
     }
 
     /// The launch query each edge is probed with.
@@ -112,7 +120,7 @@ public enum PropagationRunner {
     /// last was sent), from the call or from its answer, until each shows what `satisfied` wants.
     private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [any ProbeLine], timeout: Double, interval: Double,
                                 from start: PropagationConfiguration.ProbeStart, app: String,
-                                satisfied: (Int64?) -> Bool) throws -> (admin: Double, delays: [Double], early: Int) {
+                                satisfied: (Int64?) -> Bool) throws -> Measured {
         var poller = Poller()
         poller.add(admin.socket)
         for edge in edges { edge.add(to: &poller) }
@@ -128,6 +136,7 @@ public enum PropagationRunner {
         // Edges whose last answer did not show the change yet and whose next query waits for its time.
         var waiting = Set<Int>()
         var answeredAt: UInt64?
+        var answeredWall = Timestamp(milliseconds: 0), answer: JSONObject = [:]
         var seenAt = [UInt64?](repeating: nil, count: edges.count)
         var remaining = edges.count
         let deadline = sent + UInt64(timeout * 1e9)
@@ -151,8 +160,10 @@ public enum PropagationRunner {
             guard try poller.poll(timeoutMilliseconds: Int((wait + 999_999) / 1_000_000)) > 0 else { continue }
             if poller.ready(0).contains(.readable) {
                 do {
-                    if try admin.receive() != nil {
+                    if let result = try admin.receive() {
                         answeredAt = monotonicNanoseconds()
+                        answeredWall = Timestamp.now()
+                        answer = result.objectValue ?? [:]
                         if start == .answer { try probeAll() }
                     }
                 } catch let PropagationError.edge(_, reason) {
@@ -175,14 +186,43 @@ public enum PropagationRunner {
                 }
             }
         }
-        let answer = answeredAt!
+        let answered = answeredAt!
         var early = 0
         let delays = seenAt.map { seen -> Double in
             let seen = seen!
-            if seen < answer { early += 1; return 0 }
-            return Double(seen - answer) / 1e9
+            if seen < answered { early += 1; return 0 }
+            return Double(seen - answered) / 1e9
         }
-        return (Double(answer - sent) / 1e9, delays, early)
+        guard let seq = answer["seq"]?.intValue else { throw PropagationError.admin("\(method) answered no seq") }
+        return Measured(admin: Double(answered - sent) / 1e9, delays: delays, early: early, answered: answeredWall, seq: Int64(seq))
+    }
+
+    /// A step measured: the admin call's time, each edge's delay (seconds, in the order of the edges), how many showed
+    /// the change before the answer, and the answer's wall-clock time and seq.
+    private struct Measured {
+        var admin: Double
+        var delays: [Double]
+        var early: Int
+        var answered: Timestamp
+        var seq: Int64
+    }
+
+    /// From the admin answer (`answered`, by adload's clock) to when each edge applied `seq` (by its own clock, the
+    /// same one on one machine), in seconds, 0 when before; an edge that has moved past that seq since, or that does
+    /// not say when, is counted in `unknown` instead.
+    private static func appliedDelays(_ edges: [CallLine], seq: Int64, answered: Timestamp,
+                                      timeout: Double) throws -> (delays: [Double], unknown: Int) {
+        var delays: [Double] = [], unknown = 0
+        for edge in edges {
+            let status = try edge.call("edge.status", [:], timeout: timeout)
+            guard status["seq"]?.intValue.map(Int64.init) == seq,
+                  let text = status["appliedAt"]?.stringValue, let applied = Timestamp(rfc3339: text) else {
+                unknown += 1
+                continue
+            }
+            delays.append(max(0, answered.seconds(until: applied)))
+        }
+        return (delays, unknown)
     }
 
     /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).

@@ -104,11 +104,15 @@ struct Propagation: ParsableCommand {
             return
         }
         print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver):")
-        print("  step     samples      p50      p90      p99      max     mean")
-        for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin)] {
+        print("  step            samples      p50      p90      p99      max     mean")
+        for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin),
+                              ("force applied", result.forceApplied), ("expire applied", result.expireApplied)] {
             let columns = [stats.p50Milliseconds, stats.p90Milliseconds, stats.p99Milliseconds, stats.maxMilliseconds, stats.meanMilliseconds]
                 .map { fixed($0, 2).leftPadded(to: 8) }.joined(separator: " ")
-            print("  \(name.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(stats.samples).leftPadded(to: 8)) \(columns)")
+            print("  \(name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(String(stats.samples).leftPadded(to: 8)) \(columns)")
+        }
+        if result.appliedUnknown > 0 {
+            print("  \(result.appliedUnknown) steps at edges that did not say when they applied them (not in the applied rows)")
         }
         if result.beforeAdminAnswer > 0 {
             print("  \(result.beforeAdminAnswer) edge answers showed the change before the admin answer arrived (counted as 0 ms)")

@@ -128,9 +128,14 @@ struct EdgeWithCampaigndDownTests {
     @Test("restarted with campaignd down, an edge answers from disk within a second of starting")
     func answersFromDisk() async throws {
         let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
+        let before = Timestamp.now()
         let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
         let edge = try await fixture.startEdge("edge-d")
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        // The edge says when it reached its seq, by its clock: after the create was sent, and not in the future.
+        let reached = try await edge.status()
+        let appliedAt = try #require(reached.appliedAt, "no appliedAt at seq \(reached.seq)")
+        #expect(before <= appliedAt && appliedAt <= Timestamp.now(), "applied at \(appliedAt), the create was sent at \(before)")
         await edge.stop()
         await fixture.kill()
         let started = ContinuousClock.now
@@ -142,6 +147,8 @@ struct EdgeWithCampaigndDownTests {
         #expect(answer.hasAd && answer.id == created.campaign.id)
         let status = try await again.status()
         #expect(status.stale || status.seq == created.seq)
+        // Loaded from disk, with nothing applied since it started: it does not know when that state was reached.
+        #expect(status.appliedAt == nil)
         await again.stop()
         await admin.close()
         await fixture.stop()

@@ -144,6 +144,14 @@ struct AdloadTests {
         let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
         #expect(p99 >= 0 && p99 < 5_000)
         #expect(result["worstByEdge"]?.objectValue?.count == 2)
+        // When each edge applied each step, from its edge.status: every step known, and none later than a probe saw it
+        // (the same clock; the edge's readings are to the millisecond).
+        #expect(result["forceApplied"]?["samples"] == 6 && result["expireApplied"]?["samples"] == 6 && result["appliedUnknown"] == 0)
+        for step in ["force", "expire"] {
+            let applied = try #require(result["\(step)Applied"]?["maxMilliseconds"]?.doubleValue)
+            let seen = try #require(result[step]?["maxMilliseconds"]?.doubleValue)
+            #expect(applied >= 0 && applied <= seen + 1, "\(step): applied at \(applied) ms, seen by \(seen) ms")
+        }
         // Each force and expire in order, with its admin answer and its slowest edge no sooner than its median one.
         let rounds = try #require(result["rounds"]?.arrayValue)
         #expect(rounds.compactMap { $0["step"]?.stringValue } == ["force", "expire", "force", "expire", "force", "expire"])
