@@ -3,11 +3,13 @@ import LaunchAdDomain
 import Locking
 import Logging
 import ServiceLifecycle
+import Synchronization
 import ZMQRPC
 
 /// Passes the acknowledgements of the edges (and relays) below a relay upstream, batched: the newest of each edge is
-/// kept, and whatever arrived while one `edge.acks` call was on its way goes in the next, each with the relay's id in
-/// front of its `via`. A call that fails leaves its acknowledgements for the next round, unless newer ones came.
+/// kept, and whatever arrived within ``linger`` of the first, or while one `edge.acks` call was on its way, goes in the
+/// next, each with the relay's id in front of its `via`. A call that fails leaves its acknowledgements for the next
+/// round, unless newer ones came.
 final class AckForwarder: Service {
     let relayId: String
     let upstream: RPCClient
@@ -16,6 +18,14 @@ final class AckForwarder: Service {
     /// Every edge heard from below, with the time it was last heard (for the relay's metrics and `/healthz`).
     private let heard = Locked<[String: ContinuousClock.Instant]>([:])
     private let signals: AsyncStream<Void>
+    /// Acknowledgements campaignd (or the relay above) took from this one, and the `edge.acks` calls that carried them.
+    let passed = Atomic<Int>(0)
+    let batches = Atomic<Int>(0)
+    /// How long a batch waits for more after its first acknowledgement. The edges below acknowledge a heartbeat or a
+    /// change within some milliseconds of each other, so a batch sent at once holds one or two and the rest follow as
+    /// more calls; waiting this little makes them one or a few, and campaignd (and `adctl --wait`) hears them no more
+    /// than this later.
+    static let linger: Duration = .milliseconds(10)
     private let signal: AsyncStream<Void>.Continuation
 
     init(relayId: String, upstream: RPCClient, logger: Logger) {
@@ -50,6 +60,7 @@ final class AckForwarder: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             for await _ in self.signals {
+                try? await Task.sleep(for: Self.linger)
                 let batch = self.pending.withLock { pending in
                     defer { pending.removeAll() }
                     return Array(pending.values)
@@ -58,6 +69,8 @@ final class AckForwarder: Service {
                 do {
                     _ = try await self.upstream.call(SyncAPI.acks, EdgeAcks(acks: batch.map { $0.passed(by: self.relayId) }),
                                                      timeout: .seconds(3))
+                    self.passed.add(batch.count, ordering: .relaxed)
+                    self.batches.add(1, ordering: .relaxed)
                 } catch is CancellationError {
                     return
                 } catch {

@@ -6,7 +6,8 @@ import ZeroMQ
 
 /// relayd's Prometheus metrics, named `launchad_relayd_*`: requests by method and code (snapshots and changes served
 /// to the edges below among them), the epoch's `seq` it serves, snapshots it took upstream, its edges below, whether
-/// upstream is heard, messages published, the sync and update sockets' connections and peers.
+/// upstream is heard, messages published, acknowledgements passed upstream and the calls that carried them, the sync and
+/// update sockets' connections and peers.
 final class RelayMetrics: Sendable {
     static let name = MetricNames(subsystem: "relayd")
     let registry = PrometheusCollectorRegistry()
@@ -15,6 +16,8 @@ final class RelayMetrics: Sendable {
     private let stale: Gauge
     private let resyncs: MirroredCounter
     private let published: MirroredCounter
+    private let acksPassed: MirroredCounter
+    private let ackBatches: MirroredCounter
     private let connections: ConnectionGauges
 
     init(monitors: [ConnectionMonitor]) {
@@ -25,6 +28,10 @@ final class RelayMetrics: Sendable {
             "snapshots_taken", unit: "total", help: "Snapshots the relay took from upstream.")))
         published = MirroredCounter(registry.makeCounter(descriptor: Self.name(
             "updates_published", unit: "total", help: "Messages handed to the update stream below (changes and heartbeats).")))
+        acksPassed = MirroredCounter(registry.makeCounter(descriptor: Self.name(
+            "acks_passed", unit: "total", help: "Acknowledgements of the edges and relays below taken upstream.")))
+        ackBatches = MirroredCounter(registry.makeCounter(descriptor: Self.name(
+            "ack_batches", unit: "total", help: "edge.acks calls upstream that carried them.")))
         connections = ConnectionGauges(registry: registry, names: Self.name, monitors: monitors)
     }
 
@@ -33,12 +40,15 @@ final class RelayMetrics: Sendable {
     }
 
     /// Brings the gauges up to date (at each scrape).
-    func refresh(state: EdgeState, status: SyncStatus, edges edgeCount: Int, published publishedCount: Int) {
+    func refresh(state: EdgeState, status: SyncStatus, edges edgeCount: Int, published publishedCount: Int, acksPassed passedCount: Int,
+                 ackBatches batchCount: Int) {
         seq.set(Double(state.seq))
         edges.set(Double(edgeCount))
         stale.set(status.connected ? 0.0 : 1.0)
         resyncs.update(to: status.resyncs)
         published.update(to: publishedCount)
+        acksPassed.update(to: passedCount)
+        ackBatches.update(to: batchCount)
         connections.refresh()
     }
 }

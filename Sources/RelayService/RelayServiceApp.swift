@@ -124,7 +124,8 @@ public final class RelayServiceApp: Sendable {
         }
         router.get("/metrics") { _, _ -> Response in
             metrics.refresh(state: followed.cell.state, status: status, edges: forwarder.liveEdges(),
-                            published: updates.published.load(ordering: .relaxed))
+                            published: updates.published.load(ordering: .relaxed),
+                            acksPassed: forwarder.passed.load(ordering: .relaxed), ackBatches: forwarder.batches.load(ordering: .relaxed))
             return HTTPEndpoint.metricsResponse(metrics.registry)
         }
         let endpoints = zmqEndpoints

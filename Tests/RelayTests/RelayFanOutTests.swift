@@ -42,6 +42,21 @@ struct RelayFanOutTests {
         try await expectPeers(fixture, Self.relayCount, "campaignd")
         for relay in relays { try await expectPeers(relay, Self.edgesPerRelay, relay.name) }
 
+        // The edges' acknowledgements go upstream batched: each relay's ten edges acknowledge every heartbeat within
+        // moments of each other, and the relay passes them on in one or two calls a heartbeat, not ten (with no wait for
+        // more, six or seven calls over three heartbeats here). Counted over three heartbeats.
+        @Sendable func acks(_ relay: RelayProcess) async throws -> (passed: Double, batches: Double) {
+            (try await relay.metric("launchad_relayd_acks_passed_total"), try await relay.metric("launchad_relayd_ack_batches_total"))
+        }
+        let acksBefore = try await relays.concurrentlyMap { try await acks($0) }
+        try await Task.sleep(for: .seconds(3))
+        for (relay, before) in zip(relays, acksBefore) {
+            let after = try await acks(relay)
+            let (passed, batches) = (after.passed - before.passed, after.batches - before.batches)
+            #expect(passed >= Double(2 * Self.edgesPerRelay) && passed > 5 * batches,
+                    "\(relay.name) passed \(passed) acknowledgements upstream in \(batches) calls over 3 s")
+        }
+
         // A new database: a new epoch. campaignd serves one snapshot to each relay; the edges take theirs from the relays.
         let relaySnapshots = try await relays.concurrentlyMap { try await $0.metric(snapshotsServed($0)) }
         await admin.close()
