@@ -20,7 +20,8 @@
 #                                                the change: where the time goes, apart from the probes and the admin
 #                                                answer; JSON logging costs each process a little more)
 #   CPU=1 RELAYS=4 bench/propagation.sh 200 10  (also what each service's threads spent in CPU over adload's run,
-#                                                by program and thread name, a change and per process a change)
+#                                                by program and thread name, a change and per process a change; the
+#                                                edges' edge.status answers after each step count too)
 #   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
 #   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 #   SAVE_DELAY_MS=1000 bench/propagation.sh ... (the edges' --state-save-delay: each saves and acknowledges a change

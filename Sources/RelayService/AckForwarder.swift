@@ -18,6 +18,7 @@ final class AckForwarder: Service {
     /// Every edge heard from below, with the time it was last heard (for the relay's metrics and `/healthz`).
     private let heard = Locked<[String: ContinuousClock.Instant]>([:])
     private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
     /// Acknowledgements campaignd (or the relay above) took from this one, and the `edge.acks` calls that carried them.
     let passed = Atomic<Int>(0)
     let batches = Atomic<Int>(0)
@@ -26,7 +27,6 @@ final class AckForwarder: Service {
     /// more calls; waiting this little makes them one or a few, and campaignd (and `adctl --wait`) hears them no more
     /// than this later.
     static let linger: Duration = .milliseconds(10)
-    private let signal: AsyncStream<Void>.Continuation
 
     init(relayId: String, upstream: RPCClient, logger: Logger) {
         self.relayId = relayId
