@@ -13,7 +13,9 @@ import Locking
 /// Overwriting a file of the same size in place costs the disk a data write and a flush, where replacing it (a new
 /// file synced, renamed over the old one, the folder synced) also commits the file system's journal twice: with many
 /// edges on one machine, their saves after each change were what its disk spent most on (BENCHMARKS.md's "Through
-/// relays"). An older edge's `state.json` (no `generation`) reads as generation 0.
+/// relays"). An older edge's `state.json` (no `generation`) reads as generation 0, except against a copy that has one:
+/// then the copy written last is the state, whichever it is, so that an edge taken back to an older release and then
+/// forward again starts from what the older one saved, not from the copy it left behind.
 ///
 /// Each campaign's JSON is kept from one save to the next while the campaign stays the same, so a save encodes
 /// only the campaigns that changed since the last one and copies the rest.
@@ -59,7 +61,7 @@ final class StateFile: Sendable {
     }
 
     /// The file's bytes for `state`: `{"checksum":…,"body":…}`, the body being what ``Body`` decodes.
-    func contents(of state: EdgeState, generation: Int64 = 1) -> [UInt8] {
+    func contents(of state: EdgeState, generation: Int64) -> [UInt8] {
         let campaigns = encoded.withLock { cache in
             var kept: [Int64: (campaign: Campaign, json: [UInt8])] = [:]
             kept.reserveCapacity(state.campaigns.count)
@@ -107,20 +109,45 @@ final class StateFile: Sendable {
         return (state, discarded)
     }
 
-    /// Each copy's body, `nil` when missing or (`discarded`) when it does not verify.
-    private func read() -> [(body: Body?, discarded: Bool)] {
-        urls.map { ChecksummedFile.read(Body.self, at: $0) }
+    /// One copy as read: its body, `nil` when missing or (`discarded`) when it does not verify, and when it was last
+    /// written.
+    private struct Copy {
+        var body: Body?
+        var discarded: Bool
+        var modified: timespec?
+    }
+
+    private func read() -> [Copy] {
+        zip(urls, paths).map { url, path in
+            let (body, discarded) = ChecksummedFile.read(Body.self, at: url)
+            var info = stat()
+            return Copy(body: body, discarded: discarded, modified: body != nil && stat(path, &info) == 0 ? info.st_mtim : nil)
+        }
     }
 
     /// The newest copy that verifies (the first on a tie), and where the next save goes: the other copy.
-    private static func newest(of copies: [(body: Body?, discarded: Bool)]) -> (body: Body?, slots: Slots) {
-        var best: (index: Int, body: Body)?
+    private static func newest(of copies: [Copy]) -> (body: Body?, slots: Slots) {
+        var best: (index: Int, copy: Copy, body: Body)?
         for (index, copy) in copies.enumerated() {
             guard let body = copy.body else { continue }
-            if let current = best, (current.body.generation ?? 0) >= (body.generation ?? 0) { continue }
-            best = (index, body)
+            if let current = best, !isNewer(copy, body, than: current.copy, current.body) { continue }
+            best = (index, copy, body)
         }
         guard let best else { return (nil, Slots(next: 0, generation: 0)) }
         return (best.body, Slots(next: 1 - best.index, generation: best.body.generation ?? 0))
+    }
+
+    /// Whether one copy is newer than another: by generation when both or neither have one; when only one has, the
+    /// copy written later (an older release writes `state.json` without one, and leaves `state.b.json` as it was),
+    /// the one with a generation on a tie.
+    private static func isNewer(_ copy: Copy, _ body: Body, than other: Copy, _ otherBody: Body) -> Bool {
+        guard (body.generation == nil) != (otherBody.generation == nil) else {
+            return (body.generation ?? 0) > (otherBody.generation ?? 0)
+        }
+        guard let written = copy.modified, let otherWritten = other.modified,
+              (written.tv_sec, written.tv_nsec) != (otherWritten.tv_sec, otherWritten.tv_nsec) else {
+            return body.generation != nil
+        }
+        return (written.tv_sec, written.tv_nsec) > (otherWritten.tv_sec, otherWritten.tv_nsec)
     }
 }

@@ -75,7 +75,7 @@ struct StateFileTests {
         campaigns[9] = nil
         state = EdgeState(epoch: "e2", seq: 1, campaigns: campaigns, creatives: [:])
         try check(state, "a snapshot that drops a campaign")
-        #expect(String(decoding: file.contents(of: state), as: UTF8.self).contains("\"epoch\":\"e2\""))
+        #expect(String(decoding: file.contents(of: state, generation: 1), as: UTF8.self).contains("\"epoch\":\"e2\""))
         // A writer that starts with nothing kept, an epoch that needs escaping, then no campaigns at all.
         file = StateFile(directory: directory)
         state = EdgeState(epoch: "e\"3\\\n", seq: 9, campaigns: campaigns, creatives: [Self.facts.sha256: Self.facts])
@@ -84,7 +84,7 @@ struct StateFileTests {
         try check(state, "nothing at all")
     }
 
-    @Test("the state's two copies: saves overwrite them in turn in place, a torn newest copy leaves the one before, a failed save is retried on the same copy, and an older edge's file is read")
+    @Test("the state's two copies: saves overwrite them in turn in place, a torn newest copy leaves the one before, a failed save is retried on the same copy, an older edge's file is read, and against it the copy written last wins")
     func twoCopies() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statecopies-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -159,6 +159,26 @@ struct StateFileTests {
         try upgraded.save(state(12))
         #expect(copy(first)?.epoch == "old" && copy(second)?.seq == 12 && copy(second)?.generation == 1)
         expectLoaded(state(12), discarded: false, "after an older edge's file")
+
+        // Taken back to an older release, which wrote state.json again (no generation) and left state.b.json, then
+        // forward: the copy written last is the state, and the next save goes to the other one.
+        let downgraded = #"{"epoch":"e","seq":13,"campaigns":[],"creatives":[]}"#
+        try Data(ChecksummedFile.contents(body: Array(downgraded.utf8))).write(to: first)
+        func written(_ url: URL, secondsAgo: TimeInterval) throws {
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -secondsAgo)], ofItemAtPath: url.path)
+        }
+        try written(second, secondsAgo: 60)
+        try written(first, secondsAgo: 30)
+        expectLoaded(EdgeState(epoch: "e", seq: 13, campaigns: [:], creatives: [:]), discarded: false, "after a downgrade")
+        // The other way round, the copy with a generation written after the older edge's (a first upgrade): that copy.
+        try written(first, secondsAgo: 90)
+        expectLoaded(state(12), discarded: false, "the copy with a generation written last")
+        try written(first, secondsAgo: 30)
+        let forward = StateFile(directory: directory)
+        _ = forward.load()
+        try forward.save(state(14))
+        #expect(copy(first)?.seq == 13 && copy(second)?.seq == 14 && copy(second)?.generation == 1)
+        expectLoaded(state(14), discarded: false, "the first save after a downgrade and an upgrade")
     }
 
     @Test("the report file reads back what was saved, is not written again for the same counts, and is discarded when any byte is off")
