@@ -15,10 +15,11 @@
 #   PROBE_FROM=call bench/propagation.sh ...    (the probes of each step begin when the admin call is sent, not at its
 #                                                answer: the same delays, and a count of the edges ahead of the answer)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
-#   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON; then, for each force and expire, when the
-#                                                relays and the edges applied it, in ms from campaignd's log line of
-#                                                the change: where the time goes, apart from the probes and the admin
-#                                                answer; JSON logging costs each process a little more)
+#   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON, at debug for a line each change applied;
+#                                                then, for each force and expire, when the relays and the edges
+#                                                applied it, in ms from campaignd's log line of the change: where the
+#                                                time goes, apart from the probes and the admin answer; those lines
+#                                                cost each process more)
 #   CPU=1 RELAYS=4 bench/propagation.sh 200 10  (also what each service's threads spent in CPU over adload's run,
 #                                                by program and thread name, a change and per process a change; the
 #                                                edges' edge.status answers after each step count too)
@@ -33,7 +34,7 @@ REPEATS=${2:-20}
 RELAYS=${RELAYS:-0}
 TRACE=${TRACE:-0}
 LOGS=()
-[ "$TRACE" = 1 ] && LOGS=(--log-format json)
+[ "$TRACE" = 1 ] && LOGS=(--log-format json --log-level debug)
 OUT=.build-bench
 NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"

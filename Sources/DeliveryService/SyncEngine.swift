@@ -242,8 +242,8 @@ final class SyncEngine: Service {
         status.heard()
         let applied = change.change(at: clock())
         install(state.applying([applied]), changes: [applied])
-        logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
-                                                   "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
+        logger.debug("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
+                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
         return true
     }
 
@@ -275,8 +275,8 @@ final class SyncEngine: Service {
         status.heard()
         if !changes.isEmpty {
             install(state.applying(changes), changes: changes)
-            logger.info("applied changes", metadata: ["from_seq": "\(changes[0].seq)", "seq": "\(changes[changes.count - 1].seq)",
-                                                     "count": "\(changes.count)"])
+            logger.debug("applied changes", metadata: ["from_seq": "\(changes[0].seq)", "seq": "\(changes[changes.count - 1].seq)",
+                                                      "count": "\(changes.count)"])
         }
     }
 
@@ -328,8 +328,8 @@ final class SyncEngine: Service {
         }
         let applied = change.change(at: clock())
         install(state.applying([applied]), changes: [applied])
-        logger.info("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
-                                                   "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
+        logger.debug("applied a change", metadata: [LogField.campaignId: "\(change.id)", "op": "\(change.op.rawValue)",
+                                                    "seq": "\(change.seq)", "version": "\(change.campaign.version)"])
     }
 
     /// Catches up: from the change log when it still reaches our `seq` in our epoch, else from a fresh snapshot.

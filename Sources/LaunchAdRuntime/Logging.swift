@@ -20,6 +20,15 @@ public enum LogSetup {
         case .json: LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
         }
     }
+
+    /// The least level a service logs, from its `--log-level` (swift-log's names); `nil` for another word.
+    public static func level(named name: String) -> Logger.Level? { Logger.Level(rawValue: name) }
+
+    /// What `--log-level` takes, for its help and its error: "trace, debug, ... or critical".
+    public static let levelNames: String = {
+        let names = Logger.Level.allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }()
 }
 
 /// Writes each event as one line of text on standard error, as swift-log's `StreamLogHandler` lays it out (local

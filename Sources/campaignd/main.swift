@@ -55,9 +55,12 @@ struct CampaignDaemon: AsyncParsableCommand {
     var consoleTLS = Environment.flag("CAMPAIGND_CONSOLE_TLS")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
+    @Option(help: "The least level logged: trace, debug, info, notice, warning, error or critical [CAMPAIGND_LOG_LEVEL]")
+    var logLevel = Environment.string("CAMPAIGND_LOG_LEVEL", default: "info")
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         do { _ = try DatabaseURL(parsing: database) } catch { throw ValidationError(error.description) }
         guard (1...(64 << 20)).contains(maxCreativeBytes) else {
             throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
@@ -90,7 +93,7 @@ struct CampaignDaemon: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
+        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: LogSetup.level(named: logLevel) ?? .info)
         let logger = Logger(label: "campaignd")
         var configuration = CampaignServiceConfiguration()
         configuration.dataDirectory = dataDir

@@ -66,9 +66,12 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var stateSaveDelay = Int(Environment.string("DELIVERYD_STATE_SAVE_DELAY", default: "10")) ?? -1
     @Option(help: "Log format: text or json. [DELIVERYD_LOG_FORMAT]")
     var logFormat = Environment.string("DELIVERYD_LOG_FORMAT", default: "text")
+    @Option(help: "The least level logged: trace, debug, info, notice, warning, error or critical (each change an edge or relay applies is a debug line). [DELIVERYD_LOG_LEVEL]")
+    var logLevel = Environment.string("DELIVERYD_LOG_LEVEL", default: "info")
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be a number of requests a second, 0 for none") }
         guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
@@ -93,7 +96,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
 
     func run() async throws {
         HeapPolicy.keepFreedMemory()
-        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
+        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: LogSetup.level(named: logLevel) ?? .info)
         let logger = {
             var logger = Logger(label: "deliveryd")
             logger[metadataKey: LogField.edgeId] = .string(edgeId)

@@ -50,9 +50,12 @@ struct RelayDaemon: AsyncParsableCommand {
     var updatesHwm = Int32(Environment.string("RELAYD_UPDATES_HWM", default: "100000")) ?? -1
     @Option(help: "Log format: text or json. [RELAYD_LOG_FORMAT]")
     var logFormat = Environment.string("RELAYD_LOG_FORMAT", default: "text")
+    @Option(help: "The least level logged: trace, debug, info, notice, warning, error or critical (each change an edge or relay applies is a debug line). [RELAYD_LOG_LEVEL]")
+    var logLevel = Environment.string("RELAYD_LOG_LEVEL", default: "info")
 
     func validate() throws {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         guard changeWindow >= 1 else { throw ValidationError("--change-window must be a number of changes, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard EdgeID.isValid(relayId) else { throw ValidationError("--relay-id must be \(EdgeID.rule)") }
@@ -60,7 +63,7 @@ struct RelayDaemon: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: .info)
+        LogSetup.bootstrap(format: LogFormat(rawValue: logFormat) ?? .text, level: LogSetup.level(named: logLevel) ?? .info)
         let logger = Logger(label: "relayd")
         var configuration = RelayServiceConfiguration()
         configuration.cacheDirectory = cacheDir

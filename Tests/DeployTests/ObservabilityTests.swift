@@ -149,7 +149,9 @@ struct ObservabilityTests {
 
     @Test("logs with --log-format json: one JSON object a line; request, campaign and edge ids as fields where those events happen")
     func jsonLogs() async throws {
-        try await Self.scrapeBusyProcesses(campaigndArguments: ["--log-format", "json"], edgeArguments: ["--log-format", "json"]) { fixture, edge, _ in
+        // The edge at --log-level debug, to see the line of each change it applies; campaignd at the default, info.
+        try await Self.scrapeBusyProcesses(campaigndArguments: ["--log-format", "json"],
+                                           edgeArguments: ["--log-format", "json", "--log-level", "debug"]) { fixture, edge, _ in
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin, seed: 7)
             // A string id, to see it in the log as the client sent it.
@@ -189,6 +191,8 @@ struct ObservabilityTests {
 
             let applied = await find(edge.process, "applied a change") { $0["op"]?.stringValue == "forced" }
             #expect(applied?["campaign_id"]?.stringValue == "1" && applied?["seq"]?.stringValue == "2", "\(edge.process.log)")
+            #expect(applied?["level"]?.stringValue == "debug")
+            #expect(!lines(fixture.process).contains { $0["level"]?.stringValue == "debug" }, "campaignd logged below info by default")
 
             for (process, expectedEdge) in [(fixture.process, nil), (edge.process, "edge-obs")] as [(ChildProcess, String?)] {
                 let all = lines(process)
@@ -200,6 +204,25 @@ struct ObservabilityTests {
                         #expect(line["edge_id"]?.stringValue == expectedEdge, "an edge's line without its edge_id: \(line)")
                     }
                 }
+            }
+        }
+    }
+
+    @Test("--log-level takes swift-log's levels only: each service refuses another word, from the flag or the environment")
+    func logLevelRefused() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let folder = directory.appendingPathComponent("data").path
+        let programs: [(name: String, prefix: String, base: [String])] = [
+            ("campaignd", "CAMPAIGND", ["--data-dir", folder]), ("deliveryd", "DELIVERYD", ["--cache-dir", folder]),
+            ("relayd", "RELAYD", ["--cache-dir", folder]),
+        ]
+        for program in programs {
+            for (arguments, environment) in [(["--log-level", "loud"], [:]), ([], ["\(program.prefix)_LOG_LEVEL": "Debug"])] {
+                let process = try ChildProcess(program.name, program.base + arguments, directory: directory, environment: environment)
+                #expect(await process.exitStatus() != 0)
+                #expect(process.log.contains("--log-level must be trace, debug, info, notice, warning, error or critical"),
+                        "\(program.name): \(process.log)")
             }
         }
     }
