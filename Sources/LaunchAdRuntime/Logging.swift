@@ -33,7 +33,7 @@ public enum LogSetup {
 
 /// Writes each event as one line of text on standard error, as swift-log's `StreamLogHandler` lays it out (local
 /// time to the second, level, label, metadata sorted by key, source in brackets, message), for less: the time is
-/// formatted once a second, and the line goes out in one `write` (an edge logs each change it applies).
+/// formatted once a second, and the line goes out in one `write` (at debug, an edge logs each change it applies).
 public struct TextLogHandler: MetadataFieldsHandler {
     public var logLevel: Logger.Level
     public let label: String
