@@ -55,7 +55,7 @@ struct CampaignDaemon: AsyncParsableCommand {
     var consoleTLS = Environment.flag("CAMPAIGND_CONSOLE_TLS")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
     var logFormat = Environment.string("CAMPAIGND_LOG_FORMAT", default: "text")
-    @Option(help: "The least level logged: trace, debug, info, notice, warning, error or critical [CAMPAIGND_LOG_LEVEL]")
+    @Option(help: "The least level logged: trace, debug, info, notice, warning, error or critical. [CAMPAIGND_LOG_LEVEL]")
     var logLevel = Environment.string("CAMPAIGND_LOG_LEVEL", default: "info")
 
     func validate() throws {
