@@ -114,14 +114,15 @@ final class StateFile: Sendable {
     private struct Copy {
         var body: Body?
         var discarded: Bool
-        var modified: timespec?
+        var modified: (seconds: Int, nanoseconds: Int)?
     }
 
     private func read() -> [Copy] {
         zip(urls, paths).map { url, path in
             let (body, discarded) = ChecksummedFile.read(Body.self, at: url)
             var info = stat()
-            return Copy(body: body, discarded: discarded, modified: body != nil && stat(path, &info) == 0 ? info.st_mtim : nil)
+            let written = body != nil && stat(path, &info) == 0 ? (info.st_mtim.tv_sec, info.st_mtim.tv_nsec) : nil
+            return Copy(body: body, discarded: discarded, modified: written)
         }
     }
 
@@ -144,10 +145,9 @@ final class StateFile: Sendable {
         guard (body.generation == nil) != (otherBody.generation == nil) else {
             return (body.generation ?? 0) > (otherBody.generation ?? 0)
         }
-        guard let written = copy.modified, let otherWritten = other.modified,
-              (written.tv_sec, written.tv_nsec) != (otherWritten.tv_sec, otherWritten.tv_nsec) else {
+        guard let written = copy.modified, let otherWritten = other.modified, written != otherWritten else {
             return body.generation != nil
         }
-        return (written.tv_sec, written.tv_nsec) > (otherWritten.tv_sec, otherWritten.tv_nsec)
+        return written > otherWritten
     }
 }
