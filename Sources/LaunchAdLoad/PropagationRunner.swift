@@ -135,16 +135,16 @@ public enum PropagationRunner {
         if start == .call { try probeAll() }
         // Edges whose last answer did not show the change yet and whose next query waits for its time.
         var waiting = Set<Int>()
-        var answeredAt: UInt64?
-        var answeredWall = Timestamp(milliseconds: 0), answer: JSONObject = [:]
+        // The admin answer: when it came (monotonic, and by the wall clock edges' `appliedAt` is read against) and its seq.
+        var answered: (at: UInt64, wall: Timestamp, seq: Int64?)?
         var seenAt = [UInt64?](repeating: nil, count: edges.count)
         var remaining = edges.count
         let deadline = sent + UInt64(timeout * 1e9)
-        while answeredAt == nil || remaining > 0 {
+        while answered == nil || remaining > 0 {
             var now = monotonicNanoseconds()
             guard now < deadline else {
                 let late = edges.indices.filter { seenAt[$0] == nil }.map { edges[$0].endpoint }
-                throw PropagationError.timedOut(answeredAt == nil ? "\(method) (no admin answer)" : method, late)
+                throw PropagationError.timedOut(answered == nil ? "\(method) (no admin answer)" : method, late)
             }
             var wait: UInt64 = 10_000_000
             for index in waiting {
@@ -161,9 +161,7 @@ public enum PropagationRunner {
             if poller.ready(0).contains(.readable) {
                 do {
                     if let result = try admin.receive() {
-                        answeredAt = monotonicNanoseconds()
-                        answeredWall = Timestamp.now()
-                        answer = result.objectValue ?? [:]
+                        answered = (monotonicNanoseconds(), Timestamp.now(), result.objectValue?["seq"]?.intValue.map(Int64.init))
                         if start == .answer { try probeAll() }
                     }
                 } catch let PropagationError.edge(_, reason) {
@@ -186,15 +184,15 @@ public enum PropagationRunner {
                 }
             }
         }
-        let answered = answeredAt!
+        let answer = answered!
         var early = 0
         let delays = seenAt.map { seen -> Double in
             let seen = seen!
-            if seen < answered { early += 1; return 0 }
-            return Double(seen - answered) / 1e9
+            if seen < answer.at { early += 1; return 0 }
+            return Double(seen - answer.at) / 1e9
         }
-        guard let seq = answer["seq"]?.intValue else { throw PropagationError.admin("\(method) answered no seq") }
-        return Measured(admin: Double(answered - sent) / 1e9, delays: delays, early: early, answered: answeredWall, seq: Int64(seq))
+        guard let seq = answer.seq else { throw PropagationError.admin("\(method) answered no seq") }
+        return Measured(admin: Double(answer.at - sent) / 1e9, delays: delays, early: early, answered: answer.wall, seq: seq)
     }
 
     /// A step measured: the admin call's time, each edge's delay (seconds, in the order of the edges), how many showed
