@@ -18,6 +18,7 @@ enum RelaySyncHandlers {
         /// The same upstream as the forwarder's: reports, and creatives the relay does not hold yet.
         let upstream: RPCClient
         let edgeKeys: EdgeKeys?
+        let pager = SnapshotPager()
     }
 
     static func table(_ context: Context) -> MethodTable {
@@ -26,19 +27,9 @@ enum RelaySyncHandlers {
         table.register(SyncAPI.snapshot) { params, _ in
             let state = context.followed.cell.state
             guard state.isLoaded else { throw notReady }
-            guard params.isPaged else {
-                return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: state.campaigns.values.sorted { $0.id < $1.id })
-            }
+            guard params.isPaged else { return context.pager.snapshot(of: state) }
             let (after, limit) = try params.checked()
-            // Cut as campaignd cuts its pages: at `limit` campaigns or about 4 MiB of them, `next` set when more follow.
-            let ids = state.campaigns.keys.filter { $0 > after }.sorted()
-            var bound = PageBound(limit: limit), page: [Campaign] = []
-            for id in ids {
-                let campaign = state.campaigns[id]!
-                guard bound.admits(PageBound.bytes(of: campaign)) else { break }
-                page.append(campaign)
-            }
-            return Snapshot(epoch: state.epoch, seq: state.seq, campaigns: page, next: page.count < ids.count ? page.last?.id : nil)
+            return context.pager.page(of: state, after: after, limit: limit)
         }
         table.register(SyncAPI.changes, inline: { params, _ in
             guard let result = context.publisher.changes(params) else {
