@@ -3,8 +3,10 @@
 # edge with its own cache folder, then `adload propagation` forces and expires a campaign REPEATS times and measures,
 # from the admin answer, when each edge's launch answer shows it, and (rows "applied", from each edge's edge.status once
 # every edge shows it) when each edge applied it by its own clock, the same clock on one machine: the first less the
-# probe's own way back and its wait for the next probe. Prints adload's table (percentiles over edges and
-# repeats) and each round's last edge and admin answer, and keeps its JSON in
+# probe's own way back and its wait for the next probe. Each applied time is checked against the edge's probes (after
+# the send of the last probe it answered without the change, before the first answer with it came back), and the
+# readings outside are counted. Prints adload's table (percentiles over edges and repeats), how long adload took to
+# send its first probes, that count, and each round's last edge and admin answer, and keeps its JSON in
 # .build-bench/propagation-EDGES[-relays-N].json. With RELAYS=N, N relayd stand between campaignd and the edges
 # (edge i behind relay i mod N), so what is measured crosses one relay.
 #
@@ -80,6 +82,10 @@ for step in ("force", "expire", "all", "admin", "forceApplied", "expireApplied")
     name = {"forceApplied": "force applied", "expireApplied": "expire applied"}.get(step, step)
     print(f"| {name} | {s['samples']} | {s['p50Milliseconds']:.2f} | {s['p90Milliseconds']:.2f} | {s['p99Milliseconds']:.2f} | "
           f"{s['maxMilliseconds']:.2f} | {s['meanMilliseconds']:.2f} |")
+b = r['firstProbes']
+print(f"adload's first probes to every edge, sent within p50 {b['p50Milliseconds']:.1f} ms, max {b['maxMilliseconds']:.1f} ms")
+print(f"edges' applied times checked against their probes: {r['appliedChecked']}, outside them: {len(r['appliedOutsideProbes'])}"
+      + "".join(f"\n  {x}" for x in r['appliedOutsideProbes'][:5]))
 if r['probeFrom'] == 'call': print(f"edge answers showing the change before the admin answer arrived: {r['beforeAdminAnswer']}")
 # Each round's last edge: whether the p99 is every round's or a few rounds'.
 for step in ("force", "expire"):

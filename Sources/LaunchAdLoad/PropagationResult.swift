@@ -31,6 +31,15 @@ public struct PropagationResult: Codable, Sendable {
     public var expireApplied: DelayStatistics
     /// Steps at edges that did not say when they applied them (one that moved past the step's seq before it was asked).
     public var appliedUnknown: Int
+    /// Steps whose applied time was checked against the edge's probes: it must come after the send of the last probe
+    /// the edge answered without the change, and before the first answer with it came back.
+    public var appliedChecked: Int
+    /// The steps where an edge's applied time falls outside what its probes tell (whole milliseconds apart): the edge's
+    /// reading would not be when it began answering with the change. On one machine, none.
+    public var appliedOutsideProbes: [String]
+    /// How long adload took, at each step, to send its first probe to every edge (the last edge's first probe left
+    /// that long after the first's).
+    public var firstProbes: DelayStatistics
 }
 
 /// One force or expire of a propagation run, in milliseconds.

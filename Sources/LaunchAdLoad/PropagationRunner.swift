@@ -56,7 +56,8 @@ public enum PropagationRunner {
         log("every edge answers the baseline campaign \(baseline) of app \(configuration.app)")
 
         var forceDelays: [Double] = [], expireDelays: [Double] = [], adminDelays: [Double] = []
-        var forceApplied: [Double] = [], expireApplied: [Double] = [], appliedUnknown = 0
+        var forceApplied: [Double] = [], expireApplied: [Double] = [], appliedUnknown = 0, appliedChecked = 0
+        var appliedOutside: [String] = [], bursts: [Double] = []
         var early = 0
         var worst: [String: Double] = [:]
         var rounds: [PropagationRound] = []
@@ -72,6 +73,7 @@ public enum PropagationRunner {
                                            interval: configuration.probeInterval, from: configuration.probeFrom,
                                            app: configuration.app) { shown in shows ? shown == probe : shown != probe }
                 adminDelays.append(measured.admin)
+                bursts.append(measured.burst)
                 early += measured.early
                 for (index, delay) in measured.delays.enumerated() {
                     worst[configuration.edges[index]] = max(worst[configuration.edges[index]] ?? 0, round3(delay * 1000))
@@ -79,8 +81,10 @@ public enum PropagationRunner {
                 if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
                 // When each edge applied it, by its own clock: asked once every edge shows it, so the questions add no
                 // load to the step measured.
-                let applied = try appliedDelays(edges, seq: measured.seq, answered: measured.answered, timeout: timeout)
+                let applied = try appliedDelays(edges, seq: measured.seq, answered: measured.answered, bounds: measured.bounds, timeout: timeout)
                 appliedUnknown += applied.unknown
+                appliedChecked += applied.delays.count
+                appliedOutside += applied.outside.map { "\(op) \(probe) at \($0)" }
                 if shows { forceApplied += applied.delays } else { expireApplied += applied.delays }
                 // The round's median and last edge, as the run's table ranks them.
                 let roundDelays = DelayStatistics(measured.delays)
@@ -97,7 +101,8 @@ public enum PropagationRunner {
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
                                  beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds,
                                  forceApplied: DelayStatistics(forceApplied), expireApplied: DelayStatistics(expireApplied),
-                                 appliedUnknown: appliedUnknown)
+                                 appliedUnknown: appliedUnknown, appliedChecked: appliedChecked, appliedOutsideProbes: appliedOutside,
+                                 firstProbes: DelayStatistics(bursts))
     }
 
     /// The launch query each edge is probed with.
@@ -128,9 +133,21 @@ public enum PropagationRunner {
         let sent = monotonicNanoseconds()
         try admin.send(method, params)
         var lastSent = [UInt64](repeating: sent, count: edges.count)
+        // By the wall clock, for each edge: when the probe in flight was sent, and what its probes tell of when it
+        // applied the change.
+        var sentWall = [Timestamp](repeating: Timestamp.now(), count: edges.count)
+        var bounds = [Bounds](repeating: Bounds(), count: edges.count)
+        func probe(_ index: Int, at now: UInt64) throws {
+            sentWall[index] = Timestamp.now()
+            try edges[index].send("launch.query", probeQuery(app: app, edge: index))
+            lastSent[index] = now
+        }
+        // The first probes, one to each edge; how long sending them took.
+        var burst: Double = 0
         func probeAll() throws {
-            for (index, edge) in edges.enumerated() { try edge.send("launch.query", probeQuery(app: app, edge: index)) }
-            lastSent = [UInt64](repeating: monotonicNanoseconds(), count: edges.count)
+            let start = monotonicNanoseconds()
+            for index in edges.indices { try probe(index, at: monotonicNanoseconds()) }
+            burst = Double(monotonicNanoseconds() - start) / 1e9
         }
         if start == .call { try probeAll() }
         // Edges whose last answer did not show the change yet and whose next query waits for its time.
@@ -150,8 +167,7 @@ public enum PropagationRunner {
             for index in waiting {
                 let due = lastSent[index] &+ step
                 if due <= now {
-                    try edges[index].send("launch.query", probeQuery(app: app, edge: index))
-                    lastSent[index] = now
+                    try probe(index, at: now)
                     waiting.remove(index)
                 } else {
                     wait = min(wait, due - now)
@@ -173,11 +189,12 @@ public enum PropagationRunner {
                 now = monotonicNanoseconds()
                 if seenAt[index] == nil, satisfied(try shown(result, edge.endpoint)) {
                     seenAt[index] = now
+                    bounds[index].seenBy = Timestamp.now()
                     remaining -= 1
                 } else if seenAt[index] == nil {
+                    bounds[index].notSentAt = sentWall[index]
                     if now >= lastSent[index] &+ step {
-                        try edge.send("launch.query", probeQuery(app: app, edge: index))
-                        lastSent[index] = now
+                        try probe(index, at: now)
                     } else {
                         waiting.insert(index)
                     }
@@ -192,26 +209,48 @@ public enum PropagationRunner {
             return Double(seen - answer.at) / 1e9
         }
         guard let seq = answer.seq else { throw PropagationError.admin("\(method) answered no seq") }
-        return Measured(admin: Double(answer.at - sent) / 1e9, delays: delays, early: early, answered: answer.wall, seq: seq)
+        return Measured(admin: Double(answer.at - sent) / 1e9, delays: delays, early: early, answered: answer.wall, seq: seq, bounds: bounds,
+                        burst: burst)
     }
 
     /// A step measured: the admin call's time, each edge's delay (seconds, in the order of the edges), how many showed
-    /// the change before the answer, and the answer's wall-clock time and seq.
+    /// the change before the answer, the answer's wall-clock time and seq, and what each edge's probes tell of when it
+    /// applied the change.
     private struct Measured {
         var admin: Double
         var delays: [Double]
         var early: Int
         var answered: Timestamp
         var seq: Int64
+        var bounds: [Bounds]
+        /// How long adload took to send the first probe to every edge.
+        var burst: Double
+    }
+
+    /// What one edge's probes tell of when it applied a change, by adload's wall clock (to the millisecond): after the
+    /// send of the last probe it answered without the change (that answer came from the state before, later still),
+    /// and before the first answer with the change came back.
+    struct Bounds {
+        var notSentAt: Timestamp?
+        var seenBy: Timestamp?
+
+        /// Whether `applied` (the edge's own reading, to the millisecond) falls within the bounds: it is outside only
+        /// when a whole millisecond separates them.
+        func admit(_ applied: Timestamp) -> Bool {
+            if let notSentAt, applied < notSentAt { return false }
+            if let seenBy, applied > seenBy { return false }
+            return true
+        }
     }
 
     /// From the admin answer (`answered`, by adload's clock) to when each edge applied `seq` (by its own clock, the
     /// same one on one machine), in seconds, 0 when before; an edge that has moved past that seq since, or that does
-    /// not say when, is counted in `unknown` instead.
-    private static func appliedDelays(_ edges: [CallLine], seq: Int64, answered: Timestamp,
-                                      timeout: Double) throws -> (delays: [Double], unknown: Int) {
-        var delays: [Double] = [], unknown = 0
-        for edge in edges {
+    /// not say when, is counted in `unknown` instead. `outside` names the edges whose reading its probes contradict
+    /// (see ``Bounds``): on one machine, none.
+    private static func appliedDelays(_ edges: [CallLine], seq: Int64, answered: Timestamp, bounds: [Bounds],
+                                      timeout: Double) throws -> (delays: [Double], unknown: Int, outside: [String]) {
+        var delays: [Double] = [], unknown = 0, outside: [String] = []
+        for (index, edge) in edges.enumerated() {
             let status = try edge.call("edge.status", [:], timeout: timeout)
             guard status["seq"]?.intValue.map(Int64.init) == seq,
                   let text = status["appliedAt"]?.stringValue, let applied = Timestamp(rfc3339: text) else {
@@ -219,8 +258,11 @@ public enum PropagationRunner {
                 continue
             }
             delays.append(max(0, answered.seconds(until: applied)))
+            if !bounds[index].admit(applied) {
+                outside.append("\(edge.endpoint): applied \(applied), probes \(bounds[index].notSentAt.map { "\($0)" } ?? "-") to \(bounds[index].seenBy.map { "\($0)" } ?? "-")")
+            }
         }
-        return (delays, unknown)
+        return (delays, unknown, outside)
     }
 
     /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).

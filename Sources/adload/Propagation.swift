@@ -114,6 +114,8 @@ struct Propagation: ParsableCommand {
         if result.appliedUnknown > 0 {
             print("  \(result.appliedUnknown) steps at edges that did not say when they applied them (not in the applied rows)")
         }
+        print("  applied times checked against the edges' probes: \(result.appliedChecked), outside them: \(result.appliedOutsideProbes.count)")
+        for line in result.appliedOutsideProbes.prefix(5) { print("    \(line)") }
         if result.beforeAdminAnswer > 0 {
             print("  \(result.beforeAdminAnswer) edge answers showed the change before the admin answer arrived (counted as 0 ms)")
         }

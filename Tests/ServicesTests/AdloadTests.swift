@@ -147,6 +147,10 @@ struct AdloadTests {
         // When each edge applied each step, from its edge.status: every step known, and none later than a probe saw it
         // (the same clock; the edge's readings are to the millisecond).
         #expect(result["forceApplied"]?["samples"] == 6 && result["expireApplied"]?["samples"] == 6 && result["appliedUnknown"] == 0)
+        // And each reading within what the edge's probes tell: after the last probe answered without the change was
+        // sent, before the first answered with it came back.
+        #expect(result["appliedChecked"] == 12 && result["appliedOutsideProbes"] == [], "\(result["appliedOutsideProbes"] ?? .null)")
+        #expect(result["firstProbes"]?["samples"] == 6)
         for step in ["force", "expire"] {
             let applied = try #require(result["\(step)Applied"]?["maxMilliseconds"]?.doubleValue)
             let seen = try #require(result[step]?["maxMilliseconds"]?.doubleValue)
