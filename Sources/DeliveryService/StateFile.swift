@@ -24,7 +24,11 @@ final class StateFile: Sendable {
     let urls: [URL]
     /// `urls` as paths (a `URL` makes its path again each time it is asked).
     private let paths: [String]
-    private let encoded = Locked<[Int64: (campaign: Campaign, json: [UInt8])]>([:])
+    private let encoded = CampaignMemo { campaign in
+        var json = JSONWriter(reservingCapacity: 1024)
+        campaign.write(json: &json)
+        return json.bytes
+    }
     /// Which copy the next save overwrites and the generation of the newest that verifies; `nil` until the first
     /// load or save reads the copies.
     private let slots = Locked<Slots?>(nil)
@@ -62,21 +66,7 @@ final class StateFile: Sendable {
 
     /// The file's bytes for `state`: `{"checksum":…,"body":…}`, the body being what ``Body`` decodes.
     func contents(of state: EdgeState, generation: Int64) -> [UInt8] {
-        let campaigns = encoded.withLock { cache in
-            var kept: [Int64: (campaign: Campaign, json: [UInt8])] = [:]
-            kept.reserveCapacity(state.campaigns.count)
-            for (id, campaign) in state.campaigns {
-                if let entry = cache[id], entry.campaign == campaign {
-                    kept[id] = entry
-                } else {
-                    var json = JSONWriter(reservingCapacity: 1024)
-                    campaign.write(json: &json)
-                    kept[id] = (campaign, json.bytes)
-                }
-            }
-            cache = kept
-            return kept.sorted { $0.key < $1.key }.map(\.value.json)
-        }
+        let campaigns = encoded.values(inOrderOf: state.campaigns)
         var body = JSONWriter(reservingCapacity: campaigns.reduce(256) { $0 + $1.count + 1 } + state.creatives.count * 160)
         body.writeRaw("{\"epoch\":")
         body.write(string: state.epoch)

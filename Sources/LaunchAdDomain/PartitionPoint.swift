@@ -1,6 +1,6 @@
 extension Array {
     /// How many of the elements `isBefore` takes, when those it takes are a prefix (a binary search).
-    func partitionPoint(_ isBefore: (Element) -> Bool) -> Int {
+    public func partitionPoint(_ isBefore: (Element) -> Bool) -> Int {
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2

@@ -15,8 +15,7 @@ final class SnapshotPager: Sendable {
     }
 
     private let order = Locked<Order?>(nil)
-    /// A campaign's size by id, with the campaign it was measured on: used only while the campaign equals it.
-    private let sizes = Locked<[Int64: (campaign: Campaign, bytes: Int)]>([:])
+    private let sizes = CampaignMemo(PageBound.bytes(of:))
 
     init() {}
 
@@ -29,16 +28,11 @@ final class SnapshotPager: Sendable {
     /// campaign alone may be bigger), with `next` set when more follow.
     func page(of state: EdgeState, after: Int64, limit: Int) -> Snapshot {
         let ids = ids(of: state)
-        // The first id after `after`.
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] <= after { low = middle + 1 } else { high = middle }
-        }
+        let low = ids.partitionPoint { $0 <= after }
         var bound = PageBound(limit: limit), page: [Campaign] = []
         for id in ids[low...] {
             let campaign = state.campaigns[id]!
-            guard bound.admits(size(of: campaign)) else { break }
+            guard bound.admits(sizes.value(of: campaign)) else { break }
             page.append(campaign)
         }
         let more = low + page.count < ids.count
@@ -51,16 +45,7 @@ final class SnapshotPager: Sendable {
         if let held = order.withLock({ $0 }), held.state === state { return held.ids }
         let ids = state.campaigns.keys.sorted()
         order.withLock { $0 = Order(state: state, ids: ids) }
-        sizes.withLock { sizes in
-            if sizes.count > ids.count { sizes = sizes.filter { state.campaigns[$0.key] != nil } }
-        }
+        sizes.keep(only: state.campaigns)
         return ids
-    }
-
-    private func size(of campaign: Campaign) -> Int {
-        if let held = sizes.withLock({ $0[campaign.id] }), held.campaign == campaign { return held.bytes }
-        let bytes = PageBound.bytes(of: campaign)
-        sizes.withLock { $0[campaign.id] = (campaign, bytes) }
-        return bytes
     }
 }
