@@ -230,7 +230,7 @@ public enum PropagationRunner {
     /// What one edge's probes tell of when it applied a change, by adload's wall clock (to the millisecond): after the
     /// send of the last probe it answered without the change (that answer came from the state before, later still),
     /// and before the first answer with the change came back.
-    struct Bounds {
+    private struct Bounds {
         var notSentAt: Timestamp?
         var seenBy: Timestamp?
 
