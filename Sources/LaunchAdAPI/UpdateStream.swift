@@ -48,6 +48,20 @@ public struct CampaignChanged: Codable, Sendable, Hashable, JSONReadable {
     }
 }
 
+/// Written directly, as its `Codable` conformance writes it: campaignd and every relay publish each change, and the
+/// generic encoding (a tree of values, then its text) was most of what publishing one cost.
+extension CampaignChanged: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("epoch", epoch)
+            object.field("seq", Int(seq))
+            object.field("op", op.rawValue)
+            object.field("id", Int(id))
+            object.field("campaign") { campaign.write(json: &$0) }
+        }
+    }
+}
+
 /// `heartbeat`: the epoch and the `seq` of the last change published, and campaignd's clock when it was sent.
 public struct Heartbeat: Codable, Sendable, Hashable, JSONReadable {
     public var epoch: String
@@ -70,5 +84,16 @@ public struct Heartbeat: Codable, Sendable, Hashable, JSONReadable {
         self.epoch = epoch
         self.seq = seq
         self.time = time
+    }
+}
+
+/// Written directly, as its `Codable` conformance writes it: published every second by campaignd and each relay.
+extension Heartbeat: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("epoch", epoch)
+            object.field("seq", Int(seq))
+            object.field("time") { $0.write(timestamp: time) }
+        }
     }
 }

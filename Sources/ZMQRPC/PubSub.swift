@@ -316,6 +316,18 @@ extension Publisher {
         guard let value = try? JSONValueEncoder().encode(params) else { return }
         publish(topic: notification.topic, method: notification.method, params: value)
     }
+
+    /// Publishes `params`, which write themselves, as `notification`, under its topic: the same bytes as the generic
+    /// encoding gives, with no tree of values between.
+    public func publish<Params: JSONWritable>(_ notification: StreamNotification<Params>, _ params: Params) {
+        var writer = JSONWriter(reservingCapacity: 1024)
+        writer.writeObject { object in
+            object.field("jsonrpc", "2.0")
+            object.field("method", notification.method)
+            object.field("params") { params.write(json: &$0) }
+        }
+        publish(topic: notification.topic, body: writer.bytes)
+    }
 }
 
 extension PublishedMessage {

@@ -58,6 +58,29 @@ struct CampaignWritingTests {
         }
     }
 
+    @Test("a change and a heartbeat, as the update stream carries them, are written byte for byte as their Codable encoding")
+    func updateStream() throws {
+        for (position, op) in CampaignOperation.allCases.enumerated() {
+            let campaign = position.isMultiple(of: 2) ? Self.full() : Self.minimal()
+            let change = CampaignChanged(epoch: "e-\"1\" 双", change: Change(seq: 9_007_199_254_740_993, op: op, id: campaign.id,
+                                                                             campaign: campaign, at: Timestamp(milliseconds: 5)))
+            var writer = JSONWriter()
+            change.write(json: &writer)
+            let same = writer.bytes == (try JSONValueEncoder().encodeJSON(change))
+            #expect(same, "\(String(decoding: writer.bytes, as: UTF8.self))")
+            #expect(try JSONValueDecoder().decode(CampaignChanged.self, fromJSON: writer.bytes) == change)
+        }
+        for heartbeat in [Heartbeat(epoch: "e", seq: 0, time: Timestamp(milliseconds: 0)),
+                          Heartbeat(epoch: "e-\\2", seq: Int64.max, time: Timestamp(milliseconds: 1_795_000_000_123)),
+                          Heartbeat(epoch: "e-3", seq: 7, time: Timestamp(milliseconds: -86_400_001))] {
+            var writer = JSONWriter()
+            heartbeat.write(json: &writer)
+            let same = writer.bytes == (try JSONValueEncoder().encodeJSON(heartbeat))
+            #expect(same, "\(String(decoding: writer.bytes, as: UTF8.self))")
+            #expect(try JSONValueDecoder().decode(Heartbeat.self, fromJSON: writer.bytes) == heartbeat)
+        }
+    }
+
     @Test("seeded random campaigns, each optional member present or not, are written as their Codable encoding")
     func random() throws {
         var random = SeededRandom(seed: 20261127)

@@ -205,6 +205,60 @@ struct RPCClientTests {
         socket.close()
     }
 
+    /// Params that write themselves, and count how often they did, so that a test sees which way they went.
+    struct Written: Codable, Sendable, Equatable, JSONWritable {
+        var seq: Int
+        var name: String
+        static let writes = Atomic<Int>(0)
+
+        func write(json: inout JSONWriter) {
+            Self.writes.add(1, ordering: .relaxed)
+            json.writeObject { object in
+                object.field("seq", seq)
+                object.field("name", name)
+            }
+        }
+    }
+
+    /// Publishes `params` by their generic encoding, whatever else they conform to.
+    static func publishEncoded<Params: Codable & Sendable>(_ publisher: Publisher, _ notification: StreamNotification<Params>, _ params: Params) {
+        publisher.publish(notification, params)
+    }
+
+    @Test("params that write themselves are published as the same bytes as their generic encoding, and read back")
+    func writtenParams() async throws {
+        let context = try ZMQContext()
+        let publisher = try Publisher(context: context, configuration: .init(endpoint: "tcp://127.0.0.1:0"))
+        let endpoint = try publisher.start()
+        let received = Locked<[PublishedMessage]>([])
+        let subscriber = try Subscriber(context: context, configuration: .init(endpoint: endpoint, topics: ["t"])) { message, _ in
+            received.withLock { $0.append(message) }
+        }
+        let notification = StreamNotification<Written>(topic: "t", method: "written")
+        // PUB/SUB joins late: probes until the subscription is in place.
+        for _ in 0..<500 where received.withLock({ $0.isEmpty }) {
+            publisher.publish(topic: "t", method: "probe", params: [:])
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let params = [Written(seq: 1, name: "plain"), Written(seq: -9_007_199_254_740_993, name: "\"quoted\" \\ 双\n\u{1}")]
+        for value in params {
+            publisher.publish(notification, value)
+            Self.publishEncoded(publisher, notification, value)
+        }
+        // Written directly once each; the generic encoding does not call the writer.
+        #expect(Written.writes.load(ordering: .relaxed) == params.count)
+        #expect(await eventually { received.withLock { $0.count(where: { $0.is(notification) }) == 4 } })
+        let messages = received.withLock { $0.filter { $0.is(notification) } }
+        for (index, value) in params.enumerated() {
+            let written = messages[2 * index], encoded = messages[2 * index + 1]
+            #expect(written.body == encoded.body, "\(String(decoding: written.body, as: UTF8.self))")
+            #expect(written.topic == "t")
+            #expect(written.params(as: notification) == value)
+        }
+        await subscriber.stop()
+        await publisher.shutdown()
+    }
+
     @Test("loopback endpoints are told apart from the rest")
     func loopback() {
         for endpoint in ["tcp://127.0.0.1:7100", "tcp://127.1.2.3:0", "tcp://localhost:1", "tcp://[::1]:5", "ipc:///tmp/x", "inproc://a"] {
