@@ -26,7 +26,7 @@ public struct PropagationConfiguration: Sendable {
     public var probeFrom = ProbeStart.answer
 
     /// When the probes of a step begin: at campaignd's answer, or as soon as the admin call is sent.
-    public enum ProbeStart: String, Sendable {
+    public enum ProbeStart: String, Sendable, CaseIterable {
         /// At the answer: every delay is counted from there, and a change shown before it counts as 0 ms anyway, so
         /// earlier probes add nothing to the delays. They do add load, on the machine whose CPU and disk campaignd's
         /// commit shares when edges run beside it.

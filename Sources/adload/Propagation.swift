@@ -31,7 +31,7 @@ struct Propagation: ParsableCommand {
     @Option(help: "Milliseconds between two launch queries to an edge that does not show the change yet (0: no pause); the delays' resolution.")
     var probeInterval = 1.0
     @Option(help: "When each step's probes begin: at the admin answer (answer), which every delay is counted from, or at the admin call (call), which also counts the edges that showed the change before the answer.")
-    var probeFrom = "answer"
+    var probeFrom = PropagationConfiguration.ProbeStart.answer
     @Option(help: "What the probes go through: each edge's client socket (zmq) or its HTTP POST /rpc (http), which needs every edge's HTTP address.")
     var probeOver = PropagationConfiguration.ProbeTransport.zmq
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
@@ -76,10 +76,7 @@ struct Propagation: ParsableCommand {
         configuration.timeout = timeout
         guard probeInterval >= 0, probeInterval <= 1000 else { throw ValidationError("--probe-interval: must be 0 to 1000 milliseconds") }
         configuration.probeInterval = probeInterval / 1000
-        guard let start = PropagationConfiguration.ProbeStart(rawValue: probeFrom) else {
-            throw ValidationError("--probe-from: expected answer or call, got \"\(probeFrom)\"")
-        }
-        configuration.probeFrom = start
+        configuration.probeFrom = probeFrom
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)
@@ -126,3 +123,4 @@ struct Propagation: ParsableCommand {
 }
 
 extension PropagationConfiguration.ProbeTransport: ExpressibleByArgument {}
+extension PropagationConfiguration.ProbeStart: ExpressibleByArgument {}
