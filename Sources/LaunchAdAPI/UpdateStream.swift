@@ -49,7 +49,7 @@ public struct CampaignChanged: Codable, Sendable, Hashable, JSONReadable {
 }
 
 /// Written directly, as its `Codable` conformance writes it: campaignd and every relay publish each change, and the
-/// generic encoding (a tree of values, then its text) was most of what publishing one cost.
+/// generic encoding made a tree of values first and then its text.
 extension CampaignChanged: JSONWritable {
     public func write(json: inout JSONWriter) {
         json.writeObject { object in
