@@ -127,9 +127,20 @@ public struct PublishedMessage: Sendable, Equatable {
         self.init(topic: topic, method: method, body: Self.notificationBody(method: method, params: params))
     }
 
-    /// The text of a JSON-RPC notification of `method` with `params`, as published.
+    /// The text of a JSON-RPC notification of `method` with `params`, as published (and as the RPC client sends one).
     static func notificationBody(method: String, params: JSONValue) -> [UInt8] {
         JSONValue.object(["jsonrpc": "2.0", "method": .string(method), "params": params]).jsonBytes
+    }
+
+    /// The same text for params that write themselves: the same bytes, with no tree of values between.
+    static func notificationBody(method: String, writing params: some JSONWritable, reservingCapacity: Int) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: reservingCapacity)
+        writer.writeObject { object in
+            object.field("jsonrpc", "2.0")
+            object.field("method", method)
+            object.field("params") { params.write(json: &$0) }
+        }
+        return writer.bytes
     }
 
     init(topic: String, method: String, body: [UInt8]) {
@@ -320,13 +331,8 @@ extension Publisher {
     /// Publishes `params`, which write themselves, as `notification`, under its topic: the same bytes as the generic
     /// encoding gives, with no tree of values between.
     public func publish<Params: JSONWritable>(_ notification: StreamNotification<Params>, _ params: Params) {
-        var writer = JSONWriter(reservingCapacity: 1024)
-        writer.writeObject { object in
-            object.field("jsonrpc", "2.0")
-            object.field("method", notification.method)
-            object.field("params") { params.write(json: &$0) }
-        }
-        publish(topic: notification.topic, body: writer.bytes)
+        publish(topic: notification.topic,
+                body: PublishedMessage.notificationBody(method: notification.method, writing: params, reservingCapacity: 1024))
     }
 }
 

@@ -142,19 +142,12 @@ public final class RPCClient: Sendable {
 
     /// Sends a notification (no answer is expected).
     public func notify<Params>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) throws {
-        let object: JSONObject = ["jsonrpc": "2.0", "method": .string(method.name), "params": try JSONValueEncoder().encode(params)]
-        try post(notification: JSONValue.object(object).jsonBytes)
+        try post(notification: PublishedMessage.notificationBody(method: method.name, params: try JSONValueEncoder().encode(params)))
     }
 
     /// Sends a notification whose params write themselves (no answer is expected).
     public func notify<Params: JSONWritable>(_ method: RPCMethod<Params, some Codable & Sendable>, _ params: Params) throws {
-        var writer = JSONWriter(reservingCapacity: 256)
-        writer.writeObject { object in
-            object.field("jsonrpc", "2.0")
-            object.field("method", method.name)
-            object.field("params") { params.write(json: &$0) }
-        }
-        try post(notification: writer.bytes)
+        try post(notification: PublishedMessage.notificationBody(method: method.name, writing: params, reservingCapacity: 256))
     }
 
     private func post(notification bytes: [UInt8]) throws {
