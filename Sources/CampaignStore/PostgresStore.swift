@@ -265,31 +265,41 @@ public final class PostgresStore: Store {
     /// ``DatabaseUnavailable``: an admin call is answered with an error, never left hanging, while PostgreSQL is away.
     static let operationTimeout: Duration = .seconds(10)
 
-    /// Runs `body` on a pooled connection within ``operationTimeout``.
+    /// Runs `body` on a pooled connection within ``operationTimeout``. The answer never waits for the pool beyond
+    /// that: when the time passes or the caller is cancelled, the work is cancelled and the caller answered at once,
+    /// even where the pool keeps waiting for a connection (the work then ends in the background, without running
+    /// `body`). So the leader's duties end with its session, in the middle of a read too, rather than when the pool
+    /// gives up on a database that went away.
     func pooled<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
         let place = DatabaseURL.postgres(location).description
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await client.withConnection(body) }
-            group.addTask {
-                try await Task.sleep(for: Self.operationTimeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            do {
-                guard let value = try await group.next() ?? nil else {
-                    throw DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)")
+        let race = FirstOutcome<T>()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    race.start(continuation,
+                               work: Task {
+                                   // A connection given after the caller was answered runs nothing: a write the
+                                   // caller was told failed must not be made later.
+                                   try await client.withConnection { connection in
+                                       try Task.checkCancellation()
+                                       return try await body(connection)
+                                   }
+                               },
+                               timer: Task { try await Task.sleep(for: Self.operationTimeout) },
+                               timedOut: DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)"))
                 }
-                return value
-            } catch let error as DatabaseUnavailable {
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                throw DatabaseUnavailable(location: place, error: error)
+            } onCancel: {
+                race.finish(.failure(CancellationError()))
             }
+        } catch let error as DatabaseUnavailable {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw DatabaseUnavailable(location: place, error: error)
         }
     }
 
