@@ -1,52 +1,52 @@
 import Locking
 
 /// The first of an operation's outcomes (its work's result, its time running out, its caller's cancellation) resumes
-/// the caller; the others find it resumed, and the work and its timer are cancelled.
+/// the caller; the others find it answered, and the work and its timer are cancelled.
 final class FirstOutcome<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
-        var work: Task<T, any Error>?
-        var timer: Task<Void, any Error>?
         var outcome: Result<T, any Error>?
+        var tasks: [Task<Void, Never>] = []
     }
 
     private let state = Locked(State())
 
-    /// Waits for `work` on behalf of `continuation`; `timedOut` is the answer when `timer` ends first.
-    func start(_ continuation: CheckedContinuation<T, any Error>, work: Task<T, any Error>, timer: Task<Void, any Error>,
-               timedOut: any Error) {
-        let early = state.withLock { state -> Result<T, any Error>? in
-            state.work = work
-            state.timer = timer
-            guard let outcome = state.outcome else {
-                state.continuation = continuation
-                return nil
-            }
-            return outcome
+    /// Runs `work` on behalf of `continuation`, which gets `timedOut` when `timeout` passes first.
+    func start(_ continuation: CheckedContinuation<T, any Error>, timeout: Duration, timedOut: any Error,
+               work: @escaping @Sendable () async throws -> T) {
+        let answered = state.withLock { state -> Result<T, any Error>? in
+            if state.outcome == nil { state.continuation = continuation }
+            return state.outcome
         }
-        if let early {
-            work.cancel()
-            timer.cancel()
-            continuation.resume(with: early)
+        if let answered {
+            continuation.resume(with: answered)
             return
         }
-        Task { [self] in
-            do { finish(.success(try await work.value)) } catch { finish(.failure(error)) }
+        let tasks = [
+            Task { [self] in
+                do { finish(.success(try await work())) } catch { finish(.failure(error)) }
+            },
+            Task { [self] in
+                if (try? await Task.sleep(for: timeout)) != nil { finish(.failure(timedOut)) }
+            },
+        ]
+        // An outcome that came while the tasks were made (the caller's cancellation) found none to cancel.
+        let over = state.withLock { state in
+            state.tasks = tasks
+            return state.outcome != nil
         }
-        Task { [self] in
-            if (try? await timer.value) != nil { finish(.failure(timedOut)) }
-        }
+        if over { tasks.forEach { $0.cancel() } }
     }
 
     /// Answers the caller with `outcome` unless it has been answered.
     func finish(_ outcome: Result<T, any Error>) {
-        let (continuation, work, timer) = state.withLock { state in
-            if state.outcome == nil { state.outcome = outcome }
+        let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
+            guard state.outcome == nil else { return (nil, []) }
+            state.outcome = outcome
             defer { state.continuation = nil }
-            return (state.continuation, state.work, state.timer)
+            return (state.continuation, state.tasks)
         }
-        work?.cancel()
-        timer?.cancel()
+        tasks.forEach { $0.cancel() }
         continuation?.resume(with: outcome)
     }
 }

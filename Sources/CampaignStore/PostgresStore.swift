@@ -277,17 +277,15 @@ public final class PostgresStore: Store {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    race.start(continuation,
-                               work: Task {
-                                   // A connection given after the caller was answered runs nothing: a write the
-                                   // caller was told failed must not be made later.
-                                   try await client.withConnection { connection in
-                                       try Task.checkCancellation()
-                                       return try await body(connection)
-                                   }
-                               },
-                               timer: Task { try await Task.sleep(for: Self.operationTimeout) },
-                               timedOut: DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)"))
+                    race.start(continuation, timeout: Self.operationTimeout,
+                               timedOut: DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)")) {
+                        // A connection given after the caller was answered runs nothing: a write the caller was told
+                        // failed must not be made later.
+                        try await client.withConnection { connection in
+                            try Task.checkCancellation()
+                            return try await body(connection)
+                        }
+                    }
                 }
             } onCancel: {
                 race.finish(.failure(CancellationError()))
