@@ -16,6 +16,11 @@ public enum PropagationRunner {
         case .zmq: edges
         case .http: try configuration.edgeHTTP.map { try HTTPCallLine($0!, timeout: configuration.timeout) }
         }
+        // The same, for the steps measured: over ZeroMQ, one socket to every edge, so that one poll waits on all.
+        let fleet: any ProbeFleet = switch configuration.probeOver {
+        case .zmq: try RouterFleet(context, endpoints: configuration.edges)
+        case .http: LineFleet(probes)
+        }
         let timeout = configuration.timeout
 
         func adminCall(_ method: String, _ params: JSONValue) throws -> JSONObject {
@@ -69,7 +74,7 @@ public enum PropagationRunner {
             try awaitSeq(edges, Int64(createdSeq), timeout: timeout)
 
             for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
-                let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: probes, timeout: timeout,
+                let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: fleet, timeout: timeout,
                                            interval: configuration.probeInterval, from: configuration.probeFrom,
                                            app: configuration.app) { shown in shows ? shown == probe : shown != probe }
                 adminDelays.append(measured.admin)
@@ -123,30 +128,31 @@ public enum PropagationRunner {
 
     /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
     /// last was sent), from the call or from its answer, until each shows what `satisfied` wants.
-    private static func measure(admin: CallLine, method: String, params: JSONValue, edges: [any ProbeLine], timeout: Double, interval: Double,
+    private static func measure(admin: CallLine, method: String, params: JSONValue, edges: any ProbeFleet, timeout: Double, interval: Double,
                                 from start: PropagationConfiguration.ProbeStart, app: String,
                                 satisfied: (Int64?) -> Bool) throws -> Measured {
         var poller = Poller()
         poller.add(admin.socket)
-        for edge in edges { edge.add(to: &poller) }
+        edges.add(to: &poller)
+        let endpoints = edges.endpoints
         let step = UInt64(interval * 1e9)
         let sent = monotonicNanoseconds()
         try admin.send(method, params)
-        var lastSent = [UInt64](repeating: sent, count: edges.count)
+        var lastSent = [UInt64](repeating: sent, count: endpoints.count)
         // By the wall clock, for each edge: when the probe in flight was sent, and what its probes tell of when it
         // applied the change.
-        var sentWall = [Timestamp](repeating: Timestamp.now(), count: edges.count)
-        var bounds = [Bounds](repeating: Bounds(), count: edges.count)
+        var sentWall = [Timestamp](repeating: Timestamp.now(), count: endpoints.count)
+        var bounds = [Bounds](repeating: Bounds(), count: endpoints.count)
         func probe(_ index: Int, at now: UInt64) throws {
             sentWall[index] = Timestamp.now()
-            try edges[index].send("launch.query", probeQuery(app: app, edge: index))
+            try edges.send(index, "launch.query", probeQuery(app: app, edge: index))
             lastSent[index] = now
         }
         // The first probes, one to each edge; how long sending them took.
         var burst: Double = 0
         func probeAll() throws {
             let start = monotonicNanoseconds()
-            for index in edges.indices { try probe(index, at: monotonicNanoseconds()) }
+            for index in endpoints.indices { try probe(index, at: monotonicNanoseconds()) }
             burst = Double(monotonicNanoseconds() - start) / 1e9
         }
         if start == .call { try probeAll() }
@@ -154,13 +160,13 @@ public enum PropagationRunner {
         var waiting = Set<Int>()
         // The admin answer: when it came (monotonic, and by the wall clock edges' `appliedAt` is read against) and its seq.
         var answered: (at: UInt64, wall: Timestamp, seq: Int64?)?
-        var seenAt = [UInt64?](repeating: nil, count: edges.count)
-        var remaining = edges.count
+        var seenAt = [UInt64?](repeating: nil, count: endpoints.count)
+        var remaining = endpoints.count
         let deadline = sent + UInt64(timeout * 1e9)
         while answered == nil || remaining > 0 {
             var now = monotonicNanoseconds()
             guard now < deadline else {
-                let late = edges.indices.filter { seenAt[$0] == nil }.map { edges[$0].endpoint }
+                let late = endpoints.indices.filter { seenAt[$0] == nil }.map { endpoints[$0] }
                 throw PropagationError.timedOut(answered == nil ? "\(method) (no admin answer)" : method, late)
             }
             var wait: UInt64 = 10_000_000
@@ -184,10 +190,9 @@ public enum PropagationRunner {
                     throw PropagationError.admin("\(method): \(reason)")
                 }
             }
-            for (index, edge) in edges.enumerated() where poller.ready(index + 1).contains(.readable) {
-                guard let result = try edge.receive() else { continue }
+            try edges.receive(after: poller) { index, result in
                 now = monotonicNanoseconds()
-                if seenAt[index] == nil, satisfied(try shown(result, edge.endpoint)) {
+                if seenAt[index] == nil, satisfied(try shown(result, endpoints[index])) {
                     seenAt[index] = now
                     bounds[index].seenBy = Timestamp.now()
                     remaining -= 1

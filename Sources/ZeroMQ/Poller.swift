@@ -8,6 +8,9 @@ public struct Poller {
 
     public init() {}
 
+    /// How many items it polls; the next one added gets this index.
+    public var count: Int { items.count }
+
     /// Adds a socket and returns its index.
     @discardableResult
     public mutating func add(_ socket: Socket, events: PollEvents = .readable) -> Int {

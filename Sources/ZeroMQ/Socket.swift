@@ -256,6 +256,9 @@ extension Socket {
     public func setSendTimeout(milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_SNDTIMEO, milliseconds, "SNDTIMEO") }
     /// The routing id this socket presents to ROUTER peers (`ZMQ_ROUTING_ID`).
     public func setRoutingId(_ id: [UInt8]) throws(ZMQError) { try setOption(ZMQ_ROUTING_ID, bytes: id, "ROUTING_ID") }
+
+    /// The name the next `connect` gives its peer on a ROUTER socket, so that messages can go to it at once.
+    public func setConnectRoutingId(_ id: [UInt8]) throws(ZMQError) { try setOption(ZMQ_CONNECT_ROUTING_ID, bytes: id, "CONNECT_ROUTING_ID") }
     /// Subscribes a SUB socket to a topic prefix (empty: everything).
     public func subscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, bytes: Array(prefix.utf8), "SUBSCRIBE") }
     /// Removes a subscription.

@@ -3,6 +3,7 @@ import JSONRPC
 import LaunchAdAPI
 @testable import LaunchAdLoad
 import Testing
+import ZeroMQ
 
 @Suite("adload's population, requests and reply reading", .timeLimit(.minutes(1)))
 struct LoadTests {
@@ -126,5 +127,59 @@ struct LoadTests {
         #expect(stats.maxMilliseconds == 100 && stats.meanMilliseconds == 50.5)
         #expect(DelayStatistics([]).samples == 0)
         #expect(DelayStatistics([0.004]).p99Milliseconds == 4)
+    }
+
+    @Test("one ROUTER socket probes every edge: each call reaches the edge named by its index, each reply is handed back with it")
+    func routerFleet() throws {
+        // Connection names across the bytes of the index, and names that are not ours.
+        for index in [0, 1, 255, 256, 70_000] {
+            let name = RouterFleet.routingId(index)
+            #expect(name.first != 0 && name.withUnsafeBytes { RouterFleet.index(of: $0, edges: 70_001) } == index)
+        }
+        #expect(RouterFleet.routingId(3).withUnsafeBytes { RouterFleet.index(of: $0, edges: 3) } == nil)
+        #expect([UInt8]([0, 1, 2, 3, 4]).withUnsafeBytes { RouterFleet.index(of: $0, edges: 10) } == nil)
+
+        // Three edges answering launch.query with their own number, and one call to each, in another order.
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let edges = try (0..<3).map { _ in try Socket(context, type: .router) }
+        defer { for edge in edges { edge.close() } }
+        let endpoints = try edges.map { try $0.bind("tcp://127.0.0.1:0") }
+        let fleet = try RouterFleet(context, endpoints: endpoints)
+        for index in [2, 0, 1] { try fleet.send(index, "launch.query", ["n": .number(JSONNumber(index))]) }
+        for (number, edge) in edges.enumerated() {
+            try edge.setReceiveTimeout(milliseconds: 5_000)
+            let call = try #require(try edge.receiveParts())
+            #expect(call.count == 2)
+            let request = try JSONParser.parse(call[1])
+            #expect(request["method"] == "launch.query" && request["params"]?["n"] == .number(JSONNumber(number)))
+            let id = try #require(request["id"])
+            // A reply to a call not pending is not taken; the one to the pending call is.
+            for answered in [JSONValue.number(JSONNumber(99)), id] {
+                var writer = JSONWriter()
+                writer.writeObject { object in
+                    object.field("jsonrpc", "2.0")
+                    object.field("id", answered)
+                    object.field("result", .number(JSONNumber(number * 10)))
+                }
+                #expect(try edge.send(parts: [call[0], writer.bytes]))
+            }
+        }
+        var poller = Poller()
+        poller.add(fd: -1, events: [])
+        fleet.add(to: &poller)
+        var results: [Int: JSONValue] = [:]
+        let deadline = Date().addingTimeInterval(5)
+        while results.count < 3, Date() < deadline {
+            guard try poller.poll(timeoutMilliseconds: 100) > 0 else { continue }
+            try fleet.receive(after: poller) { index, result in
+                #expect(results[index] == nil, "edge \(index) answered twice")
+                results[index] = result
+            }
+        }
+        #expect(results == [0: .number(JSONNumber(0)), 1: .number(JSONNumber(10)), 2: .number(JSONNumber(20))])
+
+        // A probed edge is one endpoint.
+        #expect(throws: PropagationError.self) { try RouterFleet(context, endpoints: ["\(endpoints[0]),\(endpoints[1])"]) }
     }
 }
