@@ -134,11 +134,17 @@ extension FaultTests {
                 #expect(ContinuousClock.now - asked < .seconds(11), "the call took \(ContinuousClock.now - asked)")
                 #expect(await healthStatus() == 503)
                 #expect(fixture.process.log.contains("cannot use the database"), "the log names the database and the reason")
+                // The leader tries again five times a second, and says so once, then every ten seconds.
+                let away = ContinuousClock.now - asked
+                let tries = fixture.process.log.components(separatedBy: "leadership: lost or not reachable; trying again").count - 1
+                #expect(tries >= 1 && tries <= 2 + Int(away / .seconds(10)), "\(tries) lines in \(away): \(fixture.process.log.suffix(2_000))")
 
                 try cluster.start()
                 #expect(await eventually(timeout: .seconds(20)) {
                     (try? await admin.call(AdminAPI.campaignList, CampaignListParams())) != nil
                 }, "campaignd did not reconnect: \(fixture.process.log.suffix(4_000))")
+                #expect(await eventually(timeout: .seconds(10)) { fixture.process.log.contains("leadership: PostgreSQL reached again") },
+                        "\(fixture.process.log.suffix(2_000))")
                 #expect(await healthStatus() == 200)
                 await admin.close()
                 await fixture.stop()
