@@ -40,9 +40,9 @@ final class LineFleet: ProbeFleet {
 }
 
 /// One ROUTER socket connected to every edge's client socket, each connection named by the edge's index: a poll
-/// waits on one socket and wakes with the replies that came, where a DEALER to each edge makes every poll look at
-/// every socket (libzmq's `zmq_poll` asks each one for its events, a system call each), which on a machine the
-/// measured edges keep busy makes the prober itself late with hundreds of edges.
+/// waits on one socket and wakes with the replies that came, where with a DEALER to each edge every poll asked every
+/// socket for its events (libzmq's `zmq_poll` does, a system call each), and the first probes of a step to hundreds
+/// of edges left over several milliseconds.
 final class RouterFleet: ProbeFleet {
     let endpoints: [String]
     private let socket: Socket
