@@ -19,16 +19,19 @@ extension PostgresStore {
 
     public func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws {
         // Failed tries in a row, and when a failure was last logged: the first of a run is logged (unless one was
-        // within the second), then one every ten seconds while PostgreSQL stays away, not each try.
+        // within the second), then one every ten seconds while PostgreSQL stays away, not each try; a run that was
+        // logged ends with a line of its own.
         var failures = 0
         var logged: ContinuousClock.Instant?
+        var warned = false
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: Self.connectionConfiguration(location, connectTimeout: .seconds(2), keepalive: true),
                     id: 1, logger: logger)
-                if failures > 1 { logger.info("leadership: PostgreSQL reached again", metadata: ["failed_tries": "\(failures)"]) }
+                if warned { logger.info("leadership: PostgreSQL reached again", metadata: ["failed_tries": "\(failures)"]) }
                 failures = 0
+                warned = false
                 do {
                     try await leadWhileHeld(connection, lead)
                 } catch {
@@ -44,6 +47,7 @@ extension PostgresStore {
                 let now = ContinuousClock.now
                 if logged.map({ now - $0 >= .seconds(failures == 1 ? 1 : 10) }) ?? true {
                     logged = now
+                    warned = true
                     logger.warning("leadership: lost or not reachable; trying again", metadata: [
                         "error": "\(DatabaseUnavailable(location: DatabaseURL.postgres(location).description, error: error).reason)",
                         "failed_tries": "\(failures)",

@@ -165,6 +165,7 @@ struct LoadTests {
                 #expect(try edge.send(parts: [call[0], writer.bytes]))
             }
         }
+        // Polled after another item, as adload polls its admin socket first.
         var poller = Poller()
         poller.add(fd: -1, events: [])
         fleet.add(to: &poller)
