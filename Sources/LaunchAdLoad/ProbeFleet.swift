@@ -45,6 +45,8 @@ final class LineFleet: ProbeFleet {
 /// of edges left over several milliseconds.
 final class RouterFleet: ProbeFleet {
     let endpoints: [String]
+    /// Each edge's connection's name, by index (``routingId(_:)``).
+    private let names: [[UInt8]]
     private let socket: Socket
     private var calls: [PendingCall]
     private let reply = MultipartBuffer(capacity: 4)
@@ -53,6 +55,7 @@ final class RouterFleet: ProbeFleet {
 
     init(_ context: ZMQContext, endpoints: [String]) throws {
         self.endpoints = endpoints
+        names = endpoints.indices.map(Self.routingId)
         calls = Array(repeating: PendingCall(), count: endpoints.count)
         socket = try Socket(context, type: .router)
         try socket.setLinger(milliseconds: 0)
@@ -63,7 +66,7 @@ final class RouterFleet: ProbeFleet {
             guard EndpointList.split(endpoint).count == 1 else {
                 throw PropagationError.edge(endpoint, "a probed edge is one endpoint, not a list")
             }
-            try socket.setConnectRoutingId(Self.routingId(index))
+            try socket.setConnectRoutingId(names[index])
             try socket.connect(endpoint)
         }
     }
@@ -85,7 +88,7 @@ final class RouterFleet: ProbeFleet {
 
     func send(_ index: Int, _ method: String, _ params: JSONValue) throws {
         let (id, bytes) = calls[index].request(method, params)
-        let sent = try socket.send(Self.routingId(index), more: true, dontWait: true)
+        let sent = try socket.send(names[index], more: true, dontWait: true)
             && socket.send(bytes, dontWait: true)
         guard sent else { throw PropagationError.edge(endpoints[index], "cannot send (queue full)") }
         calls[index].sent(id)
