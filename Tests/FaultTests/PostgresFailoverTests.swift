@@ -190,11 +190,23 @@ extension FaultTests {
                     }
                 }
                 #expect(await eventually(timeout: .seconds(60)) { await log.answered.count >= 100 })
+                let stopping = ContinuousClock.now
                 try cluster.stop(immediately: true)
+                let stopped = ContinuousClock.now
                 // The leader's duties end with its session, in the middle of a read or write too, and it tries to lead
-                // again while PostgreSQL is away, rather than waiting for the pool to give up a wait for a connection.
-                #expect(await eventually(timeout: .seconds(5)) { a.process.log.contains("leadership: lost or not reachable; trying again") },
-                        "the leader did not try again: \(a.process.log.suffix(2_000))")
+                // again while PostgreSQL is away, rather than waiting for the pool to give up a wait for a connection
+                // (10 s, counted from a moment before the stop). The wait is looked at for longer than the bound, so a
+                // failure says which it was: late, at the pool's time, or never.
+                let triedAgain = await eventually(timeout: .seconds(15)) {
+                    a.process.log.contains("leadership: lost or not reachable; trying again")
+                }
+                let waited = ContinuousClock.now - stopped
+                #expect(triedAgain && waited < .seconds(7),
+                        """
+                        the leader \(triedAgain ? "tried again \(waited) after the stop" : "did not try again in \(waited)") \
+                        (pg_ctl stop took \(stopped - stopping)): \(a.process.log.suffix(2_000))
+                        PostgreSQL's log: \(cluster.log.suffix(1_500))
+                        """)
                 try cluster.start()
                 try await writing.value
                 let answered = await log.answered
