@@ -84,7 +84,11 @@ struct RelayInProcessTests {
         try await withCampaignService { campaign in
             let admin = try campaign.admin()
             let creative = try await campaign.uploadPNG(admin)
+            let start = try await campaign.snapshot().seq
             try await withRelay("relay", connectedTo: campaign, configure: { $0.changeWindow = 3 }) { relay in
+                // The relay holds the state before the writes, so all five come to it as changes: a relay whose
+                // snapshot already held some of them has no change before its snapshot's seq to answer with.
+                #expect(await eventually(timeout: .seconds(10)) { (try? await relay.snapshot().seq) == start })
                 var last: Int64 = 0
                 for index in 0..<5 {
                     last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative)).seq
