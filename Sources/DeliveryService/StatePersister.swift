@@ -37,8 +37,8 @@ final class StatePersister: Sendable {
     /// Whether a save is due, and the token bucket that spaces saves while changes keep coming.
     private let schedule: Locked<Schedule>
     /// Told after each save (on the save's queue), or when a request found the disk holding everything already: the
-    /// current session acknowledges what ``persisted`` says. `nil` between sessions.
-    let onSaved = Locked<(@Sendable () -> Void)?>(nil)
+    /// current session acknowledges what ``persisted`` says. None between sessions.
+    let onSaved = LockedCallback()
 
     private struct Schedule {
         /// When the save that is due (at most one is) should be made; `nil` when none is due.
@@ -144,7 +144,7 @@ final class StatePersister: Sendable {
     /// later, so the edge notices by itself when the disk has room again.
     private func dueSave() {
         saveNow()
-        onSaved.withLock { $0 }?()
+        onSaved.call()
         if cacheHealth.refuses(.stateFile) || cache.hasPinned {
             schedule.withLock { schedule in
                 guard schedule.deadline == nil, !schedule.stopped else { return }

@@ -151,9 +151,9 @@ final class SyncEngine: Service {
         // (``heartbeatAtOnce(_:arrived:)``); a refusal shows on the one in ``ackCallInterval`` made as a call, here.
         let (ackRequests, acks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let link = SyncLink(client: client, acks: acks)
-        persister.onSaved.withLock { $0 = { [self] in self.notifyAcknowledgement(client) } }
+        persister.onSaved.set { [self] in self.notifyAcknowledgement(client) }
         defer {
-            persister.onSaved.withLock { $0 = nil }
+            persister.onSaved.set(nil)
             acks.finish()
             events.finish()
         }
@@ -226,7 +226,7 @@ final class SyncEngine: Service {
               heartbeat.seq == state.seq else { return false }
         status.heard(skew: arrived.seconds(until: heartbeat.time), heartbeatSeq: heartbeat.seq)
         downloader.fetchMissing(state)
-        persister.onSaved.withLock { $0 }?()
+        persister.onSaved.call()
         follower?.heard(heartbeat, state: state)
         return true
     }

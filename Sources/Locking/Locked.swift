@@ -6,7 +6,8 @@ import Synchronization
 
 #if LAUNCHAD_TSAN
 /// A value that threads share, reached only while its lock is held: the project's one lock for shared mutable
-/// state (`deploy/local/check-locks.sh` keeps `Mutex` out of every other file).
+/// state (`deploy/local/check-package-graph.py` keeps `Mutex` out of every other file). A closure is kept in a
+/// ``LockedCallback``, never as the value itself (the same script refuses a function type here).
 ///
 /// This is the build for ThreadSanitizer (`deploy/local/sanitize.sh thread` compiles with `-D LAUNCHAD_TSAN`):
 /// Swift's `Synchronization.Mutex` on Linux locks with futexes inside the toolchain's uninstrumented library, so
@@ -71,7 +72,8 @@ final class LockedStorage<Value: ~Copyable> {
 }
 #else
 /// A value that threads share, reached only while its lock is held: the project's one lock for shared mutable
-/// state (`deploy/local/check-locks.sh` keeps `Mutex` out of every other file).
+/// state (`deploy/local/check-package-graph.py` keeps `Mutex` out of every other file). A closure is kept in a
+/// ``LockedCallback``, never as the value itself (the same script refuses a function type here).
 ///
 /// In every build but the ThreadSanitizer one this is Swift's `Synchronization.Mutex` itself, not a wrapper: the
 /// same code, inlined the same way. The ThreadSanitizer build (`-D LAUNCHAD_TSAN`) puts a pthread mutex behind the

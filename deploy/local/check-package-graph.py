@@ -3,7 +3,9 @@
 # them) must equal the modules its Swift files import, nothing undeclared and nothing unused. The toolchain's own
 # modules are not counted. Exits 1 and names each target that differs.
 # It also keeps shared mutable state behind the project's lock: no Swift file outside Sources/Locking names
-# `Mutex` in code (comments aside), so ThreadSanitizer sees every lock (`Locked` is `Mutex` in other builds).
+# `Mutex` in code (comments aside), so ThreadSanitizer sees every lock (`Locked` is `Mutex` in other builds), and no
+# `Locked` holds a function type as its value (a read through `withLock`'s inout wraps the closure in more thunks each
+# time; `LockedCallback` keeps one in a struct).
 import glob, json, os, re, subprocess, sys
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
@@ -43,16 +45,24 @@ for name in client_only:
                 bad=True
                 print(f'{f}: imports {m.group(1)}; {name} may import Foundation (and FoundationNetworking) only')
 lock_sites=[]
+closure_sites=[]
 for f in sorted(glob.glob('Sources/**/*.swift',recursive=True)+glob.glob('Tests/**/*.swift',recursive=True)+
                 glob.glob('Benchmarks/**/*.swift',recursive=True)+glob.glob('Fuzz/**/*.swift',recursive=True)):
     if f.startswith('Sources/Locking/'): continue
     for n,line in enumerate(open(f),1):
         code=re.sub(r'//.*','',re.sub(r'"(?:[^"\\]|\\.)*"','""',line))
         if re.search(r'\bMutex\b',code): lock_sites.append(f'{f}:{n}: {line.strip()}')
+        # A function type as Locked's value: withLock's generic inout re-wraps the closure in thunks at every read.
+        if re.search(r'\bLocked<\s*\(*\s*(?:@\w+\s*)*\([^()]*\)\s*(?:async\s*)?(?:throws\b(?:\([^()]*\))?\s*)?->',code):
+            closure_sites.append(f'{f}:{n}: {line.strip()}')
 if lock_sites:
     bad=True
     print('Mutex used outside Sources/Locking (use Locked from the Locking module: same init and withLock):')
     for l in lock_sites: print('  '+l)
+if closure_sites:
+    bad=True
+    print('a closure as Locked\'s value (each withLock { $0 } wraps it in more thunks; keep it in a LockedCallback or a struct):')
+    for l in closure_sites: print('  '+l)
 if not bad:
-    print(f'package graph: the dependencies of all {len(names)} targets are their imports; LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking')
+    print(f'package graph: the dependencies of all {len(names)} targets are their imports; LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking; no closure as Locked\'s value')
 sys.exit(1 if bad else 0)
