@@ -2,9 +2,12 @@
 # What idle edges spend: campaignd and EDGES deliveryd processes (release builds) on loopback, with no change made,
 # then what each thread of the edges spent over SECONDS, by thread name, a second and per edge a second (the
 # kernel's per-thread counters, bench/thread-cpu.py). The cost every edge has before any change: timers, heartbeats
-# and their acknowledgements.
+# and their acknowledgements. Then, over as long again, how busy the machine is at each moment of the second
+# (bench/busy-by-phase.py): what recurs each second at once on every process (the heartbeat) shows as a burst.
 #
 #   bench/idle-cpu.sh [EDGES] [SECONDS]      (defaults: 10 edges, 20 s)
+#   RELAYS=4 bench/idle-cpu.sh 200 10        (the edges behind 4 relays, edge i behind relay i mod 4, as in
+#                                             bench/propagation.sh; the relays' and campaignd's threads are counted too)
 #   BIN=DIR bench/idle-cpu.sh ...            (the binaries in DIR instead of this checkout's release builds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,22 +16,30 @@ SECONDS_IDLE=${2:-20}
 OUT=.build-bench
 mkdir -p "$OUT"
 . bench/services.sh
-release_bin campaignd deliveryd
+RELAYS=${RELAYS:-0}
+release_bin campaignd deliveryd $([ "$RELAYS" -gt 0 ] && echo relayd || true)
 RUN=$(mktemp -d "$OUT/idle-XXXX")
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
 trap cleanup EXIT
 start_campaignd "$RUN"
+for r in $(seq 0 $((RELAYS - 1))); do start_relay "$RUN" "relay-$r" "$RUN/campaignd.ready"; done
+for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
+upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }
 edges=()
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$RUN/campaignd.ready"
+  start_edge "$RUN" "edge-$i" "$(upstream "$i")"
   edges+=("${pids[-1]}")
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done
 # Past the start: the first snapshot, save and acknowledgement.
 sleep 3
-echo "campaignd and $EDGES edges idle for $SECONDS_IDLE s; $(nproc) cores"
-python3 bench/thread-cpu.py snap "$RUN/before.json" "${edges[@]}"
+echo "campaignd, $RELAYS relays and $EDGES edges idle for $SECONDS_IDLE s; $(nproc) cores"
+# With relays, every process is counted (the heartbeat's acknowledgements cost the relays and campaignd too).
+counted=("${edges[@]}")
+[ "$RELAYS" -gt 0 ] && counted=("${pids[@]}")
+python3 bench/thread-cpu.py snap "$RUN/before.json" "${counted[@]}"
 sleep "$SECONDS_IDLE"
-python3 bench/thread-cpu.py snap "$RUN/after.json" "${edges[@]}"
+python3 bench/thread-cpu.py snap "$RUN/after.json" "${counted[@]}"
 python3 bench/thread-cpu.py diff "$RUN/before.json" "$RUN/after.json" "$SECONDS_IDLE" second
+python3 bench/busy-by-phase.py "$SECONDS_IDLE"
