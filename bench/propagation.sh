@@ -25,6 +25,11 @@
 #   CPU=1 RELAYS=4 bench/propagation.sh 200 10  (also what each service's threads spent in CPU over adload's run,
 #                                                by program and thread name, a change and per process a change; the
 #                                                edges' edge.status answers after each step count too)
+#   HEARTBEATS=1 RELAYS=4 bench/propagation.sh 200 10
+#                                               (campaignd alone logs JSON at debug, a line a heartbeat: then, for each
+#                                                force and expire, how long after campaignd's last heartbeat its change
+#                                                was committed, beside the round's last edge, and the steps with the
+#                                                next heartbeat in their first 100 ms apart from the others)
 #   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
 #   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 #   SAVE_DELAY_MS=1000 bench/propagation.sh ... (the edges' --state-save-delay: each saves and acknowledges a change
@@ -37,6 +42,8 @@ RELAYS=${RELAYS:-0}
 TRACE=${TRACE:-0}
 LOGS=()
 [ "$TRACE" = 1 ] && LOGS=(--log-format json --log-level debug)
+CAMPAIGND_LOGS=("${LOGS[@]}")
+[ "${HEARTBEATS:-0}" = 1 ] && CAMPAIGND_LOGS=(--log-format json --log-level debug)
 OUT=.build-bench
 NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
@@ -48,7 +55,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 
 "$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" "${LOGS[@]}" >"$RUN/campaignd.log" 2>&1 &
+  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" "${CAMPAIGND_LOGS[@]}" >"$RUN/campaignd.log" 2>&1 &
 pids+=($!)
 wait_ready "$RUN/campaignd.ready"
 : >"$RUN/edges.txt"
@@ -96,6 +103,39 @@ for step in ("force", "expire"):
 PY
 # adload's changes: a create, a force and an expire each round, and its baseline campaign's create and expire.
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py diff "$RUN/cpu-before.json" "$RUN/cpu-after.json" $((3 * REPEATS + 2))
+if [ "${HEARTBEATS:-0}" = 1 ]; then
+python3 - "$RUN/campaignd.log" "$OUT/$NAME.json" <<'PY'
+import datetime, json, statistics, sys
+def at(entry): return datetime.datetime.fromisoformat(entry["time"]).timestamp()
+beats, changes = [], []
+for line in open(sys.argv[1]):
+    try: e = json.loads(line)
+    except ValueError: continue
+    if e.get("message") == "heartbeat published": beats.append(at(e))
+    elif e.get("message") == "campaign changed" and e.get("op") in ("forced", "expired"): changes.append((e["op"], at(e)))
+rounds = [x for x in json.load(open(sys.argv[2]))["rounds"] if x["step"] in ("force", "expire")]
+# adload's steps in order are the first forces and expires campaignd committed (its baseline's expire comes after).
+if len(changes) < len(rounds) or not beats: sys.exit(f"campaignd's log holds {len(changes)} forces and expires and {len(beats)} heartbeats for {len(rounds)} steps")
+rows = []
+for step, (op, t) in zip(rounds, changes):
+    if (step["step"] == "force") != (op == "forced"): sys.exit("adload's steps and campaignd's changes are not in the same order")
+    before = [b for b in beats if b <= t]
+    if not before: continue
+    rows.append(((t - before[-1]) * 1000, step["maxMilliseconds"], step["step"]))
+# The heartbeat's burst (every edge woken at once; bench/idle-cpu.sh) takes the first 30 to 50 ms after it: a step
+# whose change reaches the edges over 50 to 60 ms meets the next one when it begins in the last 100 ms of the second.
+meets = [r for r in rows if r[0] >= 900]
+apart = [r for r in rows if r[0] < 900]
+print("each force and expire: ms after campaignd's last heartbeat, the round's last edge (ms from the admin answer)")
+print("  " + ", ".join(f"{p:.0f}: {m:.0f}" for p, m, _ in sorted(rows, key=lambda r: r[0])))
+for name, group in (("begun in the 100 ms before a heartbeat", meets), ("begun earlier in the second", apart)):
+    if group:
+        last = [m for _, m, _ in group]
+        print(f"{name}: {len(group)} steps, the last edge at median {statistics.median(last):.1f} ms, max {max(last):.1f}")
+    else:
+        print(f"{name}: no step")
+PY
+fi
 [ "$TRACE" = 1 ] || exit 0
 python3 - "$RUN" <<'PY'
 import collections, datetime, glob, json, statistics, sys

@@ -91,7 +91,7 @@ public final class CampaignServiceApp: Sendable {
         self.updates = updates
         let scheduler = ExpiryScheduler(store: store, clock: clock, logger: logger)
         let publisher = ChangePublisher(publisher: updates, epoch: store.epoch, seq: startSeq)
-        let heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval)
+        let heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval, logger: logger)
         leader = LeaderDuties(store: store, publisher: publisher, heartbeat: heartbeat, scheduler: scheduler, logger: logger)
 
         let edges = EdgeRegistry(store: store, logger: logger, retention: configuration.edgeRetention, clock: clock)

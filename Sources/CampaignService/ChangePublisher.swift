@@ -32,9 +32,12 @@ final class ChangePublisher: Sendable {
         }
     }
 
-    func heartbeat(time: Timestamp) {
+    /// Publishes a heartbeat; returns the seq it carried.
+    @discardableResult
+    func heartbeat(time: Timestamp) -> Int64 {
         published.withLock { published in
             publisher.publish(UpdateStream.heartbeat, Heartbeat(epoch: epoch, seq: published, time: time))
+            return published
         }
     }
 }
