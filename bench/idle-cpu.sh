@@ -23,12 +23,10 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
 trap cleanup EXIT
 start_campaignd "$RUN"
-for r in $(seq 0 $((RELAYS - 1))); do start_relay "$RUN" "relay-$r" "$RUN/campaignd.ready"; done
-for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
-upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }
+start_relays "$RUN" "$RELAYS"
 edges=()
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$(upstream "$i")"
+  start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")"
   edges+=("${pids[-1]}")
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done

@@ -60,13 +60,9 @@ pids+=($!)
 wait_ready "$RUN/campaignd.ready"
 : >"$RUN/edges.txt"
 # The upstream of edge i: campaignd, or relay (i mod RELAYS).
-for r in $(seq 0 $((RELAYS - 1))); do
-  start_relay "$RUN" "relay-$r" "$RUN/campaignd.ready" "${LOGS[@]}"
-done
-for r in $(seq 0 $((RELAYS - 1))); do wait_ready "$RUN/relay-$r.ready"; done
-upstream() { if [ "$RELAYS" -gt 0 ]; then echo "$RUN/relay-$(($1 % RELAYS)).ready"; else echo "$RUN/campaignd.ready"; fi; }
+start_relays "$RUN" "$RELAYS" "${LOGS[@]}"
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$(upstream "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
+  start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; echo "$(field "$RUN/edge-$i.ready" client) $(field "$RUN/edge-$i.ready" http)" >>"$RUN/edges.txt"; done
 echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"

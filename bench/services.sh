@@ -62,6 +62,21 @@ start_relay() {
   pids+=($!)
 }
 
+# Starts COUNT relays relay-0 … relay-(COUNT-1) in DIR following the campaignd of DIR/campaignd.ready, with any further
+# ARGS, and waits until all are ready (none when COUNT is 0).
+start_relays() {
+  local dir=$1 count=$2
+  shift 2
+  for r in $(seq 0 $((count - 1))); do start_relay "$dir" "relay-$r" "$dir/campaignd.ready" "$@"; done
+  for r in $(seq 0 $((count - 1))); do wait_ready "$dir/relay-$r.ready"; done
+}
+
+# The ready file of edge I's upstream among COUNT relays started by start_relays in DIR: relay (I mod COUNT), or
+# campaignd when COUNT is 0.
+edge_upstream() {
+  if [ "$2" -gt 0 ]; then echo "$1/relay-$(($3 % $2)).ready"; else echo "$1/campaignd.ready"; fi
+}
+
 # Writes DIR/tall.png, DIR/classic.png and DIR/wide.png: PNGs of three phone screen shapes, 20 KB each.
 write_creatives() {
   python3 - "$1" <<'PY'
