@@ -4,8 +4,8 @@
 # modules are not counted. Exits 1 and names each target that differs.
 # It also keeps shared mutable state behind the project's lock: no Swift file outside Sources/Locking names
 # `Mutex` in code (comments aside), so ThreadSanitizer sees every lock (`Locked` is `Mutex` in other builds), and no
-# `Locked` holds a function type as its value (a read through `withLock`'s inout wraps the closure in more thunks each
-# time; `LockedCallback` keeps one in a struct).
+# `Locked` there or anywhere holds a function type as its value (a read through `withLock`'s inout wraps the closure
+# in more thunks each time; `LockedCallback` keeps one in a struct).
 import glob, json, os, re, subprocess, sys
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
@@ -48,10 +48,11 @@ lock_sites=[]
 closure_sites=[]
 for f in sorted(glob.glob('Sources/**/*.swift',recursive=True)+glob.glob('Tests/**/*.swift',recursive=True)+
                 glob.glob('Benchmarks/**/*.swift',recursive=True)+glob.glob('Fuzz/**/*.swift',recursive=True)):
-    if f.startswith('Sources/Locking/'): continue
+    # Sources/Locking is where Mutex belongs; the closure rule holds there too.
+    mutex_allowed=f.startswith('Sources/Locking/')
     for n,line in enumerate(open(f),1):
         code=re.sub(r'//.*','',re.sub(r'"(?:[^"\\]|\\.)*"','""',line))
-        if re.search(r'\bMutex\b',code): lock_sites.append(f'{f}:{n}: {line.strip()}')
+        if not mutex_allowed and re.search(r'\bMutex\b',code): lock_sites.append(f'{f}:{n}: {line.strip()}')
         # A function type as Locked's value: withLock's generic inout re-wraps the closure in thunks at every read.
         if re.search(r'\bLocked<\s*\(*\s*(?:@\w+\s*)*\([^()]*\)\s*(?:async\s*)?(?:throws\b(?:\([^()]*\))?\s*)?->',code):
             closure_sites.append(f'{f}:{n}: {line.strip()}')
