@@ -117,16 +117,16 @@ for step, (op, t) in zip(rounds, changes):
     if (step["step"] == "force") != (op == "forced"): sys.exit("adload's steps and campaignd's changes are not in the same order")
     before = [b for b in beats if b <= t]
     if not before: continue
-    rows.append(((t - before[-1]) * 1000, step["maxMilliseconds"], step["step"]))
+    rows.append(((t - before[-1]) * 1000, step["maxMilliseconds"]))
 # The heartbeat's burst (every edge woken at once; bench/idle-cpu.sh) takes the first 30 to 50 ms after it: a step
 # whose change reaches the edges over 50 to 60 ms meets the next one when it begins in the last 100 ms of the second.
 meets = [r for r in rows if r[0] >= 900]
 apart = [r for r in rows if r[0] < 900]
 print("each force and expire: ms after campaignd's last heartbeat, the round's last edge (ms from the admin answer)")
-print("  " + ", ".join(f"{p:.0f}: {m:.0f}" for p, m, _ in sorted(rows, key=lambda r: r[0])))
+print("  " + ", ".join(f"{p:.0f}: {m:.0f}" for p, m in sorted(rows)))
 for name, group in (("begun in the 100 ms before a heartbeat", meets), ("begun earlier in the second", apart)):
     if group:
-        last = [m for _, m, _ in group]
+        last = [m for _, m in group]
         print(f"{name}: {len(group)} steps, the last edge at median {statistics.median(last):.1f} ms, max {max(last):.1f}")
     else:
         print(f"{name}: no step")
