@@ -197,6 +197,13 @@ struct RelayProcessTests {
         let loyal = try await fixture.startEdge("edge-loyal", sync: spare.endpoints["sync"], updates: spare.endpoints["updates"])
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
         #expect(await loyal.waitFor(seq: created.seq, creatives: 1))
+        // The spare's state on disk holds that seq (its acknowledgement never runs ahead of its save): killed before
+        // the save, it would come back with no state, take a snapshot past the edge's seq and rightly refuse the
+        // edge's changes from before it.
+        #expect(await eventually(timeout: .seconds(10)) {
+            let listed = (try? await admin.call(AdminAPI.edgeList, NoParams()).edges) ?? []
+            return listed.contains { $0.edgeId == "relay-spare" && $0.appliedSeq == created.seq }
+        }, "the spare relay never acknowledged seq \(created.seq)")
 
         // The spare away for longer than three heartbeats, a change made meanwhile, then the spare back on its cache
         // folder: its edge catches up from the spare's change log, with no snapshot.
