@@ -9,13 +9,23 @@ public final class ZMQContext: @unchecked Sendable {
     /// The underlying `void *` context handle.
     public let handle: UnsafeMutableRawPointer
 
-    /// Creates a context with the given number of I/O threads.
+    /// Creates a context with the given number of I/O threads, and starts them.
+    ///
+    /// libzmq starts a context's I/O threads with its first socket, and they take the nice value of the thread that
+    /// makes it. They are started here, from an ``OwnerThread``, so that they run at the process's
+    /// (``ProcessNice``) even when the context is made from a task: on a machine shared with other processes, a
+    /// relay started with `nice -n -5` passes changes on at that priority, its I/O threads included.
     public init(ioThreads: Int32 = 1) throws(ZMQError) {
         guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
         self.handle = handle
         if ioThreads != 1 {
             try check(zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads), "zmq_ctx_set IO_THREADS")
         }
+        // If no socket can be made now (no descriptors left), the first one made later starts them.
+        let starter = OwnerThread(name: "zmq-start") { [self] in
+            if let socket = zmq_socket(self.handle, ZMQ_PAIR) { zmq_close(socket) }
+        }
+        starter.join()
     }
 
     deinit {

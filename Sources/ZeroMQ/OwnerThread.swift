@@ -6,7 +6,8 @@ import Locking
 /// A dedicated thread that owns ZeroMQ sockets for its whole life.
 ///
 /// Sockets are made inside `body`, used only there, and closed before it returns; other threads talk to the
-/// thread through a ``Mailbox`` or a ``Waker``. ``join()`` waits for `body` to return.
+/// thread through a ``Mailbox`` or a ``Waker``. ``join()`` waits for `body` to return. The thread runs at the
+/// process's nice (``ProcessNice``), whichever thread starts it.
 public final class OwnerThread: Sendable {
     private let done = DispatchGroup()
 
@@ -17,6 +18,7 @@ public final class OwnerThread: Sendable {
         let thread = Thread {
             // The name shows in `top -H` and in /proc (Linux takes at most 15 bytes).
             _ = pthread_setname_np(pthread_self(), String(decoding: name.utf8.prefix(15), as: UTF8.self))
+            ProcessNice.applyToCurrentThread()
             body()
             group.leave()
         }

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The CPU priority (nice value) the process was started with, for the threads it makes itself.
+///
+/// Linux keeps a nice value per thread, and a new thread takes its creator's. libdispatch sets the nice of each of
+/// its worker threads from the queue's quality of service, whatever the process's was, so a thread made from a Swift
+/// task would run at the nice of its quality of service (0 for most), not at the one `nice`, `renice` on the process
+/// or systemd's `Nice=` gave it. The main thread keeps the process's: its thread id is the process id.
+public enum ProcessNice {
+    /// The main thread's nice value; 0 if it cannot be read.
+    public static let value: Int32 = {
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(getpid()))
+        return errno == 0 ? nice : 0
+    }()
+
+    /// Sets the calling thread's nice to the process's. A thread at a nice lower than the process's (libdispatch's
+    /// workers above the default quality of service) is put down to it; raising a thread above 0 takes the right to
+    /// (`CAP_SYS_NICE`, or `RLIMIT_NICE`), and without it the thread keeps what it had.
+    public static func applyToCurrentThread() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, value)
+    }
+
+    /// The calling thread's nice value.
+    public static var currentThread: Int32 {
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Locking
+import Testing
+@testable import ZeroMQ
+
+/// Threads the process makes itself run at the process's nice, whichever thread makes them: libdispatch sets its
+/// workers' nice from their quality of service, so a thread made from a task would otherwise take that instead of
+/// what `nice` or systemd's `Nice=` gave the process.
+@Suite("Threads at the process's nice", .timeLimit(.minutes(1)))
+struct ProcessNiceTests {
+    /// A nice value other than the process's that a thread can be put at and brought back from.
+    private static var other: Int32 { ProcessNice.value < 19 ? ProcessNice.value + 3 : ProcessNice.value - 3 }
+
+    /// Runs `body` on a new plain thread whose nice is ``other`` (as a thread of libdispatch's pool may be), and
+    /// returns what it returned.
+    private static func onThreadAtOtherNice<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let result = Locked<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, other)
+            let outcome = Result { try body() }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0 }!.get()
+    }
+
+    /// Whether this process may bring a thread from ``other`` back to its own nice (raising a thread's priority
+    /// takes `CAP_SYS_NICE` or an `RLIMIT_NICE` that allows it; CI runs as root).
+    private static func mayRestoreNice() -> Bool {
+        (try? onThreadAtOtherNice { () -> Bool in
+            ProcessNice.applyToCurrentThread()
+            return ProcessNice.currentThread == ProcessNice.value
+        }) ?? false
+    }
+
+    @Test("an OwnerThread started from a thread at another nice runs at the process's")
+    func ownerThread() throws {
+        try #require(Self.mayRestoreNice(), "this process may not raise a thread's priority back to its own")
+        let seen = try Self.onThreadAtOtherNice { () -> Int32 in
+            #expect(ProcessNice.currentThread == Self.other)
+            let nice = Locked<Int32?>(nil)
+            let thread = OwnerThread(name: "nice-test") {
+                let current = ProcessNice.currentThread
+                nice.withLock { $0 = current }
+            }
+            thread.join()
+            return nice.withLock { $0 }!
+        }
+        #expect(seen == ProcessNice.value)
+    }
+
+    @Test("a context made from a thread at another nice starts its I/O threads at the process's")
+    func contextThreads() throws {
+        try #require(Self.mayRestoreNice(), "this process may not raise a thread's priority back to its own")
+        let before = Set(Self.zeroMQThreads().map(\.tid))
+        // The context and its first socket made there: libzmq starts the I/O threads with the first socket at the latest.
+        let context = try Self.onThreadAtOtherNice { () -> ZMQContext in
+            let context = try ZMQContext()
+            _ = try Socket(context, type: .pair)
+            return context
+        }
+        let started = Self.zeroMQThreads().filter { !before.contains($0.tid) }
+        // The I/O thread and the reaper, whatever other tests' contexts started meanwhile (at the process's nice too).
+        #expect(started.count >= 2)
+        for thread in started { #expect(thread.nice == ProcessNice.value, "\(thread.name) runs at nice \(thread.nice)") }
+        withExtendedLifetime(context) {}
+    }
+
+    /// This process's libzmq threads (named `ZMQbg/…`): thread id, name and nice, from /proc.
+    private static func zeroMQThreads() -> [(tid: Int, name: String, nice: Int32)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { entry in
+            guard let tid = Int(entry),
+                  let name = try? String(contentsOfFile: "/proc/self/task/\(entry)/comm", encoding: .utf8)
+                      .trimmingCharacters(in: .whitespacesAndNewlines),
+                  name.hasPrefix("ZMQbg/") else { return nil }
+            return (tid, name, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid)))
+        }
+    }
+}
