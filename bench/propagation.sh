@@ -30,6 +30,17 @@
 #                                                force and expire, how long after campaignd's last heartbeat its change
 #                                                was committed, beside the round's last edge, and the steps with the
 #                                                next heartbeat in their first 100 ms apart from the others)
+#   SCHED=1 RELAYS=4 bench/propagation.sh 200 10
+#                                               (campaignd logs JSON at debug, and `perf` traces the scheduler over
+#                                                adload's run (root): then bench/sched-window.py says where both cores
+#                                                went in the 100 ms after each force and expire's commit, by program
+#                                                and thread, and each relay's fan-out: when the edges behind it were
+#                                                woken with the change; the trace costs the machine a little)
+#   RELAY_NICE=0 RELAYS=4 bench/propagation.sh ...
+#                                               (the relays' nice; default -10 (root): on one machine with 200 edges a
+#                                                relay waits for the CPU behind them while it passes a change on to the
+#                                                last of its 50, where on a machine of its own it would not; 0 runs them
+#                                                as the edges)
 #   WORK=/dev/shm bench/propagation.sh ...      (the services' folders on tmpfs: no disk under their saves)
 #   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 #   SAVE_DELAY_MS=1000 bench/propagation.sh ... (the edges' --state-save-delay: each saves and acknowledges a change
@@ -39,11 +50,12 @@ cd "$(dirname "$0")/.."
 EDGES=${1:-10}
 REPEATS=${2:-20}
 RELAYS=${RELAYS:-0}
+export RELAY_NICE=${RELAY_NICE:--10}
 TRACE=${TRACE:-0}
 LOGS=()
 [ "$TRACE" = 1 ] && LOGS=(--log-format json --log-level debug)
 CAMPAIGND_LOGS=("${LOGS[@]}")
-[ "${HEARTBEATS:-0}" = 1 ] && CAMPAIGND_LOGS=(--log-format json --log-level debug)
+if [ "${HEARTBEATS:-0}" = 1 ] || [ "${SCHED:-0}" = 1 ]; then CAMPAIGND_LOGS=(--log-format json --log-level debug); fi
 OUT=.build-bench
 NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
@@ -71,9 +83,22 @@ echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
 peers() { ss -Htn state established "( sport = :${1##*:} )" 2>/dev/null | wc -l; }
 echo "campaignd's connections: sync $(peers "$(field "$RUN/campaignd.ready" sync)"), updates $(peers "$(field "$RUN/campaignd.ready" updates)")"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-before.json" "${pids[@]}"
+if [ "${SCHED:-0}" = 1 ]; then
+  command -v perf >/dev/null || { echo "SCHED=1 needs perf (linux-perf)" >&2; exit 1; }
+  for p in "${pids[@]}"; do echo "$p $(cat /proc/$p/comm)"; done >"$RUN/pids.txt"
+  OFFSET=$(python3 -c "import time; print(time.time() - time.clock_gettime(time.CLOCK_MONOTONIC))")
+  perf record -q -k CLOCK_MONOTONIC -e sched:sched_switch -e sched:sched_wakeup -a -o "$RUN/sched.data" >/dev/null 2>&1 &
+  perf_pid=$!
+  sleep 1
+fi
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
   --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
+if [ "${SCHED:-0}" = 1 ]; then
+  kill -INT "$perf_pid"; wait "$perf_pid" || true
+  perf sched timehist -i "$RUN/sched.data" >"$RUN/timehist.txt" 2>/dev/null
+  python3 bench/sched-window.py "$RUN/campaignd.log" "$RUN/timehist.txt" "$RUN/pids.txt" "$OFFSET" "$OUT/$NAME.json"
+fi
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))

@@ -51,11 +51,11 @@ start_edge() {
 
 # Starts relayd as relay NAME (region bench, loopback endpoints) following the campaignd or relay whose ready file is
 # UPSTREAM, with its cache folder DIR/NAME, its log DIR/NAME.log, its ready file DIR/NAME.ready and any further ARGS;
-# adds it to pids without waiting for it (wait_ready DIR/NAME.ready).
+# adds it to pids without waiting for it (wait_ready DIR/NAME.ready). It runs at nice RELAY_NICE (default 0).
 start_relay() {
   local dir=$1 name=$2 upstream=$3
   shift 3
-  "$BIN/relayd" --relay-id "$name" --region bench --cache-dir "$dir/$name" \
+  nice -n "${RELAY_NICE:-0}" "$BIN/relayd" --relay-id "$name" --region bench --cache-dir "$dir/$name" \
     --upstream-sync "$(field "$upstream" sync)" --upstream-updates "$(field "$upstream" updates)" \
     --sync-endpoint tcp://127.0.0.1:0 --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
     --ready-file "$dir/$name.ready" "$@" >"$dir/$name.log" 2>&1 &
