@@ -14,9 +14,9 @@ public enum ProcessNice {
         return errno == 0 ? nice : 0
     }()
 
-    /// Sets the calling thread's nice to the process's. A thread at a nice lower than the process's (libdispatch's
-    /// workers above the default quality of service) is put down to it; raising a thread above 0 takes the right to
-    /// (`CAP_SYS_NICE`, or `RLIMIT_NICE`), and without it the thread keeps what it had.
+    /// Sets the calling thread's nice to the process's. Raising a thread's nice is always allowed; lowering it (a
+    /// process at -10, a thread made from a task at 0) takes `CAP_SYS_NICE` or an `RLIMIT_NICE` that allows it, and
+    /// without either the thread keeps its own.
     public static func applyToCurrentThread() {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, value)
     }
