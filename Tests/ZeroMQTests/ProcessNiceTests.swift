@@ -61,8 +61,14 @@ struct ProcessNiceTests {
             _ = try Socket(context, type: .pair)
             return context
         }
-        let started = Self.zeroMQThreads().filter { !before.contains($0.tid) }
         // The I/O thread and the reaper, whatever other tests' contexts started meanwhile (at the process's nice too).
+        // Each names itself once running (its nice it has from the start): wait until both have.
+        var started = Self.zeroMQThreads().filter { !before.contains($0.tid) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while started.count < 2 && ContinuousClock.now < deadline {
+            usleep(1_000)
+            started = Self.zeroMQThreads().filter { !before.contains($0.tid) }
+        }
         #expect(started.count >= 2)
         for thread in started { #expect(thread.nice == ProcessNice.value, "\(thread.name) runs at nice \(thread.nice)") }
         withExtendedLifetime(context) {}
