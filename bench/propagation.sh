@@ -50,7 +50,7 @@ cd "$(dirname "$0")/.."
 EDGES=${1:-10}
 REPEATS=${2:-20}
 RELAYS=${RELAYS:-0}
-export RELAY_NICE=${RELAY_NICE:--10}
+RELAY_NICE=${RELAY_NICE:--10}
 TRACE=${TRACE:-0}
 LOGS=()
 [ "$TRACE" = 1 ] && LOGS=(--log-format json --log-level debug)
@@ -126,20 +126,14 @@ PY
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py diff "$RUN/cpu-before.json" "$RUN/cpu-after.json" $((3 * REPEATS + 2))
 if [ "${HEARTBEATS:-0}" = 1 ]; then
 python3 - "$RUN/campaignd.log" "$OUT/$NAME.json" <<'PY'
-import datetime, json, statistics, sys
-def at(entry): return datetime.datetime.fromisoformat(entry["time"]).timestamp()
-beats, changes = [], []
-for line in open(sys.argv[1]):
-    try: e = json.loads(line)
-    except ValueError: continue
-    if e.get("message") == "heartbeat published": beats.append(at(e))
-    elif e.get("message") == "campaign changed" and e.get("op") in ("forced", "expired"): changes.append((e["op"], at(e)))
-rounds = [x for x in json.load(open(sys.argv[2]))["rounds"] if x["step"] in ("force", "expire")]
-# adload's steps in order are the first forces and expires campaignd committed (its baseline's expire comes after).
-if len(changes) < len(rounds) or not beats: sys.exit(f"campaignd's log holds {len(changes)} forces and expires and {len(beats)} heartbeats for {len(rounds)} steps")
+import statistics, sys
+sys.path.insert(0, "bench")
+from service_log import at, entries, step_commits
+steps = step_commits(sys.argv[1], sys.argv[2])
+beats = [at(e) for e in entries(sys.argv[1]) if e.get("message") == "heartbeat published"]
+if not beats: sys.exit("campaignd's log holds no heartbeat")
 rows = []
-for step, (op, t) in zip(rounds, changes):
-    if (step["step"] == "force") != (op == "forced"): sys.exit("adload's steps and campaignd's changes are not in the same order")
+for step, t in steps:
     before = [b for b in beats if b <= t]
     if not before: continue
     rows.append(((t - before[-1]) * 1000, step["maxMilliseconds"]))
@@ -159,13 +153,10 @@ PY
 fi
 [ "$TRACE" = 1 ] || exit 0
 python3 - "$RUN" <<'PY'
-import collections, datetime, glob, json, statistics, sys
+import collections, glob, statistics, sys
+sys.path.insert(0, "bench")
+from service_log import at, entries as lines
 run = sys.argv[1]
-def lines(path):
-    for line in open(path):
-        try: yield json.loads(line)
-        except ValueError: pass
-def at(entry): return datetime.datetime.fromisoformat(entry["time"]).timestamp()
 # campaignd's line for each force and expire, then when each relay and edge applied that seq (alone or in a batch).
 changed = {int(e["seq"]): at(e) for e in lines(f"{run}/campaignd.log")
            if e.get("message") == "campaign changed" and e.get("op") in ("forced", "expired")}

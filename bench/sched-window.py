@@ -9,22 +9,18 @@ steps were measured). Prints, summed over the steps, the CPU each program's thre
 commit (both cores give 2 ms each ms), then by 10 ms of the window; then each relay's fan-out: when the edges behind it
 were woken with the change (their libzmq I/O thread's wake-up before their subscriber's first run), from the commit.
 """
-import collections, datetime, json, re, statistics, sys
+import collections, os, re, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from service_log import step_commits
 
 WINDOW = 0.100
 log, hist, pids_file, offset, result = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5]
 program = {int(p): name for p, name in (line.split() for line in open(pids_file))}
 edges = [p for p, name in program.items() if name == "deliveryd"]
 relays = [p for p, name in program.items() if name == "relayd"]
-steps = len([x for x in json.load(open(result))["rounds"] if x["step"] in ("force", "expire")])
-commits = []
-for line in open(log):
-    try: entry = json.loads(line)
-    except ValueError: continue
-    if entry.get("message") == "campaign changed" and entry.get("op") in ("forced", "expired"):
-        commits.append(datetime.datetime.fromisoformat(entry["time"]).timestamp() - offset)
-commits = commits[:steps]
-if len(commits) < steps: sys.exit(f"campaignd's log holds {len(commits)} forces and expires for {steps} steps")
+# Each step's commit on the trace's clock.
+commits = [t - offset for _, t in step_commits(log, result)]
 
 # Each line of the trace ends a run of a thread: when it ended, its thread and process, and how long it waited for a
 # CPU once woken (0 when it was put back on the queue rather than woken) and ran.
