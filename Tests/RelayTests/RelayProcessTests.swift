@@ -201,8 +201,7 @@ struct RelayProcessTests {
         // the save, it would come back with no state, take a snapshot past the edge's seq and rightly refuse the
         // edge's changes from before it.
         #expect(await eventually(timeout: .seconds(10)) {
-            let listed = (try? await admin.call(AdminAPI.edgeList, NoParams()).edges) ?? []
-            return listed.contains { $0.edgeId == "relay-spare" && $0.appliedSeq == created.seq }
+            (try? await CampaignFixture.acknowledgedSeq(admin, edge: "relay-spare")) == created.seq
         }, "the spare relay never acknowledged seq \(created.seq)")
 
         // The spare away for longer than three heartbeats, a change made meanwhile, then the spare back on its cache
