@@ -258,7 +258,7 @@ let package = Package(
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking", "DurableFiles",
                                                                  .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "JSONRPC", "ZeroMQ"]),
+        .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "AdminCommandsTests",
             dependencies: ["AdminCommands", "LaunchAdDomain", "JSONRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")]

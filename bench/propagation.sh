@@ -16,6 +16,9 @@
 #                                                kept-alive connection; default: its ZeroMQ client socket)
 #   PROBE_FROM=call bench/propagation.sh ...    (the probes of each step begin when the admin call is sent, not at its
 #                                                answer: the same delays, and a count of the edges ahead of the answer)
+#   IN_FLIGHT=8 bench/propagation.sh ...        (adload's --probes-in-flight: a probe to each edge every PROBE_MS
+#                                                whatever came back, up to 8 unanswered, as phones launching on their
+#                                                own; default 1: the next probe after the last one's answer)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
 #   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON, at debug for a line each change applied;
 #                                                then, for each force and expire, when the relays and the edges
@@ -92,7 +95,8 @@ if [ "${SCHED:-0}" = 1 ]; then
   sleep 1
 fi
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
-  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" --json >"$OUT/$NAME.json"
+  --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" \
+  --probes-in-flight "${IN_FLIGHT:-1}" --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 if [ "${SCHED:-0}" = 1 ]; then
   kill -INT "$perf_pid"; wait "$perf_pid" || true
@@ -102,7 +106,7 @@ fi
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))
-print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}")
+print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}, at most {r['probesInFlight']} in flight")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
 for step in ("force", "expire", "all", "admin", "forceApplied", "expireApplied"):

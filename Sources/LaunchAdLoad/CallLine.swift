@@ -40,7 +40,7 @@ final class CallLine: ProbeLine {
     /// The result of the pending call if its reply has come; throws its error.
     func receive() throws -> JSONValue? {
         while try socket.receive(into: message, dontWait: true) {
-            if let result = try message.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result }
+            if let result = try message.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result.result }
         }
         return nil
     }

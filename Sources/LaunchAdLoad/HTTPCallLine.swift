@@ -86,7 +86,7 @@ final class HTTPCallLine: ProbeLine {
         try readAvailable()
         while let (status, body) = try takeResponse() {
             guard status == 200 else { throw PropagationError.edge(endpoint, "POST /rpc answered HTTP \(status)") }
-            if let result = try body.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result }
+            if let result = try body.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result.result }
         }
         return nil
     }

@@ -1,30 +1,53 @@
 import JSONRPC
+import LaunchAdDomain
 import ZMQRPC
 import ZeroMQ
 
 /// Every edge's probe line at once, for one poll loop: a call sent to an edge by its index, and the replies that came
-/// handed over by index, each edge with one call in flight.
+/// handed over by index, each edge with up to ``inFlight`` calls pending.
 protocol ProbeFleet: AnyObject {
     var endpoints: [String] { get }
-    /// Sends a call to edge `index`; it replaces the one pending there.
+    /// How many calls an edge may have pending; a call sent beyond it gives up the oldest.
+    var inFlight: Int { get }
+    /// How many calls edge `index` has pending.
+    func pending(_ index: Int) -> Int
+    /// Sends a call to edge `index`.
     func send(_ index: Int, _ method: String, _ params: JSONValue) throws
+    /// Gives up every pending call, so that replies still to come from an earlier step are not taken.
+    func forget()
     /// Adds what becomes readable when a reply comes to `poller`.
     func add(to poller: inout Poller)
-    /// After `poller` polled: hands each edge's pending call's result that came to `body`, with the edge's index.
-    func receive(after poller: Poller, _ body: (Int, JSONValue) throws -> Void) throws
+    /// After `poller` polled: hands each pending call's result that came to `body`, with the edge's index and when the
+    /// call was sent (wall clock, stamped before its send).
+    func receive(after poller: Poller, _ body: (Int, Timestamp, JSONValue) throws -> Void) throws
 }
 
-/// One line to each edge (HTTP connections), each polled on its own.
+/// One line to each edge (HTTP connections), each polled on its own, with one call in flight.
 final class LineFleet: ProbeFleet {
     private let lines: [any ProbeLine]
+    /// When each line's pending call was sent, nil when none is.
+    private var sentAt: [Timestamp?]
     private var first = 0
 
-    init(_ lines: [any ProbeLine]) { self.lines = lines }
+    init(_ lines: [any ProbeLine]) {
+        self.lines = lines
+        sentAt = Array(repeating: nil, count: lines.count)
+    }
 
     var endpoints: [String] { lines.map(\.endpoint) }
+    var inFlight: Int { 1 }
+
+    func pending(_ index: Int) -> Int { sentAt[index] == nil ? 0 : 1 }
 
     func send(_ index: Int, _ method: String, _ params: JSONValue) throws {
+        let now = Timestamp.now()
         try lines[index].send(method, params)
+        sentAt[index] = now
+    }
+
+    func forget() {
+        // A line's next call replaces its pending one, whose reply it then does not take.
+        sentAt = Array(repeating: nil, count: lines.count)
     }
 
     func add(to poller: inout Poller) {
@@ -32,9 +55,12 @@ final class LineFleet: ProbeFleet {
         for line in lines { line.add(to: &poller) }
     }
 
-    func receive(after poller: Poller, _ body: (Int, JSONValue) throws -> Void) throws {
+    func receive(after poller: Poller, _ body: (Int, Timestamp, JSONValue) throws -> Void) throws {
         for (index, line) in lines.enumerated() where poller.ready(first + index).contains(.readable) {
-            if let result = try line.receive() { try body(index, result) }
+            if let result = try line.receive(), let sent = sentAt[index] {
+                sentAt[index] = nil
+                try body(index, sent, result)
+            }
         }
     }
 }
@@ -45,6 +71,7 @@ final class LineFleet: ProbeFleet {
 /// of edges left over several milliseconds.
 final class RouterFleet: ProbeFleet {
     let endpoints: [String]
+    let inFlight: Int
     /// Each edge's connection's name, by index (``routingId(_:)``).
     private let names: [[UInt8]]
     private let socket: Socket
@@ -53,8 +80,10 @@ final class RouterFleet: ProbeFleet {
     /// The socket's index in the poller.
     private var polled = 0
 
-    init(_ context: ZMQContext, endpoints: [String]) throws {
+    init(_ context: ZMQContext, endpoints: [String], inFlight: Int = 1) throws {
+        precondition(inFlight >= 1)
         self.endpoints = endpoints
+        self.inFlight = inFlight
         names = endpoints.indices.map(Self.routingId)
         calls = Array(repeating: PendingCall(), count: endpoints.count)
         socket = try Socket(context, type: .router)
@@ -86,19 +115,26 @@ final class RouterFleet: ProbeFleet {
         return value < edges ? value : nil
     }
 
+    func pending(_ index: Int) -> Int { calls[index].count }
+
     func send(_ index: Int, _ method: String, _ params: JSONValue) throws {
         let (id, bytes) = calls[index].request(method, params)
+        let now = Timestamp.now()
         let sent = try socket.send(names[index], more: true, dontWait: true)
             && socket.send(bytes, dontWait: true)
         guard sent else { throw PropagationError.edge(endpoints[index], "cannot send (queue full)") }
-        calls[index].sent(id)
+        calls[index].sent(id, at: now, keeping: inFlight - 1)
+    }
+
+    func forget() {
+        for index in calls.indices { calls[index].forget() }
     }
 
     func add(to poller: inout Poller) {
         polled = poller.add(socket)
     }
 
-    func receive(after poller: Poller, _ body: (Int, JSONValue) throws -> Void) throws {
+    func receive(after poller: Poller, _ body: (Int, Timestamp, JSONValue) throws -> Void) throws {
         guard poller.ready(polled).contains(.readable) else { return }
         while true {
             switch try reply.receive(from: socket, dontWait: true) {
@@ -106,7 +142,7 @@ final class RouterFleet: ProbeFleet {
             case .tooManyFrames: continue
             case .message:
                 guard reply.count == 2, let edge = Self.index(of: reply.frame(0), edges: endpoints.count) else { continue }
-                if let result = try calls[edge].take(reply.frame(1), endpoint: endpoints[edge]) { try body(edge, result) }
+                if let (result, sentAt) = try calls[edge].take(reply.frame(1), endpoint: endpoints[edge]) { try body(edge, sentAt, result) }
             }
         }
     }

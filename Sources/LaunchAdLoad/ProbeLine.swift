@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import LaunchAdDomain
 import ZeroMQ
 
 /// A way to call one edge with one JSON-RPC call in flight, all on the calling thread: its ZeroMQ client socket
@@ -29,12 +30,16 @@ extension ProbeLine {
     }
 }
 
-/// The call a line has in flight: the ids it gives its requests, and which reply answers the pending one.
+/// The calls a line has in flight: the ids it gives its requests, when each was sent, and which reply answers one.
 struct PendingCall {
     private var nextId: UInt64 = 1
-    private var pending: UInt64?
+    /// The calls sent and not answered yet, oldest first, each with when it was sent (wall clock).
+    private var pending: [(id: UInt64, sentAt: Timestamp)] = []
 
-    /// The next request's id and bytes; it is pending once ``sent(_:)`` says it went.
+    /// How many calls are pending.
+    var count: Int { pending.count }
+
+    /// The next request's id and bytes; it is pending once ``sent(_:keeping:)`` says it went.
     mutating func request(_ method: String, _ params: JSONValue) -> (id: UInt64, bytes: [UInt8]) {
         let id = nextId
         nextId += 1
@@ -48,19 +53,29 @@ struct PendingCall {
         return (id, writer.bytes)
     }
 
-    mutating func sent(_ id: UInt64) {
-        pending = id
+    /// Call `id` went (stamped `sentAt`, before its send): it is pending, with the `keeping` calls sent before it at
+    /// most (older ones are given up, and a reply to them is not taken); by default it replaces any call pending.
+    mutating func sent(_ id: UInt64, at sentAt: Timestamp = .now(), keeping: Int = 0) {
+        pending.removeFirst(max(0, pending.count - keeping))
+        pending.append((id, sentAt))
     }
 
-    /// The pending call's result (`.null` when it has none) if `reply` answers it, and then nothing is pending; `nil`
-    /// for a reply to another call or one that is not a JSON-RPC response. Throws the call's error.
-    mutating func take(_ reply: UnsafeRawBufferPointer, endpoint: String) throws(PropagationError) -> JSONValue? {
+    /// Gives up every call pending: their replies are not taken.
+    mutating func forget() {
+        pending.removeAll()
+    }
+
+    /// The result (`.null` when it has none) of the pending call `reply` answers, with when that call was sent, and then
+    /// that call is no longer pending; `nil` for a reply to no pending call or one that is not a JSON-RPC response.
+    /// Throws the call's error.
+    mutating func take(_ reply: UnsafeRawBufferPointer, endpoint: String) throws(PropagationError) -> (result: JSONValue, sentAt: Timestamp)? {
         guard let value = try? JSONParser.parse(reply), let object = value.objectValue,
-              case let .number(number)? = object["id"], UInt64(number.text) == pending else { return nil }
-        pending = nil
+              case let .number(number)? = object["id"], let id = UInt64(number.text),
+              let position = pending.firstIndex(where: { $0.id == id }) else { return nil }
+        let sentAt = pending.remove(at: position).sentAt
         if let error = object["error"]?.objectValue {
             throw .edge(endpoint, "\(error["message"]?.stringValue ?? "error") (\(error["code"]?.intValue ?? 0))")
         }
-        return object["result"] ?? .null
+        return (object["result"] ?? .null, sentAt)
     }
 }

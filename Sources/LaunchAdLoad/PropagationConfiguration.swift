@@ -24,6 +24,11 @@ public struct PropagationConfiguration: Sendable {
     public var probeInterval = 0.001
     /// When the probes of a step begin.
     public var probeFrom = ProbeStart.answer
+    /// How many launch queries an edge may have in flight. With 1 the next query waits for the last one's answer (and
+    /// for ``probeInterval``), so an edge slow to answer is probed less often, as the change is applied; with more,
+    /// one goes every ``probeInterval`` whatever came back, as phones launching on their own would send them, up to
+    /// this many unanswered. Over ZeroMQ only.
+    public var probesInFlight = 1
 
     /// When the probes of a step begin: at campaignd's answer, or as soon as the admin call is sent.
     public enum ProbeStart: String, Sendable, CaseIterable {
@@ -65,6 +70,11 @@ public struct PropagationConfiguration: Sendable {
         guard (1...10_000).contains(repeats) else { throw .invalid("--repeats", "must be 1...10000") }
         guard timeout > 0, timeout <= 600 else { throw .invalid("--timeout", "must be above 0 and at most 600 seconds") }
         guard probeInterval >= 0, probeInterval <= 1 else { throw .invalid("--probe-interval", "must be 0 to 1 second") }
+        guard (1...64).contains(probesInFlight) else { throw .invalid("--probes-in-flight", "must be 1...64") }
+        if probesInFlight > 1 {
+            guard probeOver == .zmq else { throw .invalid("--probes-in-flight", "more than 1 needs --probe-over zmq (an HTTP line holds one call)") }
+            guard probeInterval > 0 else { throw .invalid("--probes-in-flight", "more than 1 needs a --probe-interval above 0") }
+        }
         guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
     }
 }

@@ -8,6 +8,8 @@ public struct PropagationResult: Codable, Sendable {
     public var probeFrom: String
     /// `zmq` or `http`: what the probes went through (``PropagationConfiguration/ProbeTransport``).
     public var probeOver: String
+    /// How many launch queries an edge could have in flight (``PropagationConfiguration/probesInFlight``).
+    public var probesInFlight: Int
     /// From the admin answer to the edge's first launch answer showing the forced campaign.
     public var force: DelayStatistics
     /// From the admin answer to the edge's first launch answer no longer showing the expired campaign.

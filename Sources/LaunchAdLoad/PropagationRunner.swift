@@ -18,7 +18,7 @@ public enum PropagationRunner {
         }
         // The same, for the steps measured: over ZeroMQ, one socket to every edge, so that one poll waits on all.
         let fleet: any ProbeFleet = switch configuration.probeOver {
-        case .zmq: try RouterFleet(context, endpoints: configuration.edges)
+        case .zmq: try RouterFleet(context, endpoints: configuration.edges, inFlight: configuration.probesInFlight)
         case .http: LineFleet(probes)
         }
         let timeout = configuration.timeout
@@ -101,7 +101,7 @@ public enum PropagationRunner {
         }
         return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
                                  probeIntervalSeconds: configuration.probeInterval, probeFrom: configuration.probeFrom.rawValue,
-                                 probeOver: configuration.probeOver.rawValue,
+                                 probeOver: configuration.probeOver.rawValue, probesInFlight: configuration.probesInFlight,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
                                  all: DelayStatistics(forceDelays + expireDelays), admin: DelayStatistics(adminDelays),
                                  beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds,
@@ -126,27 +126,30 @@ public enum PropagationRunner {
         return hasAd ? answer["id"]?.intValue.map(Int64.init) : nil
     }
 
-    /// Sends an admin call and probes every edge (one query in flight per edge, the next one `interval` after the
-    /// last was sent), from the call or from its answer, until each shows what `satisfied` wants.
+    /// Sends an admin call and probes every edge, from the call or from its answer, until each shows what `satisfied`
+    /// wants: the next query to an edge `interval` after the last was sent, once fewer than the fleet's ``ProbeFleet/inFlight``
+    /// are pending there (with 1, only after the last one's answer came).
     private static func measure(admin: CallLine, method: String, params: JSONValue, edges: any ProbeFleet, timeout: Double, interval: Double,
                                 from start: PropagationConfiguration.ProbeStart, app: String,
                                 satisfied: (Int64?) -> Bool) throws -> Measured {
         var poller = Poller()
         poller.add(admin.socket)
         edges.add(to: &poller)
+        // Replies still to come from the step before are not this step's.
+        edges.forget()
         let endpoints = edges.endpoints
         let step = UInt64(interval * 1e9)
         let sent = monotonicNanoseconds()
         try admin.send(method, params)
         var lastSent = [UInt64](repeating: sent, count: endpoints.count)
-        // By the wall clock, for each edge: when the probe in flight was sent, and what its probes tell of when it
-        // applied the change.
-        var sentWall = [Timestamp](repeating: Timestamp.now(), count: endpoints.count)
+        // What each edge's probes tell of when it applied the change, by the wall clock.
         var bounds = [Bounds](repeating: Bounds(), count: endpoints.count)
+        // Edges that do not show the change yet and may take another query, when its time comes.
+        var waiting = Set<Int>()
         func probe(_ index: Int, at now: UInt64) throws {
-            sentWall[index] = Timestamp.now()
             try edges.send(index, "launch.query", probeQuery(app: app, edge: index))
             lastSent[index] = now
+            if edges.pending(index) < edges.inFlight { waiting.insert(index) } else { waiting.remove(index) }
         }
         // The first probes, one to each edge; how long sending them took.
         var burst: Double = 0
@@ -156,8 +159,6 @@ public enum PropagationRunner {
             burst = Double(monotonicNanoseconds() - start) / 1e9
         }
         if start == .call { try probeAll() }
-        // Edges whose last answer did not show the change yet and whose next query waits for its time.
-        var waiting = Set<Int>()
         // The admin answer: when it came (monotonic, and by the wall clock edges' `appliedAt` is read against) and its seq.
         var answered: (at: UInt64, wall: Timestamp, seq: Int64?)?
         var seenAt = [UInt64?](repeating: nil, count: endpoints.count)
@@ -174,7 +175,6 @@ public enum PropagationRunner {
                 let due = lastSent[index] &+ step
                 if due <= now {
                     try probe(index, at: now)
-                    waiting.remove(index)
                 } else {
                     wait = min(wait, due - now)
                 }
@@ -190,14 +190,17 @@ public enum PropagationRunner {
                     throw PropagationError.admin("\(method): \(reason)")
                 }
             }
-            try edges.receive(after: poller) { index, result in
+            try edges.receive(after: poller) { index, sentAt, result in
+                guard seenAt[index] == nil else { return }
                 now = monotonicNanoseconds()
-                if seenAt[index] == nil, satisfied(try shown(result, endpoints[index])) {
+                if satisfied(try shown(result, endpoints[index])) {
                     seenAt[index] = now
                     bounds[index].seenBy = Timestamp.now()
                     remaining -= 1
-                } else if seenAt[index] == nil {
-                    bounds[index].notSentAt = sentWall[index]
+                    waiting.remove(index)
+                } else {
+                    // Answered from the state before the change: the edge applied it after this query was sent.
+                    bounds[index].notSentAt = max(bounds[index].notSentAt ?? sentAt, sentAt)
                     if now >= lastSent[index] &+ step {
                         try probe(index, at: now)
                     } else {

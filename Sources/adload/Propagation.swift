@@ -34,6 +34,8 @@ struct Propagation: ParsableCommand {
     var probeFrom = PropagationConfiguration.ProbeStart.answer
     @Option(help: "What the probes go through: each edge's client socket (zmq) or its HTTP POST /rpc (http), which needs every edge's HTTP address.")
     var probeOver = PropagationConfiguration.ProbeTransport.zmq
+    @Option(help: "Launch queries an edge may have in flight: 1 sends the next one after the last one's answer (and --probe-interval); more send one every --probe-interval whatever came back, as phones launching on their own would, up to this many unanswered (over zmq).")
+    var probesInFlight = 1
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -77,6 +79,7 @@ struct Propagation: ParsableCommand {
         guard probeInterval >= 0, probeInterval <= 1000 else { throw ValidationError("--probe-interval: must be 0 to 1000 milliseconds") }
         configuration.probeInterval = probeInterval / 1000
         configuration.probeFrom = probeFrom
+        configuration.probesInFlight = probesInFlight
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)
@@ -100,7 +103,7 @@ struct Propagation: ParsableCommand {
             printJSON(result)
             return
         }
-        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver):")
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver), at most \(result.probesInFlight) in flight an edge:")
         print("  step            samples      p50      p90      p99      max     mean")
         for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin),
                               ("force applied", result.forceApplied), ("expire applied", result.expireApplied)] {

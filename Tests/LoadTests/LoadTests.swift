@@ -1,6 +1,7 @@
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 @testable import LaunchAdLoad
 import Testing
 import ZeroMQ
@@ -173,7 +174,7 @@ struct LoadTests {
         let deadline = Date().addingTimeInterval(5)
         while results.count < 3, Date() < deadline {
             guard try poller.poll(timeoutMilliseconds: 100) > 0 else { continue }
-            try fleet.receive(after: poller) { index, result in
+            try fleet.receive(after: poller) { index, _, result in
                 #expect(results[index] == nil, "edge \(index) answered twice")
                 results[index] = result
             }
@@ -182,5 +183,73 @@ struct LoadTests {
 
         // A probed edge is one endpoint.
         #expect(throws: PropagationError.self) { try RouterFleet(context, endpoints: ["\(endpoints[0]),\(endpoints[1])"]) }
+    }
+
+    @Test("a fleet with several calls in flight: each reply taken once with its call's send time, the oldest given up beyond the limit, none after forget")
+    func fleetInFlight() throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let edge = try Socket(context, type: .router)
+        defer { edge.close() }
+        try edge.setReceiveTimeout(milliseconds: 5_000)
+        let fleet = try RouterFleet(context, endpoints: [try edge.bind("tcp://127.0.0.1:0")], inFlight: 3)
+        #expect(fleet.inFlight == 3 && fleet.pending(0) == 0)
+
+        // Four calls: the first is given up when the fourth goes, three stay pending.
+        var stamps: [Timestamp] = []
+        for n in 0..<4 {
+            stamps.append(Timestamp.now())
+            try fleet.send(0, "launch.query", ["n": .number(JSONNumber(n))])
+            usleep(2_000)
+        }
+        #expect(fleet.pending(0) == 3)
+        var calls: [(name: [UInt8], id: JSONValue)] = []
+        for n in 0..<4 {
+            let call = try #require(try edge.receiveParts())
+            let request = try JSONParser.parse(call[1])
+            #expect(request["params"]?["n"] == .number(JSONNumber(n)))
+            calls.append((call[0], try #require(request["id"])))
+        }
+        func answer(_ n: Int) throws {
+            var writer = JSONWriter()
+            writer.writeObject { object in
+                object.field("jsonrpc", "2.0")
+                object.field("id", calls[n].id)
+                object.field("result", .number(JSONNumber(n * 10)))
+            }
+            #expect(try edge.send(parts: [calls[n].name, writer.bytes]))
+        }
+        var poller = Poller()
+        fleet.add(to: &poller)
+        func replies(_ count: Int) throws -> [(sentAt: Timestamp, result: JSONValue)] {
+            var taken: [(sentAt: Timestamp, result: JSONValue)] = []
+            let deadline = Date().addingTimeInterval(count == 0 ? 0.3 : 5)
+            while Date() < deadline, count == 0 || taken.count < count {
+                guard try poller.poll(timeoutMilliseconds: 50) > 0 else { continue }
+                try fleet.receive(after: poller) { index, sentAt, result in
+                    #expect(index == 0)
+                    taken.append((sentAt, result))
+                }
+            }
+            return taken
+        }
+        // Answered out of order, the given-up call among them: the three pending ones come back, each once, each
+        // with when its call was sent (stamped between the test's own readings around the send).
+        for n in [3, 0, 1, 2, 1] { try answer(n) }
+        let taken = try replies(3)
+        #expect(taken.map(\.result) == [.number(JSONNumber(30)), .number(JSONNumber(10)), .number(JSONNumber(20))])
+        for (reply, n) in zip(taken, [3, 1, 2]) {
+            #expect(reply.sentAt >= stamps[n] && (n == 3 || reply.sentAt <= stamps[n + 1]), "call \(n) sent at \(reply.sentAt)")
+        }
+        #expect(try replies(0).isEmpty && fleet.pending(0) == 0)
+
+        // Forgotten calls: their replies are not taken.
+        try fleet.send(0, "launch.query", ["n": 4])
+        let call = try #require(try edge.receiveParts())
+        calls.append((call[0], try #require(try JSONParser.parse(call[1])["id"])))
+        fleet.forget()
+        #expect(fleet.pending(0) == 0)
+        try answer(4)
+        #expect(try replies(0).isEmpty)
     }
 }

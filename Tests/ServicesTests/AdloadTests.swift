@@ -130,6 +130,14 @@ struct AdloadTests {
         #expect(run.status != 0 && run.output.contains("--edge: expected a client endpoint and at most an HTTP address"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-over", "udp"], in: directory)
         #expect(run.status != 0 && run.output.contains("The value 'udp' is invalid for '--probe-over"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probes-in-flight", "0"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--probes-in-flight: must be 1...64"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probes-in-flight", "2", "--probe-interval", "0"],
+                                    in: directory)
+        #expect(run.status != 0 && run.output.contains("--probes-in-flight: more than 1 needs a --probe-interval above 0"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:1", "--probe-over", "http",
+                                     "--probes-in-flight", "2"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--probes-in-flight: more than 1 needs --probe-over zmq"), "\(run.output)")
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -143,7 +151,7 @@ struct AdloadTests {
         #expect(run.status == 0, "\(run.output)")
         let result = try #require(run.json)
         #expect(result["edges"] == 2 && result["repeats"] == 3 && result["app"] == "promo" && result["probeIntervalSeconds"] == 0.002)
-        #expect(result["probeFrom"] == "answer" && result["beforeAdminAnswer"] == 0)
+        #expect(result["probeFrom"] == "answer" && result["beforeAdminAnswer"] == 0 && result["probesInFlight"] == 1)
         #expect(result["force"]?["samples"] == 6 && result["expire"]?["samples"] == 6 && result["admin"]?["samples"] == 6)
         let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
         #expect(p99 >= 0 && p99 < 5_000)
@@ -176,6 +184,15 @@ struct AdloadTests {
         #expect(fromCall.status == 0, "\(fromCall.output)")
         #expect(fromCall.json?["probeFrom"] == "call" && fromCall.json?["force"]?["samples"] == 1 && fromCall.json?["expire"]?["samples"] == 1)
 
+        // Probes every 2 ms whatever came back, up to 4 in flight an edge: every step measured, and each applied time
+        // within what the probes tell.
+        let open = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
+                                          "--edge", second.endpoints["client"]!, "--repeats", "2", "--app", "promo", "--probe-interval", "2",
+                                          "--probes-in-flight", "4", "--json"], in: fixture.directory)
+        #expect(open.status == 0, "\(open.output)")
+        #expect(open.json?["probesInFlight"] == 4 && open.json?["force"]?["samples"] == 4 && open.json?["expire"]?["samples"] == 4)
+        #expect(open.json?["appliedChecked"] == 8 && open.json?["appliedOutsideProbes"] == [], "\(open.output)")
+
         // Probes over HTTP, as apps call the edge: each edge named with its HTTP address, every step measured.
         let overHTTP = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!,
                                               "--edge", "\(first.endpoints["client"]!) \(first.endpoints["http"]!)",
@@ -201,7 +218,7 @@ struct AdloadTests {
         }
         let admin = try fixture.admin()
         let campaigns = try await admin.call(AdminAPI.campaignList, CampaignListParams(app: "promo"))
-        #expect(campaigns.campaigns.count == 9 && campaigns.campaigns.allSatisfy { $0.state == .expired })
+        #expect(campaigns.campaigns.count == 12 && campaigns.campaigns.allSatisfy { $0.state == .expired })
         await admin.close()
         await first.stop()
         await second.stop()
