@@ -19,6 +19,8 @@
 #   IN_FLIGHT=8 bench/propagation.sh ...        (adload's --probes-in-flight: a probe to each edge every PROBE_MS
 #                                                whatever came back, up to 8 unanswered, as phones launching on their
 #                                                own; default 1: the next probe after the last one's answer)
+#   SPREAD=1 bench/propagation.sh ...           (adload's --spread-first-probes: each step's first probes spread over
+#                                                PROBE_MS, edge i's at i/N of it, not sent to every edge at once)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
 #   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON, at debug for a line each change applied;
 #                                                then, for each force and expire, when the relays and the edges
@@ -96,7 +98,7 @@ if [ "${SCHED:-0}" = 1 ]; then
 fi
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
   --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" \
-  --probes-in-flight "${IN_FLIGHT:-1}" --json >"$OUT/$NAME.json"
+  --probes-in-flight "${IN_FLIGHT:-1}" $([ "${SPREAD:-0}" = 1 ] && echo --spread-first-probes) --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 if [ "${SCHED:-0}" = 1 ]; then
   kill -INT "$perf_pid"; wait "$perf_pid" || true
@@ -106,7 +108,7 @@ fi
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))
-print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}, at most {r['probesInFlight']} in flight")
+print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}, at most {r['probesInFlight']} in flight{', the first ones spread' if r['spreadFirstProbes'] else ''}")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
 for step in ("force", "expire", "all", "admin", "forceApplied", "expireApplied"):
@@ -115,7 +117,7 @@ for step in ("force", "expire", "all", "admin", "forceApplied", "expireApplied")
     print(f"| {name} | {s['samples']} | {s['p50Milliseconds']:.2f} | {s['p90Milliseconds']:.2f} | {s['p99Milliseconds']:.2f} | "
           f"{s['maxMilliseconds']:.2f} | {s['meanMilliseconds']:.2f} |")
 b = r['firstProbes']
-print(f"adload's first probes to every edge, sent within p50 {b['p50Milliseconds']:.1f} ms, max {b['maxMilliseconds']:.1f} ms")
+print(f"adload's first probes to every edge, the last sent after p50 {b['p50Milliseconds']:.1f} ms, max {b['maxMilliseconds']:.1f} ms")
 print(f"edges' applied times checked against their probes: {r['appliedChecked']}, outside them: {len(r['appliedOutsideProbes'])}"
       + "".join(f"\n  {x}" for x in r['appliedOutsideProbes'][:5]))
 if r['probeFrom'] == 'call': print(f"edge answers showing the change before the admin answer arrived: {r['beforeAdminAnswer']}")

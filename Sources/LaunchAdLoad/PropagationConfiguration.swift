@@ -29,6 +29,10 @@ public struct PropagationConfiguration: Sendable {
     /// one goes every ``probeInterval`` whatever came back, as phones launching on their own would send them, up to
     /// this many unanswered. Over ZeroMQ only.
     public var probesInFlight = 1
+    /// Whether each step's first probes are spread over ``probeInterval`` (edge i's first at i/N of it) instead of
+    /// sent to every edge at once: probes every edge sends at the same moments, step after step, where phones
+    /// launch at moments of their own. Each edge is still probed every ``probeInterval``.
+    public var spreadFirstProbes = false
 
     /// When the probes of a step begin: at campaignd's answer, or as soon as the admin call is sent.
     public enum ProbeStart: String, Sendable, CaseIterable {
@@ -75,6 +79,7 @@ public struct PropagationConfiguration: Sendable {
             guard probeOver == .zmq else { throw .invalid("--probes-in-flight", "more than 1 needs --probe-over zmq (an HTTP line holds one call)") }
             guard probeInterval > 0 else { throw .invalid("--probes-in-flight", "more than 1 needs a --probe-interval above 0") }
         }
+        if spreadFirstProbes, probeInterval == 0 { throw .invalid("--spread-first-probes", "needs a --probe-interval above 0 to spread them over") }
         guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
     }
 }

@@ -39,9 +39,11 @@ public struct PropagationResult: Codable, Sendable {
     /// The steps where an edge's applied time falls outside what its probes tell (whole milliseconds apart): the edge's
     /// reading would not be when it began answering with the change. On one machine, none.
     public var appliedOutsideProbes: [String]
-    /// How long adload took, at each step, to send its first probe to every edge (the last edge's first probe left
-    /// that long after the first's).
+    /// How long after each step's probes began the last edge's first probe left: how long adload took to send them
+    /// all, or with ``spreadFirstProbes`` about one probe interval.
     public var firstProbes: DelayStatistics
+    /// Whether each step's first probes were spread over the probe interval (``PropagationConfiguration/spreadFirstProbes``).
+    public var spreadFirstProbes: Bool
 }
 
 /// One force or expire of a propagation run, in milliseconds.

@@ -76,6 +76,7 @@ public enum PropagationRunner {
             for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
                 let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: fleet, timeout: timeout,
                                            interval: configuration.probeInterval, from: configuration.probeFrom,
+                                           spread: configuration.spreadFirstProbes,
                                            app: configuration.app) { shown in shows ? shown == probe : shown != probe }
                 adminDelays.append(measured.admin)
                 bursts.append(measured.burst)
@@ -107,7 +108,7 @@ public enum PropagationRunner {
                                  beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds,
                                  forceApplied: DelayStatistics(forceApplied), expireApplied: DelayStatistics(expireApplied),
                                  appliedUnknown: appliedUnknown, appliedChecked: appliedChecked, appliedOutsideProbes: appliedOutside,
-                                 firstProbes: DelayStatistics(bursts))
+                                 firstProbes: DelayStatistics(bursts), spreadFirstProbes: configuration.spreadFirstProbes)
     }
 
     /// The launch query each edge is probed with.
@@ -128,9 +129,10 @@ public enum PropagationRunner {
 
     /// Sends an admin call and probes every edge, from the call or from its answer, until each shows what `satisfied`
     /// wants: the next query to an edge `interval` after the last was sent, once fewer than the fleet's ``ProbeFleet/inFlight``
-    /// are pending there (with 1, only after the last one's answer came).
+    /// are pending there (with 1, only after the last one's answer came). The first queries go to every edge at once,
+    /// or with `spread`, edge i's at i/N of `interval`.
     private static func measure(admin: CallLine, method: String, params: JSONValue, edges: any ProbeFleet, timeout: Double, interval: Double,
-                                from start: PropagationConfiguration.ProbeStart, app: String,
+                                from start: PropagationConfiguration.ProbeStart, spread: Bool, app: String,
                                 satisfied: (Int64?) -> Bool) throws -> Measured {
         var poller = Poller()
         poller.add(admin.socket)
@@ -146,17 +148,32 @@ public enum PropagationRunner {
         var bounds = [Bounds](repeating: Bounds(), count: endpoints.count)
         // Edges that do not show the change yet and may take another query, when its time comes.
         var waiting = Set<Int>()
+        // When the step's probes began, the edges not sent their first yet, and how long after the beginning the last
+        // edge's first left.
+        var probesBegan: UInt64 = 0
+        var unprobed = [Bool](repeating: true, count: endpoints.count), unprobedCount = endpoints.count
+        var burst: Double = 0
         func probe(_ index: Int, at now: UInt64) throws {
             try edges.send(index, "launch.query", probeQuery(app: app, edge: index))
             lastSent[index] = now
             if edges.pending(index) < edges.inFlight { waiting.insert(index) } else { waiting.remove(index) }
+            if unprobed[index] {
+                unprobed[index] = false
+                unprobedCount -= 1
+                if unprobedCount == 0 { burst = Double(monotonicNanoseconds() - probesBegan) / 1e9 }
+            }
         }
-        // The first probes, one to each edge; how long sending them took.
-        var burst: Double = 0
         func probeAll() throws {
-            let start = monotonicNanoseconds()
-            for index in endpoints.indices { try probe(index, at: monotonicNanoseconds()) }
-            burst = Double(monotonicNanoseconds() - start) / 1e9
+            probesBegan = monotonicNanoseconds()
+            if spread {
+                // Edge i's first query is due at i/N of an interval: as if its last had gone an interval before that.
+                for index in endpoints.indices {
+                    lastSent[index] = probesBegan &+ UInt64(index) * step / UInt64(endpoints.count) &- step
+                    waiting.insert(index)
+                }
+            } else {
+                for index in endpoints.indices { try probe(index, at: monotonicNanoseconds()) }
+            }
         }
         if start == .call { try probeAll() }
         // The admin answer: when it came (monotonic, and by the wall clock edges' `appliedAt` is read against) and its seq.
@@ -231,7 +248,7 @@ public enum PropagationRunner {
         var answered: Timestamp
         var seq: Int64
         var bounds: [Bounds]
-        /// How long adload took to send the first probe to every edge.
+        /// How long after the probes began the last edge's first probe left.
         var burst: Double
     }
 

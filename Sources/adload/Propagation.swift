@@ -36,6 +36,8 @@ struct Propagation: ParsableCommand {
     var probeOver = PropagationConfiguration.ProbeTransport.zmq
     @Option(help: "Launch queries an edge may have in flight: 1 sends the next one after the last one's answer (and --probe-interval); more send one every --probe-interval whatever came back, as phones launching on their own would, up to this many unanswered (over zmq).")
     var probesInFlight = 1
+    @Flag(help: "Spread each step's first probes over --probe-interval (edge i's at i/N of it) instead of sending one to every edge at once.")
+    var spreadFirstProbes = false
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -80,6 +82,7 @@ struct Propagation: ParsableCommand {
         configuration.probeInterval = probeInterval / 1000
         configuration.probeFrom = probeFrom
         configuration.probesInFlight = probesInFlight
+        configuration.spreadFirstProbes = spreadFirstProbes
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)
@@ -103,7 +106,7 @@ struct Propagation: ParsableCommand {
             printJSON(result)
             return
         }
-        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver), at most \(result.probesInFlight) in flight an edge:")
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver), at most \(result.probesInFlight) in flight an edge\(result.spreadFirstProbes ? ", the first ones spread" : ""):")
         print("  step            samples      p50      p90      p99      max     mean")
         for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin),
                               ("force applied", result.forceApplied), ("expire applied", result.expireApplied)] {

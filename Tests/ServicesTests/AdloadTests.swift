@@ -138,6 +138,9 @@ struct AdloadTests {
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", "\(silent) 127.0.0.1:1", "--probe-over", "http",
                                      "--probes-in-flight", "2"], in: directory)
         #expect(run.status != 0 && run.output.contains("--probes-in-flight: more than 1 needs --probe-over zmq"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--spread-first-probes", "--probe-interval", "0"],
+                                    in: directory)
+        #expect(run.status != 0 && run.output.contains("--spread-first-probes: needs a --probe-interval above 0"), "\(run.output)")
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -193,6 +196,16 @@ struct AdloadTests {
         #expect(open.json?["probesInFlight"] == 4 && open.json?["force"]?["samples"] == 4 && open.json?["expire"]?["samples"] == 4)
         #expect(open.json?["appliedChecked"] == 8 && open.json?["appliedOutsideProbes"] == [], "\(open.output)")
 
+        // The first probes of a step spread over the interval: the second edge's first one leaves half an interval in.
+        let spread = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
+                                            "--edge", second.endpoints["client"]!, "--repeats", "1", "--app", "promo", "--probe-interval", "20",
+                                            "--spread-first-probes", "--json"], in: fixture.directory)
+        #expect(spread.status == 0, "\(spread.output)")
+        #expect(spread.json?["spreadFirstProbes"] == true && spread.json?["force"]?["samples"] == 2 && spread.json?["expire"]?["samples"] == 2)
+        let lastFirst = try #require(spread.json?["firstProbes"]?["p50Milliseconds"]?.doubleValue)
+        #expect(lastFirst >= 10 && lastFirst < 1_000, "the last edge's first probe left \(lastFirst) ms after the first")
+        #expect(result["spreadFirstProbes"] == false)
+
         // Probes over HTTP, as apps call the edge: each edge named with its HTTP address, every step measured.
         let overHTTP = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!,
                                               "--edge", "\(first.endpoints["client"]!) \(first.endpoints["http"]!)",
@@ -218,7 +231,7 @@ struct AdloadTests {
         }
         let admin = try fixture.admin()
         let campaigns = try await admin.call(AdminAPI.campaignList, CampaignListParams(app: "promo"))
-        #expect(campaigns.campaigns.count == 12 && campaigns.campaigns.allSatisfy { $0.state == .expired })
+        #expect(campaigns.campaigns.count == 14 && campaigns.campaigns.allSatisfy { $0.state == .expired })
         await admin.close()
         await first.stop()
         await second.stop()
