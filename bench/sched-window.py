@@ -6,8 +6,9 @@ CAMPAIGND_LOG: campaignd's JSON log at debug (its "campaign changed" lines give 
 clock); TIMEHIST: `perf sched timehist` of a trace taken with `-k CLOCK_MONOTONIC`; PIDS: lines "PID PROGRAM" of the
 services; OFFSET: the wall clock less the monotonic one when the trace began; RESULT_JSON: adload's result (how many
 steps were measured). Prints, summed over the steps, the CPU each program's threads spent in the WINDOW ms after the
-commit (both cores give 2 ms each ms), then by 10 ms of the window; then each relay's fan-out: when the edges behind it
-were woken with the change (their libzmq I/O thread's wake-up before their subscriber's first run), from the commit.
+commit (both cores give 2 ms each ms), then by 10 ms of the window; then how long the threads of adload, the edges and
+the relays waited for a CPU once woken in the window; then each relay's fan-out: when the edges behind it were woken
+with the change (their libzmq I/O thread's wake-up before their subscriber's first run), from the commit.
 """
 import collections, os, re, statistics, sys
 
@@ -65,6 +66,22 @@ print("by 10 ms of the window (CPU ms a step):")
 print("  ms    " + " ".join(f"{g:>11s}" for g in groups))
 for k in sorted(bins):
     print(f"  {k * 10:3d}   " + " ".join(f"{bins[k][g] / n:11.2f}" for g in groups))
+
+# How long a thread waited for a CPU once woken, for the runs that began in the window: the probes' way (adload's
+# threads, the edges' I/O and client threads) and the change's (the edges' and relays' subscribers and I/O threads).
+waits = collections.defaultdict(list)
+for commit in commits:
+    for (pid, comm), intervals in runs.items():
+        prog = name(pid)
+        if prog not in ("adload", "deliveryd", "relayd"): continue
+        for start, end, delay in intervals:
+            if commit <= start < commit + WINDOW and delay > 0: waits[(prog, comm)].append(delay * 1000)
+print("waits for a CPU once woken, runs that began in the window (ms): threads, wake-ups a step, median, p90, max")
+for (prog, comm), values in sorted(waits.items(), key=lambda x: -len(x[1])):
+    if len(values) < n: continue
+    values.sort()
+    print(f"  {prog:10s} {comm:18s} {len(values) / n:7.1f} {statistics.median(values):7.2f} "
+          f"{values[int(len(values) * 0.9)]:7.2f} {values[-1]:7.2f}")
 
 def first_run(key, after):
     return next(((s, e, d) for s, e, d in runs.get(key, []) if s >= after), None)
