@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import LaunchAdDomain
 import ZeroMQ
 import ZMQRPC
 
@@ -32,15 +33,19 @@ final class CallLine: ProbeLine {
     /// Sends the call unless no connected peer can take it now; returns whether it went.
     private func trySend(_ method: String, _ params: JSONValue) throws -> Bool {
         let (id, bytes) = calls.request(method, params)
+        let now = Timestamp.now()
         guard try socket.send(bytes, dontWait: true) else { return false }
-        calls.sent(id)
+        calls.sent(id, at: now)
         return true
     }
 
-    /// The result of the pending call if its reply has come; throws its error.
-    func receive() throws -> JSONValue? {
+    var hasPending: Bool { calls.count > 0 }
+
+    func forget() { calls.forget() }
+
+    func receive() throws -> (result: JSONValue, sentAt: Timestamp)? {
         while try socket.receive(into: message, dontWait: true) {
-            if let result = try message.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result.result }
+            if let reply = try message.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return reply }
         }
         return nil
     }

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import DurableFiles
 import JSONRPC
+import LaunchAdDomain
 import ZeroMQ
 
 /// An edge's `POST /rpc` over one kept-alive HTTP/1.1 connection, with one JSON-RPC call in flight at a time; all on
@@ -74,19 +75,24 @@ final class HTTPCallLine: ProbeLine {
         let (id, body) = calls.request(method, params)
         var request = Array("POST /rpc HTTP/1.1\r\nHost: \(endpoint)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
         request += body
+        let now = Timestamp.now()
         // A request of a few hundred bytes with one in flight never fills the socket: a write that fails means the
         // connection is broken.
         guard AtomicFile.writeAll(request, to: fd) else {
             throw PropagationError.edge(endpoint, "cannot send: \(String(cString: strerror(errno)))")
         }
-        calls.sent(id)
+        calls.sent(id, at: now)
     }
 
-    func receive() throws -> JSONValue? {
+    var hasPending: Bool { calls.count > 0 }
+
+    func forget() { calls.forget() }
+
+    func receive() throws -> (result: JSONValue, sentAt: Timestamp)? {
         try readAvailable()
         while let (status, body) = try takeResponse() {
             guard status == 200 else { throw PropagationError.edge(endpoint, "POST /rpc answered HTTP \(status)") }
-            if let result = try body.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return result.result }
+            if let reply = try body.withUnsafeBytes({ try calls.take($0, endpoint: endpoint) }) { return reply }
         }
         return nil
     }

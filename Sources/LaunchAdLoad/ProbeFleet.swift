@@ -25,29 +25,21 @@ protocol ProbeFleet: AnyObject {
 /// One line to each edge (HTTP connections), each polled on its own, with one call in flight.
 final class LineFleet: ProbeFleet {
     private let lines: [any ProbeLine]
-    /// When each line's pending call was sent, nil when none is.
-    private var sentAt: [Timestamp?]
     private var first = 0
 
-    init(_ lines: [any ProbeLine]) {
-        self.lines = lines
-        sentAt = Array(repeating: nil, count: lines.count)
-    }
+    init(_ lines: [any ProbeLine]) { self.lines = lines }
 
     var endpoints: [String] { lines.map(\.endpoint) }
     var inFlight: Int { 1 }
 
-    func pending(_ index: Int) -> Int { sentAt[index] == nil ? 0 : 1 }
+    func pending(_ index: Int) -> Int { lines[index].hasPending ? 1 : 0 }
 
     func send(_ index: Int, _ method: String, _ params: JSONValue) throws {
-        let now = Timestamp.now()
         try lines[index].send(method, params)
-        sentAt[index] = now
     }
 
     func forget() {
-        // A line's next call replaces its pending one, whose reply it then does not take.
-        sentAt = Array(repeating: nil, count: lines.count)
+        for line in lines { line.forget() }
     }
 
     func add(to poller: inout Poller) {
@@ -57,10 +49,7 @@ final class LineFleet: ProbeFleet {
 
     func receive(after poller: Poller, _ body: (Int, Timestamp, JSONValue) throws -> Void) throws {
         for (index, line) in lines.enumerated() where poller.ready(first + index).contains(.readable) {
-            if let result = try line.receive(), let sent = sentAt[index] {
-                sentAt[index] = nil
-                try body(index, sent, result)
-            }
+            if let (result, sentAt) = try line.receive() { try body(index, sentAt, result) }
         }
     }
 }

@@ -10,8 +10,13 @@ protocol ProbeLine: AnyObject {
     var endpoint: String { get }
     /// Sends a call; the line holds one in flight (a later one replaces the pending one).
     func send(_ method: String, _ params: JSONValue) throws
-    /// The pending call's result if its reply has come; throws its error.
-    func receive() throws -> JSONValue?
+    /// Whether a call is pending.
+    var hasPending: Bool { get }
+    /// Gives up the pending call: its reply is not taken.
+    func forget()
+    /// The pending call's result if its reply has come, with when the call was sent (stamped before its send); throws
+    /// its error.
+    func receive() throws -> (result: JSONValue, sentAt: Timestamp)?
     /// Adds what becomes readable when a reply comes to `poller`.
     func add(to poller: inout Poller)
     /// One call, waiting at most `timeout` seconds for its result.
@@ -24,7 +29,7 @@ extension ProbeLine {
         var poller = Poller()
         add(to: &poller)
         while Date() < deadline {
-            if try poller.poll(timeoutMilliseconds: 50) > 0, let result = try receive() { return result }
+            if try poller.poll(timeoutMilliseconds: 50) > 0, let reply = try receive() { return reply.result }
         }
         throw PropagationError.timedOut("\(method) on \(endpoint)", [endpoint])
     }
@@ -39,7 +44,7 @@ struct PendingCall {
     /// How many calls are pending.
     var count: Int { pending.count }
 
-    /// The next request's id and bytes; it is pending once ``sent(_:keeping:)`` says it went.
+    /// The next request's id and bytes; it is pending once ``sent(_:at:keeping:)`` says it went.
     mutating func request(_ method: String, _ params: JSONValue) -> (id: UInt64, bytes: [UInt8]) {
         let id = nextId
         nextId += 1
@@ -55,7 +60,7 @@ struct PendingCall {
 
     /// Call `id` went (stamped `sentAt`, before its send): it is pending, with the `keeping` calls sent before it at
     /// most (older ones are given up, and a reply to them is not taken); by default it replaces any call pending.
-    mutating func sent(_ id: UInt64, at sentAt: Timestamp = .now(), keeping: Int = 0) {
+    mutating func sent(_ id: UInt64, at sentAt: Timestamp, keeping: Int = 0) {
         pending.removeFirst(max(0, pending.count - keeping))
         pending.append((id, sentAt))
     }

@@ -199,7 +199,7 @@ public enum PropagationRunner {
             guard try poller.poll(timeoutMilliseconds: Int((wait + 999_999) / 1_000_000)) > 0 else { continue }
             if poller.ready(0).contains(.readable) {
                 do {
-                    if let result = try admin.receive() {
+                    if let (result, _) = try admin.receive() {
                         answered = (monotonicNanoseconds(), Timestamp.now(), result.objectValue?["seq"]?.intValue.map(Int64.init))
                         if start == .answer { try probeAll() }
                     }
