@@ -39,8 +39,9 @@
 #                                               (campaignd logs JSON at debug, and `perf` traces the scheduler over
 #                                                adload's run (root): then bench/sched-window.py says where both cores
 #                                                went in the 100 ms after each force and expire's commit, by program
-#                                                and thread, and each relay's fan-out: when the edges behind it were
-#                                                woken with the change; the trace costs the machine a little)
+#                                                and thread, how long the threads waited for a CPU once woken, and
+#                                                each relay's fan-out: when the edges behind it were woken with the
+#                                                change; the trace costs the machine a little)
 #   RELAY_NICE=0 RELAYS=4 bench/propagation.sh ...
 #                                               (the relays' nice; default -10 (root): on one machine with 200 edges a
 #                                                relay waits for the CPU behind them while it passes a change on to the

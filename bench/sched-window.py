@@ -43,12 +43,17 @@ def name(pid):
 
 total = collections.defaultdict(float)
 bins = collections.defaultdict(lambda: collections.defaultdict(float))
+# How long a thread waited for a CPU once woken, for the runs that began in the window: the probes' way (adload's
+# threads, the edges' I/O and client threads) and the change's (the edges' and relays' subscribers and I/O threads).
+waits = collections.defaultdict(list)
 for commit in commits:
     for (pid, comm), intervals in runs.items():
         if comm == "<idle>": continue
-        for start, end, _ in intervals:
+        for start, end, delay in intervals:
             if end < commit or start > commit + WINDOW: continue
             total[(name(pid), comm)] += (min(end, commit + WINDOW) - max(start, commit)) * 1000
+            if commit <= start < commit + WINDOW and delay > 0 and name(pid) in ("adload", "deliveryd", "relayd"):
+                waits[(name(pid), comm)].append(delay * 1000)
             group = name(pid) if name(pid) != "deliveryd" else "edge " + {"sub-updates": "sub", "zmq-io": "io", "rpc-client": "client", "state-save": "save"}.get(comm, "rest")
             for k in range(int(WINDOW * 100)):
                 low, high = commit + k * 0.01, commit + (k + 1) * 0.01
@@ -67,15 +72,6 @@ print("  ms    " + " ".join(f"{g:>11s}" for g in groups))
 for k in sorted(bins):
     print(f"  {k * 10:3d}   " + " ".join(f"{bins[k][g] / n:11.2f}" for g in groups))
 
-# How long a thread waited for a CPU once woken, for the runs that began in the window: the probes' way (adload's
-# threads, the edges' I/O and client threads) and the change's (the edges' and relays' subscribers and I/O threads).
-waits = collections.defaultdict(list)
-for commit in commits:
-    for (pid, comm), intervals in runs.items():
-        prog = name(pid)
-        if prog not in ("adload", "deliveryd", "relayd"): continue
-        for start, end, delay in intervals:
-            if commit <= start < commit + WINDOW and delay > 0: waits[(prog, comm)].append(delay * 1000)
 print("waits for a CPU once woken, runs that began in the window (ms): threads, wake-ups a step, median, p90, max")
 for (prog, comm), values in sorted(waits.items(), key=lambda x: -len(x[1])):
     if len(values) < n: continue
