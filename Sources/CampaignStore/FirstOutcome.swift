@@ -11,8 +11,22 @@ final class FirstOutcome<T: Sendable>: Sendable {
 
     private let state = Locked(State())
 
+    /// Runs `work` in a task of its own and answers with the first of its result, `timedOut` once `timeout` has passed,
+    /// and the caller's cancellation: the caller never waits beyond those, even on work that never ends (that work is
+    /// cancelled and left to end by itself).
+    static func run(timeout: Duration, timedOut: any Error, work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let race = FirstOutcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.start(continuation, timeout: timeout, timedOut: timedOut, work: work)
+            }
+        } onCancel: {
+            race.finish(.failure(CancellationError()))
+        }
+    }
+
     /// Runs `work` on behalf of `continuation`, which gets `timedOut` when `timeout` passes first.
-    func start(_ continuation: CheckedContinuation<T, any Error>, timeout: Duration, timedOut: any Error,
+    private func start(_ continuation: CheckedContinuation<T, any Error>, timeout: Duration, timedOut: any Error,
                work: @escaping @Sendable () async throws -> T) {
         let answered = state.withLock { state -> Result<T, any Error>? in
             if state.outcome == nil { state.continuation = continuation }
@@ -39,7 +53,7 @@ final class FirstOutcome<T: Sendable>: Sendable {
     }
 
     /// Answers the caller with `outcome` unless it has been answered.
-    func finish(_ outcome: Result<T, any Error>) {
+    private func finish(_ outcome: Result<T, any Error>) {
         let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
             guard state.outcome == nil else { return (nil, []) }
             state.outcome = outcome

@@ -1,20 +1,39 @@
-import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// Leadership among the campaignd sharing one PostgreSQL database: a session-level advisory lock held on a dedicated
 /// connection. The server drops the lock with the session: at once when the leader's process dies (its socket
 /// closes), and within a few seconds when its network goes (the session asks for TCP keepalives and a user timeout).
-/// The leader checks its own session four times a second and steps down (cancelling its work) after 1.5 s without an
-/// answer, so two leaders never run for long. The same connection LISTENs to commits from every process.
+/// The leader checks its own session four times a second and steps down (cancelling its work) when a check is not
+/// answered within 1.5 s, so two leaders never run for long. The same connection LISTENs to commits from every process.
+///
+/// Every query on that connection is bounded: PostgresNIO (1.33.2) never answers a query written to a connection
+/// that has already closed, and cancelling the wait does not end it, so a check sent as the server went away would
+/// otherwise hold the leader's work, and its return to leading, for good.
 extension PostgresStore {
     /// The advisory lock key of leadership ("campload").
     static let leaderLockKey: Int64 = 0x6361_6d70_6c6f_6164
 
-    /// Why the leader stepped down.
+    /// Why the leader stepped down: its session's notifications ended.
     struct LeadershipLost: Error, CustomStringConvertible {
-        var description: String { "the leader's database session stopped answering" }
+        var description: String { "the leader's database session ended" }
+    }
+
+    /// A query on the leadership's connection that got no answer in time.
+    struct SessionSilent: Error, CustomStringConvertible {
+        let after: Duration
+        var description: String { "the leadership's database session gave no answer in \(after)" }
+    }
+
+    /// How long a query on the leadership's connection may go unanswered.
+    static let sessionAnswerBound: Duration = .milliseconds(1500)
+
+    /// Every row of `query` on the leadership's `connection`, within ``sessionAnswerBound``.
+    @discardableResult
+    static func sessionRows(_ connection: PostgresConnection, _ query: PostgresQuery, _ logger: Logger) async throws -> [PostgresRow] {
+        try await FirstOutcome.run(timeout: sessionAnswerBound, timedOut: SessionSilent(after: sessionAnswerBound)) {
+            try await rows(connection, query, logger)
+        }
     }
 
     public func whileLeading(_ lead: @escaping @Sendable () async throws -> Void) async throws {
@@ -61,12 +80,11 @@ extension PostgresStore {
     /// Waits for the lock on `connection`, then runs `lead` while the session answers.
     private func leadWhileHeld(_ connection: PostgresConnection, _ lead: @escaping @Sendable () async throws -> Void) async throws {
         while true {
-            let held = try await Self.rows(connection, "SELECT pg_try_advisory_lock(\(Self.leaderLockKey))", logger)[0].decode(Bool.self)
+            let held = try await Self.sessionRows(connection, "SELECT pg_try_advisory_lock(\(Self.leaderLockKey))", logger)[0].decode(Bool.self)
             if held { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         logger.info("leading: this campaignd publishes the update stream and runs the scheduler")
-        let lastAnswer = LastAnswer()
         let logger = logger
         let signal = signal
         try await connection.listen(on: Self.notifyChannel) { notifications in
@@ -77,26 +95,16 @@ extension PostgresStore {
                     throw LeadershipLost()
                 }
                 group.addTask {
-                    while !Task.isCancelled {
-                        try await Self.rows(connection, "SELECT 1", logger)
-                        lastAnswer.time.store(Self.monotonicMilliseconds(), ordering: .relaxed)
+                    while true {
+                        try await Self.sessionRows(connection, "SELECT 1", logger)
                         try await Task.sleep(for: .milliseconds(250))
-                    }
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        try await Task.sleep(for: .milliseconds(250))
-                        if Self.monotonicMilliseconds() - lastAnswer.time.load(ordering: .relaxed) > 1500 {
-                            // Closing fails the stuck query and ends the notifications, so every task ends.
-                            try? await connection.close()
-                            throw LeadershipLost()
-                        }
                     }
                 }
                 defer { group.cancelAll() }
                 do {
                     _ = try await group.next()
                 } catch {
+                    // Closing fails a query still waiting on a session that went silent, and ends the notifications.
                     try? await connection.close()
                     logger.warning("leadership lost", metadata: ["error": "\(error)"])
                     throw error
@@ -105,15 +113,6 @@ extension PostgresStore {
                 try? await connection.close()
             }
         }
-    }
-
-    /// When the leader's session last answered.
-    final class LastAnswer: Sendable {
-        let time = Atomic<Int64>(PostgresStore.monotonicMilliseconds())
-    }
-
-    static func monotonicMilliseconds() -> Int64 {
-        Int64(ProcessInfo.processInfo.systemUptime * 1000)
     }
 
     /// How one connection reaches the database; `keepalive` asks the server to notice a vanished client within seconds.

@@ -94,7 +94,7 @@ enum PostgresSchema {
             try await connection.query("COMMIT", logger: logger)
             return epoch
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            try? await PostgresStore.rollBack(connection, logger)
             throw error
         }
     }

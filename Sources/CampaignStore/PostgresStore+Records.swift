@@ -65,7 +65,7 @@ extension PostgresStore {
                 try await connection.query("COMMIT", logger: logger)
                 return (true, reportId)
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                try? await Self.rollBack(connection, logger)
                 throw error
             }
         }

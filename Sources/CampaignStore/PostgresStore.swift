@@ -234,7 +234,7 @@ public final class PostgresStore: Store {
                 if !changes.isEmpty { signal.wake() }
                 return changes
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                try? await Self.rollBack(connection, logger)
                 throw error
             }
         }
@@ -249,7 +249,7 @@ public final class PostgresStore: Store {
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                try? await Self.rollBack(connection, logger)
                 throw error
             }
         }
@@ -273,22 +273,15 @@ public final class PostgresStore: Store {
     func pooled<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
         let place = DatabaseURL.postgres(location).description
-        let race = FirstOutcome<T>()
         do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    race.start(continuation, timeout: Self.operationTimeout,
-                               timedOut: DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)")) {
-                        // A connection given after the caller was answered runs nothing: a write the caller was told
-                        // failed must not be made later.
-                        try await client.withConnection { connection in
-                            try Task.checkCancellation()
-                            return try await body(connection)
-                        }
-                    }
+            return try await FirstOutcome.run(timeout: Self.operationTimeout,
+                                              timedOut: DatabaseUnavailable(location: place, reason: "no answer in \(Self.operationTimeout)")) {
+                // A connection given after the caller was answered runs nothing: a write the caller was told failed
+                // must not be made later.
+                try await client.withConnection { connection in
+                    try Task.checkCancellation()
+                    return try await body(connection)
                 }
-            } onCancel: {
-                race.finish(.failure(CancellationError()))
             }
         } catch let error as DatabaseUnavailable {
             throw error
@@ -299,6 +292,14 @@ public final class PostgresStore: Store {
         } catch {
             throw DatabaseUnavailable(location: place, error: error)
         }
+    }
+
+    /// Ends the transaction a failure left open, unless the connection has closed (the server then rolled it back):
+    /// PostgresNIO (1.33.2) never answers a query written to a closed connection, and the wait (a pool's lease, or the
+    /// start of campaignd) would never end.
+    static func rollBack(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !connection.isClosed else { return }
+        try await connection.query("ROLLBACK", logger: logger)
     }
 
     @discardableResult
