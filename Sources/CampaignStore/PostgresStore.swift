@@ -296,7 +296,8 @@ public final class PostgresStore: Store {
 
     /// Ends the transaction a failure left open, unless the connection has closed (the server then rolled it back):
     /// PostgresNIO (1.33.2) never answers a query written to a closed connection, and the wait (a pool's lease, or the
-    /// start of campaignd) would never end.
+    /// start of campaignd) would never end. A connection that closes between this look and the write still can; a
+    /// failure is most often the connection's end, which comes before the look.
     static func rollBack(_ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !connection.isClosed else { return }
         try await connection.query("ROLLBACK", logger: logger)
