@@ -21,6 +21,8 @@
 #                                                own; default 1: the next probe after the last one's answer)
 #   SPREAD=1 bench/propagation.sh ...           (adload's --spread-first-probes: each step's first probes spread over
 #                                                PROBE_MS, edge i's at i/N of it, not sent to every edge at once)
+#   STEP_PAUSE_MS=1000 bench/propagation.sh ... (adload's --step-pause: a second's wait before each force and expire,
+#                                                so that the step before's saves and acknowledgements are through)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
 #   TRACE=1 RELAYS=4 bench/propagation.sh 200 10 (every process logs JSON, at debug for a line each change applied;
 #                                                then, for each force and expire, when the relays and the edges
@@ -99,7 +101,8 @@ if [ "${SCHED:-0}" = 1 ]; then
 fi
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
   --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" \
-  --probes-in-flight "${IN_FLIGHT:-1}" $([ "${SPREAD:-0}" = 1 ] && echo --spread-first-probes) --json >"$OUT/$NAME.json"
+  --probes-in-flight "${IN_FLIGHT:-1}" $([ "${SPREAD:-0}" = 1 ] && echo --spread-first-probes) \
+  --step-pause "${STEP_PAUSE_MS:-0}" --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 if [ "${SCHED:-0}" = 1 ]; then
   kill -INT "$perf_pid"; wait "$perf_pid" || true

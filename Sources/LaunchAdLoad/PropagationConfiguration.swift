@@ -33,6 +33,10 @@ public struct PropagationConfiguration: Sendable {
     /// sent to every edge at once: probes every edge sends at the same moments, step after step, where phones
     /// launch at moments of their own. Each edge is still probed every ``probeInterval``.
     public var spreadFirstProbes = false
+    /// Seconds adload waits before each force and expire (0: none): with steps further apart than the edges' save delay
+    /// and its saves' burst, a step's window holds its own change's work only, as when operators' changes are seconds
+    /// apart, not that of the step before (whose saves and acknowledgements otherwise land in it).
+    public var stepPause = 0.0
 
     /// When the probes of a step begin: at campaignd's answer, or as soon as the admin call is sent.
     public enum ProbeStart: String, Sendable, CaseIterable {
@@ -79,6 +83,7 @@ public struct PropagationConfiguration: Sendable {
             guard probeOver == .zmq else { throw .invalid("--probes-in-flight", "more than 1 needs --probe-over zmq (an HTTP line holds one call)") }
             guard probeInterval > 0 else { throw .invalid("--probes-in-flight", "more than 1 needs a --probe-interval above 0") }
         }
+        guard stepPause >= 0, stepPause <= 60 else { throw .invalid("--step-pause", "must be 0 to 60000 milliseconds") }
         if spreadFirstProbes, probeInterval == 0 { throw .invalid("--spread-first-probes", "needs a --probe-interval above 0 to spread them over") }
         guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
     }

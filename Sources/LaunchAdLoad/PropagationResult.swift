@@ -44,6 +44,8 @@ public struct PropagationResult: Codable, Sendable {
     public var firstProbes: DelayStatistics
     /// Whether each step's first probes were spread over the probe interval (``PropagationConfiguration/spreadFirstProbes``).
     public var spreadFirstProbes: Bool
+    /// Seconds waited before each force and expire (``PropagationConfiguration/stepPause``).
+    public var stepPauseSeconds: Double
 }
 
 /// One force or expire of a propagation run, in milliseconds.

@@ -74,6 +74,7 @@ public enum PropagationRunner {
             try awaitSeq(edges, Int64(createdSeq), timeout: timeout)
 
             for (op, shows) in [("campaign.force", true), ("campaign.expire", false)] {
+                if configuration.stepPause > 0 { usleep(UInt32(configuration.stepPause * 1e6)) }
                 let measured = try measure(admin: admin, method: op, params: idParams(probe), edges: fleet, timeout: timeout,
                                            interval: configuration.probeInterval, from: configuration.probeFrom,
                                            spread: configuration.spreadFirstProbes,
@@ -108,7 +109,8 @@ public enum PropagationRunner {
                                  beforeAdminAnswer: early, worstByEdge: worst, rounds: rounds,
                                  forceApplied: DelayStatistics(forceApplied), expireApplied: DelayStatistics(expireApplied),
                                  appliedUnknown: appliedUnknown, appliedChecked: appliedChecked, appliedOutsideProbes: appliedOutside,
-                                 firstProbes: DelayStatistics(bursts), spreadFirstProbes: configuration.spreadFirstProbes)
+                                 firstProbes: DelayStatistics(bursts), spreadFirstProbes: configuration.spreadFirstProbes,
+                                 stepPauseSeconds: configuration.stepPause)
     }
 
     /// The launch query each edge is probed with.

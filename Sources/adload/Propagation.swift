@@ -38,6 +38,8 @@ struct Propagation: ParsableCommand {
     var probesInFlight = 1
     @Flag(help: "Spread each step's first probes over --probe-interval (edge i's at i/N of it) instead of sending one to every edge at once.")
     var spreadFirstProbes = false
+    @Option(help: "Milliseconds to wait before each force and expire (0 to 60000): steps further apart than the edges' --state-save-delay keep one step's saves and acknowledgements out of the next one's window.")
+    var stepPause = 0.0
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -83,6 +85,7 @@ struct Propagation: ParsableCommand {
         configuration.probeFrom = probeFrom
         configuration.probesInFlight = probesInFlight
         configuration.spreadFirstProbes = spreadFirstProbes
+        configuration.stepPause = stepPause / 1000
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)

@@ -141,6 +141,8 @@ struct AdloadTests {
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--spread-first-probes", "--probe-interval", "0"],
                                     in: directory)
         #expect(run.status != 0 && run.output.contains("--spread-first-probes: needs a --probe-interval above 0"), "\(run.output)")
+        run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--step-pause", "60001"], in: directory)
+        #expect(run.status != 0 && run.output.contains("--step-pause: must be 0 to 60000 milliseconds"), "\(run.output)")
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -205,6 +207,23 @@ struct AdloadTests {
         let lastFirst = try #require(spread.json?["firstProbes"]?["p50Milliseconds"]?.doubleValue)
         #expect(lastFirst >= 10 && lastFirst < 1_000, "the last edge's first probe left \(lastFirst) ms after the first")
         #expect(result["spreadFirstProbes"] == false)
+
+        // A pause before each force and expire: the probe campaign's log shows each step 300 ms or more after the one
+        // before it (without the pause, the force follows the create as soon as both edges applied it).
+        let paused = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
+                                            "--repeats", "1", "--app", "paused", "--step-pause", "300", "--json"], in: fixture.directory)
+        #expect(paused.status == 0, "\(paused.output)")
+        #expect(paused.json?["stepPauseSeconds"] == 0.3 && paused.json?["force"]?["samples"] == 1 && paused.json?["expire"]?["samples"] == 1)
+        #expect(result["stepPauseSeconds"] == 0)
+        let pausedAdmin = try fixture.admin()
+        let probe = try #require(try await pausedAdmin.call(AdminAPI.campaignList, CampaignListParams(app: "paused")).campaigns
+            .first { $0.name == "adload probe 1" })
+        let log = try await pausedAdmin.call(AdminAPI.changeList, ChangeListParams(id: probe.id)).changes
+        await pausedAdmin.close()
+        #expect(log.map(\.op) == [.created, .forced, .expired], "\(log)")
+        for (before, after) in zip(log, log.dropFirst()) {
+            #expect(before.at.seconds(until: after.at) >= 0.3, "\(after.op) \(before.at.seconds(until: after.at)) s after \(before.op)")
+        }
 
         // Probes over HTTP, as apps call the edge: each edge named with its HTTP address, every step measured.
         let overHTTP = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!,
