@@ -81,8 +81,7 @@ enum PostgresSchema {
 
     /// Creates what is missing and answers the database's epoch.
     static func prepare(_ connection: PostgresConnection, logger: Logger) async throws -> String {
-        try await connection.query("BEGIN", logger: logger)
-        do {
+        try await PostgresStore.transaction(connection, logger: logger) {
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLockKey))", logger: logger)
             for statement in statements { try await connection.query(statement, logger: logger) }
             var random = SystemRandomNumberGenerator()
@@ -90,12 +89,7 @@ enum PostgresSchema {
             try await connection.query("INSERT INTO meta (key, value) VALUES ('epoch', \(fresh)) ON CONFLICT (key) DO NOTHING",
                                        logger: logger)
             let rows = try await connection.query("SELECT value FROM meta WHERE key = 'epoch'", logger: logger).collect()
-            let epoch = try rows[0].decode(String.self)
-            try await connection.query("COMMIT", logger: logger)
-            return epoch
-        } catch {
-            try? await PostgresStore.rollBack(connection, logger)
-            throw error
+            return try rows[0].decode(String.self)
         }
     }
 }

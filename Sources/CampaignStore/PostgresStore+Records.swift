@@ -33,18 +33,15 @@ extension PostgresStore {
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount],
                           region: String) async throws -> (taken: Bool, last: Int64) {
         try await pooled { [logger] connection -> (taken: Bool, last: Int64) in
-            try await connection.query("BEGIN", logger: logger)
-            do {
+            try await Self.transaction(connection, logger: logger) {
                 // The edge's row, locked: two campaignd taking the same resent report count it once.
                 try await connection.query("""
                     INSERT INTO edge_reports (edge_id, last_report_id) VALUES (\(edgeId), \(Int64.min)) ON CONFLICT (edge_id) DO NOTHING
                     """, logger: logger)
                 let last = try await Self.rows(connection, "SELECT last_report_id FROM edge_reports WHERE edge_id = \(edgeId) FOR UPDATE",
                                                logger)[0].decode(Int64.self)
-                if last != Int64.min && reportId <= last {
-                    try await connection.query("ROLLBACK", logger: logger)
-                    return (false, last)
-                }
+                // Taken before: nothing was written (the row was there), and the commit only lets the row go.
+                if last != Int64.min && reportId <= last { return (false, last) }
                 try await connection.query("UPDATE edge_reports SET last_report_id = \(reportId) WHERE edge_id = \(edgeId)", logger: logger)
                 for item in counts {
                     try await connection.query("""
@@ -62,11 +59,7 @@ extension PostgresStore {
                             clicks = stats_hourly.clicks + excluded.clicks, skips = stats_hourly.skips + excluded.skips
                         """, logger: logger)
                 }
-                try await connection.query("COMMIT", logger: logger)
                 return (true, reportId)
-            } catch {
-                try? await Self.rollBack(connection, logger)
-                throw error
             }
         }
     }

@@ -223,35 +223,23 @@ public final class PostgresStore: Store {
     /// rolls back on any error and returns only after COMMIT.
     func write(_ body: @escaping @Sendable (PostgresConnection) async throws -> [Change]) async throws -> [Change] {
         try await pooled { [logger, signal] connection in
-            try await connection.query("BEGIN", logger: logger)
-            do {
+            let changes = try await Self.transaction(connection, logger: logger) {
                 try await connection.query("SELECT seq FROM counter WHERE id = 1 FOR UPDATE", logger: logger)
                 let changes = try await body(connection)
                 if let last = changes.last {
                     try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(String(last.seq)))", logger: logger)
                 }
-                try await connection.query("COMMIT", logger: logger)
-                if !changes.isEmpty { signal.wake() }
                 return changes
-            } catch {
-                try? await Self.rollBack(connection, logger)
-                throw error
             }
+            if !changes.isEmpty { signal.wake() }
+            return changes
         }
     }
 
     /// Runs `body` in a read-only transaction that sees one moment of the database.
     func consistentRead<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await pooled { [logger] connection in
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-            do {
-                let value = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
-                return value
-            } catch {
-                try? await Self.rollBack(connection, logger)
-                throw error
-            }
+            try await Self.transaction(connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger) { try await body(connection) }
         }
     }
 
@@ -294,11 +282,26 @@ public final class PostgresStore: Store {
         }
     }
 
+    /// Runs `body` between `begin` and COMMIT on `connection`; on any error, ends the transaction with ``rollBack(_:_:)``
+    /// and throws the error.
+    static func transaction<T>(_ connection: PostgresConnection, begin: PostgresQuery = "BEGIN", logger: Logger,
+                               _ body: () async throws -> T) async throws -> T {
+        try await connection.query(begin, logger: logger)
+        do {
+            let value = try await body()
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        } catch {
+            try? await rollBack(connection, logger)
+            throw error
+        }
+    }
+
     /// Ends the transaction a failure left open, unless the connection has closed (the server then rolled it back):
     /// PostgresNIO (1.33.2) never answers a query written to a closed connection, and the wait (a pool's lease, or the
     /// start of campaignd) would never end. A connection that closes between this look and the write still can; a
     /// failure is most often the connection's end, which comes before the look.
-    static func rollBack(_ connection: PostgresConnection, _ logger: Logger) async throws {
+    private static func rollBack(_ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !connection.isClosed else { return }
         try await connection.query("ROLLBACK", logger: logger)
     }
