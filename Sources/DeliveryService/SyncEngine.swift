@@ -40,9 +40,15 @@ final class SyncEngine: Service {
     private let ackRefused = Atomic<Bool>(false)
     /// When an acknowledgement last went out as a call; `nil` before the first.
     private let lastAckCall = Locked<ContinuousClock.Instant?>(nil)
+    /// When an acknowledgement last went out, as a call or a notification; `nil` before the first.
+    private let lastAckSent = Locked<ContinuousClock.Instant?>(nil)
     /// How often a heartbeat's acknowledgement goes as a call (the rest go as notifications, see
     /// ``heartbeatAtOnce(_:arrived:)``), so that a refusal still shows in the log.
     static let ackCallInterval: Duration = .seconds(10)
+    /// A heartbeat's acknowledgement is left out when another went out this recently: it would say what that one
+    /// said (the saved seq, and that this edge is there). While changes come, each save acknowledges itself, and the
+    /// heartbeat reaching every edge at once adds none; with nothing changing, each heartbeat is acknowledged.
+    static let heartbeatAckQuiet: Duration = .milliseconds(500)
     /// Three heartbeats' time: with no word from upstream for longer, the session ends and the next one reconnects.
     static let silenceLimit: Duration = .seconds(3)
 
@@ -216,7 +222,8 @@ final class SyncEngine: Service {
 
     /// A heartbeat of our epoch and `seq`, handled on the subscriber's thread: the clock's skew measured, missing
     /// creatives asked for again, the heartbeat passed on (at a relay), and the saved `seq` acknowledged as a
-    /// notification, so that no task wakes and no answer comes back each second. One acknowledgement in
+    /// notification (unless one went out in the last ``heartbeatAckQuiet``), so that no task wakes and no answer
+    /// comes back each second. One acknowledgement in
     /// ``ackCallInterval`` goes as a call, from the session's task, whose answer says whether campaignd takes this
     /// edge's acknowledgements: until one was made that recently, the heartbeat is declined and goes to the task.
     private func heartbeatAtOnce(_ message: PublishedMessage, arrived: Timestamp) -> Bool {
@@ -226,7 +233,9 @@ final class SyncEngine: Service {
               heartbeat.seq == state.seq else { return false }
         status.heard(skew: arrived.seconds(until: heartbeat.time), heartbeatSeq: heartbeat.seq)
         downloader.fetchMissing(state)
-        persister.onSaved.call()
+        if lastAckSent.withLock({ $0.map { ContinuousClock.now - $0 >= Self.heartbeatAckQuiet } ?? true }) {
+            persister.onSaved.call()
+        }
         follower?.heard(heartbeat, state: state)
         return true
     }
@@ -425,7 +434,8 @@ final class SyncEngine: Service {
     private func notifyAcknowledgement(_ client: RPCClient) {
         guard let ack = savedAcknowledgement() else { return }
         // Fails only once the session's client is closed; the next session acknowledges again.
-        try? client.notify(SyncAPI.ack, ack)
+        guard (try? client.notify(SyncAPI.ack, ack)) != nil else { return }
+        lastAckSent.withLock { $0 = .now }
     }
 
     /// What an acknowledgement says: the epoch and seq the disk holds; `nil` before anything was saved or loaded.
@@ -439,6 +449,7 @@ final class SyncEngine: Service {
     private func acknowledge(_ client: RPCClient) async {
         guard let ack = savedAcknowledgement() else { return }
         lastAckCall.withLock { $0 = .now }
+        lastAckSent.withLock { $0 = .now }
         do {
             _ = try await client.call(SyncAPI.ack, ack, timeout: .seconds(2))
             ackRefused.store(false, ordering: .relaxed)

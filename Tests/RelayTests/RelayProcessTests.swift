@@ -147,6 +147,55 @@ struct RelayProcessTests {
         await upper.stop()
     }
 
+    @Test("an edge acknowledges every heartbeat while nothing changes; while changes come every 100 ms, only the saves that hold them: the heartbeat adds no acknowledgement to a busy second")
+    func heartbeatAcknowledgements() async throws {
+        let fixture = try await CampaignFixture()
+        defer { Task { await fixture.stop() } }
+        let admin = try fixture.admin()
+        let creative = try await fixture.uploadPNG(admin)
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
+        let relay = try await fixture.startRelay("relay")
+        let edge = try await fixture.startEdge("edge", sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
+        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+        // The relay counts the acknowledgements it passed upstream for the edge (its own go on their own).
+        @Sendable func passed() async throws -> Double { try await relay.metric("launchad_relayd_acks_passed_total") }
+
+        let idleStart = try await passed()
+        try await Task.sleep(for: .seconds(3))
+        let idle = try await passed() - idleStart
+        #expect(idle >= 2, "\(idle) acknowledgements in 3 s with nothing changing")
+
+        // Forced and unforced in turn for 5 s: each save of the edge's state acknowledges the changes it holds (saves
+        // are group commits, a few a second), and the five heartbeats, each within a few hundred ms of a save's
+        // acknowledgement, add none (with them it would be about five more). One in ten seconds goes as a call
+        // whatever came before, and a stall of the machine can leave one heartbeat more than half a second after a
+        // save: two more at most.
+        @Sendable func writes() async throws -> Double { try await edge.metric("launchad_deliveryd_state_writes_total ") }
+        let busyStart = try await passed()
+        let writesStart = try await writes()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var last = created.seq
+        var changes = 0
+        while clock.now - start < .seconds(5) {
+            let operation = changes % 2 == 0 ? AdminAPI.campaignForce : AdminAPI.campaignUnforce
+            last = try await admin.call(operation, CampaignID(id: created.campaign.id)).seq
+            changes += 1
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // Until campaignd holds the last save's acknowledgement (through the relay's batch).
+        #expect(await eventually(timeout: .seconds(10)) {
+            let listed = (try? await admin.call(AdminAPI.edgeList, NoParams()).edges) ?? []
+            return listed.contains { $0.edgeId == edge.name && $0.appliedSeq == last }
+        })
+        let (busy, saves) = (try await passed() - busyStart, try await writes() - writesStart)
+        #expect(saves >= 5 && busy >= saves - 1 && busy <= saves + 2,
+                "\(busy) acknowledgements passed for \(saves) saves of \(changes) changes over 5 s")
+        await admin.close()
+        await edge.stop()
+        await relay.stop()
+    }
+
     @Test("campaignd with two relays and six edges serves the relays alone: a new epoch costs it one snapshot per relay")
     func snapshotsPerRelay() async throws {
         let fixture = try await CampaignFixture()

@@ -18,10 +18,22 @@ extension CampaignServiceEndpoints {
 
     /// The value of a counter or gauge of its `/metrics` whose line starts with `prefix` (0 when absent).
     func metric(_ prefix: String) async throws -> Double {
-        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(endpoints["http"]!)/metrics")!)
-        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(prefix) }
-        return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } } ?? 0
+        try await metricValue(prefix, http: endpoints["http"]!)
     }
+}
+
+extension EdgeClient {
+    /// The value of a counter or gauge of the edge's `/metrics` whose line starts with `prefix` (0 when absent).
+    func metric(_ prefix: String) async throws -> Double {
+        try await metricValue(prefix, http: endpoints["http"]!)
+    }
+}
+
+/// The value of the line of the `/metrics` at `http` (host and port) that starts with `prefix` (0 when absent).
+private func metricValue(_ prefix: String, http: String) async throws -> Double {
+    let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
+    let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(prefix) }
+    return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } } ?? 0
 }
 
 /// Whether the edge `name` below `fixture` saves exactly `snapshot` within `timeout` (it writes its state file a moment
