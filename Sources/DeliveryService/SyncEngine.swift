@@ -38,10 +38,9 @@ final class SyncEngine: Service {
     let follower: (any SyncFollower)?
     /// Whether campaignd refused the last acknowledgement for a key listed for another edge id (logged once).
     private let ackRefused = Atomic<Bool>(false)
-    /// When an acknowledgement last went out as a call; `nil` before the first.
-    private let lastAckCall = Locked<ContinuousClock.Instant?>(nil)
-    /// When an acknowledgement last went out, as a call or a notification; `nil` before the first.
-    private let lastAckSent = Locked<ContinuousClock.Instant?>(nil)
+    /// When an acknowledgement last went out as a call, and as either (a call or a notification); `nil` before the
+    /// first.
+    private let lastAck = Locked<(call: ContinuousClock.Instant?, sent: ContinuousClock.Instant?)>((nil, nil))
     /// How often a heartbeat's acknowledgement goes as a call (the rest go as notifications, see
     /// ``heartbeatAtOnce(_:arrived:)``), so that a refusal still shows in the log.
     static let ackCallInterval: Duration = .seconds(10)
@@ -223,17 +222,19 @@ final class SyncEngine: Service {
     /// A heartbeat of our epoch and `seq`, handled on the subscriber's thread: the clock's skew measured, missing
     /// creatives asked for again, the heartbeat passed on (at a relay), and the saved `seq` acknowledged as a
     /// notification (unless one went out in the last ``heartbeatAckQuiet``), so that no task wakes and no answer
-    /// comes back each second. One acknowledgement in
-    /// ``ackCallInterval`` goes as a call, from the session's task, whose answer says whether campaignd takes this
-    /// edge's acknowledgements: until one was made that recently, the heartbeat is declined and goes to the task.
+    /// comes back each second. One acknowledgement in ``ackCallInterval`` goes as a call, from the session's task,
+    /// whose answer says whether campaignd takes this edge's acknowledgements: until one was made that recently, the
+    /// heartbeat is declined and goes to the task.
     private func heartbeatAtOnce(_ message: PublishedMessage, arrived: Timestamp) -> Bool {
-        guard let called = lastAckCall.withLock({ $0 }), ContinuousClock.now - called < Self.ackCallInterval else { return false }
+        let (called, sent) = lastAck.withLock { $0 }
+        let now = ContinuousClock.now
+        guard let called, now - called < Self.ackCallInterval else { return false }
         let state = cell.state
         guard state.isLoaded, let heartbeat = message.params(as: UpdateStream.heartbeat), heartbeat.epoch == state.epoch,
               heartbeat.seq == state.seq else { return false }
         status.heard(skew: arrived.seconds(until: heartbeat.time), heartbeatSeq: heartbeat.seq)
         downloader.fetchMissing(state)
-        if lastAckSent.withLock({ $0.map { ContinuousClock.now - $0 >= Self.heartbeatAckQuiet } ?? true }) {
+        if sent.map({ now - $0 >= Self.heartbeatAckQuiet }) ?? true {
             persister.onSaved.call()
         }
         follower?.heard(heartbeat, state: state)
@@ -435,7 +436,7 @@ final class SyncEngine: Service {
         guard let ack = savedAcknowledgement() else { return }
         // Fails only once the session's client is closed; the next session acknowledges again.
         guard (try? client.notify(SyncAPI.ack, ack)) != nil else { return }
-        lastAckSent.withLock { $0 = .now }
+        lastAck.withLock { $0.sent = .now }
     }
 
     /// What an acknowledgement says: the epoch and seq the disk holds; `nil` before anything was saved or loaded.
@@ -448,8 +449,8 @@ final class SyncEngine: Service {
     /// Tells campaignd the seq this edge has applied and saved.
     private func acknowledge(_ client: RPCClient) async {
         guard let ack = savedAcknowledgement() else { return }
-        lastAckCall.withLock { $0 = .now }
-        lastAckSent.withLock { $0 = .now }
+        let now = ContinuousClock.now
+        lastAck.withLock { $0 = (now, now) }
         do {
             _ = try await client.call(SyncAPI.ack, ack, timeout: .seconds(2))
             ackRefused.store(false, ordering: .relaxed)
