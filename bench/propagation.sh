@@ -53,6 +53,11 @@
 #   BIN=DIR bench/propagation.sh ...            (the binaries in DIR instead of this checkout's release builds)
 #   SAVE_DELAY_MS=1000 bench/propagation.sh ... (the edges' --state-save-delay: each saves and acknowledges a change
 #                                                that long after applying it; unset, deliveryd's default)
+#   NULL_EDGES=1 RELAYS=4 bench/propagation.sh 200 10
+#                                               (the floor: bench/null-edge.c in place of each deliveryd, a process that
+#                                                follows the same update stream and answers the same probes as cheaply
+#                                                as libzmq allows, with no decoding, saving or acknowledging; built with
+#                                                gcc against libzmq; the campaignd and relays are the real ones)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EDGES=${1:-10}
@@ -69,6 +74,7 @@ NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
 . bench/services.sh
 release_bin campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true)
+if [ "${NULL_EDGES:-0}" = 1 ]; then gcc -O2 -Wall -o "$OUT/null-edge" bench/null-edge.c -lzmq; fi
 RUN=$(mktemp -d "${WORK:-$OUT}/propagation-XXXX")
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
@@ -82,7 +88,12 @@ wait_ready "$RUN/campaignd.ready"
 # The upstream of edge i: campaignd, or relay (i mod RELAYS).
 start_relays "$RUN" "$RELAYS" "${LOGS[@]}"
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
+  if [ "${NULL_EDGES:-0}" = 1 ]; then
+    "$OUT/null-edge" "$(field "$(edge_upstream "$RUN" "$RELAYS" "$i")" updates)" "$RUN/edge-$i.ready" 2>"$RUN/edge-$i.log" &
+    pids+=($!)
+  else
+    start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
+  fi
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; echo "$(field "$RUN/edge-$i.ready" client) $(field "$RUN/edge-$i.ready" http)" >>"$RUN/edges.txt"; done
 echo "campaignd, $RELAYS relays and $EDGES edges running; $(nproc) cores"
