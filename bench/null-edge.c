@@ -9,9 +9,9 @@
  *
  *   null-edge UPDATES_ENDPOINT READY_FILE
  *
- * The ready file ({"client": ENDPOINT, "http": ""}) is written once the first heartbeat came (the subscription is
- * live). It answers launch.query ({"hasAd", "id"}) and edge.status ({"seq", "appliedAt"}, by the wall clock to the
- * millisecond, when it read the last change); anything else gets a JSON-RPC error. SIGTERM ends it.
+ * The ready file ({"client": ENDPOINT, "http": ""}) is written once the first message came (a heartbeat: the
+ * subscription is live). It answers launch.query ({"hasAd", "id"}) and edge.status ({"seq", "appliedAt"}, by the wall
+ * clock to the millisecond, when it read the last change); anything else gets a JSON-RPC error. SIGTERM ends it.
  *
  * Build: gcc -O2 -Wall -o null-edge null-edge.c -lzmq
  */

@@ -74,7 +74,10 @@ NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
 . bench/services.sh
 release_bin campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true)
-if [ "${NULL_EDGES:-0}" = 1 ]; then gcc -O2 -Wall -o "$OUT/null-edge" bench/null-edge.c -lzmq; fi
+if [ "${NULL_EDGES:-0}" = 1 ]; then
+  [ "${PROBE_OVER:-zmq}" = zmq ] || { echo "NULL_EDGES=1 answers probes over ZeroMQ only" >&2; exit 1; }
+  gcc -O2 -Wall -o "$OUT/null-edge" bench/null-edge.c -lzmq
+fi
 RUN=$(mktemp -d "${WORK:-$OUT}/propagation-XXXX")
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
