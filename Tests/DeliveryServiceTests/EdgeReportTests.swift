@@ -179,8 +179,7 @@ struct EdgeReportTests {
     /// The lines of an edge's `/metrics` that contain `text`.
     static func metricLines(_ edge: EdgeClient, containing text: String) async throws -> [String] {
         let http = try #require(edge.endpoints["http"])
-        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
-        return String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.contains(text) && !$0.hasPrefix("#") }
+        return try await MetricsPage.fetch(http).lines(containing: text)
     }
 
     @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
@@ -237,8 +236,7 @@ struct EdgeReportTests {
                 #expect(try await get(["If-None-Match": "\"other\""]) == (200, size, nil))
                 let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
                 #expect((missing as? HTTPURLResponse)?.statusCode == 404)
-                let (metrics, _) = try await URLSession.shared.data(from: URL(string: "\(http)/metrics")!)
-                let text = String(decoding: metrics, as: UTF8.self)
+                let text = try await MetricsPage.fetch(try #require(edge.endpoints["http"])).text
                 #expect(text.contains(#"launchad_deliveryd_queries_total{result="no_ad"} 1"#))
                 // Every call is counted and timed by method, and errors by code.
                 for line in [#"launchad_deliveryd_requests_total{method="launch.query",code="0"} 1"#,

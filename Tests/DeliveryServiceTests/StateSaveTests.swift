@@ -16,10 +16,7 @@ struct StateSaveTests {
     /// The edge's `launchad_deliveryd_state_writes_total`.
     static func stateWrites(_ edge: EdgeClient) async throws -> Double {
         let http = try #require(edge.endpoints["http"])
-        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
-        let name = "launchad_deliveryd_state_writes_total "
-        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name) }
-        return try #require(line.flatMap { Double($0.dropFirst(name.count)) }, "no state_writes_total in /metrics")
+        return try #require(try await MetricsPage.fetch(http).value("launchad_deliveryd_state_writes_total"), "no state_writes_total in /metrics")
     }
 
     @Test("300 changes in a burst are written in a few saves spaced by the token bucket; campaignd hears the last seq once it is saved")

@@ -122,9 +122,7 @@ extension EdgeClient {
 
     /// `/metrics` as text.
     func metrics() async throws -> String {
-        let url = URL(string: "http://\(endpoints["http"]!)/metrics")!
-        let (body, _) = try await URLSession.shared.data(from: url)
-        return String(decoding: body, as: UTF8.self)
+        try await MetricsPage.fetch(endpoints["http"]!).text
     }
 }
 

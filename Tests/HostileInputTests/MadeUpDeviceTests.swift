@@ -15,9 +15,7 @@ struct MadeUpDeviceTests {
     /// The edge's metric named `name` (a gauge or counter without labels).
     static func metric(_ edge: EdgeClient, _ name: String) async throws -> Double {
         let http = try #require(edge.endpoints["http"])
-        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
-        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
-        return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") }, "no \(name)")
+        return try #require(try await MetricsPage.fetch(http).value(name), "no \(name)")
     }
 
     @Test("a flood of made-up devices stays within the budget; a real device reported just before keeps its cap through the number the rule gives")

@@ -123,7 +123,7 @@ struct RelayInProcessTests {
                 #expect(await eventually(timeout: .seconds(10)) { relay.app.followed.cell.state.creatives[creative] != nil })
                 let chunk = try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: creative))
                 #expect(Data(base64Encoded: chunk.data).map { [UInt8]($0) } == CampaignFixture.png(width: 1080, height: 1920))
-                #expect(try await relay.metric("launchad_relayd_seq ") == Double(last))
+                #expect(try await relay.metric("launchad_relayd_seq") == Double(last))
                 await sync.close()
             }
             await admin.close()

@@ -170,7 +170,7 @@ struct RelayProcessTests {
         // acknowledgement, add none (with them it would be about five more). One in ten seconds goes as a call
         // whatever came before, and a stall of the machine can leave one heartbeat more than half a second after a
         // save: two more at most.
-        @Sendable func writes() async throws -> Double { try await edge.metric("launchad_deliveryd_state_writes_total ") }
+        @Sendable func writes() async throws -> Double { try await edge.metric("launchad_deliveryd_state_writes_total") }
         let busyStart = try await passed()
         let writesStart = try await writes()
         let clock = ContinuousClock()

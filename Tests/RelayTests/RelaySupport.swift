@@ -16,24 +16,18 @@ extension CampaignServiceEndpoints {
         return try await sync.call(SyncAPI.snapshot, SnapshotParams())
     }
 
-    /// The value of a counter or gauge of its `/metrics` whose line starts with `prefix` (0 when absent).
-    func metric(_ prefix: String) async throws -> Double {
-        try await metricValue(prefix, http: endpoints["http"]!)
+    /// The value of the counter or gauge `series` (a name, or a name and its labels) of its `/metrics` (0 when absent).
+    func metric(_ series: String) async throws -> Double {
+        try await MetricsPage.fetch(endpoints["http"]!).value(series) ?? 0
     }
 }
 
 extension EdgeClient {
-    /// The value of a counter or gauge of the edge's `/metrics` whose line starts with `prefix` (0 when absent).
-    func metric(_ prefix: String) async throws -> Double {
-        try await metricValue(prefix, http: endpoints["http"]!)
+    /// The value of the counter or gauge `series` (a name, or a name and its labels) of the edge's `/metrics` (0 when
+    /// absent).
+    func metric(_ series: String) async throws -> Double {
+        try await MetricsPage.fetch(endpoints["http"]!).value(series) ?? 0
     }
-}
-
-/// The value of the line of the `/metrics` at `http` (host and port) that starts with `prefix` (0 when absent).
-private func metricValue(_ prefix: String, http: String) async throws -> Double {
-    let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(http)/metrics")!)
-    let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(prefix) }
-    return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } } ?? 0
 }
 
 /// Whether the edge `name` below `fixture` saves exactly `snapshot` within `timeout` (it writes its state file a moment

@@ -235,11 +235,9 @@ struct AdloadTests {
         #expect(result["probeOver"] == "zmq")
         // The probes went to each edge's /rpc: both count POSTs answered there.
         for edge in [first, second] {
-            let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(edge.endpoints["http"]!)/metrics")!)
-            let line = String(decoding: body, as: UTF8.self).split(separator: "\n")
-                .first { $0.hasPrefix("launchad_deliveryd_http_requests_total") && $0.contains(#"route="rpc""#) && $0.contains(#"status="200""#) }
-            let count = line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
-            #expect(count >= 4, "\(line ?? "no /rpc count")")
+            let metrics = try await MetricsPage.fetch(edge.endpoints["http"]!)
+            let count = metrics.value("launchad_deliveryd_http_requests_total", labels: [#"route="rpc""#, #"status="200""#])
+            #expect((count ?? 0) >= 4, "\(metrics.lines(containing: "launchad_deliveryd_http_requests_total"))")
         }
 
         // Every probe campaign was expired, and the baseline too once the run ended: nothing is left showing.
