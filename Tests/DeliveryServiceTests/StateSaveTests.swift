@@ -1,8 +1,5 @@
 import DeliveryService
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdTesting

@@ -1,8 +1,5 @@
 @testable import DeliveryService
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
