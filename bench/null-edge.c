@@ -108,13 +108,15 @@ static int answer(const char *request, size_t length, char *reply, size_t size) 
                 (!c->forced && !best->forced && c->priority > best->priority)) best = c;
         }
         if (best)
-            return snprintf(reply, size, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"hasAd\":true,\"id\":%ld}}", id, best->id);
+            return snprintf(reply, size, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"hasAd\":true,\"id\":%ld}}",
+                            id, best->id);
         return snprintf(reply, size, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"hasAd\":false}}", id);
     }
     if (memmem(request, length, "\"edge.status\"", 13))
-        return snprintf(reply, size, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"seq\":%ld,\"appliedAt\":\"%s\"}}", id, seq,
-                        applied_at);
-    return snprintf(reply, size, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"method not found\"}}", id);
+        return snprintf(reply, size, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"seq\":%ld,\"appliedAt\":\"%s\"}}",
+                        id, seq, applied_at);
+    return snprintf(reply, size,
+                    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"method not found\"}}", id);
 }
 
 int main(int argc, char **argv) {
@@ -178,7 +180,10 @@ int main(int argc, char **argv) {
                 int n = 0, more = 1;
                 while (more && n < MAX_PARTS) {
                     zmq_msg_init(&parts[n]);
-                    if (zmq_msg_recv(&parts[n], client, n == 0 ? ZMQ_DONTWAIT : 0) < 0) { zmq_msg_close(&parts[n]); break; }
+                    if (zmq_msg_recv(&parts[n], client, n == 0 ? ZMQ_DONTWAIT : 0) < 0) {
+                        zmq_msg_close(&parts[n]);
+                        break;
+                    }
                     more = zmq_msg_more(&parts[n++]);
                 }
                 if (n == 0) break;
