@@ -51,13 +51,16 @@ static struct campaign *campaign(long id) {
     return &campaigns[campaign_count++];
 }
 
+/* The wall clock now, to the nearest millisecond (as the services' and adload's timestamps are), into applied_at. */
 static void stamp_now(void) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
+    long long milliseconds = (long long)now.tv_sec * 1000 + (now.tv_nsec + 500000) / 1000000;
+    time_t seconds = (time_t)(milliseconds / 1000);
     struct tm utc;
-    gmtime_r(&now.tv_sec, &utc);
+    gmtime_r(&seconds, &utc);
     size_t n = strftime(applied_at, sizeof applied_at, "%Y-%m-%dT%H:%M:%S", &utc);
-    snprintf(applied_at + n, sizeof applied_at - n, ".%03ldZ", now.tv_nsec / 1000000);
+    snprintf(applied_at + n, sizeof applied_at - n, ".%03lldZ", milliseconds % 1000);
 }
 
 /* One message of the update stream: [topic, JSON-RPC notification]. */
