@@ -23,10 +23,10 @@ public struct MetricsPage: Sendable {
         text.split(separator: "\n").filter { !$0.hasPrefix("#") }
     }
 
-    /// The value of the first sample of `series` whose labels hold each of `labels` (as written, such as `route="rpc"`);
-    /// `nil` when there is none. `series` is a metric's name (exactly: `name_total` is not `name`), which matches its
-    /// samples whatever their labels, or a name and its labels as the page writes them (`name{a="1",b="2"}`), which
-    /// matches that sample alone.
+    /// The value of the first sample of `series` whose labels hold each of `labels` (as written, such as
+    /// `route="rpc"`); `nil` when there is none. `series` is a metric's name (exactly: `name_total` is not `name`), which
+    /// matches its samples whatever their labels, or a name and its labels as the page writes them
+    /// (`name{a="1",b="2"}`), which matches that sample alone.
     public func value(_ series: String, labels: [String] = []) -> Double? {
         let whole = series.contains("{")
         for line in samples {
