@@ -114,6 +114,8 @@ public enum CodecInvariants {
             _ = checkFastPath(Jump.self, "a campaign's jump", bytes, &violations, strict: strict)
             _ = checkFastPath(CreativeRef.self, "a campaign's creative", bytes, &violations, strict: strict)
             _ = checkFastPath(FrequencyCap.self, "a campaign's frequency cap", bytes, &violations, strict: strict)
+            _ = checkFastPath(EdgeAck.self, "edge.ack", bytes, &violations, strict: strict)
+            _ = checkFastPath(EdgeAcks.self, "edge.acks", bytes, &violations, strict: strict)
         }
     }
 

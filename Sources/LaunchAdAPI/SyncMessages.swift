@@ -100,7 +100,7 @@ public struct CreativeChunk: Codable, Sendable {
     }
 }
 
-public struct EdgeAck: Codable, Sendable, Hashable {
+public struct EdgeAck: Codable, Sendable, Hashable, JSONReadable {
     public var edgeId: String
     public var region: String
     public var epoch: String
@@ -108,6 +108,21 @@ public struct EdgeAck: Codable, Sendable, Hashable {
     /// The relays the acknowledgement came through, the one nearest campaignd first; absent (or empty) from an edge
     /// or relay that speaks to campaignd itself. Each relay puts its own id in front when it passes one on.
     public var via: [String]?
+
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case edgeId, region, epoch, appliedSeq, via }
+    static let fields = JSONFields(CodingKeys.self)
+
+    /// What the `Codable` conformance gives for the same JSON, without its generic machinery: every edge sends one
+    /// after each save and heartbeat, and relays and campaignd read them all.
+    public init(json: JSONReader) throws {
+        let object = try json.object(Self.fields)
+        edgeId = try object.string(.edgeId)
+        region = try object.string(.region)
+        epoch = try object.string(.epoch)
+        appliedSeq = try object.require(.appliedSeq).integer(Int64.self)
+        via = try object.optional(.via)?.strings()
+    }
     public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, via: [String]? = nil) {
         self.edgeId = edgeId
         self.region = region
@@ -141,14 +156,31 @@ extension EdgeAck: JSONWritable {
 }
 
 /// `edge.acks`: the acknowledgements of the edges (and relays) behind a relay, passed upstream together.
-public struct EdgeAcks: Codable, Sendable {
+public struct EdgeAcks: Codable, Sendable, JSONReadable {
     public var acks: [EdgeAck]
     public init(acks: [EdgeAck]) {
         self.acks = acks
     }
 
+    public enum CodingKeys: Int, JSONFieldKey { case acks }
+    static let fields = JSONFields(CodingKeys.self)
+
+    /// What the `Codable` conformance gives for the same JSON: each acknowledgement read by its own reader.
+    public init(json: JSONReader) throws {
+        acks = try json.object(Self.fields).require(.acks).array().map { try EdgeAck(json: $0) }
+    }
+
     /// The most acknowledgements one call may carry.
     public static let maxAcks = 10_000
+}
+
+/// Written without `Codable`: a relay passes its edges' acknowledgements upstream in one every few milliseconds.
+extension EdgeAcks: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("acks") { $0.writeArray(acks) { $1.write(json: &$0) } }
+        }
+    }
 }
 
 public struct EdgeAcksResult: Codable, Sendable {

@@ -107,9 +107,32 @@ public final class RPCClient: Sendable {
     public func call<Params, Result>(_ method: RPCMethod<Params, Result>, _ params: Params,
                                      timeout: Duration? = nil) async throws -> Result {
         let encoded = try JSONValueEncoder().encode(params)
-        let result = try await call(method.name, params: encoded, idempotent: method.idempotent, timeout: timeout)
+        let answer = try await call(method.name, params: encoded, idempotent: method.idempotent, timeout: timeout)
+        return try Self.result(of: method, answer)
+    }
+
+    /// Calls a typed method whose params write themselves (a relay's batch of acknowledgements): the request the
+    /// `Codable` way sends, written at once with no tree of values between.
+    public func call<Params: JSONWritable, Result>(_ method: RPCMethod<Params, Result>, _ params: Params,
+                                                   timeout: Duration? = nil) async throws -> Result {
+        let id = nextId.add(1, ordering: .relaxed).oldValue
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.writeObject { object in
+            object.field("jsonrpc", "2.0")
+            object.field("id", Int(id))
+            object.field("method", method.name)
+            object.field("params") { params.write(json: &$0) }
+        }
+        let answer = try await send(id: id, method: method.name, request: writer.bytes, idempotent: method.idempotent,
+                                    timeout: timeout)
+        return try Self.result(of: method, answer)
+    }
+
+    /// A typed call's answer decoded; one that does not decode is an invalid response.
+    private static func result<Params, Result>(of method: RPCMethod<Params, Result>,
+                                               _ answer: JSONValue) throws -> Result {
         do {
-            return try JSONValueDecoder(rejectUnknownKeys: false).decode(Result.self, from: result)
+            return try JSONValueDecoder(rejectUnknownKeys: false).decode(Result.self, from: answer)
         } catch let error as DecodingError {
             throw RPCClientError.invalidResponse("\(method.name) result: \(error.fieldPath): \(error.reason)")
         }
@@ -121,7 +144,13 @@ public final class RPCClient: Sendable {
         let id = nextId.add(1, ordering: .relaxed).oldValue
         var object: JSONObject = ["jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method)]
         if let params { object["params"] = params }
-        let request = JSONValue.object(object).jsonBytes
+        return try await send(id: id, method: method, request: JSONValue.object(object).jsonBytes, idempotent: idempotent,
+                              timeout: timeout)
+    }
+
+    /// Sends the request `id` (its whole text) and waits for its answer.
+    private func send(id: Int, method: String, request: [UInt8], idempotent: Bool,
+                      timeout: Duration?) async throws -> JSONValue {
         let timeout = timeout ?? configuration.timeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

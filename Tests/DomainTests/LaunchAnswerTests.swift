@@ -120,12 +120,17 @@ struct PrefetchAnswerTests {
         }
     }
 
-    @Test("an acknowledgement written directly is byte for byte its Codable encoding")
+    @Test("an acknowledgement and a relay's batch of them written directly are byte for byte their Codable encoding")
     func acknowledgement() throws {
         for ack in [EdgeAck(edgeId: "edge-1", region: "cn-east", epoch: "e0", appliedSeq: 0),
                     EdgeAck(edgeId: "\"edge\"\n\u{e9}", region: "", epoch: "", appliedSeq: .max, via: ["relay-2", "relay-1"]),
                     EdgeAck(edgeId: "e", region: "r", epoch: "x", appliedSeq: -1, via: [])] {
             #expect(Self.written(ack) == (try Self.encoded(ack)))
+        }
+        // A relay's batch of them, as it passes them upstream.
+        for batch in [EdgeAcks(acks: []), EdgeAcks(acks: [EdgeAck(edgeId: "edge-1", region: "cn-east", epoch: "e0", appliedSeq: 3, via: ["relay-1"]),
+                                                          EdgeAck(edgeId: "edge-2", region: "", epoch: "e0", appliedSeq: .max)])] {
+            #expect(Self.written(batch) == (try Self.encoded(batch)))
         }
     }
 

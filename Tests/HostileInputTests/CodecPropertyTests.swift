@@ -123,6 +123,25 @@ struct CodecPropertyTests {
         return JSONValue.object(object).jsonText
     }
 
+    /// The fast paths read `input` as their `Codable` conformances do (the fuzzer's check), and `decode` (the type the
+    /// row is of, read the usual way) accepts it or refuses the field the row says, strictly and leniently: so the
+    /// comparison is not between two failures to run.
+    static func checkReaders(_ input: String, _ strictlyRefused: String?, _ leniently: String?,
+                             decode: (JSONValueDecoder, [UInt8]) throws -> Void) throws {
+        var violations: [InvariantViolation] = []
+        CodecInvariants.checkFastPath(Array(input.utf8), parsed: try JSONParser.parse(input), &violations)
+        #expect(violations.isEmpty, "\(violations)")
+        for (strict, refused) in [(true, strictlyRefused), (false, leniently)] {
+            let outcome = Result { try decode(JSONValueDecoder(rejectUnknownKeys: strict), Array(input.utf8)) }
+            switch (outcome, refused) {
+            case (.success, nil): break
+            case (.failure(let error), .some(let field)):
+                #expect((error as? DecodingError)?.fieldPath == field, "strict \(strict): \(error)")
+            default: Issue.record("strict \(strict), \(input): \(outcome)")
+            }
+        }
+    }
+
     @Test("an update stream's change, its campaign and a heartbeat read from the tape as their Codable conformances do, strictly and leniently", arguments: [
         // (input, the field refused strictly, the field refused leniently); nil: read.
         (campaign, nil, nil),
@@ -154,22 +173,10 @@ struct CodecPropertyTests {
         (#"{"epoch":"e-1","seq":12,"time":"noon"}"#, "time", "time"),
     ] as [(String, String?, String?)])
     func updateStreamFastPaths(_ input: String, _ strictlyRefused: String?, _ leniently: String?) throws {
-        var violations: [InvariantViolation] = []
-        CodecInvariants.checkFastPath(Array(input.utf8), parsed: try JSONParser.parse(input), &violations)
-        #expect(violations.isEmpty, "\(violations)")
-        // And the reader does what the table says, so the comparison above is not between two failures to run.
-        for (strict, refused) in [(true, strictlyRefused), (false, leniently)] {
-            let bytes = Array(input.utf8), decoder = JSONValueDecoder(rejectUnknownKeys: strict)
-            let outcome: Result<Void, any Error> =
-                if input.hasPrefix(#"{"epoch""#) && input.contains(#""time""#) { Result { _ = try decoder.decode(Heartbeat.self, fromJSON: bytes) } }
-                else if input.hasPrefix(#"{"epoch""#) { Result { _ = try decoder.decode(CampaignChanged.self, fromJSON: bytes) } }
-                else { Result { _ = try decoder.decode(Campaign.self, fromJSON: bytes) } }
-            switch (outcome, refused) {
-            case (.success, nil): break
-            case (.failure(let error), .some(let field)):
-                #expect((error as? DecodingError)?.fieldPath == field, "strict \(strict): \(error)")
-            default: Issue.record("strict \(strict), \(input): \(outcome)")
-            }
+        try Self.checkReaders(input, strictlyRefused, leniently) { decoder, bytes in
+            if input.hasPrefix(#"{"epoch""#) && input.contains(#""time""#) { _ = try decoder.decode(Heartbeat.self, fromJSON: bytes) }
+            else if input.hasPrefix(#"{"epoch""#) { _ = try decoder.decode(CampaignChanged.self, fromJSON: bytes) }
+            else { _ = try decoder.decode(Campaign.self, fromJSON: bytes) }
         }
         // The campaign read back is the one written: every member read, none mixed up.
         if input == Self.campaign {
@@ -184,6 +191,40 @@ struct CodecPropertyTests {
                 frequencyCap: FrequencyCap(shows: 2, hours: 24), state: .live, version: 3, createdAt: time("2026-10-01T00:00:00Z"),
                 updatedAt: time("2026-10-02T00:00:00Z"), audience: .test, testDevices: ["d-1"])
             #expect(read == expected)
+        }
+    }
+
+    static let ack = #"{"edgeId":"edge-1","region":"cn-east","epoch":"e-1","appliedSeq":12,"via":["relay-2","relay-1"]}"#
+
+    @Test("an acknowledgement and a relay's batch of them read from the tape as their Codable conformances do, strictly and leniently", arguments: [
+        // (input, the field refused strictly, the field refused leniently); nil: read.
+        (ack, nil, nil),
+        (#"{"edgeId":"e","region":"","epoch":"","appliedSeq":-1}"#, nil, nil),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":0,"via":null}"#, nil, nil),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":0,"via":[]}"#, nil, nil),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":0,"via":["a",1]}"#, "via[1]", "via[1]"),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":0,"via":"a"}"#, "via", "via"),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":"12"}"#, "appliedSeq", "appliedSeq"),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":1.5}"#, "appliedSeq", "appliedSeq"),
+        (#"{"region":"r","epoch":"x","appliedSeq":0}"#, "edgeId", "edgeId"),
+        (#"{"edgeId":"e","region":null,"epoch":"x","appliedSeq":0}"#, "region", "region"),
+        (#"{"edgeId":"e","region":"r","epoch":"x","appliedSeq":0,"load":1}"#, "load", nil),
+        (#"{"acks":[\#(ack),{"edgeId":"e","region":"r","epoch":"x","appliedSeq":3}]}"#, nil, nil),
+        (#"{"acks":[]}"#, nil, nil),
+        (#"{"acks":[\#(ack),{"edgeId":"e","region":"r","epoch":"x"}]}"#, "acks[1].appliedSeq", "acks[1].appliedSeq"),
+        (#"{"acks":[{"edgeId":"e","region":"r","epoch":"x","appliedSeq":3,"extra":0}]}"#, "acks[0].extra", nil),
+        (#"{"acks":{}}"#, "acks", "acks"),
+        (#"{"acks":null}"#, "acks", "acks"),
+        (#"{}"#, "acks", "acks"),
+    ] as [(String, String?, String?)])
+    func acknowledgementFastPaths(_ input: String, _ strictlyRefused: String?, _ leniently: String?) throws {
+        try Self.checkReaders(input, strictlyRefused, leniently) { decoder, bytes in
+            if input.hasPrefix(#"{"acks""#) || input == "{}" { _ = try decoder.decode(EdgeAcks.self, fromJSON: bytes) }
+            else { _ = try decoder.decode(EdgeAck.self, fromJSON: bytes) }
+        }
+        if input == Self.ack {
+            let read = try JSONValueDecoder().decode(EdgeAck.self, fromJSON: Array(input.utf8))
+            #expect(read == EdgeAck(edgeId: "edge-1", region: "cn-east", epoch: "e-1", appliedSeq: 12, via: ["relay-2", "relay-1"]))
         }
     }
 
