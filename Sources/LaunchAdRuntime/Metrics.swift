@@ -147,10 +147,28 @@ public enum RequestMetrics {
         let histogram = registry.makeDurationHistogram(
             descriptor: names("request_duration", unit: "seconds", help: "Time to answer a request."), labels: [("socket", socket)],
             buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .milliseconds(500), .seconds(2)])
+        // Each method and code's counter, made on its first call: the registry's lookup builds the name and labels
+        // every time, and relays and campaignd answer an acknowledgement from every edge each second. The methods
+        // are the socket's known ones and the codes JSON-RPC's, so this stays small.
+        let counters = Locked<[CounterKey: Counter]>([:])
         return { method, code, nanoseconds in
-            let requests = names("requests", unit: "total", help: "Requests answered, by socket, method and JSON-RPC code (0 for success).")
-            registry.makeCounter(descriptor: requests, labels: [("socket", socket), ("method", method), ("code", String(code))]).increment()
+            let counter = counters.withLock { counters in
+                let key = CounterKey(method: method, code: code)
+                if let counter = counters[key] { return counter }
+                let requests = names("requests", unit: "total",
+                                     help: "Requests answered, by socket, method and JSON-RPC code (0 for success).")
+                let counter = registry.makeCounter(descriptor: requests,
+                                                   labels: [("socket", socket), ("method", method), ("code", String(code))])
+                counters[key] = counter
+                return counter
+            }
+            counter.increment()
             histogram.record(.nanoseconds(nanoseconds))
         }
+    }
+
+    private struct CounterKey: Hashable {
+        let method: String
+        let code: Int
     }
 }
