@@ -16,8 +16,11 @@ public enum InPlaceFile {
     /// file (and its folder) is made when missing, and the folder is synced after the file's first write, so that its
     /// name is durable too.
     public static func overwrite(_ bytes: [UInt8], at path: String, filler: UInt8) throws {
-        let parent = (path as NSString).deletingLastPathComponent
-        let folder = parent.isEmpty ? "." : parent
+        // The folder is worked out only when the file is made (each save of the edge's state comes here).
+        var folder: String {
+            let parent = (path as NSString).deletingLastPathComponent
+            return parent.isEmpty ? "." : parent
+        }
         var created = false
         var fd = open(path, O_RDWR | O_CLOEXEC)
         if fd < 0 && errno == ENOENT {
