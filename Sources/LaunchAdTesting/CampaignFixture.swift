@@ -7,8 +7,7 @@ import ZeroMQ
 
 /// What tests need of a running campaign service, in process or a child process: its endpoints, a context for
 /// clients, and its folder (where edges' cache folders go).
-public protocol CampaignServiceEndpoints: AnyObject, Sendable {
-    var endpoints: [String: String] { get }
+public protocol CampaignServiceEndpoints: AnyObject, Sendable, ServesMetrics {
     var context: ZMQContext { get }
     var directory: URL { get }
 }
@@ -164,7 +163,7 @@ public final class CampaignFixture: CampaignServiceEndpoints, @unchecked Sendabl
 }
 
 /// A running edge, in process or a child process, and a client for its client socket.
-public class EdgeClient: @unchecked Sendable {
+public class EdgeClient: @unchecked Sendable, ServesMetrics {
     // @unchecked: used by the one test that made it.
     public let name: String
     public let endpoints: [String: String]

@@ -44,3 +44,25 @@ public struct MetricsPage: Sendable {
         samples.filter { $0.contains(text) }.map(String.init)
     }
 }
+
+/// A process the tests started that serves `/metrics` at the `http` endpoint its ready file names: campaignd, a relay,
+/// an edge.
+public protocol ServesMetrics {
+    var endpoints: [String: String] { get }
+}
+
+extension ServesMetrics {
+    /// Its `/metrics`, fetched now.
+    public func metrics() async throws -> MetricsPage {
+        guard let http = endpoints["http"] else { throw NoHTTPEndpoint(endpoints: endpoints.keys.sorted()) }
+        return try await MetricsPage.fetch(http)
+    }
+}
+
+/// A process with no `http` endpoint was asked for its `/metrics`.
+public struct NoHTTPEndpoint: Error, CustomStringConvertible {
+    public let endpoints: [String]
+    public var description: String {
+        "no http endpoint to read /metrics from (endpoints: \(endpoints.joined(separator: ", ")))"
+    }
+}

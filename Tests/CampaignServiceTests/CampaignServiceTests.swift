@@ -398,7 +398,7 @@ struct CampaignOperationsTests {
             #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
             let healthJSON = try JSONParser.parse([UInt8](health))
             #expect(healthJSON["status"] == "ok" && healthJSON["seq"] == 0 && healthJSON["epoch"]?.stringValue?.count == 32)
-            let text = try await MetricsPage.fetch(try #require(fixture.endpoints["http"])).text
+            let text = try await fixture.metrics().text
             #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="creative.upload",code="0"} 1"#), "\(text)")
             #expect(text.contains(#"launchad_campaignd_requests_total{socket="admin",method="campaign.get",code="-32001"} 1"#))
             #expect(text.contains("launchad_campaignd_seq 0"))

@@ -178,8 +178,7 @@ struct EdgeReportTests {
 
     /// The lines of an edge's `/metrics` that contain `text`.
     static func metricLines(_ edge: EdgeClient, containing text: String) async throws -> [String] {
-        let http = try #require(edge.endpoints["http"])
-        return try await MetricsPage.fetch(http).lines(containing: text)
+        try await edge.metrics().lines(containing: text)
     }
 
     @Test("prefetch lists what starts within the horizon and what to delete; creatives come by creative.get and HTTP")
@@ -236,7 +235,7 @@ struct EdgeReportTests {
                 #expect(try await get(["If-None-Match": "\"other\""]) == (200, size, nil))
                 let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
                 #expect((missing as? HTTPURLResponse)?.statusCode == 404)
-                let text = try await MetricsPage.fetch(try #require(edge.endpoints["http"])).text
+                let text = try await edge.metrics().text
                 #expect(text.contains(#"launchad_deliveryd_queries_total{result="no_ad"} 1"#))
                 // Every call is counted and timed by method, and errors by code.
                 for line in [#"launchad_deliveryd_requests_total{method="launch.query",code="0"} 1"#,

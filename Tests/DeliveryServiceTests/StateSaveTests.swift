@@ -12,9 +12,7 @@ import ZMQRPC
 struct StateSaveTests {
     /// The edge's `launchad_deliveryd_state_writes_total`.
     static func stateWrites(_ edge: EdgeClient) async throws -> Double {
-        let http = try #require(edge.endpoints["http"])
-        let writes = try await MetricsPage.fetch(http).value("launchad_deliveryd_state_writes_total")
-        return try #require(writes, "no state_writes_total in /metrics")
+        try #require(try await edge.metrics().value("launchad_deliveryd_state_writes_total"), "no state_writes_total in /metrics")
     }
 
     @Test("300 changes in a burst are written in a few saves spaced by the token bucket; campaignd hears the last seq once it is saved")

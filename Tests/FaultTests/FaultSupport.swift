@@ -119,11 +119,6 @@ extension EdgeClient {
         let (body, _) = try await URLSession.shared.data(from: url)
         return try JSONParser.parse([UInt8](body))
     }
-
-    /// `/metrics` as text.
-    func metrics() async throws -> String {
-        try await MetricsPage.fetch(endpoints["http"]!).text
-    }
 }
 
 /// Stops an edge gracefully and checks that the state it saved is exactly campaignd's snapshot: converged, and

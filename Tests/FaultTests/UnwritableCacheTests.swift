@@ -158,7 +158,7 @@ extension FaultTests {
             let health = try await edge.health()
             #expect(health["status"] == "degraded" && health["cacheError"]?.stringValue?.isEmpty == false, "\(health)")
             #expect(try await edge.status().cacheWritable == false)
-            #expect(try await edge.metrics().contains("launchad_deliveryd_cache_writable 0"))
+            #expect(try await edge.metrics().text.contains("launchad_deliveryd_cache_writable 0"))
             // campaignd is told what the edge applied (and serves), even though the disk refused it.
             #expect(await eventually {
                 (try? await CampaignFixture.acknowledgedSeq(admin)) == during.seq

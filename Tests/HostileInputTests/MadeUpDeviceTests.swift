@@ -11,8 +11,7 @@ import Testing
 struct MadeUpDeviceTests {
     /// The edge's metric named `name` (a gauge or counter without labels).
     static func metric(_ edge: EdgeClient, _ name: String) async throws -> Double {
-        let http = try #require(edge.endpoints["http"])
-        return try #require(try await MetricsPage.fetch(http).value(name), "no \(name)")
+        try #require(try await edge.metrics().value(name), "no \(name)")
     }
 
     @Test("a flood of made-up devices stays within the budget; a real device reported just before keeps its cap through the number the rule gives")

@@ -13,17 +13,12 @@ extension CampaignServiceEndpoints {
         return try await sync.call(SyncAPI.snapshot, SnapshotParams())
     }
 
-    /// The value of the counter or gauge `series` (a name, or a name and its labels) of its `/metrics` (0 when absent).
-    func metric(_ series: String) async throws -> Double {
-        try await MetricsPage.fetch(endpoints["http"]!).value(series) ?? 0
-    }
 }
 
-extension EdgeClient {
-    /// The value of the counter or gauge `series` (a name, or a name and its labels) of the edge's `/metrics` (0 when
-    /// absent).
+extension ServesMetrics {
+    /// The value of the counter or gauge `series` (a name, or a name and its labels) of its `/metrics` (0 when absent).
     func metric(_ series: String) async throws -> Double {
-        try await MetricsPage.fetch(endpoints["http"]!).value(series) ?? 0
+        try await metrics().value(series) ?? 0
     }
 }
 

@@ -232,7 +232,7 @@ struct AdloadTests {
         #expect(result["probeOver"] == "zmq")
         // The probes went to each edge's /rpc: both count POSTs answered there.
         for edge in [first, second] {
-            let metrics = try await MetricsPage.fetch(edge.endpoints["http"]!)
+            let metrics = try await edge.metrics()
             let count = metrics.value("launchad_deliveryd_http_requests_total", labels: [#"route="rpc""#, #"status="200""#])
             #expect((count ?? 0) >= 4, "\(metrics.lines(containing: "launchad_deliveryd_http_requests_total"))")
         }
