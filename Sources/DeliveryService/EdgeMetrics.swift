@@ -93,14 +93,17 @@ final class EdgeMetrics: Sendable {
         }
         let table = known
         let registry = self.registry
+        // Errors are rarer and their codes few (the dispatcher's): each method and code's counter is made once.
+        let errors = CounterCache<MethodCode> { key in
+            registry.makeCounter(descriptor: requests(), labels: [("method", key.method), ("code", String(key.code))])
+        }
         return { method, code, nanoseconds in
             guard let entry = table.first(where: { $0.name == method })?.metrics else { return }
             entry.duration.record(nanoseconds: nanoseconds)
             if code == 0 {
                 entry.succeeded.increment()
             } else {
-                // Errors are rare and their codes few: the registry finds (or makes) their counter.
-                registry.makeCounter(descriptor: requests(), labels: [("method", method), ("code", String(code))]).increment()
+                errors.counter(MethodCode(method: method, code: code)).increment()
             }
         }
     }

@@ -1,4 +1,4 @@
-import Locking
+import LaunchAdRuntime
 import Prometheus
 
 /// Requests answered on the HTTP addresses, `launchad_deliveryd_http_requests_total`, by route, HTTP method,
@@ -17,11 +17,15 @@ final class HTTPMetrics: Sendable {
         var version: String
     }
 
-    private let registry: PrometheusCollectorRegistry
-    private let counters = Locked<[Key: Counter]>([:])
+    private let counters: CounterCache<Key>
 
     init(registry: PrometheusCollectorRegistry) {
-        self.registry = registry
+        counters = CounterCache { key in
+            registry.makeCounter(
+                descriptor: EdgeMetrics.name("http_requests", unit: "total",
+                                             help: "Requests answered on the HTTP addresses, by route, method, status and protocol version."),
+                labels: [("route", key.route.rawValue), ("method", key.method), ("status", String(key.status)), ("protocol", key.version)])
+        }
     }
 
     /// The counter of `key`, made on first use. Methods other than the few an edge serves count as `other`, so a
@@ -29,13 +33,7 @@ final class HTTPMetrics: Sendable {
     func counter(_ key: Key) -> Counter {
         var key = key
         if !["GET", "HEAD", "POST"].contains(key.method) { key.method = "other" }
-        if let found = counters.withLock({ $0[key] }) { return found }
-        let made = registry.makeCounter(
-            descriptor: EdgeMetrics.name("http_requests", unit: "total",
-                                         help: "Requests answered on the HTTP addresses, by route, method, status and protocol version."),
-            labels: [("route", key.route.rawValue), ("method", key.method), ("status", String(key.status)), ("protocol", key.version)])
-        counters.withLock { $0[key] = made }
-        return made
+        return counters.counter(key)
     }
 }
 

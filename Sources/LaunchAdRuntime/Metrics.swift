@@ -140,6 +140,28 @@ public final class LatencyHistograms: Sendable {
     }
 }
 
+/// The counters of one family, each made on its first use and kept by its labels' key: the registry's own lookup
+/// builds the name and the labels every time it is asked. The keys must come from a bounded set (known methods,
+/// codes, routes), or the family grows with whatever clients send.
+public final class CounterCache<Key: Hashable & Sendable>: Sendable {
+    private let counters = Locked<[Key: Counter]>([:])
+    private let make: @Sendable (Key) -> Counter
+
+    /// `make` asks the registry for `key`'s counter; it is called once for each key.
+    public init(make: @escaping @Sendable (Key) -> Counter) {
+        self.make = make
+    }
+
+    public func counter(_ key: Key) -> Counter {
+        counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = make(key)
+            counters[key] = counter
+            return counter
+        }
+    }
+}
+
 /// Counts and times every call a socket answers: `launchad_<subsystem>_requests_total{socket, method, code}` and
 /// `launchad_<subsystem>_request_duration_seconds{socket}` (campaignd's and relayd's sockets).
 public enum RequestMetrics {
@@ -147,28 +169,26 @@ public enum RequestMetrics {
         let histogram = registry.makeDurationHistogram(
             descriptor: names("request_duration", unit: "seconds", help: "Time to answer a request."), labels: [("socket", socket)],
             buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .milliseconds(500), .seconds(2)])
-        // Each method and code's counter, made on its first call: the registry's lookup builds the name and labels
-        // every time, and relays and campaignd answer an acknowledgement from every edge each second. The methods
-        // are the socket's known ones and the codes JSON-RPC's, so this stays small.
-        let counters = Locked<[CounterKey: Counter]>([:])
+        // Relays and campaignd answer an acknowledgement from every edge each second. The methods are the socket's
+        // known ones and the codes JSON-RPC's, so the cache stays small.
+        let counters = CounterCache<MethodCode> { key in
+            registry.makeCounter(descriptor: names("requests", unit: "total", help: "Requests answered, by socket, method and JSON-RPC code (0 for success)."),
+                                 labels: [("socket", socket), ("method", key.method), ("code", String(key.code))])
+        }
         return { method, code, nanoseconds in
-            let counter = counters.withLock { counters in
-                let key = CounterKey(method: method, code: code)
-                if let counter = counters[key] { return counter }
-                let requests = names("requests", unit: "total",
-                                     help: "Requests answered, by socket, method and JSON-RPC code (0 for success).")
-                let counter = registry.makeCounter(descriptor: requests,
-                                                   labels: [("socket", socket), ("method", method), ("code", String(code))])
-                counters[key] = counter
-                return counter
-            }
-            counter.increment()
+            counters.counter(MethodCode(method: method, code: code)).increment()
             histogram.record(.nanoseconds(nanoseconds))
         }
     }
+}
 
-    private struct CounterKey: Hashable {
-        let method: String
-        let code: Int
+/// A request counter's key: the JSON-RPC method and the answer's code (0 for success).
+public struct MethodCode: Hashable, Sendable {
+    public let method: String
+    public let code: Int
+
+    public init(method: String, code: Int) {
+        self.method = method
+        self.code = code
     }
 }
