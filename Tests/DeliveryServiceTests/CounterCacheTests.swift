@@ -1,4 +1,3 @@
-import Foundation
 import LaunchAdRuntime
 import Locking
 import Prometheus
