@@ -12,7 +12,6 @@ extension CampaignServiceEndpoints {
         defer { Task { await sync.close() } }
         return try await sync.call(SyncAPI.snapshot, SnapshotParams())
     }
-
 }
 
 extension ServesMetrics {
