@@ -129,18 +129,12 @@ public struct PublishedMessage: Sendable, Equatable {
 
     /// The text of a JSON-RPC notification of `method` with `params`, as published (and as the RPC client sends one).
     static func notificationBody(method: String, params: JSONValue) -> [UInt8] {
-        JSONValue.object(["jsonrpc": "2.0", "method": .string(method), "params": params]).jsonBytes
+        jsonRPCText(id: nil, method: method) { $0.write(params) }
     }
 
     /// The same text for params that write themselves: the same bytes, with no tree of values between.
     static func notificationBody(method: String, writing params: some JSONWritable, reservingCapacity: Int) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: reservingCapacity)
-        writer.writeObject { object in
-            object.field("jsonrpc", "2.0")
-            object.field("method", method)
-            object.field("params") { params.write(json: &$0) }
-        }
-        return writer.bytes
+        jsonRPCText(id: nil, method: method, reservingCapacity: reservingCapacity) { params.write(json: &$0) }
     }
 
     init(topic: String, method: String, body: [UInt8]) {

@@ -116,7 +116,7 @@ public final class RPCClient: Sendable {
     public func call<Params: JSONWritable, Result>(_ method: RPCMethod<Params, Result>, _ params: Params,
                                                    timeout: Duration? = nil) async throws -> Result {
         let id = nextId.add(1, ordering: .relaxed).oldValue
-        let request = Self.request(id: id, method: method.name) { params.write(json: &$0) }
+        let request = jsonRPCText(id: id, method: method.name) { params.write(json: &$0) }
         let answer = try await send(id: id, method: method.name, request: request, idempotent: method.idempotent, timeout: timeout)
         return try Self.result(of: method, answer)
     }
@@ -135,20 +135,8 @@ public final class RPCClient: Sendable {
     public func call(_ method: String, params: JSONValue?, idempotent: Bool = false,
                      timeout: Duration? = nil) async throws -> JSONValue {
         let id = nextId.add(1, ordering: .relaxed).oldValue
-        let request = Self.request(id: id, method: method, params: params.map { params in { $0.write(params) } })
+        let request = jsonRPCText(id: id, method: method, params: params.map { params in { $0.write(params) } })
         return try await send(id: id, method: method, request: request, idempotent: idempotent, timeout: timeout)
-    }
-
-    /// The text of the request `id`: the JSON-RPC envelope, its params written by `params` (left out when `nil`).
-    private static func request(id: Int, method: String, params: ((inout JSONWriter) -> Void)?) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 256)
-        writer.writeObject { object in
-            object.field("jsonrpc", "2.0")
-            object.field("id", id)
-            object.field("method", method)
-            if let params { object.field("params", params) }
-        }
-        return writer.bytes
     }
 
     /// Sends the request `id` (its whole text) and waits for its answer.
