@@ -17,8 +17,7 @@ public enum AtomicFile {
     /// Writes a file atomically from the pieces `produce` hands to its `write`, in order (so that a large file need
     /// not be in memory whole). An error thrown by `produce` leaves the old file. The folder is made when missing.
     public static func write(to url: URL, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-        // Paths as strings, worked out once: an edge saves its state on every change, and `URL`'s path operations
-        // cost more there than the writes (BENCHMARKS.md's "Through relays").
+        // Paths as strings, worked out once: a `URL` makes its path again each time it is asked.
         let path = url.path
         let folder: String, name: Substring
         if let slash = path.lastIndex(of: "/") {
