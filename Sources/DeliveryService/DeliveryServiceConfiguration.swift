@@ -64,6 +64,14 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var snapshotPageSize = SyncAPI.defaultSnapshotPage
     /// Receive high-water mark of the update stream (small values make updates drop, for tests).
     public var updatesHighWaterMark: Int32 = 100_000
+    /// How many nice values ahead of the process's other threads the thread that receives and applies the update
+    /// stream runs, where the process may lower a nice (root, `CAP_SYS_NICE`, or an `RLIMIT_NICE` such as systemd's
+    /// `LimitNICE=` that reaches it); otherwise it runs at the process's, and the log says so once. When a change
+    /// reaches many processes on few cores, each applies it before it answers the next queries (BENCHMARKS.md,
+    /// "Through relays"). 0 to 20; 0 keeps the thread at the process's nice.
+    public var updatesPriority: Int32 = 5
+    /// The largest ``updatesPriority``.
+    public static let maxUpdatesPriority: Int32 = 20
     /// Saves of the state file are group commits: a change waits this long for others to join it before the save
     /// starts (the answers show it at once; only the save and the acknowledgement wait). Longer, the acknowledgement
     /// and a crash's window grow by as much, and many edges sharing a few cores apply a change before any of them

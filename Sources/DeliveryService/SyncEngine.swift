@@ -38,6 +38,8 @@ final class SyncEngine: Service {
     let follower: (any SyncFollower)?
     /// Whether campaignd refused the last acknowledgement for a key listed for another edge id (logged once).
     private let ackRefused = Atomic<Bool>(false)
+    /// Whether the priority of the thread that applies changes was logged (once, at the first session).
+    private let priorityLogged = Atomic<Bool>(false)
     /// When an acknowledgement last went out as a call, and as either (a call or a notification); `nil` before the
     /// first.
     private let lastAck = Locked<(call: ContinuousClock.Instant?, sent: ContinuousClock.Instant?)>((nil, nil))
@@ -119,6 +121,7 @@ final class SyncEngine: Service {
             subscriberConfiguration.curve = curve
             subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
             subscriberConfiguration.bufferLimit = Int(configuration.updatesHighWaterMark)
+            subscriberConfiguration.priorityBoost = configuration.updatesPriority
             // One queue of events: messages (posted by the subscriber's thread) and a tick when three heartbeats'
             // time passed with no word from upstream. It holds as many messages as the high-water mark: what does not
             // fit is dropped, and noticed as a gap. The usual change, next in seq, is applied on the subscriber's thread
@@ -129,9 +132,23 @@ final class SyncEngine: Service {
                 let arrived = clock()
                 events.offer(message, arrived: arrived, backlog: backlog) { self.handleAtOnce($0, arrived: arrived) }
             }
+            logPriorityOnce(subscriber)
             try await closing({ await subscriber.stop() }) {
                 try await follow(client, events)
             }
+        }
+    }
+
+    /// Says once, at the first session, at what priority changes are applied (each session's subscriber asks the same).
+    private func logPriorityOnce(_ subscriber: Subscriber) {
+        let boost = configuration.updatesPriority
+        guard boost > 0, !priorityLogged.exchange(true, ordering: .relaxed) else { return }
+        let nice = "\(max(-20, ProcessNice.value - boost))"
+        if subscriber.priorityRaised {
+            logger.info("changes are applied ahead of the other threads", metadata: ["nice": .string(nice)])
+        } else {
+            logger.notice("changes are applied at the process's priority: putting them ahead takes CAP_SYS_NICE or a nice limit (LimitNICE=) that allows nice \(nice)",
+                          metadata: ["nice": "\(ProcessNice.value)"])
         }
     }
 

@@ -29,6 +29,11 @@ public struct RelayServiceConfiguration: Sendable {
     public var changeWindow = 100_000
     /// Receive high-water mark of the upstream update stream.
     public var updatesHighWaterMark: Int32 = 100_000
+    /// Nice values ahead of the relay's other threads for the thread that receives, applies and passes on the update
+    /// stream, where the process may (``DeliveryServiceConfiguration/updatesPriority``).
+    public var updatesPriority = DeliveryServiceConfiguration().updatesPriority
+    /// The largest ``updatesPriority``.
+    public static let maxUpdatesPriority = DeliveryServiceConfiguration.maxUpdatesPriority
 
     public init() {}
 
@@ -43,6 +48,7 @@ public struct RelayServiceConfiguration: Sendable {
         configuration.keysDirectory = keysDirectory
         configuration.insecure = insecure
         configuration.updatesHighWaterMark = updatesHighWaterMark
+        configuration.updatesPriority = updatesPriority
         return configuration
     }
 }

@@ -211,6 +211,10 @@ public final class Subscriber: Sendable {
         public var bufferLimit: Int = 100_000
         public var curve: CurveClientOptions?
         public var name = "updates"
+        /// How many nice values below the process's the subscriber's thread runs, where the process may lower a nice
+        /// (``ProcessNice/raiseCurrentThread(by:)``); 0 keeps it at the process's. With a handler, that thread is where
+        /// messages are handled.
+        public var priorityBoost: Int32 = 0
         public init(endpoint: String, topics: [String]) {
             self.endpoint = endpoint
             self.topics = topics
@@ -224,6 +228,10 @@ public final class Subscriber: Sendable {
     public let malformed = Atomic<Int>(0)
     /// Messages dropped because the consumer fell behind ``Configuration/bufferLimit``.
     public let dropped = Atomic<Int>(0)
+    /// Whether the thread runs ahead of the process's others, as ``Configuration/priorityBoost`` asked: false when it
+    /// asked for 0, or when the process may not lower a nice.
+    public var priorityRaised: Bool { raised.load(ordering: .acquiring) }
+    private let raised = Atomic<Bool>(false)
     private let continuation: AsyncStream<PublishedMessage>.Continuation
     private let mailbox: Mailbox<Never>
     private let stopping = Atomic<Bool>(false)
@@ -245,6 +253,9 @@ public final class Subscriber: Sendable {
         mailbox = try Mailbox()
         let ready = Handoff<Result<Void, ZMQError>>()
         let started = OwnerThread(name: "sub-\(configuration.name)") { [self] in
+            if configuration.priorityBoost > 0 && ProcessNice.raiseCurrentThread(by: configuration.priorityBoost) {
+                raised.store(true, ordering: .releasing)
+            }
             let socket: Socket
             do throws(ZMQError) {
                 socket = try Socket(context, type: .sub)

@@ -21,6 +21,14 @@ public enum ProcessNice {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, value)
     }
 
+    /// Puts the calling thread `steps` nice values below the process's (ahead of its other threads for the CPU), at
+    /// -20 at most. Lowering a nice takes `CAP_SYS_NICE` or an `RLIMIT_NICE` that reaches the new value (systemd's
+    /// `LimitNICE=`); without them the thread keeps its nice and this returns false.
+    @discardableResult
+    public static func raiseCurrentThread(by steps: Int32) -> Bool {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, max(-20, value - steps)) == 0
+    }
+
     /// The calling thread's nice value.
     public static var currentThread: Int32 {
         getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)

@@ -54,6 +54,8 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var readyFile: String?
     @Option(help: "Receive high-water mark of the update stream, in messages. [DELIVERYD_UPDATES_HWM]")
     var updatesHwm = Int32(Environment.string("DELIVERYD_UPDATES_HWM", default: "100000")) ?? -1
+    @Option(help: "Nice values ahead of the edge's other threads for the one that applies the update stream, 0 to 20, where the process may lower a nice (root, CAP_SYS_NICE, LimitNICE=); 0 for none. [DELIVERYD_UPDATES_PRIORITY]")
+    var updatesPriority = Int32(Environment.string("DELIVERYD_UPDATES_PRIORITY", default: "5")) ?? -1
     @Option(help: "Bytes of large replies (creative chunks, big batches) held for clients that have not read them; past it such calls get Busy (-32006). [DELIVERYD_MAX_HELD_REPLY_BYTES]")
     var maxHeldReplyBytes = Int(Environment.string("DELIVERYD_MAX_HELD_REPLY_BYTES", default: "67108864")) ?? -1
     @Option(help: "Bytes of hot creatives kept in memory, and as many again for creatives waiting for a cache folder that refuses writes; at least 1 MiB. [DELIVERYD_CREATIVE_MEMORY_BYTES]")
@@ -75,6 +77,9 @@ struct DeliveryDaemon: AsyncParsableCommand {
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be a number of requests a second, 0 for none") }
         guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
+        guard (0...DeliveryServiceConfiguration.maxUpdatesPriority).contains(updatesPriority) else {
+            throw ValidationError("--updates-priority must be a number of nice values, 0 to \(DeliveryServiceConfiguration.maxUpdatesPriority)")
+        }
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
             throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minHeldReplyBytes)")
         }
@@ -120,6 +125,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("DELIVERYD_READY_FILE")
         configuration.updatesHighWaterMark = updatesHwm
+        configuration.updatesPriority = updatesPriority
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.snapshotPageSize = snapshotPage
         configuration.creativeCacheBytes = creativeMemoryBytes

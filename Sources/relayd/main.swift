@@ -48,6 +48,8 @@ struct RelayDaemon: AsyncParsableCommand {
     var changeWindow = Int(Environment.string("RELAYD_CHANGE_WINDOW", default: "100000")) ?? -1
     @Option(help: "Receive high-water mark of the upstream update stream, in messages. [RELAYD_UPDATES_HWM]")
     var updatesHwm = Int32(Environment.string("RELAYD_UPDATES_HWM", default: "100000")) ?? -1
+    @Option(help: "Nice values ahead of the relay's other threads for the one that applies and passes on the update stream, 0 to 20, where the process may lower a nice (root, CAP_SYS_NICE, LimitNICE=); 0 for none. [RELAYD_UPDATES_PRIORITY]")
+    var updatesPriority = Int32(Environment.string("RELAYD_UPDATES_PRIORITY", default: "5")) ?? -1
     @Option(help: "Log format: text or json. [RELAYD_LOG_FORMAT]")
     var logFormat = Environment.string("RELAYD_LOG_FORMAT", default: "text")
     @Option(help: "The least level logged: trace, debug, info, notice, warning, error or critical (each change an edge or relay applies is a debug line). [RELAYD_LOG_LEVEL]")
@@ -58,6 +60,9 @@ struct RelayDaemon: AsyncParsableCommand {
         guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         guard changeWindow >= 1 else { throw ValidationError("--change-window must be a number of changes, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
+        guard (0...RelayServiceConfiguration.maxUpdatesPriority).contains(updatesPriority) else {
+            throw ValidationError("--updates-priority must be a number of nice values, 0 to \(RelayServiceConfiguration.maxUpdatesPriority)")
+        }
         guard EdgeID.isValid(relayId) else { throw ValidationError("--relay-id must be \(EdgeID.rule)") }
         guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
     }
@@ -79,6 +84,7 @@ struct RelayDaemon: AsyncParsableCommand {
         configuration.readyFile = readyFile ?? Environment.value("RELAYD_READY_FILE")
         configuration.changeWindow = changeWindow
         configuration.updatesHighWaterMark = updatesHwm
+        configuration.updatesPriority = updatesPriority
         do {
             let readyFile = configuration.readyFile
             let app = try RelayServiceApp(configuration: configuration, logger: logger, onReady: { endpoints in

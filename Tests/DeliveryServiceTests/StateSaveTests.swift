@@ -5,6 +5,7 @@ import LaunchAdAPI
 import LaunchAdTesting
 import Testing
 import ZMQRPC
+import ZeroMQ
 
 /// The edge's state saves are group commits: a burst of changes is a few writes of the state file, however many
 /// changes it holds, and the last write is acknowledged.
@@ -53,19 +54,10 @@ struct StateSaveTests {
         return edges?.first { $0.edgeId == edgeId }?.appliedSeq
     }
 
-    /// The name and nice value of each thread of this process (the edges of these tests run in it).
-    static func threads() throws -> [(name: String, nice: Int)] {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
-            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
-            // After the name: state, then 15 more fields; the 19th field of the line is the nice value.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return try (String(stat[stat.index(after: open)..<close]), #require(Int(fields[16])))
-        }
-    }
-
-    @Test("saves run on a thread of their own at nice 19; the thread that applies changes keeps the default")
+    @Test("saves run on a thread of their own at nice 19; the thread that applies changes runs 5 below the process's where it may")
     func savesRunAtLowestPriority() async throws {
+        let ahead = max(-20, Int(ProcessNice.value) - 5)
+        let applyingNice = await ProcessThread.mayLowerNice(to: ahead) ? ahead : Int(ProcessNice.value)
         try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
             try await withEdge("edge-nice", connectedTo: fixture) { edge in
                 let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
@@ -74,12 +66,12 @@ struct StateSaveTests {
                 let paused = try await admin.call(AdminAPI.campaignPause, CampaignID(id: created.campaign.id))
                 #expect(await edge.waitFor(seq: paused.seq))
                 #expect(await eventually { await Self.acknowledged(by: "edge-nice", admin) == paused.seq })
-                let threads = try Self.threads()
+                let threads = ProcessThread.list()
                 let savers = threads.filter { $0.name == "state-save" }
                 #expect(!savers.isEmpty, "no state-save thread among \(threads.map(\.name))")
                 #expect(savers.allSatisfy { $0.nice == 19 }, "\(savers)")
                 let subscribers = threads.filter { $0.name.hasPrefix("sub-") }
-                #expect(!subscribers.isEmpty && subscribers.allSatisfy { $0.nice == 0 }, "\(subscribers)")
+                #expect(!subscribers.isEmpty && subscribers.allSatisfy { $0.nice == applyingNice }, "\(subscribers)")
             }
         }
     }

@@ -60,6 +60,7 @@ struct DeployFilesTests {
                 #expect(secretFile(secret.source) != nil, "\(name) uses the secret \(secret.source), which is not declared with a file")
             }
             #expect(service["image"] as? String != nil && service["build"] as? Object != nil, "\(name) needs an image and a build")
+            if name.hasPrefix("edge-") { #expect(Self.allowsUpdatesPriority(service), "\(name)") }
         }
 
         // Each campaignd: its keys folder holds campaignd.key, and admits adctl and every edge's public key; over
@@ -110,6 +111,16 @@ struct DeployFilesTests {
         }
     }
 
+    /// deliveryd's and relayd's `--updates-priority` by default.
+    static let updatesPriority = 5
+
+    /// Whether a compose service's RLIMIT_NICE lets its update stream's thread go that far below nice 0 with no
+    /// capability: the raw limit is 20 less the lowest nice.
+    static func allowsUpdatesPriority(_ service: Object) -> Bool {
+        let nice = (service["ulimits"] as? Object)?["nice"]
+        return (nice as? Int).map { 20 - $0 <= -updatesPriority } ?? false
+    }
+
     @Test("compose with relays: campaignd admits the relays alone, a relay per region admits its edges, each edge follows its region's relay and trusts its key")
     func composeRelays() throws {
         let compose = try #require(try Repository.yamlDocuments("deploy/compose/compose.relays.yaml").first as? Object)
@@ -128,6 +139,7 @@ struct DeployFilesTests {
         for (name, service) in services {
             #expect(((service["healthcheck"] as? Object)?["test"] as? [String])?.contains("/usr/local/bin/launchad-healthz") == true, "\(name)")
             #expect(!((service["volumes"] as? [String]) ?? []).isEmpty, "\(name) has no volume")
+            if name != "campaignd" { #expect(Self.allowsUpdatesPriority(service), "\(name)") }
         }
         let campaignd = targets(try #require(services["campaignd"]))
         for (relay, edge) in [("relay-east", "edge-1"), ("relay-west", "edge-2")] {
@@ -434,6 +446,8 @@ struct DeployFilesTests {
             for key in ["RestrictAddressFamilies", "ReadWritePaths", "EnvironmentFile", "LoadCredential", "ExecStart"] {
                 #expect(hasKey(key), "\(unit) lacks \(key)=")
             }
+            // The edge's update stream thread may go to nice -5 (`--updates-priority`'s default) with no capability.
+            if unit.hasPrefix("deliveryd") { #expect(has("LimitNICE=-\(Self.updatesPriority)"), "\(unit)") }
         }
         guard let analyze = onPath("systemd-analyze") else { return }
         // Verified as installed, with the binaries where this build put them.

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchAdTesting
 import Locking
 import Testing
 @testable import ZeroMQ
@@ -33,6 +34,19 @@ struct ProcessNiceTests {
             ProcessNice.applyToCurrentThread()
             return ProcessNice.currentThread == ProcessNice.value
         }) ?? false
+    }
+
+    @Test("a thread raised by some steps goes that far below the process's nice, -20 at most, where the process may lower a nice; elsewhere it keeps its own")
+    func raise() async throws {
+        for steps: Int32 in [4, 40] {
+            let target = max(-20, ProcessNice.value - steps)
+            let allowed = await ProcessThread.mayLowerNice(to: Int(target))
+            let (raised, nice) = try Self.onThreadAtOtherNice { () -> (Bool, Int32) in
+                (ProcessNice.raiseCurrentThread(by: steps), ProcessNice.currentThread)
+            }
+            #expect(raised == allowed)
+            #expect(nice == (allowed ? target : Self.other), "raised by \(steps)")
+        }
     }
 
     @Test("an OwnerThread started from a thread at another nice runs at the process's",
@@ -70,19 +84,12 @@ struct ProcessNiceTests {
             started = Self.zeroMQThreads().filter { !before.contains($0.tid) }
         }
         #expect(started.count >= 2)
-        for thread in started { #expect(thread.nice == ProcessNice.value, "\(thread.name) runs at nice \(thread.nice)") }
+        for thread in started { #expect(thread.nice == Int(ProcessNice.value), "\(thread.name) runs at nice \(thread.nice)") }
         withExtendedLifetime(context) {}
     }
 
-    /// This process's libzmq threads (named `ZMQbg/…`): thread id, name and nice, from /proc.
-    private static func zeroMQThreads() -> [(tid: Int, name: String, nice: Int32)] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.compactMap { entry in
-            guard let tid = Int(entry),
-                  let name = try? String(contentsOfFile: "/proc/self/task/\(entry)/comm", encoding: .utf8)
-                      .trimmingCharacters(in: .whitespacesAndNewlines),
-                  name.hasPrefix("ZMQbg/") else { return nil }
-            return (tid, name, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid)))
-        }
+    /// This process's libzmq threads (named `ZMQbg/…`), from /proc.
+    private static func zeroMQThreads() -> [ProcessThread] {
+        ProcessThread.list().filter { $0.name.hasPrefix("ZMQbg/") }
     }
 }
