@@ -67,8 +67,8 @@ public struct DeliveryServiceConfiguration: Sendable {
     /// How many nice values ahead of the process's other threads the thread that receives and applies the update
     /// stream runs, where the process may lower a nice (root, `CAP_SYS_NICE`, or an `RLIMIT_NICE` such as systemd's
     /// `LimitNICE=` that reaches it); otherwise it runs at the process's, and the log says so once. When a change
-    /// reaches many processes on few cores, each applies it before it answers the next queries (BENCHMARKS.md,
-    /// "Through relays"). 0 to 20; 0 keeps the thread at the process's nice.
+    /// reaches many processes on few cores, their threads that apply it get the CPU before those that answer queries
+    /// and save (BENCHMARKS.md, "Through relays"). 0 to 20; 0 keeps the thread at the process's nice.
     public var updatesPriority: Int32 = 5
     /// The largest ``updatesPriority``.
     public static let maxUpdatesPriority: Int32 = 20
