@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import Testing
 
 /// A program of this package run as a child process, for end-to-end tests.
 public final class ChildProcess: @unchecked Sendable {
@@ -77,6 +78,20 @@ public final class ChildProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         throw ReadyTimeout(path: path.path)
+    }
+
+    /// Starts `name` twice with `base`: once with `flag` added, once with `environment` set. Both hold a bad value, so
+    /// each run must exit on its own with a non-zero status and print `message`.
+    public static func expectRefused(_ name: String, _ base: [String], flag: [String], environment: [String: String],
+                                     message: String, directory: URL,
+                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for (arguments, variables) in [(flag, [:]), ([], environment)] {
+            let process = try ChildProcess(name, base + arguments, directory: directory, environment: variables)
+            let status = await process.exitStatus()
+            #expect(status != nil && status != 0, "\(name) \(arguments) \(variables): exit status \(String(describing: status))",
+                    sourceLocation: sourceLocation)
+            #expect(process.log.contains(message), "\(name) \(arguments) \(variables): \(process.log)", sourceLocation: sourceLocation)
+        }
     }
 
     public struct ReadyTimeout: Error, CustomStringConvertible {
