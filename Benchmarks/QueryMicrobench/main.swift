@@ -111,6 +111,48 @@ measure("answer written from the decision") { _ in
     LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &writer)
     sink &+= writer.count
 }
+
+measure("timestamp written (RFC 3339)") { i in
+    sink &+= Timestamp(milliseconds: now.milliseconds + Int64(i) * 1_001).rfc3339.utf8.count
+}
+
+// A change as the update stream carries it (a campaign's next version in a JSON-RPC notification), and what an edge's
+// subscriber does with it before the new state is installed: the notification's head read (that it is JSON-RPC 2.0,
+// and its method), its params read, and the change applied to the 100 campaigns' state.
+struct NotificationMethod: JSONReadable {
+    let method: String
+    init(json: JSONReader) throws { method = try json.object(fields: ["jsonrpc", "method"]).require("method").string() }
+}
+struct ChangeParams: JSONReadable {
+    let changed: CampaignChanged
+    init(json: JSONReader) throws { changed = try CampaignChanged(json: json.object(fields: ["params"]).require("params")) }
+}
+let lenient = JSONValueDecoder(rejectUnknownKeys: false)
+let changeBodies: [[UInt8]] = (1...100).map { id in
+    var campaign = campaigns[Int64(id)]!
+    campaign.forced = true
+    campaign.version += 1
+    let changed = CampaignChanged(epoch: state.epoch, change: Change(seq: state.seq + 1, op: .updated, id: campaign.id, campaign: campaign, at: now))
+    var writer = JSONWriter(reservingCapacity: 1024)
+    writer.writeObject { object in
+        object.field("jsonrpc", "2.0")
+        object.field("method", UpdateStream.changed.method)
+        object.field("params") { changed.write(json: &$0) }
+    }
+    return writer.bytes
+}
+print("(a change's notification: \(changeBodies[0].count) bytes)")
+measure("change: head read") { i in
+    sink &+= ((try? lenient.decode(NotificationMethod.self, fromJSON: changeBodies[i % 100]))?.method.utf8.count ?? 0)
+}
+measure("change: params read") { i in
+    sink &+= Int((try? lenient.decode(ChangeParams.self, fromJSON: changeBodies[i % 100]))?.changed.seq ?? 0)
+}
+let readChanges = changeBodies.map { try! lenient.decode(ChangeParams.self, fromJSON: $0).changed.change(at: now) }
+measure("change: applied (100 campaigns)") { i in
+    sink &+= Int(state.applying([readChanges[i % 100]]).seq)
+}
+
 if let only, only.hasPrefix("scale") {
     let population = populationRequests(10_000)
     for count in [100, 1000, 10_000] {
