@@ -103,13 +103,38 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         var secondOfDay = Int(totalSeconds - Int64(days) * 86_400)
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
         let (year, month, day) = Self.civilFromDays(days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        let (hour, minute, second) = (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
+        guard (0...9999).contains(year) else {
+            // A year of another width, which no campaign has: its digits as they are, the other fields padded.
+            func pad(_ value: Int, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+            if millis != 0 { text += ".\(pad(millis, 3))" }
+            return text + "Z"
         }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        if millis != 0 { text += ".\(pad(millis, 3))" }
-        return text + "Z"
+        // Every campaign, change and answer writes several of these: digits into one buffer, not a string a field.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var end = 0
+            func digits(_ value: Int, _ width: Int) {
+                var rest = value
+                for place in stride(from: end + width - 1, through: end, by: -1) {
+                    buffer[place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                end += width
+            }
+            func byte(_ character: Unicode.Scalar) {
+                buffer[end] = UInt8(ascii: character)
+                end += 1
+            }
+            digits(year, 4); byte("-"); digits(month, 2); byte("-"); digits(day, 2); byte("T")
+            digits(hour, 2); byte(":"); digits(minute, 2); byte(":"); digits(second, 2)
+            if millis != 0 { byte("."); digits(millis, 3) }
+            byte("Z")
+            return end
+        }
     }
 
     public var description: String { rfc3339 }

@@ -195,6 +195,9 @@ struct TimestampTests {
             #expect(Timestamp(rfc3339: timestamp.rfc3339) == timestamp)
             if timestamp.rfc3339 != expected { return }
         }
+        // Past year 9999 the year takes the digits it needs.
+        #expect(Timestamp(milliseconds: last + 1).rfc3339 == "10000-01-01T00:00:00Z")
+        #expect(Timestamp(milliseconds: last + 1 + 86_400_000 + 61_001).rfc3339 == "10000-01-02T00:01:01.001Z")
     }
 
     @Test("refuses what is not RFC 3339", arguments: ["2026-12-12", "2026-12-12T00:00Z", "2026-13-01T00:00:00Z",
