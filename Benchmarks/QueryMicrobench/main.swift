@@ -1,5 +1,7 @@
 // In-process cost of the launch query's parts, without ZeroMQ: the whole dispatch of a DESIGN launch query, and
-// its pieces (parsing and reading params, deciding, writing the answer). Prints nanoseconds per operation.
+// its pieces (parsing and reading params, deciding, writing the answer); a timestamp written; and what an edge's
+// subscriber spends on a change of the update stream (`query-microbench 50000 change`). Prints nanoseconds per
+// operation.
 //
 //   query-microbench [iterations [only the measures whose name contains this]]
 //
