@@ -11,10 +11,27 @@ import ServiceLifecycle
 /// campaignd sharing the database, and this one after a restart, lists every edge. An edge not heard from for
 /// `retention` is forgotten (no longer listed, and deleted from the store), so that `adctl --wait` stops counting an
 /// edge that was taken away for good.
+///
+/// An acknowledgement that only says the edge is still there (its epoch, seq, region and relays as saved) is saved
+/// once ``seenSaveInterval`` passed since the edge's last save, not at the next flush: each edge acknowledges about
+/// once a second, its heartbeats, so its row is written half as often for a time alone. Another campaignd sharing the
+/// store sees such an edge's last word at most that much older (well within ``staleAfter``); this one lists it as
+/// heard.
 final class EdgeRegistry: Service {
-    private let edges = Locked<(all: [String: EdgeInfo], unsaved: Set<String>)>(([:], []))
+    private struct Edges {
+        var all: [String: EdgeInfo] = [:]
+        /// The edges to save at the next flush.
+        var unsaved: Set<String> = []
+        /// What the store holds of each edge, as this process last saved it.
+        var saved: [String: EdgeInfo] = [:]
+    }
+
+    private let edges = Locked(Edges())
     /// An edge not heard from for this long is stale.
     let staleAfter: Double = 5
+    /// Seconds after an edge's last save before an acknowledgement that only moves its time is saved: 2, or a quarter
+    /// of a shorter retention, so that no campaignd forgets an edge that still acknowledges.
+    var seenSaveInterval: Double { min(2, retention / 4) }
     let store: any Store
     let logger: Logger
     let flushInterval: Duration
@@ -34,9 +51,13 @@ final class EdgeRegistry: Service {
     func acknowledge(_ ack: EdgeAck, now: Timestamp) {
         let previous = edges.withLock { edges in
             let previous = edges.all[ack.edgeId]
-            edges.all[ack.edgeId] = EdgeInfo(edgeId: ack.edgeId, region: ack.region, epoch: ack.epoch,
-                                             appliedSeq: ack.appliedSeq, lastSeen: now, stale: false,
-                                             via: ack.via?.isEmpty == false ? ack.via : nil)
+            let edge = EdgeInfo(edgeId: ack.edgeId, region: ack.region, epoch: ack.epoch, appliedSeq: ack.appliedSeq,
+                                lastSeen: now, stale: false, via: ack.via?.isEmpty == false ? ack.via : nil)
+            edges.all[ack.edgeId] = edge
+            if let saved = edges.saved[ack.edgeId], saved.region == edge.region, saved.epoch == edge.epoch,
+               saved.appliedSeq == edge.appliedSeq, saved.via == edge.via, saved.lastSeen.seconds(until: now) < seenSaveInterval {
+                return previous
+            }
             edges.unsaved.insert(ack.edgeId)
             return previous
         }
@@ -75,15 +96,20 @@ final class EdgeRegistry: Service {
         }
     }
 
-    /// Saves what arrived since the last save.
-    func flush() async {
+    /// Saves what arrived since the last save and is due (`everything`: every edge heard from since its last save, as
+    /// at shutdown).
+    func flush(everything: Bool = false) async {
         let batch = edges.withLock { edges in
             defer { edges.unsaved.removeAll() }
+            if everything {
+                return edges.all.values.filter { edges.saved[$0.edgeId] != $0 }
+            }
             return edges.unsaved.compactMap { edges.all[$0] }
         }
         guard !batch.isEmpty else { return }
         do {
             try await store.saveAcknowledgements(batch)
+            edges.withLock { edges in for edge in batch { edges.saved[edge.edgeId] = edge } }
         } catch {
             // Kept for the next round: newer acknowledgements of the same edges replace them.
             edges.withLock { edges in for edge in batch { edges.unsaved.insert(edge.edgeId) } }
@@ -100,6 +126,7 @@ final class EdgeRegistry: Service {
             for edge in old {
                 edges.all[edge.edgeId] = nil
                 edges.unsaved.remove(edge.edgeId)
+                edges.saved[edge.edgeId] = nil
             }
             return old
         }
@@ -131,6 +158,6 @@ final class EdgeRegistry: Service {
                 }
             }
         }
-        await flush()
+        await flush(everything: true)
     }
 }

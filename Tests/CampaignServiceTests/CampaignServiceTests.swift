@@ -318,6 +318,59 @@ struct CampaignServiceTests {
             await sync.close()
         }
     }
+
+    @Test("an edge's acknowledgement is saved at the next flush when its seq moves, every 2 seconds when only its time does, and as campaignd shuts down",
+          arguments: StoreEngine.allCases)
+    func acknowledgementsSaved(engine: StoreEngine) async throws {
+        let kept = try makeTemporaryDirectory("acks")
+        defer { removeTemporaryDirectory(kept) }
+        let data = kept.appendingPathComponent("data").path
+        let last = try await withCampaignService(engine: engine, configure: { $0.dataDirectory = data }) { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams()).epoch
+            /// Acknowledges `seq`; when campaignd heard it (edge.list answers from its memory).
+            func ack(_ seq: Int64) async throws -> Timestamp {
+                _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: epoch, appliedSeq: seq))
+                return try #require(try await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-a" }).lastSeen
+            }
+            func stored() async -> EdgeInfo? { try? await fixture.app.store.acknowledgements().first { $0.edgeId == "edge-a" } }
+
+            let first = try await ack(0)
+            #expect(await eventually(timeout: .seconds(5)) { await stored()?.lastSeen == first })
+            // A new seq goes at the next flush (each 250 ms), not 2 seconds after the edge's last save.
+            let moved = try await ack(1)
+            #expect(await eventually(timeout: .seconds(1.2)) { await stored().map { $0.appliedSeq == 1 && $0.lastSeen == moved } ?? false })
+            // The same seq again: within 2 seconds of that save the store keeps the save's time (edge.list has the new).
+            var heard = moved
+            for _ in 0..<4 {
+                try await Task.sleep(for: .milliseconds(200))
+                heard = try await ack(1)
+            }
+            try await Task.sleep(for: .milliseconds(600))
+            let held = try #require(await stored())
+            #expect(held.lastSeen == (moved.seconds(until: heard) < 2 ? moved : heard), "saved \(held.lastSeen), heard \(moved) and \(heard)")
+            // Past 2 seconds, the time alone is saved.
+            try await Task.sleep(for: .milliseconds(max(0, Int((2.1 - moved.seconds(until: Timestamp.now())) * 1000))))
+            let due = try await ack(1)
+            #expect(await eventually(timeout: .seconds(5)) { await stored()?.lastSeen == due })
+            // Heard once more, not due: saved as campaignd shuts down.
+            let last = try await ack(1)
+            await admin.close()
+            await sync.close()
+            return last
+        }
+        if engine == .sqlite {
+            // The file is opened again (a try more while the closed store's last connection lets go of it).
+            var saved: Timestamp?
+            _ = await eventually(timeout: .seconds(10)) {
+                guard let edges = try? await SQLiteStore(directory: data).acknowledgements() else { return false }
+                saved = edges.first { $0.edgeId == "edge-a" }?.lastSeen
+                return true
+            }
+            #expect(saved == last)
+        }
+    }
 }
 
 @Suite("campaignd operations", .timeLimit(.minutes(2)))
