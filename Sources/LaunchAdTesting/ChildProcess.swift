@@ -80,17 +80,17 @@ public final class ChildProcess: @unchecked Sendable {
         throw ReadyTimeout(path: path.path)
     }
 
-    /// Starts `name` twice with `base`: once with `flag` added, once with `environment` set. Both hold a bad value, so
-    /// each run must exit on its own with a non-zero status and print `message`.
-    public static func expectRefused(_ name: String, _ base: [String], flag: [String], environment: [String: String],
-                                     message: String, directory: URL,
+    /// Starts `name` with `base` once for each case, its arguments added and its environment set: each holds a bad
+    /// value, so each run must exit on its own within `timeout` with a non-zero status and print `message`.
+    public static func expectRefused(_ name: String, _ base: [String], _ cases: [(arguments: [String], environment: [String: String])],
+                                     message: String, directory: URL, timeout: Duration = .seconds(10),
                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for (arguments, variables) in [(flag, [:]), ([], environment)] {
-            let process = try ChildProcess(name, base + arguments, directory: directory, environment: variables)
-            let status = await process.exitStatus()
-            #expect(status != nil && status != 0, "\(name) \(arguments) \(variables): exit status \(String(describing: status))",
+        for (arguments, environment) in cases {
+            let process = try ChildProcess(name, base + arguments, directory: directory, environment: environment)
+            let status = await process.exitStatus(timeout: timeout)
+            #expect(status != nil && status != 0, "\(name) \(arguments) \(environment): exit status \(String(describing: status))",
                     sourceLocation: sourceLocation)
-            #expect(process.log.contains(message), "\(name) \(arguments) \(variables): \(process.log)", sourceLocation: sourceLocation)
+            #expect(process.log.contains(message), "\(name) \(arguments) \(environment): \(process.log)", sourceLocation: sourceLocation)
         }
     }
 

@@ -218,8 +218,8 @@ struct ObservabilityTests {
             ("relayd", "RELAYD", ["--cache-dir", folder]),
         ]
         for program in programs {
-            try await ChildProcess.expectRefused(program.name, program.base, flag: ["--log-level", "loud"],
-                                                 environment: ["\(program.prefix)_LOG_LEVEL": "Debug"],
+            try await ChildProcess.expectRefused(program.name, program.base,
+                                                 [(["--log-level", "loud"], [:]), ([], ["\(program.prefix)_LOG_LEVEL": "Debug"])],
                                                  message: "--log-level must be trace, debug, info, notice, warning, error or critical",
                                                  directory: directory)
         }

@@ -51,8 +51,8 @@ extension FaultTests {
             defer { removeTemporaryDirectory(directory) }
             let base = ["--cache-dir", directory.appendingPathComponent("cache").path, "--client-endpoint", "tcp://127.0.0.1:0",
                         "--http-address", "127.0.0.1:0"]
-            try await ChildProcess.expectRefused("deliveryd", base, flag: ["--state-save-delay", "60001"],
-                                                 environment: ["DELIVERYD_STATE_SAVE_DELAY": "soon"],
+            try await ChildProcess.expectRefused("deliveryd", base,
+                                                 [(["--state-save-delay", "60001"], [:]), ([], ["DELIVERYD_STATE_SAVE_DELAY": "soon"])],
                                                  message: "--state-save-delay must be a number of milliseconds, 0 to 60000",
                                                  directory: directory)
         }

@@ -72,8 +72,7 @@ extension FaultTests {
             defer { removeTemporaryDirectory(directory) }
             for program in ["deliveryd", "relayd"] {
                 try await ChildProcess.expectRefused(program, ["--cache-dir", directory.appendingPathComponent("cache").path],
-                                                     flag: ["--updates-priority", "21"],
-                                                     environment: ["\(program.uppercased())_UPDATES_PRIORITY": "high"],
+                                                     [(["--updates-priority", "21"], [:]), ([], ["\(program.uppercased())_UPDATES_PRIORITY": "high"])],
                                                      message: "--updates-priority must be a number of nice values, 0 to 20",
                                                      directory: directory)
             }
