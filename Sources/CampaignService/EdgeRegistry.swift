@@ -54,9 +54,10 @@ final class EdgeRegistry: Service {
             let edge = EdgeInfo(edgeId: ack.edgeId, region: ack.region, epoch: ack.epoch, appliedSeq: ack.appliedSeq,
                                 lastSeen: now, stale: false, via: ack.via?.isEmpty == false ? ack.via : nil)
             edges.all[ack.edgeId] = edge
-            if let saved = edges.saved[ack.edgeId], saved.region == edge.region, saved.epoch == edge.epoch,
-               saved.appliedSeq == edge.appliedSeq, saved.via == edge.via, saved.lastSeen.seconds(until: now) < seenSaveInterval {
-                return previous
+            if let saved = edges.saved[ack.edgeId], saved.lastSeen.seconds(until: now) < seenSaveInterval {
+                var timeAlone = saved
+                timeAlone.lastSeen = now
+                if timeAlone == edge { return previous }
             }
             edges.unsaved.insert(ack.edgeId)
             return previous
