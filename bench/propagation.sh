@@ -21,6 +21,11 @@
 #                                                own; default 1: the next probe after the last one's answer)
 #   SPREAD=1 bench/propagation.sh ...           (adload's --spread-first-probes: each step's first probes spread over
 #                                                PROBE_MS, edge i's at i/N of it, not sent to every edge at once)
+#   PROBE_SAMPLE=50 RELAYS=4 bench/propagation.sh 200 10
+#                                               (adload's --probe-sample: each step's probes go to 50 of the edges,
+#                                                the same ones each step, drawn by a seeded shuffle; every edge still
+#                                                applies each change and is asked when (the applied rows are all 200's),
+#                                                the seen rows are the 50's; default: every edge probed)
 #   STEP_PAUSE_MS=1000 bench/propagation.sh ... (adload's --step-pause: a second's wait before each force and expire,
 #                                                so that the step before's saves and acknowledgements are through)
 #   RELAYS=4 bench/propagation.sh 200 10        (200 edges behind 4 relays)
@@ -116,7 +121,7 @@ fi
 "$BIN/adload" propagation --admin "$(field "$RUN/campaignd.ready" admin)" --edges-file "$RUN/edges.txt" \
   --repeats "$REPEATS" --timeout 30 --probe-interval "${PROBE_MS:-1}" --probe-from "${PROBE_FROM:-answer}" --probe-over "${PROBE_OVER:-zmq}" \
   --probes-in-flight "${IN_FLIGHT:-1}" $([ "${SPREAD:-0}" = 1 ] && echo --spread-first-probes) \
-  --step-pause "${STEP_PAUSE_MS:-0}" --json >"$OUT/$NAME.json"
+  --step-pause "${STEP_PAUSE_MS:-0}" ${PROBE_SAMPLE:+--probe-sample "$PROBE_SAMPLE"} --json >"$OUT/$NAME.json"
 [ "${CPU:-0}" = 1 ] && python3 bench/thread-cpu.py snap "$RUN/cpu-after.json" "${pids[@]}"
 if [ "${SCHED:-0}" = 1 ]; then
   kill -INT "$perf_pid"; wait "$perf_pid" || true
@@ -126,7 +131,8 @@ fi
 python3 - "$OUT/$NAME.json" "$RELAYS" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))
-print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, each edge probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}, at most {r['probesInFlight']} in flight{', the first ones spread' if r['spreadFirstProbes'] else ''}")
+probed = "each edge" if r['probedEdges'] == r['edges'] else f"each of {r['probedEdges']} edges (a sample; the applied rows are all {r['edges']})"
+print(f"propagation over {r['edges']} edges behind {sys.argv[2]} relays, {r['repeats']} rounds, ms from the admin answer, {probed} probed every {r['probeIntervalSeconds']*1000:g} ms from the admin {r['probeFrom']}, over {r['probeOver']}, at most {r['probesInFlight']} in flight{', the first ones spread' if r['spreadFirstProbes'] else ''}")
 print("| step | samples | p50 | p90 | p99 | max | mean |")
 print("|---|---|---|---|---|---|---|")
 for step in ("force", "expire", "all", "admin", "forceApplied", "expireApplied"):

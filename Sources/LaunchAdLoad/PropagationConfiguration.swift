@@ -1,3 +1,4 @@
+import SeededRandomness
 import ZeroMQ
 
 /// What `adload propagation` does: against a campaignd admin socket and the client sockets of its edges, it forces a
@@ -37,6 +38,21 @@ public struct PropagationConfiguration: Sendable {
     /// and its saves' burst, a step's window holds its own change's work only, as when operators' changes are seconds
     /// apart, not that of the step before (whose saves and acknowledgements otherwise land in it).
     public var stepPause = 0.0
+    /// How many of the edges each step's probes go to (`nil`: every edge). Every edge still applies each change and is
+    /// asked when it did (the applied rows are every edge's); the seen rows are the sample's. Probing every edge every
+    /// few milliseconds is load of its own: with hundreds of edges on two cores, the probes and their answers take a
+    /// third of the CPU in the moments after a change, beside the change's own work, where each edge of a real
+    /// deployment answers its apps on its own machine. The sample is the same in every step, drawn by a seeded shuffle
+    /// (``probedEdges``), so that edges listed in a pattern (in turn behind each relay) are drawn from alike.
+    public var probeSample: Int?
+
+    /// The indices in ``edges`` of the edges probed, in order: all of them, or ``probeSample`` of them drawn by a
+    /// shuffle seeded with a constant, so that two runs over the same list probe the same edges.
+    public var probedEdges: [Int] {
+        guard let probeSample, probeSample < edges.count else { return Array(edges.indices) }
+        var random = SeededRandom(seed: 1)
+        return Array(edges.indices.shuffled(using: &random).prefix(probeSample)).sorted()
+    }
 
     /// When the probes of a step begin: at campaignd's answer, or as soon as the admin call is sent.
     public enum ProbeStart: String, Sendable, CaseIterable {
@@ -82,6 +98,9 @@ public struct PropagationConfiguration: Sendable {
         if probesInFlight > 1 {
             guard probeOver == .zmq else { throw .invalid("--probes-in-flight", "more than 1 needs --probe-over zmq (an HTTP line holds one call)") }
             guard probeInterval > 0 else { throw .invalid("--probes-in-flight", "more than 1 needs a --probe-interval above 0") }
+        }
+        if let probeSample, !(1...edges.count).contains(probeSample) {
+            throw .invalid("--probe-sample", "must be 1 to the number of edges (\(edges.count))")
         }
         guard stepPause >= 0, stepPause <= 60 else { throw .invalid("--step-pause", "must be 0 to 60000 milliseconds") }
         if spreadFirstProbes, probeInterval == 0 { throw .invalid("--spread-first-probes", "needs a --probe-interval above 0 to spread them over") }

@@ -1,5 +1,8 @@
 public struct PropagationResult: Codable, Sendable {
     public var edges: Int
+    /// How many of them each step's probes went to (``PropagationConfiguration/probeSample``): the seen rows (`force`,
+    /// `expire`, `all`, `rounds`, `worstByEdge`) are theirs, the applied rows every edge's.
+    public var probedEdges: Int
     public var repeats: Int
     public var app: String
     /// Seconds between two queries to an edge that did not show the change yet: the delays' resolution.

@@ -16,10 +16,12 @@ public enum PropagationRunner {
         case .zmq: edges
         case .http: try configuration.edgeHTTP.map { try HTTPCallLine($0!, timeout: configuration.timeout) }
         }
-        // The same, for the steps measured: over ZeroMQ, one socket to every edge, so that one poll waits on all.
+        // The same, for the steps measured, to the edges probed: over ZeroMQ, one socket to all of them, so that one
+        // poll waits on all.
+        let probed = configuration.probedEdges
         let fleet: any ProbeFleet = switch configuration.probeOver {
-        case .zmq: try RouterFleet(context, endpoints: configuration.edges, inFlight: configuration.probesInFlight)
-        case .http: LineFleet(probes)
+        case .zmq: try RouterFleet(context, endpoints: probed.map { configuration.edges[$0] }, inFlight: configuration.probesInFlight)
+        case .http: LineFleet(probed.map { probes[$0] })
         }
         let timeout = configuration.timeout
 
@@ -82,15 +84,18 @@ public enum PropagationRunner {
                 adminDelays.append(measured.admin)
                 bursts.append(measured.burst)
                 early += measured.early
-                for (index, delay) in measured.delays.enumerated() {
-                    worst[configuration.edges[index]] = max(worst[configuration.edges[index]] ?? 0, round3(delay * 1000))
+                for (position, delay) in measured.delays.enumerated() {
+                    let endpoint = configuration.edges[probed[position]]
+                    worst[endpoint] = max(worst[endpoint] ?? 0, round3(delay * 1000))
                 }
                 if shows { forceDelays += measured.delays } else { expireDelays += measured.delays }
-                // When each edge applied it, by its own clock: asked once every edge shows it, so the questions add no
-                // load to the step measured.
-                let applied = try appliedDelays(edges, seq: measured.seq, answered: measured.answered, bounds: measured.bounds, timeout: timeout)
+                // When each edge applied it, by its own clock: asked once every edge probed shows it, so the questions
+                // add no load to the step measured (an edge not probed is asked until it has applied it).
+                var bounds = [Bounds](repeating: Bounds(), count: edges.count)
+                for (position, index) in probed.enumerated() { bounds[index] = measured.bounds[position] }
+                let applied = try appliedDelays(edges, seq: measured.seq, answered: measured.answered, bounds: bounds, timeout: timeout)
                 appliedUnknown += applied.unknown
-                appliedChecked += applied.delays.count
+                appliedChecked += applied.checked
                 appliedOutside += applied.outside.map { "\(op) \(probe) at \($0)" }
                 if shows { forceApplied += applied.delays } else { expireApplied += applied.delays }
                 // The round's median and last edge, as the run's table ranks them.
@@ -101,7 +106,7 @@ public enum PropagationRunner {
                            measured.admin * 1000, roundDelays.p50Milliseconds, roundDelays.maxMilliseconds))
             }
         }
-        return PropagationResult(edges: edges.count, repeats: configuration.repeats, app: configuration.app,
+        return PropagationResult(edges: edges.count, probedEdges: probed.count, repeats: configuration.repeats, app: configuration.app,
                                  probeIntervalSeconds: configuration.probeInterval, probeFrom: configuration.probeFrom.rawValue,
                                  probeOver: configuration.probeOver.rawValue, probesInFlight: configuration.probesInFlight,
                                  force: DelayStatistics(forceDelays), expire: DelayStatistics(expireDelays),
@@ -256,10 +261,13 @@ public enum PropagationRunner {
 
     /// What one edge's probes tell of when it applied a change, by adload's wall clock (to the millisecond): after the
     /// send of the last probe it answered without the change (that answer came from the state before, later still),
-    /// and before the first answer with the change came back.
+    /// and before the first answer with the change came back. Nothing for an edge not probed.
     private struct Bounds {
         var notSentAt: Timestamp?
         var seenBy: Timestamp?
+
+        /// Whether any probe answered, so that there is something to check a reading against.
+        var probed: Bool { notSentAt != nil || seenBy != nil }
 
         /// Whether `applied` (the edge's own reading, to the millisecond) falls within the bounds: it is outside only
         /// when a whole millisecond separates them.
@@ -271,25 +279,34 @@ public enum PropagationRunner {
     }
 
     /// From the admin answer (`answered`, by adload's clock) to when each edge applied `seq` (by its own clock, the
-    /// same one on one machine), in seconds, 0 when before; an edge that has moved past that seq since, or that does
-    /// not say when, is counted in `unknown` instead. `outside` names the edges whose reading its probes contradict
-    /// (see ``Bounds``): on one machine, none.
+    /// same one on one machine), in seconds, 0 when before; an edge still behind that seq is asked again every 2 ms
+    /// (one not probed may be), and one that has moved past it since, or that does not say when, is counted in
+    /// `unknown` instead. `checked` counts the readings set against the edge's probes, and `outside` names the edges
+    /// whose reading its probes contradict (see ``Bounds``): on one machine, none.
     private static func appliedDelays(_ edges: [CallLine], seq: Int64, answered: Timestamp, bounds: [Bounds],
-                                      timeout: Double) throws -> (delays: [Double], unknown: Int, outside: [String]) {
-        var delays: [Double] = [], unknown = 0, outside: [String] = []
+                                      timeout: Double) throws -> (delays: [Double], unknown: Int, checked: Int, outside: [String]) {
+        var delays: [Double] = [], unknown = 0, checked = 0, outside: [String] = []
+        let deadline = Date().addingTimeInterval(timeout)
         for (index, edge) in edges.enumerated() {
-            let status = try edge.call("edge.status", [:], timeout: timeout)
+            var status = try edge.call("edge.status", [:], timeout: timeout)
+            while let reached = status["seq"]?.intValue, Int64(reached) < seq {
+                guard Date() < deadline else { throw PropagationError.timedOut("edges applying seq \(seq)", [edge.endpoint]) }
+                usleep(2_000)
+                status = try edge.call("edge.status", [:], timeout: timeout)
+            }
             guard status["seq"]?.intValue.map(Int64.init) == seq,
                   let text = status["appliedAt"]?.stringValue, let applied = Timestamp(rfc3339: text) else {
                 unknown += 1
                 continue
             }
             delays.append(max(0, answered.seconds(until: applied)))
+            guard bounds[index].probed else { continue }
+            checked += 1
             if !bounds[index].admit(applied) {
                 outside.append("\(edge.endpoint): applied \(applied), probes \(bounds[index].notSentAt.map { "\($0)" } ?? "-") to \(bounds[index].seenBy.map { "\($0)" } ?? "-")")
             }
         }
-        return (delays, unknown, outside)
+        return (delays, unknown, checked, outside)
     }
 
     /// Waits until every edge's launch answer satisfies `wanted` (polling every few milliseconds).

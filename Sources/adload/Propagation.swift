@@ -40,6 +40,8 @@ struct Propagation: ParsableCommand {
     var spreadFirstProbes = false
     @Option(help: "Milliseconds to wait before each force and expire (0 to 60000): steps further apart than the edges' --state-save-delay keep one step's saves and acknowledgements out of the next one's window.")
     var stepPause = 0.0
+    @Option(help: "Probe this many of the edges, drawn by a seeded shuffle (the same ones each step and run), not every one: every edge still applies each change and is asked when it did (the applied rows); the seen rows are the sample's. With hundreds of edges on a few cores, probes to all of them take the CPU the change's work needs.")
+    var probeSample: Int?
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Print the result as JSON.")
@@ -86,6 +88,7 @@ struct Propagation: ParsableCommand {
         configuration.probesInFlight = probesInFlight
         configuration.spreadFirstProbes = spreadFirstProbes
         configuration.stepPause = stepPause / 1000
+        configuration.probeSample = probeSample
         do {
             if let keysPath = keysDir ?? Environment.value("ADLOAD_KEYS_DIR") {
                 let keys = try KeysDirectory(path: keysPath)
@@ -109,7 +112,7 @@ struct Propagation: ParsableCommand {
             printJSON(result)
             return
         }
-        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, edges probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver), at most \(result.probesInFlight) in flight an edge\(result.spreadFirstProbes ? ", the first ones spread" : ""):")
+        print("propagation over \(result.edges) edge\(result.edges == 1 ? "" : "s"), \(result.repeats) rounds (app \(result.app)), ms from the admin answer, \(result.probedEdges == result.edges ? "edges" : "\(result.probedEdges) of them (a sample)") probed every \(fixed(result.probeIntervalSeconds * 1000, 1)) ms from the admin \(result.probeFrom), over \(result.probeOver), at most \(result.probesInFlight) in flight an edge\(result.spreadFirstProbes ? ", the first ones spread" : ""):")
         print("  step            samples      p50      p90      p99      max     mean")
         for (name, stats) in [("force", result.force), ("expire", result.expire), ("both", result.all), ("admin", result.admin),
                               ("force applied", result.forceApplied), ("expire applied", result.expireApplied)] {

@@ -140,6 +140,10 @@ struct AdloadTests {
         #expect(run.status != 0 && run.output.contains("--spread-first-probes: needs a --probe-interval above 0"), "\(run.output)")
         run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--step-pause", "60001"], in: directory)
         #expect(run.status != 0 && run.output.contains("--step-pause: must be 0 to 60000 milliseconds"), "\(run.output)")
+        for sample in ["0", "2"] {
+            run = try await Self.adload(["propagation", "--admin", silent, "--edge", silent, "--probe-sample", sample], in: directory)
+            #expect(run.status != 0 && run.output.contains("--probe-sample: must be 1 to the number of edges (1)"), "\(run.output)")
+        }
     }
 
     @Test("propagation: force and expire measured on every edge, every round")
@@ -152,7 +156,7 @@ struct AdloadTests {
                                         in: fixture.directory)
         #expect(run.status == 0, "\(run.output)")
         let result = try #require(run.json)
-        #expect(result["edges"] == 2 && result["repeats"] == 3 && result["app"] == "promo" && result["probeIntervalSeconds"] == 0.002)
+        #expect(result["edges"] == 2 && result["probedEdges"] == 2 && result["repeats"] == 3 && result["app"] == "promo" && result["probeIntervalSeconds"] == 0.002)
         #expect(result["probeFrom"] == "answer" && result["beforeAdminAnswer"] == 0 && result["probesInFlight"] == 1)
         #expect(result["force"]?["samples"] == 6 && result["expire"]?["samples"] == 6 && result["admin"]?["samples"] == 6)
         let p99 = try #require(result["all"]?["p99Milliseconds"]?.doubleValue)
@@ -221,6 +225,18 @@ struct AdloadTests {
         for (before, after) in zip(log, log.dropFirst()) {
             #expect(before.at.seconds(until: after.at) >= 0.3, "\(after.op) \(before.at.seconds(until: after.at)) s after \(before.op)")
         }
+
+        // Probes to a sample of one edge of the two: the seen rows are that edge's, the applied rows both edges', and
+        // only the probed edge's readings are set against probes.
+        let sampled = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
+                                             "--edge", second.endpoints["client"]!, "--repeats", "2", "--app", "sampled",
+                                             "--probe-interval", "2", "--probe-sample", "1", "--json"], in: fixture.directory)
+        #expect(sampled.status == 0, "\(sampled.output)")
+        let sample = try #require(sampled.json)
+        #expect(sample["edges"] == 2 && sample["probedEdges"] == 1 && sample["worstByEdge"]?.objectValue?.count == 1)
+        #expect(sample["force"]?["samples"] == 2 && sample["expire"]?["samples"] == 2)
+        #expect(sample["forceApplied"]?["samples"] == 4 && sample["expireApplied"]?["samples"] == 4 && sample["appliedUnknown"] == 0)
+        #expect(sample["appliedChecked"] == 4 && sample["appliedOutsideProbes"] == [], "\(sampled.output)")
 
         // Probes over HTTP, as apps call the edge: each edge named with its HTTP address, every step measured.
         let overHTTP = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!,
