@@ -40,10 +40,11 @@ public struct PropagationConfiguration: Sendable {
     public var stepPause = 0.0
     /// How many of the edges each step's probes go to (`nil`: every edge). Every edge still applies each change and is
     /// asked when it did (the applied rows are every edge's); the seen rows are the sample's. Probing every edge every
-    /// few milliseconds is load of its own: with hundreds of edges on two cores, the probes and their answers take a
-    /// third of the CPU in the moments after a change, beside the change's own work, where each edge of a real
-    /// deployment answers its apps on its own machine. The sample is the same in every step, drawn by a seeded shuffle
-    /// (``probedEdges``), so that edges listed in a pattern (in turn behind each relay) are drawn from alike.
+    /// few milliseconds is load of its own: with hundreds of edges on a few cores, the probes, their answers and this
+    /// process's one thread that times them compete with the change's own work while it is being applied, where each
+    /// edge of a real deployment answers its apps on its own machine. The sample is the same in every step, drawn by a
+    /// seeded shuffle (``probedEdges``), so that edges listed in a pattern (in turn behind each relay) are drawn from
+    /// alike.
     public var probeSample: Int?
 
     /// The indices in ``edges`` of the edges probed, in order: all of them, or ``probeSample`` of them drawn by a

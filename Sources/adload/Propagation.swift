@@ -40,7 +40,7 @@ struct Propagation: ParsableCommand {
     var spreadFirstProbes = false
     @Option(help: "Milliseconds to wait before each force and expire (0 to 60000): steps further apart than the edges' --state-save-delay keep one step's saves and acknowledgements out of the next one's window.")
     var stepPause = 0.0
-    @Option(help: "Probe this many of the edges, drawn by a seeded shuffle (the same ones each step and run), not every one: every edge still applies each change and is asked when it did (the applied rows); the seen rows are the sample's. With hundreds of edges on a few cores, probes to all of them take the CPU the change's work needs.")
+    @Option(help: "Probe this many of the edges, drawn by a seeded shuffle (the same ones each step and run), not every one: every edge still applies each change and is asked when it did (the applied rows); the seen rows are the sample's. With hundreds of edges on a few cores, probes to all of them compete for the CPU with the change's own work.")
     var probeSample: Int?
     @Option(help: "CURVE keys for the admin socket: adload.key (or adctl.key) and campaignd.pub. [ADLOAD_KEYS_DIR]")
     var keysDir: String?
