@@ -279,21 +279,16 @@ public enum PropagationRunner {
     }
 
     /// From the admin answer (`answered`, by adload's clock) to when each edge applied `seq` (by its own clock, the
-    /// same one on one machine), in seconds, 0 when before; an edge still behind that seq is asked again every 2 ms
-    /// (one not probed may be), and one that has moved past it since, or that does not say when, is counted in
-    /// `unknown` instead. `checked` counts the readings set against the edge's probes, and `outside` names the edges
+    /// same one on one machine), in seconds, 0 when before; an edge still behind that seq is waited for
+    /// (``status(of:reaching:deadline:timeout:)``; one not probed may be), and one that has moved past it since, or
+    /// that does not say when, is counted in `unknown` instead. `checked` counts the readings set against the edge's probes, and `outside` names the edges
     /// whose reading its probes contradict (see ``Bounds``): on one machine, none.
     private static func appliedDelays(_ edges: [CallLine], seq: Int64, answered: Timestamp, bounds: [Bounds],
                                       timeout: Double) throws -> (delays: [Double], unknown: Int, checked: Int, outside: [String]) {
         var delays: [Double] = [], unknown = 0, checked = 0, outside: [String] = []
         let deadline = Date().addingTimeInterval(timeout)
         for (index, edge) in edges.enumerated() {
-            var status = try edge.call("edge.status", [:], timeout: timeout)
-            while let reached = status["seq"]?.intValue, Int64(reached) < seq {
-                guard Date() < deadline else { throw PropagationError.timedOut("edges applying seq \(seq)", [edge.endpoint]) }
-                usleep(2_000)
-                status = try edge.call("edge.status", [:], timeout: timeout)
-            }
+            let status = try status(of: edge, reaching: seq, deadline: deadline, timeout: timeout)
             guard status["seq"]?.intValue.map(Int64.init) == seq,
                   let text = status["appliedAt"]?.stringValue, let applied = Timestamp(rfc3339: text) else {
                 unknown += 1
@@ -324,13 +319,16 @@ public enum PropagationRunner {
     /// Waits until every edge has applied `seq` (edge.status).
     private static func awaitSeq(_ edges: [CallLine], _ seq: Int64, timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        for edge in edges {
-            while true {
-                let status = try edge.call("edge.status", [:], timeout: timeout)
-                if let applied = status.objectValue?["seq"]?.intValue, applied >= seq { break }
-                guard Date() < deadline else { throw PropagationError.timedOut("edges applying seq \(seq)", [edge.endpoint]) }
-                usleep(2_000)
-            }
+        for edge in edges { _ = try status(of: edge, reaching: seq, deadline: deadline, timeout: timeout) }
+    }
+
+    /// The edge's `edge.status` once its `seq` is `seq` or later, asked every 2 ms until then; fails at `deadline`.
+    private static func status(of edge: CallLine, reaching seq: Int64, deadline: Date, timeout: Double) throws -> JSONValue {
+        while true {
+            let status = try edge.call("edge.status", [:], timeout: timeout)
+            if let applied = status.objectValue?["seq"]?.intValue, applied >= seq { return status }
+            guard Date() < deadline else { throw PropagationError.timedOut("edges applying seq \(seq)", [edge.endpoint]) }
+            usleep(2_000)
         }
     }
 
