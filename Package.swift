@@ -79,7 +79,9 @@ let package = Package(
             dependencies: [
                 "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "DurableFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

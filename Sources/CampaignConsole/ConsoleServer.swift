@@ -14,8 +14,9 @@ public final class ConsoleServer: Service, Sendable {
     private let stopping = StopSignal()
     private let logger: Logger
 
-    /// `onRunning` hears the address really bound (`host:port`).
-    public init(configuration: ConsoleConfiguration, gateway: AdminGateway, clock: @escaping WallClock, logger: Logger,
+    /// `gate` holds its connections to their header and idle timeouts; `onRunning` hears the address really bound
+    /// (`host:port`).
+    public init(configuration: ConsoleConfiguration, gateway: AdminGateway, clock: @escaping WallClock, gate: HTTPConnectionGate, logger: Logger,
                 onRunning: @escaping @Sendable (String) async -> Void) throws {
         _ = try HTTPEndpoint.parse(configuration.address)
         if configuration.users == nil, !BindPolicy.isLoopbackAddress(configuration.address) {
@@ -29,7 +30,8 @@ public final class ConsoleServer: Service, Sendable {
         let router = Router()
         routes.register(on: router)
         self.logger = logger
-        application = try HTTPEndpoint.application(address: configuration.address, router: router, logger: logger, onRunning: onRunning)
+        application = try HTTPEndpoint.application(address: configuration.address, router: router, server: gate.http1(), logger: logger,
+                                                   onRunning: onRunning)
     }
 
     public func run() async throws {

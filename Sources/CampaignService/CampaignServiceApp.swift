@@ -140,7 +140,11 @@ public final class CampaignServiceApp: Sendable {
         // The ready file waits for the console too, when there is one.
         let endpoints = zmqEndpoints
         let required: Set<String> = configuration.console == nil ? ["http"] : ["http", "console"]
-        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
+        @Sendable func gate(_ address: String) -> HTTPConnectionGate {
+            HTTPConnectionGate(policy: configuration.httpConnections,
+                               metrics: HTTPConnectionMetrics(registry: metrics.registry, names: CampaignMetrics.name, address: address))
+        }
+        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, server: gate("http").http1(), logger: logger) { bound in
             if let all = endpoints.adding("http", bound, completing: required) { await onReady(all) }
         }
         if let consoleConfiguration = configuration.console {
@@ -157,7 +161,8 @@ public final class CampaignServiceApp: Sendable {
                 })
             var consoleLogger = logger
             consoleLogger[metadataKey: "server"] = "console"
-            console = try ConsoleServer(configuration: consoleConfiguration, gateway: gateway, clock: clock, logger: consoleLogger) { bound in
+            console = try ConsoleServer(configuration: consoleConfiguration, gateway: gateway, clock: clock, gate: gate("console"),
+                                        logger: consoleLogger) { bound in
                 if let all = endpoints.adding("console", bound, completing: required) { await onReady(all) }
             }
         } else {

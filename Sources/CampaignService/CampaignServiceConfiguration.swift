@@ -17,6 +17,8 @@ public struct CampaignServiceConfiguration: Sendable {
     public var updatesEndpoint: String = DefaultEndpoints.campaignUpdates
     /// `/metrics` and `/healthz`.
     public var httpAddress: String = DefaultEndpoints.campaignHTTP
+    /// The header and idle timeouts of the HTTP address and of the console's.
+    public var httpConnections = HTTPConnectionPolicy()
     /// CURVE keys: `campaignd.key`, and the admitted clients in `admin/*.pub` and `edges/*.pub`.
     public var keysDirectory: String?
     /// The web console (`--console-address`, `--console-users`), or `nil` for none (the default).

@@ -103,8 +103,12 @@ public final class DeliveryServiceApp: Sendable {
 
         // HTTP: /rpc and /launch-ad below the router, creatives by sha256; /healthz and /metrics here or on the
         // operations address.
+        // The public address bounds its connections; the idle timer of its own paths is the edge handler's.
+        let publicGate = HTTPConnectionGate(
+            policy: HTTPConnectionPolicy(headerTimeout: configuration.httpHeaderTimeout, idleTimeout: nil, maxConnections: configuration.httpMaxConnections),
+            metrics: HTTPConnectionMetrics(registry: metrics.registry, names: EdgeMetrics.name, address: "public"))
         let door = HTTPFrontDoor(dispatcher: dispatcher, configuration: configuration, metrics: HTTPMetrics(registry: metrics.registry),
-                                 launchAd: ClientHandlers.launchAd(handlers))
+                                 connections: publicGate.metrics, launchAd: ClientHandlers.launchAd(handlers))
         let router = Router()
         let opsRouter = configuration.opsAddress == nil ? router : Router()
         opsRouter.get("/healthz") { _, _ -> Response in
@@ -144,15 +148,18 @@ public final class DeliveryServiceApp: Sendable {
             let endpoints = boundEndpoints.adding(name, endpoint)
             if announced.allSatisfy({ endpoints[$0] != nil }) { await onReady(endpoints) }
         }
-        http = try EdgeHTTPServer.application(
+        http = try HTTPEndpoint.application(
             address: configuration.httpAddress, router: router,
-            server: EdgeHTTPServer.publicServer(door: door, tls: tls, idleTimeout: configuration.httpIdleTimeout), logger: logger
+            server: EdgeHTTPServer.publicServer(door: door, tls: tls, gate: publicGate, idleTimeout: configuration.httpIdleTimeout), logger: logger
         ) { endpoint in
             if configuration.publicURL == nil { publicBase.set("\(scheme)://\(endpoint)") }
             await bound("http", endpoint)
         }
         if let address = configuration.opsAddress {
-            ops = try EdgeHTTPServer.application(address: address, router: opsRouter, server: .http1(), logger: logger) { endpoint in
+            let opsGate = HTTPConnectionGate(
+                policy: HTTPConnectionPolicy(headerTimeout: configuration.httpHeaderTimeout, idleTimeout: configuration.httpIdleTimeout),
+                metrics: HTTPConnectionMetrics(registry: metrics.registry, names: EdgeMetrics.name, address: "ops"))
+            ops = try HTTPEndpoint.application(address: address, router: opsRouter, server: opsGate.http1(), logger: logger) { endpoint in
                 await bound("ops", endpoint)
             }
         } else {

@@ -1,4 +1,5 @@
 import LaunchAdAPI
+import LaunchAdRuntime
 
 /// Everything `deliveryd` can be told, with the defaults DESIGN gives.
 public struct DeliveryServiceConfiguration: Sendable {
@@ -24,12 +25,19 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var httpMaxBody = DeliveryServiceConfiguration.clientMessageLimit
     /// The largest message on the client socket (its `MAXMSGSIZE`).
     public static let clientMessageLimit = 64 * 1024
-    /// HTTP requests read but not yet answered, over all connections (503 past it): bounds the bodies held.
+    /// `POST /rpc` and `GET /launch-ad` requests whole and being answered, over all connections (503 past it). A
+    /// request whose body is still coming takes no place: it costs its connection only.
     public var httpMaxInFlight = 512
-    /// An HTTP connection with no request under way for this long is closed (it also bounds a request's headers).
+    /// Connections open at once on the public HTTP address; one more is closed as soon as it is accepted. Bodies being
+    /// received are bounded by this many times ``httpMaxBody``.
+    public var httpMaxConnections = 4096
+    /// An HTTP connection with no request under way for this long is closed (public and operations addresses).
     public var httpIdleTimeout: Duration = .seconds(30)
-    /// A request's body must have arrived this long after its headers (408 and the connection closed otherwise).
-    public var httpRequestTimeout: Duration = .seconds(10)
+    /// A connection whose request head is not complete this long after its first byte (or after the connection
+    /// opened, TLS handshake included) is closed (public and operations addresses).
+    public var httpHeaderTimeout: Duration = HTTPConnectionPolicy.defaultHeaderTimeout
+    /// A request's body must have arrived this long after its head (408 and the connection closed otherwise).
+    public var httpBodyTimeout: Duration = .seconds(10)
     public var edgeId: String = "edge-1"
     public var region: String = "local"
     /// Where `imgUrl` in answers points (defaults to the HTTP address).

@@ -10,10 +10,12 @@ import NIOHTTP1
 /// `GET /launch-ad` are read, dispatched inline on the event loop (as the client socket's thread does) and answered
 /// from here; every other request goes on to Hummingbird untouched.
 ///
-/// It also keeps each connection honest: a rate limit per client address, a bounded number of requests in flight
-/// over all connections, an idle timeout (which bounds the time to send a request's headers) and a request timeout
-/// (for its body), reading paused while the peer does not read its answers, and a clear status for a request the
-/// codec could not parse. Answers go out in request order, also behind requests that Hummingbird answers.
+/// It also keeps each connection honest: a rate limit per client address, a bounded number of requests being
+/// answered over all connections (a place is taken once a request is whole, so that a slow body costs its own
+/// connection, not the others' service), an idle timeout, a body timeout counted from the end of the head (408 and
+/// the connection closed), reading paused while the peer does not read its answers, and a clear status for a request
+/// the codec could not parse. Answers go out in request order, also behind requests that Hummingbird answers. (The
+/// time to send a head is the connection gate's, see ``HTTPConnectionGate``.)
 final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = Wire.RequestPart
     typealias InboundOut = Wire.RequestPart
@@ -41,8 +43,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     private var address = ""
     private var method = "POST"
     private var body: ByteBuffer?
-    /// Whether the request being read holds a place among those in flight.
-    private var holdsPlace = false
+    /// Places among those in flight this connection holds: a request being answered, or an asynchronous answer owed.
+    private var placesHeld = 0
     private var closeAfter = false
     private var awaitsContinue = false
     /// The last answer is out: what comes in is dropped.
@@ -56,6 +58,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     private var lastActive = NIODeadline.now()
     private var requestStarted: NIODeadline?
     private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
     private var readPending = false
     private var needsFlush = false
     private var counted = HTTPCount()
@@ -81,7 +84,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         guard timer == nil else { return }
         address = context.channel.remoteAddress?.ipAddress ?? ""
         lastActive = .now()
-        arm(context)
+        arm(context, at: lastActive + door.idleTimeout)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -96,12 +99,23 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     private func finish() {
         timer?.cancel()
         timer = nil
-        leavePlace()
+        timerDeadline = nil
+        while placesHeld > 0 { leavePlace() }
+    }
+
+    /// Takes a place for a request now whole; `false` (answered 503) when all are taken.
+    private func takePlace(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route) -> Bool {
+        guard door.enter() else {
+            busy(context, route)
+            return false
+        }
+        placesHeld += 1
+        return true
     }
 
     private func leavePlace() {
-        if holdsPlace {
-            holdsPlace = false
+        if placesHeld > 0 {
+            placesHeld -= 1
             door.leave()
         }
     }
@@ -120,7 +134,6 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             case .rpc:
                 let total = (body?.readableBytes ?? 0) + part.readableBytes
                 guard total <= door.maxBody else {
-                    leavePlace()
                     body = nil
                     refuse(context, .rpc, .contentTooLarge, "the body is over \(door.maxBody) bytes", close: true)
                     return
@@ -135,15 +148,17 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             requestStarted = nil
             switch state {
             case .passing: context.fireChannelRead(data)
-            case .rpc: answerRPC(context)
-            case .launchAd(let query): answerLaunchAd(context, query)
+            case .rpc: if takePlace(context, .rpc) { answerRPC(context) }
+            case .launchAd(let query): if takePlace(context, .launchAd) { answerLaunchAd(context, query) }
             case .between, .dropping: break
             }
         }
     }
 
     private func head(_ context: ChannelHandlerContext, _ request: HTTPRequestSummary, _ data: NIOAny) {
-        requestStarted = .now()
+        let now = NIODeadline.now()
+        requestStarted = now
+        arm(context, at: now + door.requestTimeout)
         body = nil
         method = request.method
         let path = request.path
@@ -167,8 +182,6 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             if let length = request.contentLength, length > door.maxBody {
                 return refuse(context, route, .contentTooLarge, "the body is over \(door.maxBody) bytes", close: true)
             }
-            guard door.enter() else { return busy(context, route) }
-            holdsPlace = true
             reading = .rpc
             if request.expectsContinue {
                 awaitsContinue = false
@@ -178,8 +191,6 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             guard request.method == "GET" else {
                 return refuse(context, route, .methodNotAllowed, "/launch-ad takes GET", headers: [(.allow, "GET")])
             }
-            guard door.enter() else { return busy(context, route) }
-            holdsPlace = true
             let query = path.firstIndex(of: "?").map { path[path.index(after: $0)...] } ?? ""
             reading = .launchAd(query)
         case .creatives, .ops, .other:
@@ -217,19 +228,22 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         let message = body ?? ByteBuffer()
         body = nil
         let outcome = message.withUnsafeReadableBytes { door.dispatcher.dispatch($0, context: RPCContext(), scratch: scratch) }
-        leavePlace()
         switch outcome {
         case .reply(let writer):
+            leavePlace()
             answer(context, .rpc, .ok, headers: HTTPEdgeAnswer.json, close: closeAfter) { writer.withUnsafeBytes($0) }
         case .noReply:
+            leavePlace()
             respond(context, .rpc, .noContent, body: nil, headers: [], close: closeAfter)
         case .deferred(let work):
+            // Its place is held until it is answered.
             // No client method is asynchronous today; an asynchronous one answers when done, and the answers after
             // it on this connection wait for it.
             deferredOwed += 1
             let close = closeAfter
             context.eventLoop.makeFutureWithTask { await work() }.assumeIsolated().whenComplete { result in
                 self.deferredOwed -= 1
+                self.leavePlace()
                 let reply = (try? result.get()) ?? nil
                 let answer = HTTPEdgeAnswer(status: reply == nil ? .noContent : .ok,
                                             headers: reply == nil ? [] : [(.contentType, "application/json")],
@@ -275,7 +289,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     }
 
     private func busy(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route) {
-        refuse(context, route, .serviceUnavailable, "\(door.maxInFlight) requests are in flight", headers: [(.retryAfter, "1")])
+        refuse(context, route, .serviceUnavailable, "\(door.maxInFlight) requests are being answered", headers: [(.retryAfter, "1")])
+        reading = .between
     }
 
     /// Answers the request now, with `status` and a line saying why (for `/launch-ad` in its envelope); the rest of
@@ -395,33 +410,43 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     // MARK: Timeouts
 
-    private func arm(_ context: ChannelHandlerContext) {
-        let every = min(door.idleTimeout, door.requestTimeout)
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: every) { [self] in
+    /// Makes the timer fire at `deadline` at the latest.
+    private func arm(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        if let current = timerDeadline, current <= deadline { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             tick(context)
         }
     }
 
     private func tick(_ context: ChannelHandlerContext) {
         timer = nil
-        guard context.channel.isActive else { return }
+        timerDeadline = nil
+        guard context.channel.isActive, !closing else { return }
         let now = NIODeadline.now()
-        if let started = requestStarted, now - started >= door.requestTimeout {
+        if let started = requestStarted {
+            guard now - started >= door.requestTimeout else { return arm(context, at: started + door.requestTimeout) }
+            door.connections.closed(.bodyTimeout)
             switch reading {
             case .rpc, .launchAd:
                 let route: HTTPMetrics.Route = if case .rpc = reading { .rpc } else { .launchAd }
-                leavePlace()
-                refuse(context, route, .requestTimeout, "the request took longer than \(door.requestTimeout.nanoseconds / 1_000_000) ms",
+                refuse(context, route, .requestTimeout, "the body did not arrive within \(door.requestTimeout.nanoseconds / 1_000_000) ms of the headers",
                        close: true)
             default:
                 context.close(promise: nil)
             }
             return
         }
-        if requestStarted == nil && passedOn.isEmpty && deferredOwed == 0 && now - lastActive >= door.idleTimeout {
-            context.close(promise: nil)
-            return
+        if passedOn.isEmpty && deferredOwed == 0 {
+            if now - lastActive >= door.idleTimeout {
+                door.connections.closed(.idleTimeout)
+                context.close(promise: nil)
+                return
+            }
+            return arm(context, at: lastActive + door.idleTimeout)
         }
-        arm(context)
+        // An answer under way: looked at again later (a request that begins meanwhile re-arms sooner).
+        arm(context, at: now + door.idleTimeout)
     }
 }

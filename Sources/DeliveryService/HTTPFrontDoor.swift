@@ -1,16 +1,19 @@
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
 import NIOCore
 import Synchronization
 
 /// What the edge's own HTTP paths (`POST /rpc`, `GET /launch-ad`) share over every connection: the client socket's
-/// dispatcher, the launch answer, the limits and the count of requests in flight, the metrics and the rate limit.
+/// dispatcher, the launch answer, the limits and the count of requests being answered, the metrics and the rate limit.
 final class HTTPFrontDoor: Sendable {
     let dispatcher: JSONRPCDispatcher
     /// Decides a launch and writes its classic envelope.
     let launchAd: @Sendable (LaunchRequest, inout JSONWriter) -> Void
     let metrics: HTTPMetrics
+    /// The public address's connection counts (the body and idle timeouts are counted here).
+    let connections: HTTPConnectionMetrics
     let rateLimiter: HTTPRateLimiter?
     let maxBody: Int
     let maxInFlight: Int
@@ -18,19 +21,20 @@ final class HTTPFrontDoor: Sendable {
     let requestTimeout: TimeAmount
     private let inFlight = Atomic<Int>(0)
 
-    init(dispatcher: JSONRPCDispatcher, configuration: DeliveryServiceConfiguration, metrics: HTTPMetrics,
+    init(dispatcher: JSONRPCDispatcher, configuration: DeliveryServiceConfiguration, metrics: HTTPMetrics, connections: HTTPConnectionMetrics,
          launchAd: @escaping @Sendable (LaunchRequest, inout JSONWriter) -> Void) {
         self.dispatcher = dispatcher
         self.launchAd = launchAd
         self.metrics = metrics
+        self.connections = connections
         rateLimiter = configuration.rateLimit.map { HTTPRateLimiter(rate: $0) }
         maxBody = configuration.httpMaxBody
         maxInFlight = configuration.httpMaxInFlight
-        idleTimeout = Self.amount(configuration.httpIdleTimeout)
-        requestTimeout = Self.amount(configuration.httpRequestTimeout)
+        idleTimeout = TimeAmount(configuration.httpIdleTimeout)
+        requestTimeout = TimeAmount(configuration.httpBodyTimeout)
     }
 
-    /// Requests read but not yet answered, now.
+    /// Requests whole but not yet answered, now.
     var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// Takes a place for a request; `false` when all are taken (the request is answered 503).
@@ -45,10 +49,5 @@ final class HTTPFrontDoor: Sendable {
 
     func leave() {
         inFlight.subtract(1, ordering: .relaxed)
-    }
-
-    static func amount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

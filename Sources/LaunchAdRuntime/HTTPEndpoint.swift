@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import Prometheus
@@ -17,12 +18,13 @@ public enum HTTPEndpoint {
         return (host, port)
     }
 
-    /// An application on `address` with `router`; `onRunning` gets the address really bound (`host:port`).
-    public static func application(address: String, router: Router<BasicRequestContext>, logger: Logger,
+    /// An application on `address` with `router`, served by `server` (a gate's, ``HTTPConnectionGate``, so that its
+    /// connections have header and idle timeouts); `onRunning` gets the address really bound (`host:port`).
+    public static func application(address: String, router: Router<BasicRequestContext>, server: HTTPServerBuilder, logger: Logger,
                                    onRunning: @escaping @Sendable (String) async -> Void) throws -> some ApplicationProtocol {
         let (host, port) = try parse(address)
         return Application(
-            router: router,
+            router: router, server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port

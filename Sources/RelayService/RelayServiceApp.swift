@@ -129,7 +129,9 @@ public final class RelayServiceApp: Sendable {
             return HTTPEndpoint.metricsResponse(metrics.registry)
         }
         let endpoints = zmqEndpoints
-        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, logger: logger) { bound in
+        let gate = HTTPConnectionGate(policy: configuration.httpConnections,
+                                      metrics: HTTPConnectionMetrics(registry: metrics.registry, names: RelayMetrics.name, address: "http"))
+        http = try HTTPEndpoint.application(address: configuration.httpAddress, router: router, server: gate.http1(), logger: logger) { bound in
             await onReady(endpoints.adding("http", bound))
         }
     }

@@ -1,5 +1,6 @@
 import DeliveryService
 import LaunchAdAPI
+import LaunchAdRuntime
 
 /// Everything `relayd` can be told (DESIGN's "relayd: the regional tier").
 public struct RelayServiceConfiguration: Sendable {
@@ -15,6 +16,8 @@ public struct RelayServiceConfiguration: Sendable {
     public var updatesEndpoint = "tcp://127.0.0.1:7302"
     /// `/metrics` and `/healthz`.
     public var httpAddress = "127.0.0.1:8300"
+    /// The HTTP address's header and idle timeouts.
+    public var httpConnections = HTTPConnectionPolicy()
     /// The relay's id: its own acknowledgements upstream carry it, and it is put in front of the `via` of those it
     /// passes on.
     public var relayId = "relay-1"

@@ -35,6 +35,10 @@ struct CampaignDaemon: AsyncParsableCommand {
     var updatesEndpoint = Environment.string("CAMPAIGND_UPDATES_ENDPOINT", default: DefaultEndpoints.campaignUpdates)
     @Option(help: "HTTP address for /metrics and /healthz. [CAMPAIGND_HTTP_ADDRESS]")
     var httpAddress = Environment.string("CAMPAIGND_HTTP_ADDRESS", default: DefaultEndpoints.campaignHTTP)
+    @Option(help: "Seconds a connection to the HTTP and console addresses may take to send a request's head, from its first byte (or from the connection's start), at least 1. [CAMPAIGND_HTTP_HEADER_TIMEOUT]")
+    var httpHeaderTimeout = Int(Environment.string("CAMPAIGND_HTTP_HEADER_TIMEOUT", default: "10")) ?? -1
+    @Option(help: "Seconds a connection to the HTTP and console addresses may stay idle between requests, at least 1. [CAMPAIGND_HTTP_IDLE_TIMEOUT]")
+    var httpIdleTimeout = Int(Environment.string("CAMPAIGND_HTTP_IDLE_TIMEOUT", default: "60")) ?? -1
     @Option(help: "CURVE keys: campaignd.key, admin/*.pub, edges/*.pub. [CAMPAIGND_KEYS_DIR]")
     var keysDir: String?
     @Flag(help: "Allow non-loopback binds without CURVE. [CAMPAIGND_INSECURE]")
@@ -62,6 +66,8 @@ struct CampaignDaemon: AsyncParsableCommand {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         do { _ = try DatabaseURL(parsing: database) } catch { throw ValidationError(error.description) }
+        guard httpHeaderTimeout >= 1 else { throw ValidationError("--http-header-timeout must be a number of seconds, at least 1") }
+        guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
         guard (1...(64 << 20)).contains(maxCreativeBytes) else {
             throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
         }
@@ -102,6 +108,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.syncEndpoint = syncEndpoint
         configuration.updatesEndpoint = updatesEndpoint
         configuration.httpAddress = httpAddress
+        configuration.httpConnections = HTTPConnectionPolicy(headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout))
         configuration.keysDirectory = keysDir ?? Environment.value("CAMPAIGND_KEYS_DIR")
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")

@@ -38,8 +38,16 @@ struct DeliveryDaemon: AsyncParsableCommand {
     var tlsKey: String?
     @Option(help: "Requests a second per client address on the HTTP address, 429 past it; 0 for no limit. [DELIVERYD_RATE_LIMIT]")
     var rateLimit = Int(Environment.string("DELIVERYD_RATE_LIMIT", default: "0")) ?? -1
-    @Option(help: "Seconds an HTTP connection may stay idle (also the time to send a request's headers). [DELIVERYD_HTTP_IDLE_TIMEOUT]")
+    @Option(help: "Seconds a connection to the HTTP or ops address may stay idle between requests, at least 1. [DELIVERYD_HTTP_IDLE_TIMEOUT]")
     var httpIdleTimeout = Int(Environment.string("DELIVERYD_HTTP_IDLE_TIMEOUT", default: "30")) ?? -1
+    @Option(help: "Seconds a connection to the HTTP or ops address may take to send a request's head, from its first byte (or from the connection's start, TLS handshake included), at least 1. [DELIVERYD_HTTP_HEADER_TIMEOUT]")
+    var httpHeaderTimeout = Int(Environment.string("DELIVERYD_HTTP_HEADER_TIMEOUT", default: "10")) ?? -1
+    @Option(help: "Seconds a POST /rpc body may take to arrive after its head (408 and the connection closed past it), at least 1. [DELIVERYD_HTTP_BODY_TIMEOUT]")
+    var httpBodyTimeout = Int(Environment.string("DELIVERYD_HTTP_BODY_TIMEOUT", default: "10")) ?? -1
+    @Option(help: "POST /rpc and GET /launch-ad requests being answered at once over all connections (503 past it; a body still coming takes no place), at least 1. [DELIVERYD_HTTP_MAX_IN_FLIGHT]")
+    var httpMaxInFlight = Int(Environment.string("DELIVERYD_HTTP_MAX_IN_FLIGHT", default: "512")) ?? -1
+    @Option(help: "Connections open at once on the HTTP address; one more is closed as soon as it is accepted, at least 1. [DELIVERYD_HTTP_MAX_CONNECTIONS]")
+    var httpMaxConnections = Int(Environment.string("DELIVERYD_HTTP_MAX_CONNECTIONS", default: "4096")) ?? -1
     @Option(help: "This edge's id. [DELIVERYD_EDGE_ID]")
     var edgeId = Environment.string("DELIVERYD_EDGE_ID", default: "edge-1")
     @Option(help: "This edge's region. [DELIVERYD_REGION]")
@@ -76,6 +84,10 @@ struct DeliveryDaemon: AsyncParsableCommand {
         guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be a number of requests a second, 0 for none") }
         guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
+        guard httpHeaderTimeout >= 1 else { throw ValidationError("--http-header-timeout must be a number of seconds, at least 1") }
+        guard httpBodyTimeout >= 1 else { throw ValidationError("--http-body-timeout must be a number of seconds, at least 1") }
+        guard httpMaxInFlight >= 1 else { throw ValidationError("--http-max-in-flight must be a number of requests, at least 1") }
+        guard httpMaxConnections >= 1 else { throw ValidationError("--http-max-connections must be a number of connections, at least 1") }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard (0...DeliveryServiceConfiguration.maxUpdatesPriority).contains(updatesPriority) else {
             throw ValidationError("--updates-priority must be a number of nice values, 0 to \(DeliveryServiceConfiguration.maxUpdatesPriority)")
@@ -118,6 +130,10 @@ struct DeliveryDaemon: AsyncParsableCommand {
         configuration.tlsKey = tlsKey ?? Environment.value("DELIVERYD_TLS_KEY")
         configuration.rateLimit = rateLimit == 0 ? nil : rateLimit
         configuration.httpIdleTimeout = .seconds(httpIdleTimeout)
+        configuration.httpHeaderTimeout = .seconds(httpHeaderTimeout)
+        configuration.httpBodyTimeout = .seconds(httpBodyTimeout)
+        configuration.httpMaxInFlight = httpMaxInFlight
+        configuration.httpMaxConnections = httpMaxConnections
         configuration.edgeId = edgeId
         configuration.region = region
         configuration.publicURL = publicUrl ?? Environment.value("DELIVERYD_PUBLIC_URL")

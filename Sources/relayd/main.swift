@@ -34,6 +34,10 @@ struct RelayDaemon: AsyncParsableCommand {
     var updatesEndpoint = Environment.string("RELAYD_UPDATES_ENDPOINT", default: "tcp://127.0.0.1:7302")
     @Option(help: "HTTP address for /metrics and /healthz. [RELAYD_HTTP_ADDRESS]")
     var httpAddress = Environment.string("RELAYD_HTTP_ADDRESS", default: "127.0.0.1:8300")
+    @Option(help: "Seconds a connection to the HTTP address may take to send a request's head, from its first byte (or from the connection's start), at least 1. [RELAYD_HTTP_HEADER_TIMEOUT]")
+    var httpHeaderTimeout = Int(Environment.string("RELAYD_HTTP_HEADER_TIMEOUT", default: "10")) ?? -1
+    @Option(help: "Seconds a connection to the HTTP address may stay idle between requests, at least 1. [RELAYD_HTTP_IDLE_TIMEOUT]")
+    var httpIdleTimeout = Int(Environment.string("RELAYD_HTTP_IDLE_TIMEOUT", default: "60")) ?? -1
     @Option(help: "This relay's id. [RELAYD_RELAY_ID]")
     var relayId = Environment.string("RELAYD_RELAY_ID", default: "relay-1")
     @Option(help: "This relay's region. [RELAYD_REGION]")
@@ -56,6 +60,8 @@ struct RelayDaemon: AsyncParsableCommand {
     var logLevel = Environment.string("RELAYD_LOG_LEVEL", default: "info")
 
     func validate() throws {
+        guard httpHeaderTimeout >= 1 else { throw ValidationError("--http-header-timeout must be a number of seconds, at least 1") }
+        guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         guard changeWindow >= 1 else { throw ValidationError("--change-window must be a number of changes, at least 1") }
@@ -77,6 +83,7 @@ struct RelayDaemon: AsyncParsableCommand {
         configuration.syncEndpoint = syncEndpoint
         configuration.updatesEndpoint = updatesEndpoint
         configuration.httpAddress = httpAddress
+        configuration.httpConnections = HTTPConnectionPolicy(headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout))
         configuration.relayId = relayId
         configuration.region = region
         configuration.keysDirectory = keysDir ?? Environment.value("RELAYD_KEYS_DIR")
