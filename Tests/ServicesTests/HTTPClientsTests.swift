@@ -119,6 +119,25 @@ struct HTTPClientsTests {
         }
     }
 
+    @Test("TLS with a header timeout of 1 s: a connection that never finishes its handshake is closed after it; an HTTP/2 connection outlives it between streams")
+    func tlsHeaderTimeout() async throws {
+        try await Self.withCampaign { fixture, certificates in
+            let cert = certificates.appendingPathComponent("cert.pem").path, key = certificates.appendingPathComponent("key.pem").path
+            let edge = try await fixture.startEdge("edge-tls-timeout", arguments: ["--tls-cert", cert, "--tls-key", key, "--http-header-timeout", "1"])
+            let address = try #require(edge.endpoints["http"])
+            // No handshake at all: the header timeout counts from the connection's start.
+            let silent = try HTTPTestConnection(address)
+            #expect(!silent.closes(within: .milliseconds(800)))
+            #expect(silent.closes(within: .milliseconds(1_700)))
+            // Two streams 2 s apart on one HTTP/2 connection (curl's --rate: one transfer started per 2 s): one connect.
+            let url = "https://\(address)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"
+            let streams = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "--rate", "30/m", "-w", "%{http_code} %{http_version} %{num_connects}\\n",
+                                               "-o", "/dev/null", url, "-o", "/dev/null", url])
+            #expect(streams.output == "200 2 1\n200 2 0\n", "\(streams)")
+            await edge.stop()
+        }
+    }
+
     @Test("a missing certificate, a missing key and a key of another certificate: deliveryd exits naming the file")
     func badTLSFiles() async throws {
         let directory = try makeTemporaryDirectory()
