@@ -57,7 +57,7 @@ extension EdgeKeys {
     /// `key` speaks for it: what campaignd and relayd take on `edge.ack` and `edge.acks`.
     public static func validate(_ ack: EdgeAck, field: String, key: String?, keys: EdgeKeys?, method: String) throws {
         try EdgeID.validate(ack.edgeId, field: field + "edgeId")
-        guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: field + "region", "must be at most 64 bytes") }
+        guard EdgeRegion.isValid(ack.region) else { throw JSONRPCError.invalidParams(field: field + "region", "must be \(EdgeRegion.rule)") }
         try validate(via: ack.via, field: field)
         try keys?.check(key, speaksFor: ack.edgeId, via: ack.via, method: method)
     }
