@@ -17,9 +17,11 @@ public enum HTTPEndpoint {
         return (host, port)
     }
 
-    /// An application on `address` with `router`; `onRunning` gets the address really bound (`host:port`).
-    public static func application(address: String, router: Router<BasicRequestContext>, logger: Logger,
-                                   onRunning: @escaping @Sendable (String) async -> Void) throws -> some ApplicationProtocol {
+    /// An application on `address` with `router`; `onRunning` gets the address really bound (`host:port`). The
+    /// router's context is any that an application makes (the console's keeps the client's address).
+    public static func application<Context: RequestContext>(address: String, router: Router<Context>, logger: Logger,
+                                                            onRunning: @escaping @Sendable (String) async -> Void) throws -> some ApplicationProtocol
+    where Context.Source == ApplicationRequestContextSource {
         let (host, port) = try parse(address)
         return Application(
             router: router,
