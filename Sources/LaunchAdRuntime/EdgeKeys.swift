@@ -62,10 +62,11 @@ extension EdgeKeys {
         try keys?.check(key, speaksFor: ack.edgeId, via: ack.via, method: method)
     }
 
-    /// Checks a report's sender (its edge id and relay path) and, with CURVE (`keys`), that `key` speaks for it: what
+    /// Checks a report's sender (its edge id, region and relay path) and, with CURVE (`keys`), that `key` speaks for it: what
     /// campaignd and relayd take on `edge.report`.
     public static func validate(_ report: EdgeReport, key: String?, keys: EdgeKeys?, method: String) throws {
         try EdgeID.validate(report.edgeId, field: "edgeId")
+        if let region = report.region, !EdgeRegion.isValid(region) { throw JSONRPCError.invalidParams(field: "region", "must be \(EdgeRegion.rule)") }
         try validate(via: report.via, field: "")
         try keys?.check(key, speaksFor: report.edgeId, via: report.via, method: method)
     }

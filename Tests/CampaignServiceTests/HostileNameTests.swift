@@ -50,4 +50,38 @@ struct HostileNameTests {
             await admin.close()
         }
     }
+
+    @Test("An edge's id, region and relay path with a control or bidirectional character are refused on edge.ack, edge.acks and edge.report, naming the field; none is listed")
+    func edgeFields() async throws {
+        try await withCampaignService { service in
+            let sync = try service.sync()
+            let admin = try service.admin()
+            let epoch = service.app.store.epoch
+            let rule = "must be \(EdgeID.rule)", regionRule = "must be \(EdgeRegion.rule)"
+            let acks: [(EdgeAck, String, String)] = [
+                (EdgeAck(edgeId: "edge\n1", region: "east", epoch: epoch, appliedSeq: 0), "edgeId", rule),
+                (EdgeAck(edgeId: "edge\u{1B}]0;owned\u{07}", region: "east", epoch: epoch, appliedSeq: 0), "edgeId", rule),
+                (EdgeAck(edgeId: "\u{200B}", region: "east", epoch: epoch, appliedSeq: 0), "edgeId", rule),
+                (EdgeAck(edgeId: "edge-1", region: "east\u{202E}tsew", epoch: epoch, appliedSeq: 0), "region", regionRule),
+                (EdgeAck(edgeId: "edge-1", region: "", epoch: epoch, appliedSeq: 0), "region", regionRule),
+                (EdgeAck(edgeId: "edge-1", region: "east", epoch: epoch, appliedSeq: 0, via: ["relay\u{0}"]), "via",
+                 "each relay id must be \(EdgeID.rule)"),
+            ]
+            for (ack, field, reason) in acks {
+                await #expect(throws: JSONRPCError.invalidParams(field: field, reason)) { try await sync.call(SyncAPI.ack, ack) }
+                await #expect(throws: JSONRPCError.invalidParams(field: "acks[0].\(field)", reason)) {
+                    try await sync.call(SyncAPI.acks, EdgeAcks(acks: [ack]))
+                }
+            }
+            await #expect(throws: JSONRPCError.invalidParams(field: "edgeId", rule)) {
+                try await sync.call(SyncAPI.report, EdgeReport(edgeId: "edge\r\nforged", reportId: 1, counts: []))
+            }
+            await #expect(throws: JSONRPCError.invalidParams(field: "region", regionRule)) {
+                try await sync.call(SyncAPI.report, EdgeReport(edgeId: "edge-1", reportId: 1, counts: [], region: "\u{2066}east"))
+            }
+            #expect(try await admin.call(AdminAPI.edgeList, NoParams()).edges.isEmpty)
+            await sync.close()
+            await admin.close()
+        }
+    }
 }
