@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LaunchAdDomain
 
 /// `adctl`: the operators' tool for the campaign service.
 public struct ADCtl: AsyncParsableCommand {
@@ -44,7 +45,8 @@ public struct ADCtl: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("adctl: \(failure.reason)\n".utf8))
+            // The reason may quote campaignd's message, an edge's id or a name: escaped, as tables are.
+            FileHandle.standardError.write(Data("adctl: \(DisplayText.escaped(failure.reason))\n".utf8))
             exit(withError: ExitCode.failure)
         } catch {
             exit(withError: error)

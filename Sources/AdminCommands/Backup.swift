@@ -3,6 +3,7 @@ import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 
 /// `adctl backup FILE`: a consistent copy of an SQLite-backed campaignd's database, made while it runs, read in
 /// pieces, checked against the sha256 campaignd gave, and written atomically.
@@ -77,7 +78,7 @@ struct Backup: AsyncParsableCommand {
                 ]
                 print(object.jsonText)
             } else {
-                print("backup of seq \(info.seq) (epoch \(info.epoch)): \(info.bytes) bytes, sha256 \(info.sha256), written to \(target.path)")
+                print(DisplayText.escaped("backup of seq \(info.seq) (epoch \(info.epoch)): \(info.bytes) bytes, sha256 \(info.sha256), written to \(target.path)"))
                 print("creatives are not in it: copy campaignd's data folder's creatives/ too")
             }
         }

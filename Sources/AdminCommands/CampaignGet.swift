@@ -1,6 +1,7 @@
 import ArgumentParser
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 
 extension CampaignCommand {
     /// `adctl campaign get ID`
@@ -16,7 +17,7 @@ extension CampaignCommand {
                     print(try JSONValueEncoder().encode(CampaignResult(campaign: campaign)).jsonText)
                 } else {
                     let json = try JSONValueEncoder().encode(campaign)
-                    for member in json.objectValue ?? JSONObject() { print("\(member.key.padding(toLength: 20, withPad: " ", startingAt: 0)) \(member.value.jsonText)") }
+                    for member in json.objectValue ?? JSONObject() { print(DisplayText.escaped("\(member.key.padding(toLength: 20, withPad: " ", startingAt: 0)) \(member.value.jsonText)")) }
                 }
             }
         }

@@ -28,8 +28,8 @@ extension CreativeCommand {
                 if connection.json {
                     print(try JSONValueEncoder().encode(info).jsonText)
                 } else {
-                    print("sha256  \(info.sha256)")
-                    print("type    \(info.contentType)")
+                    print(DisplayText.escaped("sha256  \(info.sha256)"))
+                    print(DisplayText.escaped("type    \(info.contentType)"))
                     print("size    \(info.width)x\(info.height), \(info.size) bytes")
                 }
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LaunchAdDomain
 
 /// Lists the methods of the admin API (from its OpenRPC document).
 struct Discover: AsyncParsableCommand {
@@ -15,9 +16,9 @@ struct Discover: AsyncParsableCommand {
                 print(document.jsonText)
                 return
             }
-            print("\(document["info"]?["title"]?.stringValue ?? "API") \(document["info"]?["version"]?.stringValue ?? "")")
+            print(DisplayText.escaped("\(document["info"]?["title"]?.stringValue ?? "API") \(document["info"]?["version"]?.stringValue ?? "")"))
             for method in document["methods"]?.arrayValue ?? [] {
-                print("  \(method["name"]?.stringValue ?? "?")  \(method["summary"]?.stringValue ?? "")")
+                print(DisplayText.escaped("  \(method["name"]?.stringValue ?? "?")  \(method["summary"]?.stringValue ?? "")"))
             }
         }
     }

@@ -64,7 +64,7 @@ struct Explain: AsyncParsableCommand {
                 return
             }
             if let id = result.id {
-                print("answer: campaign \(id)" + (result.sha256.map { ", creative \($0.prefix(12))" } ?? ""))
+                print(DisplayText.escaped("answer: campaign \(id)" + (result.sha256.map { ", creative \($0.prefix(12))" } ?? "")))
             } else {
                 print("answer: no ad")
             }

@@ -1,10 +1,12 @@
 import Foundation
 import LaunchAdDomain
 
-/// Column-aligned tables for people.
+/// Column-aligned tables for people. Every cell is escaped as ``DisplayText`` says: names, edge ids and regions come
+/// from peers and from before today's rules, and a newline in one must not forge a row, nor an escape sequence drive
+/// the operator's terminal.
 enum Table {
     static func print(_ header: [String], _ rows: [[String]]) {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(DisplayText.escaped) }
         var widths = header.map(\.count)
         for row in all { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
         for row in all {

@@ -1,9 +1,15 @@
 import Hummingbird
+import LaunchAdDomain
 import LaunchAdRuntime
+import Logging
 
 /// Who is asking, for every page but the sign-in: a session cookie from the sign-in form, or for scripts an
 /// `Authorization: Bearer TOKEN` header (checked against every user's token in constant time). With no users
 /// configured (loopback only), everyone is `local`, still with a session so that write forms carry a CSRF token.
+///
+/// Every token checked, from the form or a bearer header, goes through ``check(name:token:address:via:)``: throttled
+/// by ``SignInThrottle`` (429 with `Retry-After` once a client address, or everyone together, used up its allowance
+/// of failures) and, when wrong, logged with the user name tried and the client's address, never the token.
 struct ConsoleAccess: Sendable {
     static let cookieName = "launchad_console"
 
@@ -18,8 +24,77 @@ struct ConsoleAccess: Sendable {
     let users: ConsoleUsers?
     let sessions: SessionStore
     let secureCookies: Bool
+    let throttle: SignInThrottle
+    let logger: Logger
+
+    /// Where a token came from, as the log says it.
+    enum Via: String {
+        case form, bearer
+    }
+
+    /// What a token checked comes to.
+    enum Check: Equatable {
+        case user(String)
+        case wrong
+        /// Too many failures from this address, or from everyone: try again in `seconds`.
+        case throttled(seconds: Int)
+    }
+
+    /// Checks `token` (for the user `name`, when the form names one) from the client `address`: throttled, then
+    /// compared, a failure logged.
+    func check(name: String?, token: String, address: String, via: Via) -> Check {
+        guard let users else { return .wrong }
+        switch throttle.attempt(address) {
+        case .throttled(let seconds, let perAddress, let first):
+            if first {
+                logger.warning("console sign-ins throttled", metadata: [
+                    "client": "\(perAddress ? address : "all")", "retry_after": "\(seconds)", "via": "\(via.rawValue)",
+                ])
+            }
+            return .throttled(seconds: seconds)
+        case .allowed:
+            break
+        }
+        guard let user = name.map({ users.user(name: $0, token: token) }) ?? users.user(token: token) else {
+            logger.warning("console sign-in refused: wrong token", metadata: [
+                "user": "\(name.map(Self.loggable) ?? "-")", "client": "\(address)", "via": "\(via.rawValue)",
+            ])
+            return .wrong
+        }
+        throttle.succeeded(address)
+        return .user(user)
+    }
+
+    /// A user name as typed, fit for a log line: as it is when it is a user name's shape, else cut to 64 bytes with
+    /// its control characters escaped (a newline would forge a line).
+    static func loggable(_ name: String) -> String {
+        if ConsoleUsers.isValidName(name) { return name }
+        return "\"" + DisplayText.escaped(String(decoding: name.utf8.prefix(64), as: UTF8.self)) + "\" (not a user name)"
+    }
+
+    /// The refusal of a request whose bearer token is wrong, or that comes while its address (or everyone) is
+    /// throttled; `nil` to let it on to its route, which then names the user (``principal(_:)``).
+    func bearerRefusal(_ request: Request, address: String) -> Response? {
+        guard users != nil, let authorization = request.headers[.authorization] else { return nil }
+        let prefix = "Bearer "
+        let token = authorization.hasPrefix(prefix) ? String(authorization.dropFirst(prefix.count)) : ""
+        switch check(name: nil, token: token, address: address, via: .bearer) {
+        case .user: return nil
+        case .wrong: return unauthorized("the bearer token is not a console user's")
+        case .throttled(let seconds): return Self.tooManyAttempts(seconds, page: nil)
+        }
+    }
+
+    /// 429 with `Retry-After`: on the sign-in page when it is given, else on a page of its own.
+    static func tooManyAttempts(_ seconds: Int, page: ((String, HTTPResponse.Status) -> Response)?) -> Response {
+        let message = "Too many failed sign-ins: try again in \(seconds) s."
+        var response = page?(message, .tooManyRequests) ?? ConsoleResponses.problem(.tooManyRequests, message)
+        response.headers[.retryAfter] = String(seconds)
+        return response
+    }
 
     /// The caller, or the response that refuses them: a browser is sent to the sign-in page, a bad bearer token gets 401.
+    /// A bearer token was already throttled and checked by ``BearerGate``; here it only names its user.
     func principal(_ request: Request) -> Result<Principal, RefusedAccess> {
         if let authorization = request.headers[.authorization], users != nil {
             let prefix = "Bearer "
@@ -85,4 +160,21 @@ struct ConsoleAccess: Sendable {
 /// A refusal, as the response that says so.
 struct RefusedAccess: Error {
     let response: Response
+}
+
+/// The console's first middleware: a request with an `Authorization` header is throttled and its token checked
+/// (``ConsoleAccess/bearerRefusal(_:address:)``) before a route that needs a caller runs, with the client's address
+/// from the connection.
+struct BearerGate: RouterMiddleware {
+    typealias Context = ConsoleRequestContext
+    let access: ConsoleAccess
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // The sign-in page and the assets read no token (they hold no secret), so there is no guess to count there.
+        let path = request.uri.path
+        if path != "/signin", !path.hasPrefix("/assets/"), let refusal = access.bearerRefusal(request, address: context.clientAddress) {
+            return refusal
+        }
+        return try await next(request, context)
+    }
 }

@@ -10,6 +10,9 @@ public struct ConsoleConfiguration: Sendable {
     public var sessionLifetime: Double = 12 * 3600
     /// Hours of stats the campaign page charts.
     public var statsHours = 48
+    /// Failed sign-ins allowed per client address and from everyone (`--console-signin-limit`,
+    /// `--console-signin-limit-all`), then 429 with `Retry-After`.
+    public var signInLimits = SignInLimits()
 
     public init(address: String, users: ConsoleUsers? = nil) {
         self.address = address

@@ -17,11 +17,11 @@ struct ConsoleRoutes: Sendable {
     /// The largest form body read, in bytes.
     static let maxForm = 16 * 1024
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ConsoleRequestContext>) {
         router.get("/assets/console.css") { _, _ in ConsoleResponses.asset(ConsoleAssets.css, contentType: "text/css; charset=utf-8") }
         router.get("/assets/console.js") { _, _ in ConsoleResponses.asset(ConsoleAssets.javascript, contentType: "text/javascript; charset=utf-8") }
         router.get("/signin") { _, _ in signInPage(message: nil, status: .ok) }
-        router.post("/signin") { request, _ in try await signIn(request) }
+        router.post("/signin") { request, context in try await signIn(request, from: context.clientAddress) }
         router.post("/signout") { request, _ in
             await signedIn(request) { principal in
                 guard let form = await form(request), access.formIsGenuine(form, for: principal, request: request) else { return forged(principal) }
@@ -171,7 +171,7 @@ struct ConsoleRoutes: Sendable {
 
     /// A write: the id and operation from the path, the form's CSRF token and confirmation, then the admin handler.
     /// Anything wrong is said on the page, and nothing is changed.
-    func write(_ request: Request, _ context: BasicRequestContext, _ principal: ConsoleAccess.Principal) async throws -> Response {
+    func write(_ request: Request, _ context: ConsoleRequestContext, _ principal: ConsoleAccess.Principal) async throws -> Response {
         guard let id = campaignID(context) else { return badID(principal) }
         guard let operation = context.parameters.get("operation").flatMap(ConsoleOperation.init(rawValue:)) else { return badOperation(principal) }
         guard let form = await form(request) else {
@@ -204,7 +204,7 @@ struct ConsoleRoutes: Sendable {
                                  user: principal.user, csrf: principal.session?.csrf)
     }
 
-    func campaignID(_ context: BasicRequestContext) -> Int64? {
+    func campaignID(_ context: ConsoleRequestContext) -> Int64? {
         guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else { return nil }
         return id
     }
@@ -246,26 +246,32 @@ struct ConsoleRoutes: Sendable {
     func signInPage(message: String?, status: HTTPResponse.Status) -> Response {
         guard access.users != nil else { return ConsoleResponses.seeOther("/") }
         let body = """
-            <form method="post" action="/signin" id="signin"><label>Token <input type="password" name="token" autocomplete="current-password" \
-            required autofocus></label> <button type="submit">Sign in</button></form>
-            <p>Tokens are the console users file's (<code>--console-users</code>, one <code>name:token</code> a line).</p>
+            <form method="post" action="/signin" id="signin"><label>User <input type="text" name="user" autocomplete="username" \
+            required autofocus></label> <label>Token <input type="password" name="token" autocomplete="current-password" \
+            required></label> <button type="submit">Sign in</button></form>
+            <p>Users and tokens are the console users file's (<code>--console-users</code>, one <code>name:token</code> a line).</p>
             """
         return ConsoleResponses.html(Page(title: "Sign in", body: body, message: message), status: status)
     }
 
-    func signIn(_ request: Request) async throws -> Response {
+    /// The sign-in form: the user's name and token, throttled and checked by ``ConsoleAccess/check(name:token:address:via:)``.
+    func signIn(_ request: Request, from address: String) async throws -> Response {
         guard access.users != nil else { return ConsoleResponses.seeOther("/") }
         guard ConsoleAccess.sameOrigin(request) else {
             return signInPage(message: "A sign-in from another site's page is refused.", status: .forbidden)
         }
-        guard let form = await form(request), let token = form["token"], !token.isEmpty else {
-            return signInPage(message: "Enter your token.", status: .badRequest)
+        guard let form = await form(request), let name = form["user"], !name.isEmpty, let token = form["token"], !token.isEmpty else {
+            return signInPage(message: "Enter your user name and token.", status: .badRequest)
         }
-        guard let user = access.users?.user(token: token) else {
-            return signInPage(message: "That token is not a console user's.", status: .unauthorized)
+        switch access.check(name: name, token: token, address: address, via: .form) {
+        case .throttled(let seconds):
+            return ConsoleAccess.tooManyAttempts(seconds) { message, status in signInPage(message: message, status: status) }
+        case .wrong:
+            return signInPage(message: "That user name and token are not a console user's.", status: .unauthorized)
+        case .user(let user):
+            var response = ConsoleResponses.seeOther("/")
+            response.setCookie(access.cookie(access.sessions.open(user: user)))
+            return response
         }
-        var response = ConsoleResponses.seeOther("/")
-        response.setCookie(access.cookie(access.sessions.open(user: user)))
-        return response
     }
 }

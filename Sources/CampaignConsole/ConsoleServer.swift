@@ -24,10 +24,12 @@ public final class ConsoleServer: Service, Sendable {
                 "refusing to serve the console on \(configuration.address) without users: give --console-users, or a loopback address")
         }
         let sessions = SessionStore(lifetime: configuration.sessionLifetime) { Double(clock().milliseconds) / 1000 }
-        let access = ConsoleAccess(users: configuration.users, sessions: sessions, secureCookies: configuration.secureCookies)
+        let access = ConsoleAccess(users: configuration.users, sessions: sessions, secureCookies: configuration.secureCookies,
+                                   throttle: SignInThrottle(limits: configuration.signInLimits), logger: logger)
         routes = ConsoleRoutes(gateway: gateway, access: access, tracker: SpreadTracker(), configuration: configuration,
                                clock: clock, stopping: stopping)
-        let router = Router()
+        let router = Router(context: ConsoleRequestContext.self)
+        router.add(middleware: BearerGate(access: access))  // before the routes, which take the middleware they find
         routes.register(on: router)
         self.logger = logger
         application = try HTTPEndpoint.application(address: configuration.address, router: router, server: gate.http1(), logger: logger,

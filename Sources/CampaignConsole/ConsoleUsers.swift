@@ -1,10 +1,13 @@
 import Foundation
 
 /// The console's users, read from `--console-users`: one `name:token` a line (blank lines and lines starting with `#`
-/// are skipped). A name is letters, digits, `.`, `_` or `-`; a token is at least 16 visible ASCII characters.
+/// are skipped). A name is letters, digits, `.`, `_` or `-`; a token is 32 to 512 visible ASCII characters that are
+/// not trivially guessed (``tokenWeakness(_:)``), such as `openssl rand -hex 24` writes.
 public struct ConsoleUsers: Sendable {
-    /// The shortest token accepted: shorter ones are too easy to guess.
-    public static let minimumTokenLength = 16
+    /// The shortest token accepted: 32 random hex digits are 128 bits; shorter ones are too easy to guess.
+    public static let minimumTokenLength = 32
+    /// The fewest different characters a token may have: 32 random hex digits have fewer than 8 once in 30 million.
+    public static let minimumDistinctCharacters = 8
 
     private let entries: [(name: String, token: [UInt8])]
 
@@ -40,13 +43,15 @@ public struct ConsoleUsers: Sendable {
             }
             let name = String(line[..<colon])
             let token = String(line[line.index(after: colon)...])
-            guard !name.isEmpty, name.utf8.count <= 64,
-                  name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }) else {
+            guard Self.isValidName(name) else {
                 throw ConsoleUsersError("\(place): the name must be 1 to 64 letters, digits, '.', '_' or '-'")
             }
             guard token.utf8.count >= Self.minimumTokenLength, token.utf8.count <= 512,
                   token.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
                 throw ConsoleUsersError("\(place): the token of \(name) must be \(Self.minimumTokenLength) to 512 visible ASCII characters, without spaces")
+            }
+            if let weakness = Self.tokenWeakness(Array(token.utf8)) {
+                throw ConsoleUsersError("\(place): the token of \(name) is too easy to guess: \(weakness) (make one with openssl rand -hex 24)")
             }
             guard !entries.contains(where: { $0.name == name }) else {
                 throw ConsoleUsersError("\(place): \(name) is listed twice")
@@ -57,12 +62,48 @@ public struct ConsoleUsers: Sendable {
         self.entries = entries
     }
 
+    /// Whether `name` is a user name as the file has them: 1 to 64 ASCII letters, digits, `.`, `_` or `-` (so that it
+    /// prints and logs as it is).
+    public static func isValidName(_ name: some StringProtocol) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
+    }
+
+    /// Why a token of visible ASCII is guessed far sooner than its length says, or `nil`: too few different
+    /// characters (`aaaa…`, `abab…`), a shorter pattern repeated (`password1password1…`), or a run of neighbours
+    /// (`abcdef…`, `98765…`) in more than half its steps.
+    public static func tokenWeakness(_ token: [UInt8]) -> String? {
+        let distinct = Set(token).count
+        if distinct < minimumDistinctCharacters {
+            return "it uses \(distinct) different character\(distinct == 1 ? "" : "s"), fewer than \(minimumDistinctCharacters)"
+        }
+        // The shortest period: the least p with token[i] == token[i - p] for every i; a repeat when it fits twice.
+        if let period = (1...(token.count / 2)).first(where: { p in (p..<token.count).allSatisfy { token[$0] == token[$0 - p] } }) {
+            return "it repeats a pattern of \(period) characters"
+        }
+        let steps = zip(token, token.dropFirst()).filter { abs(Int($0) - Int($1)) == 1 }.count
+        if steps * 2 > token.count - 1 {
+            return "\(steps) of its \(token.count - 1) steps go to the next or previous character"
+        }
+        return nil
+    }
+
     /// The user whose token `token` is, comparing with every user's token in constant time (no early exit, so the
     /// time taken says nothing about how much of a token matched, nor which user it was).
     public func user(token: String) -> String? {
         let given = Array(token.utf8)
         var found: String?
         for entry in entries where ConstantTime.equals(entry.token, given) {
+            found = entry.name
+        }
+        return found
+    }
+
+    /// `name` when `token` is that user's token (compared in constant time, as ``user(token:)`` does).
+    public func user(name: String, token: String) -> String? {
+        let given = Array(token.utf8)
+        var found: String?
+        for entry in entries where ConstantTime.equals(entry.token, given) && entry.name == name {
             found = entry.name
         }
         return found

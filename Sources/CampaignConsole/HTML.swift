@@ -1,5 +1,9 @@
+import LaunchAdDomain
+
 /// Text made safe for HTML: every character that could end a text node or an attribute value is escaped, so that
-/// nothing from a campaign (its name, its jump URL) or from a request can become markup or script.
+/// nothing from a campaign (its name, its jump URL) or from a request can become markup or script; control
+/// characters and bidirectional controls (``DisplayText``), which a value stored before that rule may hold, are shown
+/// as visible escapes (`\u{202E}`) rather than reordering the page around them.
 enum HTML {
     static func escape(_ text: String) -> String {
         var out = ""
@@ -12,7 +16,8 @@ enum HTML {
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
             case "`": out += "&#96;"
-            default: out.unicodeScalars.append(character)
+            default:
+                if DisplayText.isUnsafe(character) { out += DisplayText.escape(character) } else { out.unicodeScalars.append(character) }
             }
         }
         return out

@@ -35,6 +35,10 @@ public enum CampaignRules {
     public static let maxCreatives = 64
     /// The most test devices a campaign lists.
     public static let maxTestDevices = 100
+    /// A name's bounds: in characters for people, in bytes for every edge and relay that holds a copy (200
+    /// characters of CJK are 600 bytes).
+    public static let maxNameCharacters = 200
+    public static let maxNameBytes = 800
 
     // MARK: Creating and updating
 
@@ -162,9 +166,7 @@ public enum CampaignRules {
 
     /// Checks every field of a campaign; the first broken rule is thrown, naming its field.
     public static func validate(_ campaign: Campaign, creativeExists: (String) -> Bool) throws(FieldError) {
-        let name = campaign.name.trimmingWhitespace
-        guard !name.isEmpty else { throw FieldError("name", "must not be empty") }
-        guard campaign.name.count <= 200 else { throw FieldError("name", "must be at most 200 characters") }
+        try DisplayText.validate(campaign.name, field: "name", maxCharacters: maxNameCharacters, maxBytes: maxNameBytes)
         guard matches(campaign.app, first: lowerDigit, rest: lowerDigit + "._-", maxLength: 64) else {
             throw FieldError("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
         }
@@ -202,8 +204,8 @@ public enum CampaignRules {
     static func validate(audience: Audience?, testDevices: [String]?) throws(FieldError) {
         let devices = testDevices ?? []
         guard devices.count <= maxTestDevices else { throw FieldError("testDevices", "must list at most \(maxTestDevices) device ids") }
-        for (index, device) in devices.enumerated() where !(1...128).contains(device.utf8.count) {
-            throw FieldError("testDevices[\(index)]", "must be 1 to 128 bytes")
+        for (index, device) in devices.enumerated() {
+            try DisplayText.validate(device, field: "testDevices[\(index)]", maxCharacters: 128, maxBytes: 128)
         }
         guard Set(devices).count == devices.count else { throw FieldError("testDevices", "must not repeat a device id") }
         if audience == .test && devices.isEmpty { throw FieldError("testDevices", "must list at least one device id when audience is test") }
@@ -211,8 +213,8 @@ public enum CampaignRules {
 
     static func validate(jump: Jump) throws(FieldError) {
         guard jump.value.utf8.count <= 2048 else { throw FieldError("jump.value", "must be at most 2048 bytes") }
-        guard !jump.value.contains(where: { $0.isWhitespace || $0.unicodeScalars.contains { $0.value < 0x20 } }) else {
-            throw FieldError("jump.value", "must not contain spaces or control characters")
+        guard !jump.value.contains(where: { $0.isWhitespace || $0.unicodeScalars.contains(where: DisplayText.isUnsafe) }) else {
+            throw FieldError("jump.value", "must not contain spaces, control characters or bidirectional controls")
         }
         switch jump.type {
         case .none:
@@ -382,13 +384,5 @@ public struct AppVersion: Sendable, Hashable, Comparable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(high)
         hasher.combine(low)
-    }
-}
-
-extension String {
-    var trimmingWhitespace: Substring {
-        let start = firstIndex { !$0.isWhitespace } ?? endIndex
-        let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
-        return self[start..<max(start, end)]
     }
 }

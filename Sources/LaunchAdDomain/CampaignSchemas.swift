@@ -81,7 +81,8 @@ extension CampaignFields: JSONSchemaDescribable {
     /// The fields an operator sets, shared by the campaign, `campaign.create` and `campaign.update`.
     public static var fieldSchemas: [(String, JSONSchema)] {
         [
-            ("name", .string("Not blank.", minLength: 1, maxLength: 200, pattern: "\\S")),
+            ("name", .string("Shown to people: at most \(CampaignRules.maxNameCharacters) characters and \(CampaignRules.maxNameBytes) bytes of UTF-8, with a visible character; no control characters, line breaks or bidirectional controls.",
+                             minLength: 1, maxLength: CampaignRules.maxNameCharacters, pattern: "\\S")),
             ("app", .string("The app's id: a-z, 0-9, '.', '_', '-', starting with a letter or digit.", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$")),
             ("startsAt", Timestamp.jsonSchema.described("When it starts to show.")),
             ("endsAt", Timestamp.jsonSchema.described("When it stops (exclusive); after startsAt, and in the future when set.")),

@@ -57,15 +57,16 @@ extension EdgeKeys {
     /// `key` speaks for it: what campaignd and relayd take on `edge.ack` and `edge.acks`.
     public static func validate(_ ack: EdgeAck, field: String, key: String?, keys: EdgeKeys?, method: String) throws {
         try EdgeID.validate(ack.edgeId, field: field + "edgeId")
-        guard ack.region.utf8.count <= 64 else { throw JSONRPCError.invalidParams(field: field + "region", "must be at most 64 bytes") }
+        guard EdgeRegion.isValid(ack.region) else { throw JSONRPCError.invalidParams(field: field + "region", "must be \(EdgeRegion.rule)") }
         try validate(via: ack.via, field: field)
         try keys?.check(key, speaksFor: ack.edgeId, via: ack.via, method: method)
     }
 
-    /// Checks a report's sender (its edge id and relay path) and, with CURVE (`keys`), that `key` speaks for it: what
+    /// Checks a report's sender (its edge id, region and relay path) and, with CURVE (`keys`), that `key` speaks for it: what
     /// campaignd and relayd take on `edge.report`.
     public static func validate(_ report: EdgeReport, key: String?, keys: EdgeKeys?, method: String) throws {
         try EdgeID.validate(report.edgeId, field: "edgeId")
+        if let region = report.region, !EdgeRegion.isValid(region) { throw JSONRPCError.invalidParams(field: "region", "must be \(EdgeRegion.rule)") }
         try validate(via: report.via, field: "")
         try keys?.check(key, speaksFor: report.edgeId, via: report.via, method: method)
     }

@@ -19,9 +19,12 @@ public enum HTTPEndpoint {
     }
 
     /// An application on `address` with `router`, served by `server` (a gate's, ``HTTPConnectionGate``, so that its
-    /// connections have header and idle timeouts); `onRunning` gets the address really bound (`host:port`).
-    public static func application(address: String, router: Router<BasicRequestContext>, server: HTTPServerBuilder, logger: Logger,
-                                   onRunning: @escaping @Sendable (String) async -> Void) throws -> some ApplicationProtocol {
+    /// connections have header and idle timeouts); `onRunning` gets the address really bound (`host:port`). The
+    /// router's context is any that an application makes (the console's keeps the client's address).
+    public static func application<Context: RequestContext>(address: String, router: Router<Context>, server: HTTPServerBuilder,
+                                                            logger: Logger,
+                                                            onRunning: @escaping @Sendable (String) async -> Void) throws -> some ApplicationProtocol
+    where Context.Source == ApplicationRequestContextSource {
         let (host, port) = try parse(address)
         return Application(
             router: router, server: server,

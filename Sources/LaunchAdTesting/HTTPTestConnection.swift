@@ -28,8 +28,9 @@ public final class HTTPTestConnection {
     private var pending: [UInt8] = []
     public private(set) var closedByPeer = false
 
-    /// Connects to `address` (`host:port`, an IPv4 host).
-    public init(_ address: String) throws {
+    /// Connects to `address` (`host:port`, an IPv4 host), from the local IPv4 address `source` when one is given (any
+    /// of 127.0.0.0/8 on loopback, so that a test can be several clients).
+    public init(_ address: String, from source: String? = nil) throws {
         guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
             throw Failure(description: "bad address \(address)")
         }
@@ -38,17 +39,27 @@ public final class HTTPTestConnection {
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if let source {
+            try Self.attach(fd, "bind to \(source)", host: source, port: 0, bind)
+        }
+        try Self.attach(fd, "connect to \(address)", host: host == "localhost" ? "127.0.0.1" : host, port: port, connect)
+    }
+
+    /// Runs `call` (`bind` or `connect`) on `fd` with the IPv4 address `host:port`; on failure closes `fd` and throws
+    /// `what` with the errno.
+    private static func attach(_ fd: Int32, _ what: String, host: String, port: UInt16,
+                               _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
         sin.sin_port = port.bigEndian
-        inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &sin.sin_addr)
-        let connected = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        inet_pton(AF_INET, host, &sin.sin_addr)
+        let result = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else {
+        guard result == 0 else {
             let code = errno
             Glibc.close(fd)
-            throw Failure(description: "connect to \(address): errno \(code)")
+            throw Failure(description: "\(what): errno \(code)")
         }
     }
 

@@ -53,8 +53,12 @@ struct CampaignDaemon: AsyncParsableCommand {
     var statsRetention = Environment.string("CAMPAIGND_STATS_RETENTION", default: "90d")
     @Option(help: "Serve the web console on this host:port (off by default; beyond loopback only with --console-users). [CAMPAIGND_CONSOLE_ADDRESS]")
     var consoleAddress: String?
-    @Option(help: "The console's users: a file of name:token lines (tokens of 16 or more visible characters). [CAMPAIGND_CONSOLE_USERS]")
+    @Option(help: "The console's users: a file of name:token lines (tokens of 32 to 512 visible characters, not trivially guessed, such as openssl rand -hex 24 writes). [CAMPAIGND_CONSOLE_USERS]")
     var consoleUsers: String?
+    @Option(help: "Failed console sign-ins one client address may make per minute, then 429 with Retry-After. [CAMPAIGND_CONSOLE_SIGNIN_LIMIT]")
+    var consoleSigninLimit = Int(Environment.string("CAMPAIGND_CONSOLE_SIGNIN_LIMIT", default: "10")) ?? -1
+    @Option(help: "Failed console sign-ins from all addresses together per minute, then 429 with Retry-After. [CAMPAIGND_CONSOLE_SIGNIN_LIMIT_ALL]")
+    var consoleSigninLimitAll = Int(Environment.string("CAMPAIGND_CONSOLE_SIGNIN_LIMIT_ALL", default: "100")) ?? -1
     @Flag(help: "The console is reached over TLS (a proxy in front of it): its session cookie is Secure. [CAMPAIGND_CONSOLE_TLS]")
     var consoleTLS = Environment.flag("CAMPAIGND_CONSOLE_TLS")
     @Option(help: "Log format: text or json. [CAMPAIGND_LOG_FORMAT]")
@@ -95,6 +99,11 @@ struct CampaignDaemon: AsyncParsableCommand {
             throw ValidationError("--console-address \(address) is beyond loopback: give --console-users, so that only its users can sign in")
         }
         configuration.secureCookies = consoleTLS
+        guard (1...100_000).contains(consoleSigninLimit) else { throw ValidationError("--console-signin-limit must be between 1 and 100000") }
+        guard (1...1_000_000).contains(consoleSigninLimitAll) else {
+            throw ValidationError("--console-signin-limit-all must be between 1 and 1000000")
+        }
+        configuration.signInLimits = SignInLimits(perAddress: consoleSigninLimit, overall: consoleSigninLimitAll, window: 60)
         return configuration
     }
 

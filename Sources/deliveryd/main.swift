@@ -108,7 +108,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
             throw ValidationError("--state-save-delay must be a number of milliseconds, 0 to \(DeliveryServiceConfiguration.maxStateSaveDelayMilliseconds)")
         }
         guard EdgeID.isValid(edgeId) else { throw ValidationError("--edge-id must be \(EdgeID.rule)") }
-        guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
+        guard EdgeRegion.isValid(region) else { throw ValidationError("--region must be \(EdgeRegion.rule)") }
     }
 
     func run() async throws {

@@ -70,7 +70,7 @@ struct RelayDaemon: AsyncParsableCommand {
             throw ValidationError("--updates-priority must be a number of nice values, 0 to \(RelayServiceConfiguration.maxUpdatesPriority)")
         }
         guard EdgeID.isValid(relayId) else { throw ValidationError("--relay-id must be \(EdgeID.rule)") }
-        guard !region.isEmpty, region.utf8.count <= 64 else { throw ValidationError("--region must be 1 to 64 bytes") }
+        guard EdgeRegion.isValid(region) else { throw ValidationError("--region must be \(EdgeRegion.rule)") }
     }
 
     func run() async throws {

@@ -128,6 +128,7 @@ def dark_pixels(rows, channels, box):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--console", required=True, help="host:port")
+    parser.add_argument("--user", required=True)
     parser.add_argument("--token", required=True)
     parser.add_argument("--campaign", type=int, required=True)
     parser.add_argument("--hostile", type=int, required=True, help="a campaign whose name holds a script")
@@ -153,10 +154,12 @@ def main():
         # A page without a session goes to the sign-in form; a wrong token is told so.
         driver.get(base + "/")
         check(driver.current_url.endswith("/signin"), "a page without a session leads to the sign-in form")
+        driver.find_element(By.NAME, "user").send_keys(args.user)
         driver.find_element(By.NAME, "token").send_keys("not-the-token-of-anyone")
         driver.find_element(By.CSS_SELECTOR, "#signin button").click()
         wait_for(lambda: "not a console user" in driver.find_element(By.CSS_SELECTOR, ".error").text, 10, "the wrong-token message")
         check(True, "a wrong token is refused on the page")
+        driver.find_element(By.NAME, "user").send_keys(args.user)
         driver.find_element(By.NAME, "token").send_keys(args.token)
         driver.find_element(By.CSS_SELECTOR, "#signin button").click()
         wait_for(lambda: "signed in as" in driver.find_element(By.CSS_SELECTOR, ".who").text, 10, "the campaigns page")

@@ -55,7 +55,7 @@ struct ConsoleBrowserTests {
                     #expect(await east.waitFor(seq: seq))
                     #expect(await south.waitFor(seq: seq))
                     let browser = try ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"), [
-                        "python3", script.path, "--console", service.endpoints["console"]!, "--token", aliceToken,
+                        "python3", script.path, "--console", service.endpoints["console"]!, "--user", "alice", "--token", aliceToken,
                         "--campaign", "\(id)", "--hostile", "\(hostile)", "--variants", String(decoding: variants.jsonBytes, as: UTF8.self),
                         "--edges", "2", "--out", out.path,
                     ], directory: service.directory)

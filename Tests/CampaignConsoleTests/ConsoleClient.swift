@@ -68,10 +68,12 @@ final class ConsoleClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable
         return ConsoleResponse(status: http.statusCode, headers: headers, body: String(decoding: data, as: UTF8.self))
     }
 
-    /// Signs in with `token` through the form, keeping the session cookie; answers the sign-in's response.
+    /// Signs in as `user` (by default the harness's user whose token it is) with `token` through the form, keeping the
+    /// session cookie; answers the sign-in's response.
     @discardableResult
-    func signIn(_ token: String) async throws -> ConsoleResponse {
-        let response = try await post("/signin", [("token", token)])
+    func signIn(_ token: String, user: String? = nil) async throws -> ConsoleResponse {
+        let name = user ?? consoleUsers.first { $0.value == token }?.key ?? "alice"
+        let response = try await post("/signin", [("user", name), ("token", token)])
         if let setCookie = response.header("Set-Cookie"), let pair = setCookie.split(separator: ";").first {
             cookie = String(pair)
         }

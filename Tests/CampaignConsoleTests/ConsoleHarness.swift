@@ -6,17 +6,20 @@ import LaunchAdDomain
 import LaunchAdTesting
 import ZMQRPC
 
-/// The token of the console user the tests sign in as.
-let aliceToken = "alice-token-0123456789abcdef"
-let bobToken = "bob-token-0123456789abcdef"
+/// The tokens of the console users the tests sign in as (as `openssl rand -hex 16` writes them).
+let aliceToken = "9f2c47e1b0a85d3c6e14f7a29b08d5c3"
+let bobToken = "4d81a6f03c9e27b5d1f6084ac3e9b752"
+/// The harness's users, by name.
+let consoleUsers = ["alice": aliceToken, "bob": bobToken]
 
 /// campaignd in process with its console on an ephemeral loopback port (users alice and bob, or none), and a client
-/// for the console and one for the admin socket.
-func withConsole<T>(users: Bool = true,
+/// for the console and one for the admin socket. `limits` throttle failed sign-ins.
+func withConsole<T>(users: Bool = true, limits: SignInLimits = SignInLimits(),
                     _ body: (InProcessCampaignService, ConsoleClient, RPCClient) async throws -> T) async throws -> T {
     try await withCampaignService(configure: { configuration in
         configuration.console = ConsoleConfiguration(
             address: "127.0.0.1:0", users: users ? try ConsoleUsers([("alice", aliceToken), ("bob", bobToken)]) : nil)
+        configuration.console?.signInLimits = limits
     }) { service in
         let admin = try service.admin()
         defer { Task { await admin.close() } }

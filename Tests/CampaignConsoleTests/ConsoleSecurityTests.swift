@@ -23,7 +23,7 @@ struct ConsoleSecurityTests {
             #expect(try await client.get("/events/edges").status == 401)
             let write = try await client.post("/campaigns/\(id)/expire", [("confirm", "yes")])
             #expect(write.status == 401)
-            client.bearer = "alice-token-0123456789abcdeX"
+            client.bearer = String(aliceToken.dropLast()) + "X"
             let wrong = try await client.get("/")
             #expect(wrong.status == 401)
             #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
@@ -38,14 +38,17 @@ struct ConsoleSecurityTests {
         try await withConsole { _, client, _ in
             let page = try await client.get("/signin")
             #expect(page.status == 200)
-            #expect(page.body.contains("name=\"token\""))
+            #expect(page.body.contains("name=\"user\"") && page.body.contains("name=\"token\""))
             let wrong = try await client.signIn("not-a-token-of-anyone")
             #expect(wrong.status == 401)
-            #expect(wrong.body.contains("That token is not a console user&#39;s."))
+            #expect(wrong.body.contains("That user name and token are not a console user&#39;s."))
             #expect(client.cookie == nil)
-            let empty = try await client.post("/signin", [("token", "")])
+            #expect(try await client.signIn(bobToken, user: "alice").status == 401)  // bob's token is not alice's
+            #expect(client.cookie == nil)
+            let empty = try await client.post("/signin", [("user", "alice"), ("token", "")])
             #expect(empty.status == 400)
-            #expect(empty.body.contains("Enter your token."))
+            #expect(empty.body.contains("Enter your user name and token."))
+            #expect(try await client.post("/signin", [("token", aliceToken)]).status == 400)  // no user name
 
             client.extraHeaders["Origin"] = "https://attacker.example"
             #expect(try await client.signIn(bobToken).status == 403)  // a sign-in forged by another site
@@ -157,7 +160,16 @@ struct ConsoleSecurityTests {
         #expect(users.user(token: "") == nil)
         let bad: [(String, String)] = [
             ("alice \(aliceToken)", "users line 1: expected name:token"),
-            ("alice:short", "users line 1: the token of alice must be 16 to 512 visible ASCII characters, without spaces"),
+            ("alice:short", "users line 1: the token of alice must be 32 to 512 visible ASCII characters, without spaces"),
+            ("alice:alice-token-0123456789abcdef", "users line 1: the token of alice must be 32 to 512 visible ASCII characters, without spaces"),
+            ("bob:\(bobToken)\nalice:" + String(repeating: "a", count: 40),
+             "users line 2: the token of alice is too easy to guess: it uses 1 different character, fewer than 8 (make one with openssl rand -hex 24)"),
+            ("alice:" + String(repeating: "s3cr3t!Xy", count: 5),
+             "users line 1: the token of alice is too easy to guess: it repeats a pattern of 9 characters (make one with openssl rand -hex 24)"),
+            ("alice:" + String(repeating: "0123456789abcdef", count: 2) + "0123",
+             "users line 1: the token of alice is too easy to guess: it repeats a pattern of 16 characters (make one with openssl rand -hex 24)"),
+            ("alice:abcdefghijklmnopqrstuvwxyzABCDEFGH",
+             "users line 1: the token of alice is too easy to guess: 32 of its 33 steps go to the next or previous character (make one with openssl rand -hex 24)"),
             ("al ice:\(aliceToken)", "users line 1: the name must be 1 to 64 letters, digits, '.', '_' or '-'"),
             ("alice:\(aliceToken)\nalice:\(bobToken)", "users line 2: alice is listed twice"),
             ("# nobody\n", "users lists no user (expected name:token lines)"),
