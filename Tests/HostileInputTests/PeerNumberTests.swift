@@ -74,28 +74,17 @@ struct PeerNumberTests {
     func boundsWithKeys() async throws {
         let directory = try makeTemporaryDirectory("peer-numbers")
         defer { removeTemporaryDirectory(directory) }
-        let campaigndKeys = directory.appendingPathComponent("campaignd")
-        let server = try KeysDirectory.generate(name: "campaignd", in: campaigndKeys.path)
-        let operatorKeys = try KeysDirectory.generate(name: "adctl", in: campaigndKeys.appendingPathComponent("admin").path)
-        let relayKeys = directory.appendingPathComponent("relay")
-        let relay = try KeysDirectory.generate(name: "relay", in: relayKeys.path)
-        try Data((server.publicKey + "\n").utf8).write(to: relayKeys.appendingPathComponent("campaignd.pub"))
-        let edgeKeys = directory.appendingPathComponent("edge")
-        let edge = try KeysDirectory.generate(name: "edge", in: edgeKeys.path)
-        try Data((server.publicKey + "\n").utf8).write(to: edgeKeys.appendingPathComponent("campaignd.pub"))
-        for (folder, name, key) in [(campaigndKeys, "relays/relay-1", relay), (campaigndKeys, "edges/edge-1", edge), (relayKeys, "edges/edge-1", edge)] {
-            let file = folder.appendingPathComponent("\(name).pub")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data((key.publicKey + "\n").utf8).write(to: file)
-        }
-        func client(_ endpoint: String, serverKey: String, keys: CurveKeyPair, context: ZMQContext) throws -> RPCClient {
+        let keys = try CurveKeyTree(in: directory)
+        try keys.edgeTrustsCampaignd()
+        let (server, relay, edge) = (keys.server, keys.relay, keys.edge)
+        func client(_ endpoint: String, serverKey: String, keys pair: CurveKeyPair, context: ZMQContext) throws -> RPCClient {
             var configuration = RPCClientConfiguration(endpoint: endpoint)
-            configuration.curve = CurveClientOptions(serverKey: serverKey, keyPair: keys)
+            configuration.curve = CurveClientOptions(serverKey: serverKey, keyPair: pair)
             return try RPCClient(context: context, configuration: configuration)
         }
 
-        try await withCampaignService(configure: { $0.keysDirectory = campaigndKeys.path }) { campaign in
-            let admin = try client(campaign.endpoints["admin"]!, serverKey: server.publicKey, keys: operatorKeys, context: campaign.context)
+        try await withCampaignService(configure: { $0.keysDirectory = keys.campaigndKeys.path }) { campaign in
+            let admin = try client(campaign.endpoints["admin"]!, serverKey: server.publicKey, keys: keys.operatorKeys, context: campaign.context)
             let creative = try await campaign.uploadPNG(admin)
             let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
             let epoch = campaign.app.store.epoch
@@ -105,7 +94,7 @@ struct PeerNumberTests {
             let asRelay = try client(campaign.endpoints["sync"]!, serverKey: server.publicKey, keys: relay, context: campaign.context)
             await Self.expectBoundsHeld(asRelay, edgeId: "edge-1", via: ["relay-1"], seq: created.seq, epoch: epoch)
             // Through a relay, with the edge's key: the relay refuses before passing anything on.
-            try await withRelay("relay-1", connectedTo: campaign, configure: { $0.keysDirectory = relayKeys.path }) { relayService in
+            try await withRelay("relay-1", connectedTo: campaign, configure: { $0.keysDirectory = keys.relayKeys.path }) { relayService in
                 let behindRelay = try client(relayService.endpoints["sync"]!, serverKey: relay.publicKey, keys: edge, context: campaign.context)
                 #expect(await eventually(timeout: .seconds(10)) { (try? await behindRelay.call(SyncAPI.ack, EdgeAck(edgeId: "edge-1", region: "r", epoch: epoch, appliedSeq: created.seq))) != nil })
                 await Self.expectBoundsHeld(behindRelay, edgeId: "edge-1", seq: created.seq, epoch: epoch)
@@ -114,7 +103,7 @@ struct PeerNumberTests {
             await asRelay.close()
 
             // The real edge, after all that: it follows, ships its counts, and they are counted.
-            try await withEdge("edge-1", connectedTo: campaign, configure: { $0.keysDirectory = edgeKeys.path }) { follower in
+            try await withEdge("edge-1", connectedTo: campaign, configure: { $0.keysDirectory = keys.edgeKeys.path }) { follower in
                 #expect(await follower.waitFor(seq: created.seq, creatives: 1))
                 let id = created.campaign.id
                 _ = try await follower.client.call(ClientAPI.launchReport, LaunchReportParams(events: (1...3).map {
