@@ -90,7 +90,8 @@ public final class CampaignServiceApp: Sendable {
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
         let scheduler = ExpiryScheduler(store: store, clock: clock, logger: logger)
-        let publisher = ChangePublisher(publisher: updates, epoch: store.epoch, seq: startSeq)
+        let seqs = SeqCeiling(store: store, seq: startSeq, logger: logger)
+        let publisher = ChangePublisher(publisher: updates, epoch: store.epoch, seq: startSeq, ceiling: seqs)
         let heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval, logger: logger)
         leader = LeaderDuties(store: store, publisher: publisher, heartbeat: heartbeat, scheduler: scheduler, logger: logger)
 
@@ -118,7 +119,8 @@ public final class CampaignServiceApp: Sendable {
         syncConfiguration.monitor = syncMonitor
         sync = try RPCServer(
             context: context,
-            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, clock: clock),
+            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, seqs: seqs,
+                                                                            statsRetention: configuration.statsRetention, clock: clock),
                                           info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync")),
             configuration: syncConfiguration, logger: logger)
 

@@ -11,11 +11,14 @@ final class ChangePublisher: Sendable {
     let epoch: String
     /// The `seq` of the last change handed to the publisher.
     private let published: Locked<Int64>
+    /// Raised before each change goes out, so that an edge's acknowledgement of it is never ahead of it.
+    private let ceiling: SeqCeiling?
 
-    init(publisher: Publisher, epoch: String, seq: Int64) {
+    init(publisher: Publisher, epoch: String, seq: Int64, ceiling: SeqCeiling? = nil) {
         self.publisher = publisher
         self.epoch = epoch
         published = Locked(seq)
+        self.ceiling = ceiling
     }
 
     /// Sets the `seq` the heartbeats carry when this process starts publishing (at start, or on taking over).
@@ -26,6 +29,7 @@ final class ChangePublisher: Sendable {
     func publish(_ changes: [Change]) {
         published.withLock { published in
             for change in changes {
+                ceiling?.raise(to: change.seq)
                 publisher.publish(UpdateStream.changed, CampaignChanged(epoch: epoch, change: change))
                 published = max(published, change.seq)
             }

@@ -8,13 +8,14 @@ import ZMQRPC
 
 enum SyncHandlers {
     /// `edgeKeys`, with CURVE: which edge id each admitted key speaks for (acknowledgements and reports for another are
-    /// refused).
-    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, clock: @escaping WallClock) -> MethodTable {
+    /// refused). `seqs` bounds the acknowledged seqs, `statsRetention` (seconds) the hours of reports.
+    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, seqs: SeqCeiling, statsRetention: Double,
+                      clock: @escaping WallClock) -> MethodTable {
         var table = MethodTable()
         table.register(SyncAPI.snapshot) { params, _ in
-            guard params.isPaged else { return try await store.snapshot() }
+            guard params.isPaged else { return seqs.raised(by: try await store.snapshot()) }
             let (after, limit) = try params.checked()
-            return try await store.snapshotPage(after: after, limit: limit, maxBytes: SyncAPI.maxPageBytes)
+            return seqs.raised(by: try await store.snapshotPage(after: after, limit: limit, maxBytes: SyncAPI.maxPageBytes))
         }
         table.register(SyncAPI.changes) { params, _ in
             let unavailable = JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
@@ -22,7 +23,9 @@ enum SyncHandlers {
             guard let changes = try await store.changes(since: params.since, limit: params.pageLimit, maxBytes: SyncAPI.maxPageBytes) else {
                 throw unavailable
             }
-            return ChangesResult(epoch: store.epoch, seq: try await store.currentSeq(), changes: changes)
+            let seq = try await store.currentSeq()
+            seqs.raise(to: seq)
+            return ChangesResult(epoch: store.epoch, seq: seq, changes: changes)
         }
         table.register(SyncAPI.creative) { params, _ in
             let (offset, length) = try params.checked()
@@ -41,11 +44,9 @@ enum SyncHandlers {
         }
         table.register(SyncAPI.report) { report, context in
             try EdgeKeys.validate(report, key: context.peerKey, keys: edgeKeys, method: SyncAPI.report.name)
-            guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
-            for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
-                throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
-            }
-            let hourly = try ReportHours.hourly(of: report, receivedAt: clock())
+            let now = clock()
+            try PeerNumbers.check(report, now: now, retention: statsRetention)
+            let hourly = try ReportHours.hourly(of: report, receivedAt: now)
             let region = report.region ?? edges.region(of: report.edgeId) ?? ""
             let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts,
                                                           hourly: hourly, region: region)
@@ -53,6 +54,7 @@ enum SyncHandlers {
         }
         table.register(SyncAPI.ack, inline: { ack, context in
             try EdgeKeys.validate(ack, field: "", key: context.peerKey, keys: edgeKeys, method: SyncAPI.ack.name)
+            try PeerNumbers.check(ack, field: "", seq: seqs.ceiling(for: ack.appliedSeq))
             edges.acknowledge(ack, now: clock())
             return EdgeAckResult(seq: ack.appliedSeq)
         })
@@ -60,6 +62,7 @@ enum SyncHandlers {
             guard batch.acks.count <= EdgeAcks.maxAcks else { throw JSONRPCError.invalidParams(field: "acks", "must list at most \(EdgeAcks.maxAcks)") }
             for (index, ack) in batch.acks.enumerated() {
                 try EdgeKeys.validate(ack, field: "acks[\(index)].", key: context.peerKey, keys: edgeKeys, method: SyncAPI.acks.name)
+                try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seqs.ceiling(for: ack.appliedSeq))
             }
             let now = clock()
             for ack in batch.acks { edges.acknowledge(ack, now: now) }

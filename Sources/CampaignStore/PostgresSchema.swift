@@ -84,6 +84,9 @@ enum PostgresSchema {
         try await PostgresStore.transaction(connection, logger: logger) {
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLockKey))", logger: logger)
             for statement in statements { try await connection.query(statement, logger: logger) }
+            for repair in PeerNumberRepair.statements(now: .now()) {
+                try await connection.query(PostgresQuery(unsafeSQL: repair), logger: logger)
+            }
             var random = SystemRandomNumberGenerator()
             let fresh = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }.joined()
             try await connection.query("INSERT INTO meta (key, value) VALUES ('epoch', \(fresh)) ON CONFLICT (key) DO NOTHING",

@@ -47,16 +47,14 @@ extension PostgresStore {
                     try await connection.query("""
                         INSERT INTO stats (campaign_id, impressions, clicks, skips)
                         VALUES (\(item.id), \(item.impressions), \(item.clicks), \(item.skips))
-                        ON CONFLICT (campaign_id) DO UPDATE SET impressions = stats.impressions + excluded.impressions,
-                            clicks = stats.clicks + excluded.clicks, skips = stats.skips + excluded.skips
+                        ON CONFLICT (campaign_id) DO UPDATE SET \(unescaped: StatsSeriesSQL.addCounts(of: "stats"))
                         """, logger: logger)
                 }
                 for item in hourly {
                     try await connection.query("""
                         INSERT INTO stats_hourly (campaign_id, hour, creative, region, impressions, clicks, skips)
                         VALUES (\(item.id), \(item.hour.milliseconds), \(item.sha256 ?? ""), \(region), \(item.impressions), \(item.clicks), \(item.skips))
-                        ON CONFLICT (campaign_id, hour, creative, region) DO UPDATE SET impressions = stats_hourly.impressions + excluded.impressions,
-                            clicks = stats_hourly.clicks + excluded.clicks, skips = stats_hourly.skips + excluded.skips
+                        ON CONFLICT (campaign_id, hour, creative, region) DO UPDATE SET \(unescaped: StatsSeriesSQL.addCounts(of: "stats_hourly"))
                         """, logger: logger)
                 }
                 return (true, reportId)
@@ -83,7 +81,7 @@ extension PostgresStore {
         binds.append(query.from.milliseconds)
         binds.append(query.to.milliseconds)
         if let id = query.id { binds.append(id) }
-        let sql = StatsSeriesSQL.select(query, placeholder: { "$\($0)::BIGINT" })
+        let sql = StatsSeriesSQL.select(query, placeholder: { "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
         return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
             let (id, bucket, creative, region, impressions, clicks, skips) = try row.decode((Int64, Int64, String, String, Int64, Int64, Int64).self)
             return StatsSeriesSQL.point(query, id: id, bucket: bucket, creative: creative, region: region,

@@ -16,15 +16,13 @@ extension SQLiteStore {
             for item in counts {
                 try db.execute(sql: """
                     INSERT INTO stats (campaign_id, impressions, clicks, skips) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(campaign_id) DO UPDATE SET impressions = impressions + excluded.impressions,
-                        clicks = clicks + excluded.clicks, skips = skips + excluded.skips
+                    ON CONFLICT(campaign_id) DO UPDATE SET \(StatsSeriesSQL.addCounts(of: "stats"))
                     """, arguments: [item.id, item.impressions, item.clicks, item.skips])
             }
             for item in hourly {
                 try db.execute(sql: """
                     INSERT INTO stats_hourly (campaign_id, hour, creative, region, impressions, clicks, skips) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(campaign_id, hour, creative, region) DO UPDATE SET impressions = impressions + excluded.impressions,
-                        clicks = clicks + excluded.clicks, skips = skips + excluded.skips
+                    ON CONFLICT(campaign_id, hour, creative, region) DO UPDATE SET \(StatsSeriesSQL.addCounts(of: "stats_hourly"))
                     """, arguments: [item.id, item.hour.milliseconds, item.sha256 ?? "", region, item.impressions, item.clicks, item.skips])
             }
             return (true, reportId)
@@ -33,12 +31,16 @@ extension SQLiteStore {
 
     public func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint] {
         try await pool.read { db in
-            let sql = StatsSeriesSQL.select(query, placeholder: { _ in "?" })
+            let sql = StatsSeriesSQL.select(query, placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" })
             var arguments: StatementArguments = [query.by.milliseconds, query.by.milliseconds, query.from.milliseconds, query.to.milliseconds]
             if let id = query.id { arguments += [id] }
+            // Decoded with errors, not GRDB's subscripts (which stop the process on a value of another type): a bad row
+            // fails this call alone.
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                StatsSeriesSQL.point(query, id: row[0], bucket: row[1], creative: row[2], region: row[3],
-                                     impressions: row[4], clicks: row[5], skips: row[6])
+                StatsSeriesSQL.point(query, id: try row.decode(atIndex: 0), bucket: try row.decode(atIndex: 1),
+                                     creative: try row.decode(atIndex: 2), region: try row.decode(atIndex: 3),
+                                     impressions: try row.decode(atIndex: 4), clicks: try row.decode(atIndex: 5),
+                                     skips: try row.decode(atIndex: 6))
             }
         }
     }
@@ -57,9 +59,37 @@ extension SQLiteStore {
             var arguments: StatementArguments = []
             if let id { sql += " WHERE c.id = ?"; arguments += [id] } else { sql += " WHERE c.state != 'deleted'" }
             sql += " ORDER BY c.id"
+            // As above: a stored count that is not a 64-bit integer (from a campaignd before sums saturated) fails
+            // this call, not the process.
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                CampaignStats(id: row["id"], impressions: row["i"], clicks: row["c"], skips: row["s"])
+                CampaignStats(id: try row.decode(forColumn: "id"), impressions: try row.decode(forColumn: "i"),
+                              clicks: try row.decode(forColumn: "c"), skips: try row.decode(forColumn: "s"))
             }
         }
     }
+}
+
+/// SQLite's `SUM` of 64-bit integers fails the whole query past `Int64.max`; this one stops there, as PostgreSQL's
+/// `LEAST(SUM(...), max)` does, so that both engines answer the same series.
+struct SaturatingSum: DatabaseAggregate {
+    static let name = "saturating_sum"
+    static var function: DatabaseFunction { DatabaseFunction(name, argumentCount: 1, pure: true, aggregate: Self.self) }
+
+    private var sum: Int64 = 0
+
+    init() {}
+
+    mutating func step(_ values: [DatabaseValue]) throws {
+        let value: Int64
+        switch values[0].storage {
+        case .int64(let integer): value = integer
+        // Only a sum that overflowed before sums stopped at the end is stored as one: past `Int64.max`.
+        case .double(let real): value = real >= 0 ? Int64.max : Int64.min
+        default: return
+        }
+        let (added, overflow) = sum.addingReportingOverflow(value)
+        sum = overflow ? (value < 0 ? Int64.min : Int64.max) : added
+    }
+
+    func finalize() throws -> (any DatabaseValueConvertible)? { sum }
 }

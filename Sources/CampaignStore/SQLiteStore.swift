@@ -35,6 +35,7 @@ public final class SQLiteStore: Store {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            db.add(function: SaturatingSum.function)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         var migrator = DatabaseMigrator()
@@ -107,6 +108,10 @@ public final class SQLiteStore: Store {
             try db.execute(sql: "ALTER TABLE edge_acks ADD COLUMN via TEXT")
         }
         try migrator.migrate(pool)
+        try pool.write { db in
+            let repairs = PeerNumberRepair.statements(now: .now())
+            for statement in repairs + PeerNumberRepair.sqliteStats { try db.execute(sql: statement) }
+        }
         epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'")! }
     }
 

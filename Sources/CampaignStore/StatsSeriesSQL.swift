@@ -4,8 +4,9 @@ import LaunchAdDomain
 /// The one query both engines answer a stats series with (their placeholders differ), and the point of each row.
 enum StatsSeriesSQL {
     /// Selects campaign, bucket, creative, region and the three sums from `stats_hourly`; the arguments are the bucket
-    /// length twice, `from`, `to`, and the campaign's id when the query names one. `placeholder(n)` is the n-th (from 1).
-    static func select(_ query: StatsQuery, placeholder: (Int) -> String) -> String {
+    /// length twice, `from`, `to`, and the campaign's id when the query names one. `placeholder(n)` is the n-th (from 1);
+    /// `sum(column)` is the engine's sum of a column that stops at `Int64.max` ("saturates") instead of overflowing.
+    static func select(_ query: StatsQuery, placeholder: (Int) -> String, sum: (String) -> String) -> String {
         let creative = query.byCreative ? "creative" : "''"
         let region = query.byRegion ? "region" : "''"
         let campaign = query.id == nil
@@ -13,10 +14,19 @@ enum StatsSeriesSQL {
             : "campaign_id = \(placeholder(5))"
         return """
             SELECT campaign_id, (hour / \(placeholder(1))) * \(placeholder(2)) AS bucket, \(creative) AS c, \(region) AS r,
-                CAST(SUM(impressions) AS BIGINT), CAST(SUM(clicks) AS BIGINT), CAST(SUM(skips) AS BIGINT)
+                \(sum("impressions")), \(sum("clicks")), \(sum("skips"))
             FROM stats_hourly WHERE hour >= \(placeholder(3)) AND hour < \(placeholder(4)) AND \(campaign)
             GROUP BY campaign_id, bucket, c, r ORDER BY campaign_id, bucket, c, r
             """
+    }
+
+    /// The column-by-column update of a count row of `table` on conflict: the stored counts plus the new ones
+    /// (`excluded`, never negative), stopping at `Int64.max` instead of overflowing (which SQLite turns into a
+    /// floating-point value, and PostgreSQL into an error), in either engine.
+    static func addCounts(of table: String) -> String {
+        ["impressions", "clicks", "skips"].map { column in
+            "\(column) = CASE WHEN \(table).\(column) > \(Int64.max) - excluded.\(column) THEN \(Int64.max) ELSE \(table).\(column) + excluded.\(column) END"
+        }.joined(separator: ", ")
     }
 
     static func point(_ query: StatsQuery, id: Int64, bucket: Int64, creative: String, region: String,

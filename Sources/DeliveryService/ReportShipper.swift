@@ -59,7 +59,7 @@ final class ReportShipper: Service {
             logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",
                                                                                       "pending": "\(saved.pending?.reportId ?? 0)"])
         }
-        let start = Outbox(pending: saved.pending, lastId: saved.lastReportId)
+        let start = Outbox(pending: saved.pending, lastId: Self.plausible(lastId: saved.lastReportId, now: .now()))
         var outbox = await cancelWhenGracefulShutdown { () async -> Outbox in
             var outbox = start
             // Until the shutdown cancels a sleep (or a call, and then the next sleep): the way out below ships last.
@@ -90,7 +90,7 @@ final class ReportShipper: Service {
         if outbox.pending == nil {
             let hourly = ledger.drain()
             if !hourly.isEmpty {
-                let id = max(outbox.lastId + 1, Int64(Date().timeIntervalSince1970 * 1000))
+                let id = Self.nextId(after: outbox.lastId, now: .now())
                 outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: HourlyCount.totals(hourly), hourly: hourly,
                                             region: configuration.region)
                 outbox.lastId = id
@@ -106,7 +106,11 @@ final class ReportShipper: Service {
             outbox.pending = nil
             if !answer.accepted && answer.lastReportId > report.reportId {
                 // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
-                outbox.lastId = answer.lastReportId
+                outbox.lastId = Self.plausible(lastId: answer.lastReportId, now: .now())
+                if outbox.lastId != answer.lastReportId {
+                    logger.warning("campaignd answered a last report id beyond the ids it takes; ids go on from the clock",
+                                   metadata: ["last_report_id": "\(answer.lastReportId)"])
+                }
                 ledger.restore(report.hourly ?? [])
             }
             await save(outbox)
@@ -116,10 +120,27 @@ final class ReportShipper: Service {
             logger.warning("campaignd refuses this edge's counts: its key is listed for another edge id; they wait",
                            metadata: ["error": "\(error.message)"])
             return false
+        } catch let error as JSONRPCError where error.code == JSONRPCError.invalidParamsCode {
+            // A report campaignd (or a relay) refuses is refused again as it is: said at each try, as it waits.
+            logger.warning("campaignd refuses this edge's report; its counts wait", metadata: ["error": "\(error.message)"])
+            return false
         } catch {
             logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
             return false
         }
+    }
+
+    /// `lastId` (read from the file, or answered by campaignd), or, when it is beyond the ids campaignd takes now
+    /// (``PeerNumbers/maxReportId(now:)``: a file or a campaignd from before the bound, or a forged answer), the
+    /// clock's milliseconds: ids go on from the clock, and no `+ 1` can pass `Int64.max`.
+    static func plausible(lastId: Int64, now: Timestamp) -> Int64 {
+        lastId <= PeerNumbers.maxReportId(now: now) ? lastId : now.milliseconds
+    }
+
+    /// The id of the next report: the clock's milliseconds, or one more than `lastId` when the clock went back.
+    static func nextId(after lastId: Int64, now: Timestamp) -> Int64 {
+        let (next, overflow) = lastId.addingReportingOverflow(1)
+        return overflow ? now.milliseconds : max(next, now.milliseconds)
     }
 
     /// Writes the fingerprints of the events counted since the last save to the journal, then the outbox and the

@@ -17,12 +17,15 @@ public struct CampaignStats: Sendable, Codable, Hashable {
 }
 
 extension CampaignStats: JSONSchemaDescribable {
-    public static var jsonSchema: JSONSchema {
+    public static var jsonSchema: JSONSchema { jsonSchema(maxCount: nil) }
+
+    /// The schema with each count at most `maxCount` (an edge's report: ``PeerNumbers/maxCount``).
+    static func jsonSchema(maxCount: Int64?) -> JSONSchema {
         .object([
             "id": .integer("The campaign's id.", minimum: 1),
-            "impressions": .integer(minimum: 0),
-            "clicks": .integer(minimum: 0),
-            "skips": .integer(minimum: 0),
+            "impressions": .integer(minimum: 0, maximum: maxCount),
+            "clicks": .integer(minimum: 0, maximum: maxCount),
+            "skips": .integer(minimum: 0, maximum: maxCount),
         ], required: ["id", "impressions", "clicks", "skips"], description: "Events counted for one campaign.")
     }
 }

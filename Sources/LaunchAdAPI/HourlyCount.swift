@@ -82,11 +82,11 @@ extension HourlyCount: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "id": .integer("The campaign's id.", minimum: 1),
-            "hour": Timestamp.jsonSchema.described("The start of the hour (UTC) the events happened in."),
+            "hour": Timestamp.jsonSchema.described("The start of the hour (UTC) the events happened in: within the receiver's stats retention (campaignd's --stats-retention; the longest, 3660 days, at a relay), and no more than 10 minutes ahead of its clock."),
             "sha256": .sha256("The creative shown, when the app said which."),
-            "impressions": .integer(minimum: 0),
-            "clicks": .integer(minimum: 0),
-            "skips": .integer(minimum: 0),
+            "impressions": .integer(minimum: 0, maximum: PeerNumbers.maxCount),
+            "clicks": .integer(minimum: 0, maximum: PeerNumbers.maxCount),
+            "skips": .integer(minimum: 0, maximum: PeerNumbers.maxCount),
         ], required: ["id", "hour", "impressions", "clicks", "skips"], description: "Events counted for one campaign, hour and creative.")
     }
 }

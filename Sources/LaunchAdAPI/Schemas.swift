@@ -12,8 +12,9 @@ let campaignIDSchema = JSONSchema.integer("A campaign's id.", minimum: 1)
 private let edgeAckProperties: [(String, JSONSchema)] = [
     ("edgeId", edgeIDSchema),
     ("region", .string("The edge's region.", maxLength: 64)),
-    ("epoch", epochSchema),
-    ("appliedSeq", .integer("The last sequence number the edge applied.", minimum: 0)),
+    ("epoch", .string("The epoch of the state the edge holds (empty before it holds one).", maxLength: PeerNumbers.maxEpochBytes,
+                      pattern: "^[A-Za-z0-9_-]*$")),
+    ("appliedSeq", .integer("The last sequence number the edge applied: at most the receiver's own (campaignd's, or that of the relay taking it).", minimum: 0)),
 ]
 
 /// `via`: the relay path of an acknowledgement, a report or a listed edge.
@@ -197,8 +198,8 @@ extension EdgeReport: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "edgeId": edgeIDSchema,
-            "reportId": .integer("Grows with each report, so a report sent twice is counted once."),
-            "counts": .array(of: CampaignStats.jsonSchema, "Counts per campaign since the last report.", maxItems: 10_000),
+            "reportId": .integer("Grows with each report, so a report sent twice is counted once: the edge's clock in milliseconds (one more than its last when the clock went back), at most a day (86400000) ahead of the receiver's clock.", minimum: 1),
+            "counts": .array(of: CampaignStats.jsonSchema(maxCount: PeerNumbers.maxCount), "Counts per campaign since the last report.", maxItems: 10_000),
             "hourly": .array(of: HourlyCount.jsonSchema, "The same counts by campaign, hour and creative (absent: filed under the hour campaignd receives them).", maxItems: EdgeReport.maxHourly),
             "region": .string("The edge's region, under which the counts are filed (absent: its acknowledgements' region).", maxLength: 64),
             "via": viaSchema,

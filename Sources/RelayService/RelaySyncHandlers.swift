@@ -19,6 +19,9 @@ enum RelaySyncHandlers {
         let upstream: RPCClient
         let edgeKeys: EdgeKeys?
         let pager = SnapshotPager()
+
+        /// The highest seq this relay holds or has published: nothing below it can have applied more.
+        var seq: Int64 { max(followed.cell.state.seq, publisher.position.seq) }
     }
 
     static func table(_ context: Context) -> MethodTable {
@@ -48,19 +51,24 @@ enum RelaySyncHandlers {
         }
         table.register(SyncAPI.ack, inline: { ack, call in
             try EdgeKeys.validate(ack, field: "", key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.ack.name)
+            try PeerNumbers.check(ack, field: "", seq: context.seq)
             context.forwarder.take([ack])
             return EdgeAckResult(seq: ack.appliedSeq)
         })
         table.register(SyncAPI.acks, inline: { batch, call in
             guard batch.acks.count <= EdgeAcks.maxAcks else { throw JSONRPCError.invalidParams(field: "acks", "must list at most \(EdgeAcks.maxAcks)") }
+            let seq = context.seq
             for (index, ack) in batch.acks.enumerated() {
                 try EdgeKeys.validate(ack, field: "acks[\(index)].", key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.acks.name)
+                try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seq)
             }
             context.forwarder.take(batch.acks)
             return EdgeAcksResult(taken: batch.acks.count)
         })
         table.register(SyncAPI.report) { report, call in
             try EdgeKeys.validate(report, key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.report.name)
+            // campaignd checks the hours against its own retention; a relay, which does not know it, against the longest.
+            try PeerNumbers.check(report, now: .now(), retention: PeerNumbers.maxStatsRetention)
             var passed = report
             passed.via = [context.relayId] + (report.via ?? [])
             return try await context.upstream.call(SyncAPI.report, passed)

@@ -78,7 +78,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         guard let retention = DurationText.seconds(edgeRetention), (1...(366 * 86_400)).contains(retention) else {
             throw ValidationError("--edge-retention must be a time between 1s and 366d, such as 90s, 30m, 24h or 7d (got \(edgeRetention))")
         }
-        guard let stats = DurationText.seconds(statsRetention), (3600...(3660 * 86_400)).contains(stats) else {
+        guard let stats = DurationText.seconds(statsRetention), (3600...PeerNumbers.maxStatsRetention).contains(stats) else {
             throw ValidationError("--stats-retention must be a time between 1h and 3660d, such as 48h, 90d or 400d (got \(statsRetention))")
         }
         _ = try console()

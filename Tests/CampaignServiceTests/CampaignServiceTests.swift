@@ -329,6 +329,8 @@ struct CampaignServiceTests {
             let admin = try fixture.admin()
             let sync = try fixture.sync()
             let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams()).epoch
+            // A change, so that seq 1 exists to be acknowledged.
+            _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: try await fixture.uploadPNG(admin)))
             /// Acknowledges `seq`; when campaignd heard it (edge.list answers from its memory).
             func ack(_ seq: Int64) async throws -> Timestamp {
                 _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: epoch, appliedSeq: seq))

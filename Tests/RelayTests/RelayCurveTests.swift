@@ -16,22 +16,9 @@ struct RelayCurveTests {
     func curveThroughARelay() async throws {
         let directory = try makeTemporaryDirectory("relay-curve")
         defer { removeTemporaryDirectory(directory) }
-        let campaigndKeys = directory.appendingPathComponent("campaignd")
-        let server = try KeysDirectory.generate(name: "campaignd", in: campaigndKeys.path)
-        let operatorKeys = try KeysDirectory.generate(name: "adctl", in: campaigndKeys.appendingPathComponent("admin").path)
-        let relayKeys = directory.appendingPathComponent("relay")
-        let relay = try KeysDirectory.generate(name: "relay", in: relayKeys.path)
-        try Data((server.publicKey + "\n").utf8).write(to: relayKeys.appendingPathComponent("campaignd.pub"))
-        try FileManager.default.createDirectory(at: campaigndKeys.appendingPathComponent("relays"), withIntermediateDirectories: true)
-        try Data((relay.publicKey + "\n").utf8).write(to: campaigndKeys.appendingPathComponent("relays/relay-1.pub"))
-        let edgeKeys = directory.appendingPathComponent("edge")
-        let edge = try KeysDirectory.generate(name: "edge", in: edgeKeys.path)
-        try Data((relay.publicKey + "\n").utf8).write(to: edgeKeys.appendingPathComponent("campaignd.pub"))
-        try FileManager.default.createDirectory(at: relayKeys.appendingPathComponent("edges"), withIntermediateDirectories: true)
-        try Data((edge.publicKey + "\n").utf8).write(to: relayKeys.appendingPathComponent("edges/edge-1.pub"))
-        // The edge's key is known to campaignd too, as an edge: it must still not speak as a relay there.
-        try FileManager.default.createDirectory(at: campaigndKeys.appendingPathComponent("edges"), withIntermediateDirectories: true)
-        try Data((edge.publicKey + "\n").utf8).write(to: campaigndKeys.appendingPathComponent("edges/edge-1.pub"))
+        let keys = try CurveKeyTree(in: directory)
+        let (server, operatorKeys, relay, edge) = (keys.server, keys.operatorKeys, keys.relay, keys.edge)
+        let (campaigndKeys, relayKeys, edgeKeys) = (keys.campaigndKeys, keys.relayKeys, keys.edgeKeys)
 
         try await withCampaignService(configure: { $0.keysDirectory = campaigndKeys.path }) { campaign in
             var adminConfiguration = RPCClientConfiguration(endpoint: campaign.endpoints["admin"]!)

@@ -1,0 +1,100 @@
+import JSONRPC
+import LaunchAdDomain
+
+/// The bounds on the numbers an edge or a relay sends on the sync socket (report ids, counts, hours, applied seqs,
+/// epochs), checked where they enter, by campaignd and by each relay before it passes them on: a peer holding a
+/// valid key must not be able to make a receiver's arithmetic overflow, its sums leave 64 bits, or its tables keep
+/// what no pruning reaches. Each check throws an invalid-params error naming the field.
+public enum PeerNumbers {
+    /// The most one count of a report may be: a campaign's impressions, clicks or skips in `counts`, or those of one
+    /// campaign, hour and creative in `hourly`. 2^40 (about 1.1 × 10^12) is more than any edge counts between two
+    /// reports, even after weeks away from campaignd; with ``EdgeReport/maxHourly`` items, one report adds at most
+    /// 2^40 × 50 000 ≈ 5.5 × 10^16 to a sum, so a stored sum (below 2^63 ≈ 9.2 × 10^18) needs over 160 of the
+    /// largest reports to reach the end of 64 bits, and the stores saturate there rather than overflow.
+    public static let maxCount: Int64 = 1 << 40
+
+    /// How far a report id may be ahead of the receiver's clock, in milliseconds: a day. An edge makes its ids from
+    /// its clock in milliseconds (one more than its last when the clock went back), so an honest id is near the
+    /// receiver's clock; a day covers any clock an edge serves with. The bound keeps ids, and the last id campaignd
+    /// answers an edge, some 2^62 below `Int64.max`, so an edge's `lastReportId + 1` cannot overflow, and a key that
+    /// sends an id ahead (to make the edge's own reports look resent) can push that edge's ids a day ahead at most.
+    public static let reportIdLead: Int64 = 86_400_000
+
+    /// How far ahead of the receiver's clock an hour of counts may start, in milliseconds: 10 minutes of clock
+    /// skew, so an edge whose clock is a little ahead may file counts under the hour its clock is in.
+    public static let hourLead: Int64 = 600_000
+
+    /// The longest stats retention campaignd takes (`--stats-retention`): a relay, which does not know
+    /// campaignd's, refuses hours older than this; campaignd refuses those older than its own.
+    public static let maxStatsRetention: Double = 3660 * 86_400
+
+    /// The longest epoch an acknowledgement may carry: stores make epochs of 32 hexadecimal digits.
+    public static let maxEpochBytes = 64
+
+    /// The largest report id a receiver whose clock reads `now` takes.
+    public static func maxReportId(now: Timestamp) -> Int64 {
+        let (sum, overflow) = now.milliseconds.addingReportingOverflow(reportIdLead)
+        return overflow ? Int64.max : sum
+    }
+
+    /// Checks the numbers of a report: its id, its counts, and its hours against `now` (the receiver's clock) and
+    /// `retention` (seconds of hourly counts kept: campaignd's, or ``maxStatsRetention`` at a relay).
+    public static func check(_ report: EdgeReport, now: Timestamp, retention: Double) throws(JSONRPCError) {
+        guard report.reportId >= 1 else { throw .invalidParams(field: "reportId", "must be positive") }
+        let maxId = maxReportId(now: now)
+        guard report.reportId <= maxId else {
+            throw .invalidParams(field: "reportId", "must be at most \(maxId) (the receiver's clock in milliseconds plus a day)")
+        }
+        guard report.counts.count <= 10_000 else { throw .invalidParams(field: "counts", "must list at most 10000 campaigns") }
+        for (index, item) in report.counts.enumerated() {
+            try check(counts: [item.impressions, item.clicks, item.skips], field: "counts[\(index)]")
+        }
+        guard let hourly = report.hourly else { return }
+        guard hourly.count <= EdgeReport.maxHourly else {
+            throw .invalidParams(field: "hourly", "must list at most \(EdgeReport.maxHourly) counts")
+        }
+        let latest = now.milliseconds + hourLead
+        let earliest = HourlyCount.hour(of: now.adding(seconds: -retention)).milliseconds
+        for (index, item) in hourly.enumerated() {
+            try check(counts: [item.impressions, item.clicks, item.skips], field: "hourly[\(index)]")
+            let hour = item.hour.milliseconds
+            if item.hour != HourlyCount.hour(of: item.hour) { throw .invalidParams(field: "hourly[\(index)].hour", "must be the start of an hour") }
+            if hour > latest { throw .invalidParams(field: "hourly[\(index)].hour", "must not be ahead of the receiver's clock") }
+            if hour < earliest { throw .invalidParams(field: "hourly[\(index)].hour", "must be within the stats retention (from \(Timestamp(milliseconds: earliest)))") }
+            if let sha256 = item.sha256, !CampaignRules.isSHA256(sha256) {
+                throw .invalidParams(field: "hourly[\(index)].sha256", "must be 64 lowercase hex characters")
+            }
+        }
+    }
+
+    /// Checks an impressions, clicks and skips triple: each within 0...``maxCount``.
+    static func check(counts: [Int64], field: String) throws(JSONRPCError) {
+        for count in counts where count < 0 || count > maxCount {
+            throw .invalidParams(field: field, "counts must be between 0 and \(maxCount)")
+        }
+    }
+
+    /// Checks an acknowledgement's numbers: its seq within `0...seq` (the receiver's own: campaignd's store, a
+    /// relay's followed state; nothing below it can have applied more), its epoch short and of letters, digits, `-`
+    /// and `_` (empty from an edge that holds no state yet). `field` prefixes the names in errors.
+    public static func check(_ ack: EdgeAck, field: String, seq: Int64) throws(JSONRPCError) {
+        guard ack.appliedSeq >= 0 else { throw .invalidParams(field: field + "appliedSeq", "must not be negative") }
+        guard ack.appliedSeq <= seq else {
+            throw .invalidParams(field: field + "appliedSeq", "must be at most \(seq), the receiver's seq")
+        }
+        guard ack.epoch.utf8.count <= maxEpochBytes else {
+            throw .invalidParams(field: field + "epoch", "must be at most \(maxEpochBytes) bytes")
+        }
+        guard ack.epoch.utf8.allSatisfy(isEpochByte) else {
+            throw .invalidParams(field: field + "epoch", "must be letters, digits, '-' and '_'")
+        }
+    }
+
+    private static func isEpochByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
+    }
+}
