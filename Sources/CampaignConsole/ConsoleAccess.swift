@@ -75,14 +75,20 @@ struct ConsoleAccess: Sendable {
     /// The refusal of a request whose bearer token is wrong, or that comes while its address (or everyone) is
     /// throttled; `nil` to let it on to its route, which then names the user (``principal(_:)``).
     func bearerRefusal(_ request: Request, address: String) -> Response? {
-        guard users != nil, let authorization = request.headers[.authorization] else { return nil }
-        let prefix = "Bearer "
-        let token = authorization.hasPrefix(prefix) ? String(authorization.dropFirst(prefix.count)) : ""
+        guard users != nil, let token = Self.bearerToken(request) else { return nil }
         switch check(name: nil, token: token, address: address, via: .bearer) {
         case .user: return nil
         case .wrong: return unauthorized("the bearer token is not a console user's")
         case .throttled(let seconds): return Self.tooManyAttempts(seconds, page: nil)
         }
+    }
+
+    /// The token of a request's `Authorization` header: what follows `Bearer `, or nothing for another scheme (which
+    /// no user's token matches); `nil` without the header.
+    static func bearerToken(_ request: Request) -> String? {
+        guard let authorization = request.headers[.authorization] else { return nil }
+        let prefix = "Bearer "
+        return authorization.hasPrefix(prefix) ? String(authorization.dropFirst(prefix.count)) : ""
     }
 
     /// 429 with `Retry-After`: on the sign-in page when it is given, else on a page of its own.
@@ -96,9 +102,8 @@ struct ConsoleAccess: Sendable {
     /// The caller, or the response that refuses them: a browser is sent to the sign-in page, a bad bearer token gets 401.
     /// A bearer token was already throttled and checked by ``BearerGate``; here it only names its user.
     func principal(_ request: Request) -> Result<Principal, RefusedAccess> {
-        if let authorization = request.headers[.authorization], users != nil {
-            let prefix = "Bearer "
-            guard authorization.hasPrefix(prefix), let user = users?.user(token: String(authorization.dropFirst(prefix.count))) else {
+        if let token = Self.bearerToken(request), let users {
+            guard let user = users.user(token: token) else {
                 return .failure(RefusedAccess(response: unauthorized("the bearer token is not a console user's")))
             }
             return .success(Principal(user: user, session: nil, opened: false))

@@ -56,6 +56,10 @@ public struct ConsoleUsers: Sendable {
             guard !entries.contains(where: { $0.name == name }) else {
                 throw ConsoleUsersError("\(place): \(name) is listed twice")
             }
+            // A bearer token names its user, and the change log its actor: one token, one user.
+            if let other = entries.first(where: { $0.token == Array(token.utf8) }) {
+                throw ConsoleUsersError("\(place): the token of \(name) is \(other.name)'s too: give each user a token of their own")
+            }
             entries.append((name, Array(token.utf8)))
         }
         guard !entries.isEmpty else { throw ConsoleUsersError("\(source) lists no user (expected name:token lines)") }

@@ -172,6 +172,7 @@ struct ConsoleSecurityTests {
              "users line 1: the token of alice is too easy to guess: 32 of its 33 steps go to the next or previous character (make one with openssl rand -hex 24)"),
             ("al ice:\(aliceToken)", "users line 1: the name must be 1 to 64 letters, digits, '.', '_' or '-'"),
             ("alice:\(aliceToken)\nalice:\(bobToken)", "users line 2: alice is listed twice"),
+            ("alice:\(aliceToken)\n\nbob:\(aliceToken)", "users line 3: the token of bob is alice's too: give each user a token of their own"),
             ("# nobody\n", "users lists no user (expected name:token lines)"),
         ]
         for (text, message) in bad {
