@@ -103,11 +103,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // campaignd's web console: pages, SVG charts, the phone-frame preview, sign-in, CSRF, Server-Sent Events.
+        // campaignd's web console: pages, SVG charts, the phone preview (drawn from LaunchAdKit's AdLayout), sign-in, CSRF,
+        // Server-Sent Events.
         .target(
             name: "CampaignConsole",
             dependencies: [
                 "Locking", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime",
+                // AdLayout: the preview draws from the model the phone draws from.
+                .product(name: "LaunchAdKit", package: "sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -280,7 +283,8 @@ let package = Package(
         // LaunchAdTesting's faulty HTTP server.
         .testTarget(name: "LaunchAdKitTests", dependencies: [.product(name: "LaunchAdKit", package: "sdk"), "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
         // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
-        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
+        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC",
+                                                               .product(name: "LaunchAdKit", package: "sdk")]),
         .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )
