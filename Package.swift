@@ -281,7 +281,7 @@ let package = Package(
         ),
         // LaunchAdKit against real edges (in process, and deliveryd, campaignd, adctl and adsim as child processes) and
         // LaunchAdTesting's faulty HTTP server.
-        .testTarget(name: "LaunchAdKitTests", dependencies: [.product(name: "LaunchAdKit", package: "sdk"), "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
+        .testTarget(name: "LaunchAdKitTests", dependencies: [.product(name: "LaunchAdKit", package: "sdk"), .product(name: "LaunchAdKitTesting", package: "sdk"), "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
         // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
         .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC",
                                                                .product(name: "LaunchAdKit", package: "sdk")]),

@@ -13,12 +13,15 @@ let package = Package(
     products: [
         .library(name: "LaunchAdKit", targets: ["LaunchAdKit"]),
         .library(name: "LaunchAdKitUI", targets: ["LaunchAdKitUI"]),
+        // A recording surface and virtual-time timers: an app's tests (and these) drive the presentation with them.
+        .library(name: "LaunchAdKitTesting", targets: ["LaunchAdKitTesting"]),
     ],
     targets: [
         .target(name: "LaunchAdKit", resources: [.copy("PrivacyInfo.xcprivacy")]),
         // Every file under `#if canImport(UIKit)`: on Linux and macOS it builds as an empty module.
         .target(name: "LaunchAdKitUI", dependencies: ["LaunchAdKit"]),
+        .target(name: "LaunchAdKitTesting", dependencies: ["LaunchAdKit"]),
         // The pure core (layout, presentation through a recording surface, GIF timing): `swift test` in sdk/.
-        .testTarget(name: "LaunchAdKitCoreTests", dependencies: ["LaunchAdKit"]),
+        .testTarget(name: "LaunchAdKitCoreTests", dependencies: ["LaunchAdKit", "LaunchAdKitTesting"]),
     ]
 )

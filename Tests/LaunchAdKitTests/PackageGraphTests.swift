@@ -59,7 +59,7 @@ struct PackageGraphTests {
         let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((manifest["dependencies"] as? [Any])?.isEmpty == true)
         let products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        #expect(Set(products) == ["LaunchAdKit", "LaunchAdKitUI"])
+        #expect(Set(products) == ["LaunchAdKit", "LaunchAdKitUI", "LaunchAdKitTesting"])
         let platforms = (manifest["platforms"] as? [[String: Any]] ?? []).compactMap { platform -> String? in
             guard let name = platform["platformName"] as? String, let version = platform["version"] as? String else { return nil }
             return "\(name) \(version)"

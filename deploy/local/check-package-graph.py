@@ -33,16 +33,17 @@ for t in pkg['targets']:
         bad=True
         print(f'{name}: undeclared {sorted(undeclared)} unused {sorted(unused)}')
 # The SDK (sdk/, what an app adds) is a package of its own: no package dependency at all; LaunchAdKit depends on
-# nothing and imports Foundation alone; LaunchAdKitUI depends on LaunchAdKit alone, imports Apple's frameworks, and
+# nothing and imports Foundation alone; LaunchAdKitUI and LaunchAdKitTesting depend on LaunchAdKit alone; LaunchAdKitUI imports Apple's frameworks, and
 # keeps every file under `#if canImport(UIKit)` so that the package builds on Linux.
 sdk=json.loads(subprocess.check_output(['swift','package','--package-path','sdk','dump-package'],stderr=subprocess.DEVNULL))
 if sdk.get('dependencies'):
     bad=True
     print(f"sdk/Package.swift: an app adds it alone, so it may depend on no package (it declares {len(sdk['dependencies'])})")
 sdk_targets={t['name']:t for t in sdk['targets']}
-allowed_deps={'LaunchAdKit':set(),'LaunchAdKitUI':{'LaunchAdKit'}}
+allowed_deps={'LaunchAdKit':set(),'LaunchAdKitUI':{'LaunchAdKit'},'LaunchAdKitTesting':{'LaunchAdKit'}}
 allowed_imports={'LaunchAdKit':{'Foundation','FoundationNetworking'},
-                 'LaunchAdKitUI':{'Foundation','UIKit','AVFoundation','ImageIO','QuartzCore','CoreGraphics','UniformTypeIdentifiers','LaunchAdKit'}}
+                 'LaunchAdKitUI':{'Foundation','UIKit','AVFoundation','ImageIO','QuartzCore','CoreGraphics','UniformTypeIdentifiers','LaunchAdKit'},
+                 'LaunchAdKitTesting':{'Foundation','LaunchAdKit'}}
 for name,deps in allowed_deps.items():
     t=sdk_targets.get(name)
     if t is None:

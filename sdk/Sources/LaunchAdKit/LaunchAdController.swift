@@ -19,6 +19,8 @@ public final class LaunchAdController {
     private let screen: @MainActor () -> AdScreen?
     private let makeSurface: @MainActor () -> (any AdSurface)?
     private var backgroundSince: Date?
+    /// The reports under way: each queued, then sent.
+    private var reporting: [Task<ReportFlush?, Never>] = []
 
     /// `screen` and `makeSurface` are asked at each launch: nil (no active scene yet, say) and the launch goes on
     /// without an ad.
@@ -39,7 +41,7 @@ public final class LaunchAdController {
         // One id per launch: its impression, click and skip share it, and the edge counts each once.
         let launchId = UUID().uuidString.lowercased()
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
-                                    report: { kind, ad in Self.send(kind, of: ad, launch: launchId, through: client) },
+                                    report: { [weak self] kind, ad in self?.send(kind, of: ad, launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil })
         presenter.delegate = delegate
         self.presenter = presenter
@@ -71,10 +73,22 @@ public final class LaunchAdController {
         }
     }
 
-    private static func send(_ kind: ReportKind, of ad: LaunchAd, launch: String, through client: LaunchAdClient) {
-        Task {
-            _ = try? await client.record(kind, of: ad, launch: launch)
-            _ = await client.flushReports()
-        }
+    /// Queues the event (on disk, so it survives a kill) and sends what the queue holds.
+    private func send(_ kind: ReportKind, of ad: LaunchAd, launch: String) {
+        let client = client
+        reporting.append(Task {
+            guard (try? await client.record(kind, of: ad, launch: launch)) != nil else { return nil }
+            return await client.flushReports()
+        })
+    }
+
+    /// Waits for the reports queued so far to be sent (or to fail, and wait in the queue for the next try); what
+    /// each sending did. For the app's shutdown and for tests.
+    public func settleReports() async -> [ReportFlush?] {
+        let tasks = reporting
+        reporting = []
+        var flushes: [ReportFlush?] = []
+        for task in tasks { flushes.append(await task.value) }
+        return flushes
     }
 }

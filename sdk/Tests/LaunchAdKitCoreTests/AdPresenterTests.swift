@@ -1,5 +1,6 @@
 import Foundation
 import LaunchAdKit
+import LaunchAdKitTesting
 import Testing
 
 /// One presentation on virtual time: a manual clock, timers that fire as the test moves it, a recording surface.
@@ -352,5 +353,23 @@ struct GIFTimingTests {
         var wrong = [UInt8](good)
         wrong[wrong.count - 1] = 0x99
         #expect(GIFTiming.frameDelays(Data(wrong)) == nil)
+    }
+}
+
+/// A delegate that writes down what it hears.
+@MainActor
+final class RecordingDelegate: LaunchAdDelegate {
+    var heard: [String] = []
+    /// Whether the app opens jumps itself, and the `closed` it was handed.
+    var opensItself = false
+    var closeLanding: (@MainActor @Sendable () -> Void)?
+
+    func launchAdDidShow(_ ad: LaunchAd) { heard.append("show") }
+    func launchAd(_ ad: LaunchAd, didTick secondsLeft: Int, skipAllowed: Bool) { heard.append("tick \(secondsLeft)\(skipAllowed ? " skip" : "")") }
+    func launchAdDidEnd(_ ad: LaunchAd?, reason: EndReason) { heard.append("end \(reason.rawValue)") }
+    func launchAd(_ ad: LaunchAd, open jump: LaunchAd.Jump, closed: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        heard.append("open \(jump.value)")
+        closeLanding = closed
+        return opensItself
     }
 }

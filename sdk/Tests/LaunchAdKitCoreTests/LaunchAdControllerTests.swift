@@ -1,5 +1,6 @@
 import Foundation
 import LaunchAdKit
+import LaunchAdKitTesting
 import Testing
 
 @Suite("LaunchAdController: the cover at each launch, hot starts by the time away", .timeLimit(.minutes(1)))
