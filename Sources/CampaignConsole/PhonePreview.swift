@@ -149,7 +149,10 @@ enum PhonePreview {
     /// One phone: the SVG's viewBox is the screen in points, so each frame of the layout is drawn at the model's own
     /// numbers; `height` CSS pixels tall.
     static func phone(_ campaign: Campaign, variant: CreativeFacts, screen: AdScreen, height: Double, id: String) -> String {
-        let layout = AdLayout(screen: screen, mediaPixels: (variant.width, variant.height), locale: campaign.targeting.locales?.first)
+        let layout = AdLayout(screen: screen, mediaPixels: (variant.width, variant.height),
+                              display: campaign.display.flatMap { AdDisplay(rawValue: $0.rawValue) } ?? .full,
+                              clickArea: campaign.clickArea.flatMap { AdClickArea(rawValue: $0.rawValue) } ?? .button,
+                              locale: campaign.targeting.locales?.first)
         let frames = layout.frames
         let texts = layout.texts(secondsLeft: campaign.countdown)
         // The script writes each second's texts from these patterns ({n}: the seconds left).

@@ -89,6 +89,24 @@ struct AdSimEndToEndTests {
             }
             #expect(model["frames"]?["logo"] == nil)
             #expect(model["texts"]?["skip"] == "跳过 3" && model["texts"]?["label"] == "广告")
+            // A half display with the whole ad as click area: the answer says so, the logo strip comes, the click is the ad.
+            _ = try await system.adctl(["campaign", "update", String(first), "--display", "half", "--click-area", "full", "--wait"])
+            let half = try ChildProcess("adsim", [
+                "--edge", "http://\(edge.endpoints["http"]!)", "--app", "shop", "--platform", "ios", "--app-version", "5.2.0",
+                "--device", "device-e2e", "--state-dir", fixture.directory.appendingPathComponent("layout-half").path,
+                "layout", "--screen", "390x844@3", "--safe-top", "47", "--safe-bottom", "34",
+            ], directory: fixture.directory)
+            #expect(await half.exitStatus(timeout: .seconds(60)) == 0)
+            let halfModel = try JSONParser.parse(half.log.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(halfModel["display"] == "half" && halfModel["clickArea"] == "full")
+            let halfLayout = AdLayout(screen: AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+                                      mediaPixels: (1179, 2556), display: .half, clickArea: .full)
+            #expect(halfLayout.frames.logo != nil && halfLayout.frames.click == halfLayout.frames.ad)
+            for (name, frame) in halfLayout.namedFrames {
+                #expect(halfModel["frames"]?[name]?.arrayValue?.compactMap(\.doubleValue) == [frame.x, frame.y, frame.width, frame.height], "\(name)")
+            }
+            #expect(halfModel["texts"]?["click"] == nil)
+            _ = try await system.adctl(["campaign", "update", String(first), "--display", "full", "--click-area", "button", "--wait"])
 
             // Clicked: the jump goes to the app.
             events = try await system.adsim("fresh", ["launch", "--click-at", "0.5", "--speed", "20"])
