@@ -169,7 +169,7 @@ final class AdWindowSurface: AdSurface {
     }
 
     func open(_ url: URL, completion: @escaping @MainActor @Sendable (Bool) -> Void) {
-        Task { @MainActor in completion(await UIApplication.shared.open(url)) }
+        Task { @MainActor in completion(await UIApplication.shared.open(url, options: [:])) }
     }
 
     func remove() {

@@ -16,6 +16,8 @@ public final class LaunchAdUI {
     public var appearance: LaunchAdAppearance
     private weak var surface: AdWindowSurface?
     private var observers: [NSObjectProtocol] = []
+    /// Waiting for the first scene (started from `didFinishLaunching` in an app with scenes).
+    private var sceneObserver: NSObjectProtocol?
 
     /// Starts launch ads (once; later calls answer the running instance). Nil when the SDK's state folder cannot be
     /// opened: the app goes on without ads.
@@ -35,7 +37,7 @@ public final class LaunchAdUI {
         ui.controller.delegate = delegate
         shared = ui
         ui.observeTheApp()
-        if ui.scene() != nil {
+        if ui.activeScene() != nil {
             ui.controller.launch(.cold)
         } else {
             ui.launchWhenASceneConnects()
@@ -51,7 +53,7 @@ public final class LaunchAdUI {
     }
 
     /// The scene to show on: the active one, else one coming to the foreground.
-    private func scene() -> UIWindowScene? {
+    private func activeScene() -> UIWindowScene? {
         let scenes = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }
         return scenes.first { $0.activationState == .foregroundActive }
             ?? scenes.first { $0.activationState == .foregroundInactive }
@@ -60,7 +62,7 @@ public final class LaunchAdUI {
 
     /// The scene's size and scale, and the safe area of the ad's window (once up) or of the app's.
     private func screen() -> AdScreen? {
-        guard let scene = scene() else { return nil }
+        guard let scene = activeScene() else { return nil }
         let bounds = scene.coordinateSpace.bounds
         let insets = surface?.safeAreaInsets ?? scene.windows.first?.safeAreaInsets ?? .zero
         return AdScreen(width: bounds.width, height: bounds.height, scale: scene.screen.scale, safeTop: insets.top,
@@ -68,7 +70,7 @@ public final class LaunchAdUI {
     }
 
     private func makeSurface() -> (any AdSurface)? {
-        guard let scene = scene() else { return nil }
+        guard let scene = activeScene() else { return nil }
         let surface = AdWindowSurface(scene: scene, appearance: appearance)
         self.surface = surface
         return surface
@@ -76,11 +78,11 @@ public final class LaunchAdUI {
 
     /// Called from `didFinishLaunching` in an app with scenes: the first scene is not connected yet.
     private func launchWhenASceneConnects() {
-        var token: NSObjectProtocol?
-        token = NotificationCenter.default.addObserver(forName: UIScene.willConnectNotification, object: nil, queue: .main) { [weak self] _ in
+        sceneObserver = NotificationCenter.default.addObserver(forName: UIScene.willConnectNotification, object: nil, queue: .main) { [weak self] _ in
             Task { @MainActor in
-                guard let self else { return }
-                if let token { NotificationCenter.default.removeObserver(token) }
+                guard let self, let observer = self.sceneObserver else { return }
+                NotificationCenter.default.removeObserver(observer)
+                self.sceneObserver = nil
                 self.controller.launch(.cold)
             }
         }
