@@ -10,7 +10,7 @@
 //   CampaignConsole (campaignd's web console, over the admin dispatcher it is handed; no store) -> CampaignService
 //   CHeap (glibc allocator settings) -> DeliveryService (deliveryd as a library: no store, no GRDB)
 //   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
-//   LaunchAdKit (the client SDK: Foundation only, JSON-RPC over HTTP to an edge) -> adsim (over AdSimCommands)
+//   LaunchAdKit (the client SDK, a package of its own under sdk/ with no dependency) -> adsim (over AdSimCommands)
 import PackageDescription
 
 let package = Package(
@@ -25,11 +25,11 @@ let package = Package(
         .executable(name: "adctl", targets: ["adctl"]),
         .executable(name: "adload", targets: ["adload"]),
         .executable(name: "relayd", targets: ["relayd"]),
-        // What an app links: Foundation only (no libzmq, no package of the servers).
-        .library(name: "LaunchAdKit", targets: ["LaunchAdKit"]),
         .executable(name: "adsim", targets: ["adsim"]),
     ],
     dependencies: [
+        // The SDK an app adds (LaunchAdKit, LaunchAdKitUI): its own package, so an app resolves none of the below.
+        .package(path: "sdk"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
@@ -105,11 +105,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // campaignd's web console: pages, SVG charts, the phone-frame preview, sign-in, CSRF, Server-Sent Events.
+        // campaignd's web console: pages, SVG charts, the phone preview (drawn from LaunchAdKit's AdLayout), sign-in, CSRF,
+        // Server-Sent Events.
         .target(
             name: "CampaignConsole",
             dependencies: [
                 "Locking", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime",
+                // AdLayout: the preview draws from the model the phone draws from.
+                .product(name: "LaunchAdKit", package: "sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,11 +183,10 @@ let package = Package(
             ]
         ),
 
-        // MARK: The client SDK an app links (Foundation only: check-package-graph.py keeps it so) and adsim's commands
-        .target(name: "LaunchAdKit"),
+        // MARK: adsim's commands, over the client SDK (sdk/, Foundation only: check-package-graph.py keeps it so)
         .target(
             name: "AdSimCommands",
-            dependencies: ["LaunchAdKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [.product(name: "LaunchAdKit", package: "sdk"), .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // MARK: Executables
@@ -281,9 +283,10 @@ let package = Package(
         ),
         // LaunchAdKit against real edges (in process, and deliveryd, campaignd, adctl and adsim as child processes) and
         // LaunchAdTesting's faulty HTTP server.
-        .testTarget(name: "LaunchAdKitTests", dependencies: ["LaunchAdKit", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
+        .testTarget(name: "LaunchAdKitTests", dependencies: [.product(name: "LaunchAdKit", package: "sdk"), .product(name: "LaunchAdKitTesting", package: "sdk"), "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
         // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
-        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
+        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC",
+                                                               .product(name: "LaunchAdKit", package: "sdk")]),
         .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

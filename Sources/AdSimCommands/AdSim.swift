@@ -7,7 +7,8 @@ public struct AdSim: AsyncParsableCommand {
         commandName: "adsim",
         abstract: "Play an app's launch ad with LaunchAdKit against an edge.",
         discussion: """
-            One line per event (waiting, show, tick, end, report), or one JSON object per line with --json. The SDK's \
+            One line per event (waiting, show, tick, end, report), or one JSON object per line with --json; layout prints \
+            the frames of the ad the edge answers, as JSON. The SDK's \
             cache and report queue live in --state-dir, so successive runs behave as successive launches of one app.
 
             Examples:
@@ -16,8 +17,9 @@ public struct AdSim: AsyncParsableCommand {
               adsim ... --policy fresh --wait-budget 3 --json launch --skip-at 2 --speed 10
               adsim ... launch --hot --background 120
               adsim ... refresh
+              adsim ... layout --screen 390x844@3 --safe-top 47 --safe-bottom 34
             """,
-        subcommands: [LaunchCommand.self, RefreshCommand.self])
+        subcommands: [LaunchCommand.self, RefreshCommand.self, LayoutCommand.self])
 
     public init() {}
 
@@ -26,7 +28,7 @@ public struct AdSim: AsyncParsableCommand {
                                                 "--screen", "--policy", "--wait-budget", "--region", "--locale"]
     static let globalFlags: Set<String> = ["--json"]
 
-    /// Moves the command's word (`launch`, `refresh`) before the flags that precede it, where ArgumentParser wants it.
+    /// Moves the command's word (`launch`, `refresh`, `layout`) before the flags that precede it, where ArgumentParser wants it.
     static func reordering(_ arguments: [String]) -> [String] {
         var index = 0
         while index < arguments.count {

@@ -16,7 +16,7 @@ struct SimulatorOptions: ParsableArguments {
     var device: String
     @Option(name: .customLong("state-dir"), help: "The SDK's folder: its cache and report queue.")
     var stateDir: String
-    @Option(help: "The screen in pixels, WxH.")
+    @Option(help: "The screen in pixels, WxH, or in points with the scale, WxH@S (390x844@3 is 1170x2532 pixels).")
     var screen: String?
     @Option(help: "The device's region.")
     var region: String?
@@ -37,13 +37,17 @@ struct SimulatorOptions: ParsableArguments {
             throw ValidationError("--policy must be \(LaunchPolicy.allCases.map(\.rawValue).joined(separator: " or ")), not \(policy)")
         }
         guard waitBudget > 0, waitBudget <= 60 else { throw ValidationError("--wait-budget must be over 0 and at most 60 seconds") }
-        if let screen, Self.size(screen) == nil { throw ValidationError("--screen must be WxH in pixels (1080x1920), not \(screen)") }
+        if let screen, Self.size(screen) == nil { throw ValidationError("--screen must be WxH in pixels (1080x1920) or WxH@S in points (390x844@3), not \(screen)") }
         for (flag, value) in [("--app", app), ("--platform", platform), ("--app-version", appVersion), ("--device", device)] where value.isEmpty {
             throw ValidationError("\(flag) must not be empty")
         }
     }
 
     static func size(_ text: String) -> (width: Int, height: Int)? {
+        if text.contains("@") {
+            guard let screen = AdScreen(parsing: text) else { return nil }
+            return (Int((screen.width * screen.scale).rounded()), Int((screen.height * screen.scale).rounded()))
+        }
         let parts = text.lowercased().split(separator: "x")
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), (1...16_384).contains(width),
               (1...16_384).contains(height) else { return nil }

@@ -30,6 +30,8 @@ struct CampaignFieldOptions: ParsableArguments {
     @Option(help: "Frequency cap per device: SHOWS/HOURS, as in 2/24.") var cap: String?
     @Option(help: "Who it is answered to: all (default) or test (only --test-devices).") var audience: String?
     @Option(help: "Test device ids, comma-separated (at most 100).") var testDevices: String?
+    @Option(help: "How much of the screen the ad takes: full (default) or half (the app's logo strip below).") var display: String?
+    @Option(help: "What a tap opens the jump from: button (default) or full (the whole ad).") var clickArea: String?
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -98,6 +100,14 @@ struct CampaignFieldOptions: ParsableArguments {
             fields.audience = value
         }
         if let testDevices { fields.testDevices = Self.list(testDevices) }
+        if let display {
+            guard let value = CampaignDisplay(rawValue: display) else { throw ValidationError("--display must be full or half (got \(display))") }
+            fields.display = value
+        }
+        if let clickArea {
+            guard let value = CampaignClickArea(rawValue: clickArea) else { throw ValidationError("--click-area must be button or full (got \(clickArea))") }
+            fields.clickArea = value
+        }
         return fields
     }
 }

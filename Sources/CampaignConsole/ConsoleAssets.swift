@@ -22,12 +22,21 @@ enum ConsoleAssets {
         button { padding: 4px 12px; }
         button.danger { background: #b3261e; color: #fff; border: 1px solid #8a1c17; }
         .previews { display: flex; flex-wrap: wrap; gap: 24px; }
-        .preview { background: #fff; border: 1px solid #d8dbe2; padding: 12px; margin: 0; max-width: 320px; }
+        .preview { background: #fff; border: 1px solid #d8dbe2; padding: 12px; margin: 0; }
         .preview h3 { margin: 0 0 6px; font-size: 14px; }
-        svg.phone .creative { cursor: pointer; }
-        svg.phone .bezel { fill: #111; }
+        .phones { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-end; margin-bottom: 8px; }
+        .phone-box { display: flex; flex-direction: column; align-items: center; gap: 4px; font-size: 12px; color: #4a5060; }
+        .bezel { background: #111; padding: 8px; border-radius: 18px; line-height: 0; }
+        svg.phone { display: block; border-radius: 10px; }
+        svg.phone .launch-screen { fill: #f2f2f2; }
+        svg.phone .ad { fill: #000; }
+        svg.phone .logo { fill: #fff; }
+        svg.phone .logo-text { fill: #8a90a0; font-family: system-ui, sans-serif; pointer-events: none; }
+        svg.phone .click-area { fill: transparent; cursor: pointer; }
+        svg.phone .click-area.button { fill: #000; fill-opacity: 0.6; }
+        svg.phone foreignObject video { width: 100%; height: 100%; object-fit: fill; display: block; }
         svg.phone .badge { fill: #000; fill-opacity: 0.6; }
-        svg.phone .badge-text { fill: #fff; font-family: system-ui, sans-serif; }
+        svg.phone .badge-text { fill: #fff; font-family: system-ui, sans-serif; pointer-events: none; }
         .jump-target { font-family: monospace; background: #fff7d6; padding: 2px 6px; }
         svg.chart .bar { fill: #3d6fd9; } svg.chart .axis { stroke: #8a90a0; } svg.chart text { font: 11px system-ui, sans-serif; fill: #4a5060; }
         svg.timeline .window { fill: #3d6fd9; } svg.timeline .window.state-paused { fill: #d9a53d; }
@@ -50,24 +59,30 @@ enum ConsoleAssets {
             if (status && data.status) { status.textContent = data.status; }
           };
         });
-        // Phone previews: the countdown runs, the skip button appears at skipAfter, a click shows the jump target.
-        // The session plays again a second after it ends.
+        // Phone previews: the countdown runs, the countdown turns into skip at skipAfter, a tap on the click area shows
+        // the jump target. The texts follow the model's patterns ({n}: the seconds left). The session plays again a
+        // second after it ends.
         document.querySelectorAll("svg.phone").forEach(function (phone) {
           var countdown = Number(phone.dataset.countdown);
           var skippable = phone.dataset.skippable === "true";
           var skipAfter = Number(phone.dataset.skipAfter || 0);
           var counter = phone.querySelector(".countdown-text");
+          var counterGroup = phone.querySelector(".countdown");
+          var skipText = phone.querySelector(".skip-text");
           var skip = phone.querySelector(".skip");
-          var jump = phone.parentNode.querySelector(".jump-target");
+          var jump = phone.closest("figure").querySelector(".jump-target");
           var start = Date.now();
           function tick() {
             var elapsed = (Date.now() - start) / 1000;
             if (elapsed >= countdown + 1) { start = Date.now(); elapsed = 0; }
-            var left = Math.ceil(countdown - elapsed);
-            counter.textContent = left > 0 ? String(left) + "s" : "0s";
-            skip.setAttribute("visibility", skippable && elapsed >= skipAfter && left > 0 ? "visible" : "hidden");
+            var left = Math.max(0, Math.ceil(countdown - elapsed));
+            var offered = skippable && elapsed >= skipAfter && left > 0;
+            counter.textContent = phone.dataset.countdownFormat.replace("{n}", String(left));
+            skipText.textContent = phone.dataset.skipFormat.replace("{n}", String(left));
+            skip.setAttribute("visibility", offered ? "visible" : "hidden");
+            counterGroup.setAttribute("visibility", offered ? "hidden" : "visible");
           }
-          phone.querySelector(".creative").addEventListener("click", function () { if (jump) { jump.hidden = false; } });
+          phone.querySelector("[data-frame=click]").addEventListener("click", function () { if (jump) { jump.hidden = false; } });
           tick();
           setInterval(tick, 100);
         });

@@ -6,7 +6,7 @@ import Hummingbird
 /// no referrer sent to another site (same-origin: the console's own forms still carry their `Origin`, which a write
 /// checks), no caching of pages.
 enum ConsoleResponses {
-    static let securityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    static let securityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
     static func headers(contentType: String) -> HTTPFields {

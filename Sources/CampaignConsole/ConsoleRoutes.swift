@@ -40,7 +40,12 @@ struct ConsoleRoutes: Sendable {
         router.get("/campaigns/:id") { request, context in
             await signedIn(request) { principal in
                 guard let id = campaignID(context) else { return badID(principal) }
-                return try await campaignPage(id, principal: principal, message: nil, status: .ok)
+                switch PhonePreview.screens(query: { request.uri.queryParameters[Substring($0)].map(String.init) }) {
+                case .failure(let refused):
+                    return ConsoleResponses.problem(.badRequest, refused.message, user: principal.user, csrf: principal.session?.csrf)
+                case .success(let screens):
+                    return try await campaignPage(id, principal: principal, message: nil, status: .ok, screens: screens)
+                }
             }
         }
         router.get("/campaigns/:id/:operation") { request, context in
@@ -122,7 +127,8 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
-    func campaignPage(_ id: Int64, principal: ConsoleAccess.Principal, message: String?, status: HTTPResponse.Status) async throws -> Response {
+    func campaignPage(_ id: Int64, principal: ConsoleAccess.Principal, message: String?, status: HTTPResponse.Status,
+                      screens: PhonePreview.Screens? = nil) async throws -> Response {
         guard let campaign = try await campaign(id, principal) else { return notFound(id, principal) }
         let user = principal.user
         var variants: [CreativeFacts] = []
@@ -134,7 +140,8 @@ struct ConsoleRoutes: Sendable {
             let query = PhonePreview.query(for: campaign, width: shape.width, height: shape.height)
             let verdict: Result<LaunchExplainResult, any Error>
             do { verdict = .success(try await gateway.call(AdminAPI.launchExplain, query, actor: user)) } catch { verdict = .failure(error) }
-            shapes.append(PhonePreview.Shape(width: shape.width, height: shape.height, variants: shape.variants, verdict: verdict))
+            shapes.append(PhonePreview.Shape(width: shape.width, height: shape.height, variants: shape.variants, verdict: verdict,
+                                             screens: screens ?? PhonePreview.defaultScreens))
         }
         let hours = configuration.statsHours
         let now = clock()

@@ -42,6 +42,8 @@ public struct CampaignUpdateParams: Codable, Sendable {
     public var frequencyCap: FrequencyCap?
     public var audience: Audience?
     public var testDevices: [String]?
+    public var display: CampaignDisplay?
+    public var clickArea: CampaignClickArea?
 
     public init(id: Int64, fields: CampaignFields) {
         self.id = id
@@ -51,6 +53,7 @@ public struct CampaignUpdateParams: Codable, Sendable {
         minBackgroundSeconds = fields.minBackgroundSeconds; jump = fields.jump; creatives = fields.creatives
         targeting = fields.targeting; frequencyCap = fields.frequencyCap
         audience = fields.audience; testDevices = fields.testDevices
+        display = fields.display; clickArea = fields.clickArea
     }
 
     public var fields: CampaignFields {
@@ -58,7 +61,7 @@ public struct CampaignUpdateParams: Codable, Sendable {
                        forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter,
                        launchTypes: launchTypes, minBackgroundSeconds: minBackgroundSeconds, jump: jump,
                        creatives: creatives, targeting: targeting, frequencyCap: frequencyCap, audience: audience,
-                       testDevices: testDevices)
+                       testDevices: testDevices, display: display, clickArea: clickArea)
     }
 }
 

@@ -56,6 +56,9 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     public var skippable: Bool? { didSet { prepared = nil } }
     public var skipAfter: Int? { didSet { prepared = nil } }
     public var forced: Bool? { didSet { prepared = nil } }
+    /// The campaign's `display` and `clickArea`, when not the defaults (`full`, `button`): how the SDK lays the ad out.
+    public var display: CampaignDisplay? { didSet { prepared = nil } }
+    public var clickArea: CampaignClickArea? { didSet { prepared = nil } }
     public var expiresAt: Timestamp? { didSet { prepared = nil; expiresAtText = nil } }
     public var epoch: String
     public var seq: Int64
@@ -71,14 +74,14 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
 
     enum CodingKeys: String, CodingKey {
         case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
-             expiresAt, epoch, seq, revoked
+             display, clickArea, expiresAt, epoch, seq, revoked
     }
 
     /// An answer from its fields (examples and clients; the service makes its answers from decisions).
     public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, imgUrl: String? = nil, creative: Creative? = nil,
                 jumpType: String? = nil, jumpValue: String? = nil, showMoment: String? = nil, countdown: Int? = nil,
-                skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, expiresAt: Timestamp? = nil,
-                epoch: String, seq: Int64, revoked: [Int64]) {
+                skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, display: CampaignDisplay? = nil,
+                clickArea: CampaignClickArea? = nil, expiresAt: Timestamp? = nil, epoch: String, seq: Int64, revoked: [Int64]) {
         self.hasAd = hasAd
         self.id = id
         self.version = version
@@ -91,6 +94,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         self.skippable = skippable
         self.skipAfter = skipAfter
         self.forced = forced
+        self.display = display
+        self.clickArea = clickArea
         self.expiresAt = expiresAt
         self.epoch = epoch
         self.seq = seq
@@ -120,6 +125,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         skippable = campaign.skippable
         skipAfter = campaign.skipAfter
         forced = campaign.forced
+        display = campaign.display
+        clickArea = campaign.clickArea
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
         prepared = held.answerParts
@@ -160,6 +167,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
                 object.field("skippable", ifPresent: skippable)
                 object.field("skipAfter", ifPresent: skipAfter)
                 object.field("forced", ifPresent: forced)
+                object.field("display", ifPresent: display?.rawValue)
+                object.field("clickArea", ifPresent: clickArea?.rawValue)
                 object.field("expiresAt", ifPresent: expiresAtText ?? expiresAt?.rfc3339)
             }
             object.field("epoch", epoch)

@@ -43,6 +43,14 @@ enum PreparedAnswer {
             tail.write(int: skipAfter)
         }
         tail.writeRaw(campaign.forced ? ",\"forced\":true" : ",\"forced\":false")
+        if let display = campaign.display {
+            tail.writeRaw(",\"display\":")
+            tail.write(string: display.rawValue)
+        }
+        if let clickArea = campaign.clickArea {
+            tail.writeRaw(",\"clickArea\":")
+            tail.write(string: clickArea.rawValue)
+        }
         tail.writeRaw(",\"expiresAt\":")
         tail.write(string: expiresAt)
         return AnswerParts(head: head.bytes, tail: tail.bytes)

@@ -245,6 +245,8 @@ extension LaunchAnswer: JSONSchemaDescribable {
             "skippable": .boolean(),
             "skipAfter": .integer("Seconds before the skip button shows, when set.", minimum: 0, maximum: 10),
             "forced": .boolean(),
+            "display": .cases(of: CampaignDisplay.self, "How much of the screen the ad takes; absent: full."),
+            "clickArea": .cases(of: CampaignClickArea.self, "What a tap opens the jump from; absent: button."),
             "expiresAt": Timestamp.jsonSchema.described("The campaign's end: never show the ad after it, whatever the cache says."),
             "epoch": epochSchema.described("The state the edge answered from."),
             "seq": .integer("The sequence number of the state the edge answered from.", minimum: 0),

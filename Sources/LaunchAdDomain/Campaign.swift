@@ -114,6 +114,22 @@ public enum Audience: String, Sendable, Codable, CaseIterable {
     case all, test
 }
 
+/// How much of the screen a campaign's ad takes (DESIGN, "Apps and the rules of their markets").
+public enum CampaignDisplay: String, Sendable, Codable, CaseIterable {
+    /// The whole screen (the default).
+    case full
+    /// The top of the screen, the app's logo strip below (the ad at least 75% of the height).
+    case half
+}
+
+/// What a tap on a campaign's ad opens its jump from.
+public enum CampaignClickArea: String, Sendable, Codable, CaseIterable {
+    /// A button on the ad (the default; what markets that forbid a whole-screen jump require).
+    case button
+    /// The whole ad.
+    case full
+}
+
 /// A launch-ad campaign, with every field DESIGN names.
 public struct Campaign: Sendable, Codable, Hashable {
     public var id: Int64
@@ -137,6 +153,10 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var audience: Audience?
     /// Device ids a test audience is answered to (at most ``CampaignRules/maxTestDevices``).
     public var testDevices: [String]?
+    /// `half`: the top of the screen with the app's logo below (absent: `full`).
+    public var display: CampaignDisplay?
+    /// `full`: a tap anywhere on the ad opens the jump (absent: `button`).
+    public var clickArea: CampaignClickArea?
     public var state: CampaignState
     /// Grows by one with each change.
     public var version: Int
@@ -147,11 +167,11 @@ public struct Campaign: Sendable, Codable, Hashable {
     /// the same order): the `Codable` conformance's keys and the reader's slots.
     public enum CodingKeys: Int, JSONFieldKey {
         case id, name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
-        case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, state, version
-        case createdAt, updatedAt
+        case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea, state
+        case version, createdAt, updatedAt
     }
 
-    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil) {
+    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil, display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil) {
         self.id = id
         self.name = name
         self.app = app
@@ -171,6 +191,8 @@ public struct Campaign: Sendable, Codable, Hashable {
         self.frequencyCap = frequencyCap
         self.audience = audience
         self.testDevices = testDevices
+        self.display = display
+        self.clickArea = clickArea
         self.state = state
         self.version = version
         self.createdAt = createdAt
@@ -199,12 +221,15 @@ public struct CampaignFields: Sendable, Codable, Hashable {
     public var frequencyCap: FrequencyCap?
     public var audience: Audience?
     public var testDevices: [String]?
+    public var display: CampaignDisplay?
+    public var clickArea: CampaignClickArea?
 
     public init(name: String? = nil, app: String? = nil, startsAt: Timestamp? = nil, endsAt: Timestamp? = nil,
                 priority: Int? = nil, weight: Int? = nil, forced: Bool? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, launchTypes: [LaunchType]? = nil,
                 minBackgroundSeconds: Int? = nil, jump: Jump? = nil, creatives: [CreativeRef]? = nil,
-                targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil, audience: Audience? = nil, testDevices: [String]? = nil) {
+                targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil, audience: Audience? = nil, testDevices: [String]? = nil,
+                display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil) {
         self.name = name
         self.app = app
         self.startsAt = startsAt
@@ -223,5 +248,7 @@ public struct CampaignFields: Sendable, Codable, Hashable {
         self.frequencyCap = frequencyCap
         self.audience = audience
         self.testDevices = testDevices
+        self.display = display
+        self.clickArea = clickArea
     }
 }

@@ -88,6 +88,8 @@ extension Campaign: JSONReadable {
         let frequencyCap = try object.optional(.frequencyCap).map { try FrequencyCap(json: $0) }
         let audience = try object.optional(.audience)?.enumeration(Audience.self)
         let testDevices = try object.optional(.testDevices)?.strings()
+        let display = try object.optional(.display)?.enumeration(CampaignDisplay.self)
+        let clickArea = try object.optional(.clickArea)?.enumeration(CampaignClickArea.self)
         let state = try object.require(.state).enumeration(CampaignState.self)
         let version = try object.int(.version)
         let createdAt = try object.require(.createdAt).timestamp()
@@ -95,6 +97,7 @@ extension Campaign: JSONReadable {
                   forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter, launchTypes: launchTypes,
                   minBackgroundSeconds: minBackgroundSeconds, jump: jump, creatives: creatives, targeting: targeting,
                   frequencyCap: frequencyCap, state: state, version: version, createdAt: createdAt,
-                  updatedAt: try object.require(.updatedAt).timestamp(), audience: audience, testDevices: testDevices)
+                  updatedAt: try object.require(.updatedAt).timestamp(), audience: audience, testDevices: testDevices,
+                  display: display, clickArea: clickArea)
     }
 }

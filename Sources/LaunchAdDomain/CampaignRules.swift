@@ -58,7 +58,8 @@ public enum CampaignRules {
             launchTypes: launchTypes, minBackgroundSeconds: fields.minBackgroundSeconds,
             jump: fields.jump ?? .none, creatives: creatives, targeting: fields.targeting ?? .everyone,
             frequencyCap: fields.frequencyCap, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
-            version: 1, createdAt: now, updatedAt: now, audience: fields.audience, testDevices: fields.testDevices)
+            version: 1, createdAt: now, updatedAt: now, audience: fields.audience, testDevices: fields.testDevices,
+            display: fields.display, clickArea: fields.clickArea)
         guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
         try validate(campaign, creativeExists: creativeExists)
         return campaign
@@ -87,6 +88,8 @@ public enum CampaignRules {
         if let value = fields.frequencyCap { updated.frequencyCap = value }
         if let value = fields.audience { updated.audience = value }
         if let value = fields.testDevices { updated.testDevices = value }
+        if let value = fields.display { updated.display = value }
+        if let value = fields.clickArea { updated.clickArea = value }
         if fields.endsAt != nil && updated.endsAt <= now {
             throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
         }

@@ -102,6 +102,8 @@ extension CampaignFields: JSONSchemaDescribable {
             ("audience", .cases(of: Audience.self, "all (default): every device the targeting reaches; test: only the testDevices.")),
             ("testDevices", .array(of: .string(minLength: 1, maxLength: 128), "Device ids a test audience is answered to; required (at least one) with audience test.",
                                    maxItems: CampaignRules.maxTestDevices, uniqueItems: true)),
+            ("display", .cases(of: CampaignDisplay.self, "full (default): the whole screen; half: the top 80%, the app's logo strip below.")),
+            ("clickArea", .cases(of: CampaignClickArea.self, "button (default): a tap on the ad's button opens the jump; full: a tap anywhere on the ad.")),
         ]
     }
 
@@ -122,7 +124,7 @@ extension Campaign: JSONSchemaDescribable {
             ("createdAt", Timestamp.jsonSchema),
             ("updatedAt", Timestamp.jsonSchema),
         ]
-        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices"]
+        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices", "display", "clickArea"]
         return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
                        description: "A launch-ad campaign.")
     }

@@ -97,6 +97,8 @@ extension Campaign: JSONWritable {
             if let frequencyCap { object.field("frequencyCap") { frequencyCap.write(json: &$0) } }
             object.field("audience", ifPresent: audience?.rawValue)
             if let testDevices { object.field("testDevices") { $0.write(strings: testDevices) } }
+            object.field("display", ifPresent: display?.rawValue)
+            object.field("clickArea", ifPresent: clickArea?.rawValue)
             object.field("state", state.rawValue)
             object.field("version", version)
             object.field("createdAt") { $0.write(timestamp: createdAt) }

@@ -134,10 +134,13 @@ def main():
     parser.add_argument("--hostile", type=int, required=True, help="a campaign whose name holds a script")
     parser.add_argument("--variants", required=True, help="JSON: [{sha256, width, height, color: [r, g, b]}]")
     parser.add_argument("--edges", type=int, required=True)
+    parser.add_argument("--screen", required=True, help="the preview's query for one screen: screen=390x844@3&safeTop=47&safeBottom=34")
+    parser.add_argument("--frames", required=True, help="JSON: {sha256: {frame: [x, y, w, h]}}, AdLayout's frames on that screen, in points")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     base = f"http://{args.console}"
     variants = json.loads(args.variants)
+    expected_frames = json.loads(args.frames)
 
     options = Options()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -173,10 +176,10 @@ def main():
             check(owned is None, f"{path}: the script in a campaign name did not run")
         check("<script>" in driver.find_element(By.TAG_NAME, "h2").text, "the hostile name is shown as text")
 
-        # The phone-frame preview: each variant in its screen shape, the countdown running, skip at skipAfter, the jump.
+        # The phone preview: each variant on common iPhones, the countdown running, skip at skipAfter, the jump.
         driver.get(base + f"/campaigns/{args.campaign}")
         phones = driver.find_elements(By.CSS_SELECTOR, "figure.preview")
-        check(len(phones) == len(variants), f"one phone per variant ({len(variants)})")
+        check(len(phones) == len(variants), f"one figure per variant ({len(variants)})")
         samples = []
         start = time.monotonic()
         first = driver.find_element(By.CSS_SELECTOR, "svg.phone")
@@ -201,17 +204,49 @@ def main():
             box, count, rows, channels = color_box(png, variant["color"])
             width, height = box[2] - box[0], box[3] - box[1]
             check(count > 0, f"{variant['width']}x{variant['height']}: the creative's colour is on screen")
-            ratio, expected = width / height, variant["width"] / variant["height"]
-            check(abs(ratio / expected - 1) < 0.04, f"{variant['width']}x{variant['height']}: shown at aspect {ratio:.3f}, the creative's is {expected:.3f}")
+            # Aspect fill on a full display: the creative covers the whole screen, whatever its own shape.
+            screen_width, screen_height = svg.size["width"], svg.size["height"]
+            check(abs(width - screen_width) <= 3 and abs(height - screen_height) <= 3,
+                  f"{variant['width']}x{variant['height']}: the creative fills the {screen_width}x{screen_height} screen ({width}x{height})")
             top_right = (box[0] + width // 2, box[1], box[2], box[1] + height // 8)
-            check(dark_pixels(rows, channels, top_right) > 50, f"{variant['width']}x{variant['height']}: the countdown badge is drawn over the creative")
+            check(dark_pixels(rows, channels, top_right) > 50, f"{variant['width']}x{variant['height']}: the countdown is drawn over the creative")
         jump = phones[0].find_element(By.CSS_SELECTOR, ".jump-target")
         check(not jump.is_displayed(), "the jump target is hidden before a tap")
-        phones[0].find_element(By.CSS_SELECTOR, ".creative").click()
+        phones[0].find_element(By.CSS_SELECTOR, "[data-frame=click]").click()
         wait_for(lambda: jump.is_displayed(), 5, "the jump target after a tap")
         check(jump.text.startswith("opens "), f"a tap shows the jump target ({jump.text})")
         driver.execute_script("document.querySelector('.previews').scrollIntoView({block: 'start'}); window.scrollBy(0, -60)")
         driver.save_screenshot(os.path.join(args.out, "campaign.png"))
+
+        # One screen asked for: each frame of the page where AdLayout puts it, within 1 pt.
+        driver.get(base + f"/campaigns/{args.campaign}?{args.screen}")
+        figures = driver.find_elements(By.CSS_SELECTOR, "figure.preview")
+        check(len(figures) == len(variants) and all(len(f.find_elements(By.CSS_SELECTOR, "svg.phone")) == 1 for f in figures),
+              "one phone per variant for the screen asked for")
+        for figure in figures:
+            sha256 = figure.get_attribute("data-sha256")
+            svg = figure.find_element(By.CSS_SELECTOR, "svg.phone")
+            points = driver.execute_script("return arguments[0].viewBox.baseVal.height", svg)  # the screen's height in points
+            boxes = driver.execute_script(
+                "var svg = arguments[0], origin = svg.getBoundingClientRect(), out = {};"
+                " svg.querySelectorAll('[data-frame]').forEach(function (e) { var r = e.getBoundingClientRect();"
+                " out[e.dataset.frame] = [r.left - origin.left, r.top - origin.top, r.width, r.height, origin.height]; });"
+                " return out;", svg)
+            expected = expected_frames[sha256]
+            check(set(boxes) == set(expected), f"{sha256[:12]}: the frames drawn are the model's ({sorted(boxes)} vs {sorted(expected)})")
+            worst = 0.0
+            for name, want in expected.items():
+                left, top, width, height, page_height = boxes[name]
+                scale = page_height / points  # CSS pixels per point
+                got = [left / scale, top / scale, width / scale, height / scale]
+                error = max(abs(a - b) for a, b in zip(got, want))
+                worst = max(worst, error)
+                check(error <= 1.0, f"{sha256[:12]}: {name} at {[round(v, 2) for v in got]} pt, the model's {want} (off {error:.2f} pt)")
+            print(f"  {sha256[:12]}: {len(expected)} frames, the largest difference {worst:.3f} pt", flush=True)
+        one = figures[0].find_element(By.CSS_SELECTOR, "svg.phone")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", one)
+        with open(os.path.join(args.out, "preview-screen.png"), "wb") as file:
+            file.write(one.screenshot_as_png)
 
         # A forged CSRF token: refused, nothing changed.
         driver.get(base + f"/campaigns/{args.campaign}/pause")

@@ -2,6 +2,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdKit
 import LaunchAdTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct ConsoleBrowserTests {
         (390, 844, (200, 40, 120)), (360, 640, (30, 160, 150)),
     ]
 
-    @Test("Sign in, read each page, see the preview at each variant's aspect ratio with its countdown, expire and watch the edges")
+    @Test("Sign in, read each page, see the preview on phones with its countdown and each frame where AdLayout puts it, expire and watch the edges")
     func browser() async throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let script = repository.appendingPathComponent("Tests/Browser/console_browser.py")
@@ -46,6 +47,13 @@ struct ConsoleBrowserTests {
                 ["sha256": .string(reference.sha256), "width": .number(JSONNumber(variant.width)), "height": .number(JSONNumber(variant.height)),
                  "color": [.number(JSONNumber(variant.color.0)), .number(JSONNumber(variant.color.1)), .number(JSONNumber(variant.color.2))]]
             })
+            // The preview of one screen must put each frame where AdLayout does: the model's frames, in points.
+            let screen = AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34)
+            var frames: [String: [String: AdRect]] = [:]
+            for (reference, variant) in zip(campaign.creatives, Self.variants) {
+                let layout = AdLayout(screen: screen, mediaPixels: (variant.width, variant.height))
+                frames[reference.sha256] = Dictionary(uniqueKeysWithValues: layout.namedFrames.map { ($0.name, $0.frame) })
+            }
             let out = ProcessInfo.processInfo.environment["LAUNCHAD_CONSOLE_SCREENSHOTS"] == "1"
                 ? repository.appendingPathComponent("docs/console") : service.directory.appendingPathComponent("screenshots")
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -57,7 +65,8 @@ struct ConsoleBrowserTests {
                     let browser = try ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"), [
                         "python3", script.path, "--console", service.endpoints["console"]!, "--user", "alice", "--token", aliceToken,
                         "--campaign", "\(id)", "--hostile", "\(hostile)", "--variants", String(decoding: variants.jsonBytes, as: UTF8.self),
-                        "--edges", "2", "--out", out.path,
+                        "--edges", "2", "--out", out.path, "--screen", "screen=390x844@3&safeTop=47&safeBottom=34",
+                        "--frames", String(decoding: try JSONEncoder().encode(frames), as: UTF8.self),
                     ], directory: service.directory)
                     let status = await browser.exitStatus(timeout: .seconds(120))
                     if status == nil { browser.signal(SIGKILL) }

@@ -39,8 +39,19 @@ struct ConsolePagesTests {
 
             let page = try await client.get("/campaigns/\(id)")
             #expect(page.status == 200)
-            #expect(page.body.components(separatedBy: "<svg class=\"phone\"").count == 3)
-            #expect(page.body.contains("viewBox=\"-58.5 -58.5 1287.0 2649.0\""))  // the 1170×2532 screen in its bezel
+            // Each variant on four common iPhones, each screen in points (the SVG's viewBox), drawn from AdLayout.
+            #expect(page.body.components(separatedBy: "<svg class=\"phone\"").count == 9)
+            #expect(page.body.contains("viewBox=\"0 0 393 852\" data-screen=\"393x852@3\""))
+            // One screen asked for: one phone per variant, skip where the model puts it under a 47 pt notch.
+            let one = try await client.get("/campaigns/\(id)?screen=390x844@3&safeTop=47&safeBottom=34")
+            #expect(one.status == 200)
+            #expect(one.body.components(separatedBy: "<svg class=\"phone\"").count == 3)
+            #expect(one.body.contains("<rect data-frame=\"skip\" class=\"badge\" x=\"302\" y=\"55\" width=\"72\" height=\"44\""))
+            for (query, field) in [("screen=390x844", "screen"), ("screen=390x844@3&safeTop=-1", "safeTop"), ("screen=10x20@2", "screen"),
+                                   ("safeBottom=34", "safeTop and safeBottom go with screen")] {
+                let refused = try await client.get("/campaigns/\(id)?\(query)")
+                #expect(refused.status == 400 && refused.body.contains(field), "\(query)")
+            }
             #expect(page.body.contains("data-countdown=\"5\" data-skippable=\"true\" data-skip-after=\"2\""))
             #expect(page.body.contains("opens deep link shop://sale/autumn"))
             #expect(page.body.contains("An edge answers this campaign now"))

@@ -154,6 +154,19 @@ struct CampaignRulesTests {
             try CampaignRules.update(campaign, with: CampaignFields(priority: 500), now: Self.now, creativeExists: { _ in true })
         }
     }
+
+    @Test("display and clickArea: absent at create (the phone's defaults, full and button), set by an update, kept by the next")
+    func displayAndClickArea() throws {
+        let campaign = try Self.create { _ in }
+        #expect(campaign.display == nil && campaign.clickArea == nil)
+        let half = try CampaignRules.update(campaign, with: CampaignFields(display: .half, clickArea: .full), now: Self.now,
+                                            creativeExists: { _ in true })
+        #expect(half.display == .half && half.clickArea == .full)
+        let renamed = try CampaignRules.update(half, with: CampaignFields(name: "renamed"), now: Self.now, creativeExists: { _ in true })
+        #expect(renamed.display == .half && renamed.clickArea == .full)
+        let created = try Self.create { $0.display = .half }
+        #expect(created.display == .half && created.clickArea == nil)
+    }
 }
 
 @Suite("Timestamps and versions", .timeLimit(.minutes(1)))

@@ -23,7 +23,7 @@ struct CampaignWritingTests {
                                       regions: ["cn-east"], locales: ["zh-CN", "en"]),
                  frequencyCap: FrequencyCap(shows: 2, hours: 24), state: .live, version: 12,
                  createdAt: Timestamp(milliseconds: -86_400_001), updatedAt: Timestamp(milliseconds: 0),
-                 audience: .test, testDevices: ["device-1", "🚀"])
+                 audience: .test, testDevices: ["device-1", "🚀"], display: .half, clickArea: .full)
     }
 
     static func minimal() -> Campaign {
@@ -115,7 +115,9 @@ struct CampaignWritingTests {
                 state: CampaignState.allCases.randomElement(using: &random)!, version: Int.random(in: 1...1000, using: &random),
                 createdAt: time(&random), updatedAt: time(&random),
                 audience: Bool.random(using: &random) ? nil : Audience.allCases.randomElement(using: &random)!,
-                testDevices: texts(&random))
+                testDevices: texts(&random),
+                display: Bool.random(using: &random) ? nil : CampaignDisplay.allCases.randomElement(using: &random)!,
+                clickArea: Bool.random(using: &random) ? nil : CampaignClickArea.allCases.randomElement(using: &random)!)
             let expected = try JSONValueEncoder().encodeJSON(campaign)
             let written = Self.written(campaign)
             let same = written == expected

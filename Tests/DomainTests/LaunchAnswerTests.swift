@@ -41,6 +41,9 @@ struct LaunchAnswerTests {
                     campaign.skippable = skipAfter != nil
                     campaign.launchTypes = forced ? [.cold, .hot] : [.cold]
                     campaign.version = 12
+                    // How the phone lays it out: the defaults left out, the others written in each combination.
+                    campaign.display = [nil, .half, .full][checked % 3]
+                    campaign.clickArea = [nil, .full, .button, nil][checked % 4]
                     let expired = Engine.campaign(7, state: .expired)
                     let decision = Engine.decide([campaign, expired])
                     var copy = decision

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import LaunchAdKit
 import LaunchAdTesting
 import Testing
 
@@ -72,6 +73,41 @@ struct AdSimEndToEndTests {
             let ticks = events.filter { $0["event"] == "tick" }.map { $0["secondsLeft"]?.intValue ?? -1 }
             #expect(ticks.first == 3 && ticks == ticks.sorted(by: >) && Set(ticks).count == ticks.count && ticks.allSatisfy { (1...3).contains($0) })
             #expect(events.contains { $0["event"] == "report" && $0["type"] == "impression" && $0["sent"] == true })
+            // layout: the model of the screen for the ad the edge answers, as LaunchAdKitUI and the console draw it.
+            let layout = try ChildProcess("adsim", [
+                "--edge", "http://\(edge.endpoints["http"]!)", "--app", "shop", "--platform", "ios", "--app-version", "5.2.0",
+                "--device", "device-e2e", "--state-dir", fixture.directory.appendingPathComponent("layout").path, "--locale", "zh-CN",
+                "layout", "--screen", "390x844@3", "--safe-top", "47", "--safe-bottom", "34",
+            ], directory: fixture.directory)
+            #expect(await layout.exitStatus(timeout: .seconds(60)) == 0)
+            let model = try JSONParser.parse(layout.log.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(model["campaignId"]?.intValue == first && model["display"] == "full" && model["clickArea"] == "button")
+            let expected = AdLayout(screen: AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+                                    mediaPixels: (1179, 2556), locale: "zh-CN")
+            for (name, frame) in expected.namedFrames {
+                #expect(model["frames"]?[name]?.arrayValue?.compactMap(\.doubleValue) == [frame.x, frame.y, frame.width, frame.height], "\(name)")
+            }
+            #expect(model["frames"]?["logo"] == nil)
+            #expect(model["texts"]?["skip"] == "跳过 3" && model["texts"]?["label"] == "广告")
+            // A half display with the whole ad as click area: the answer says so, the logo strip comes, the click is the ad.
+            _ = try await system.adctl(["campaign", "update", String(first), "--display", "half", "--click-area", "full", "--wait"])
+            let half = try ChildProcess("adsim", [
+                "--edge", "http://\(edge.endpoints["http"]!)", "--app", "shop", "--platform", "ios", "--app-version", "5.2.0",
+                "--device", "device-e2e", "--state-dir", fixture.directory.appendingPathComponent("layout-half").path,
+                "layout", "--screen", "390x844@3", "--safe-top", "47", "--safe-bottom", "34",
+            ], directory: fixture.directory)
+            #expect(await half.exitStatus(timeout: .seconds(60)) == 0)
+            let halfModel = try JSONParser.parse(half.log.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(halfModel["display"] == "half" && halfModel["clickArea"] == "full")
+            let halfLayout = AdLayout(screen: AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+                                      mediaPixels: (1179, 2556), display: .half, clickArea: .full)
+            #expect(halfLayout.frames.logo != nil && halfLayout.frames.click == halfLayout.frames.ad)
+            for (name, frame) in halfLayout.namedFrames {
+                #expect(halfModel["frames"]?[name]?.arrayValue?.compactMap(\.doubleValue) == [frame.x, frame.y, frame.width, frame.height], "\(name)")
+            }
+            #expect(halfModel["texts"]?["click"] == nil)
+            _ = try await system.adctl(["campaign", "update", String(first), "--display", "full", "--click-area", "button", "--wait"])
+
             // Clicked: the jump goes to the app.
             events = try await system.adsim("fresh", ["launch", "--click-at", "0.5", "--speed", "20"])
             let end = events.first { $0["event"] == "end" }

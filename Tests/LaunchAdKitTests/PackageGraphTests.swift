@@ -1,16 +1,17 @@
 import Foundation
 import Testing
 
-/// An app links LaunchAdKit alone: nothing of the servers, no libzmq, no package but Foundation.
-@Suite("LaunchAdKit depends on Foundation only", .timeLimit(.minutes(1)))
+/// An app adds the SDK alone: its own package under sdk/, with no package dependency, LaunchAdKit on Foundation only
+/// and LaunchAdKitUI's files all under `#if canImport(UIKit)`.
+@Suite("the SDK is a package of its own that depends on nothing", .timeLimit(.minutes(2)))
 struct PackageGraphTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sdk = root.appendingPathComponent("sdk")
 
-    @Test("its files import Foundation (and FoundationNetworking on Linux) and nothing else")
-    func importsFoundationOnly() throws {
-        let folder = Self.root.appendingPathComponent("Sources/LaunchAdKit")
+    /// The modules a target's files import.
+    static func imports(of target: String) throws -> Set<String> {
+        let folder = sdk.appendingPathComponent("Sources/\(target)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 5)
         var imported: Set<String> = []
         for file in files {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
@@ -22,13 +23,53 @@ struct PackageGraphTests {
                 }
             }
         }
-        #expect(imported == ["Foundation", "FoundationNetworking"])
+        return imported
     }
 
-    @Test("Package.swift declares it with no dependency, and as a library product")
-    func declaredAlone() throws {
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        #expect(manifest.contains(#".target(name: "LaunchAdKit"),"#))
-        #expect(manifest.contains(#".library(name: "LaunchAdKit", targets: ["LaunchAdKit"])"#))
+    @Test("LaunchAdKit's files import Foundation (and FoundationNetworking on Linux) and nothing else")
+    func importsFoundationOnly() throws {
+        #expect(try Self.imports(of: "LaunchAdKit") == ["Foundation", "FoundationNetworking"])
+    }
+
+    @Test("LaunchAdKitUI imports LaunchAdKit and Apple's frameworks, each file wholly under #if canImport(UIKit)")
+    func uiUnderUIKit() throws {
+        let imported = try Self.imports(of: "LaunchAdKitUI")
+        #expect(imported.contains("UIKit") && imported.contains("LaunchAdKit"))
+        #expect(imported.isSubset(of: ["Foundation", "UIKit", "AVFoundation", "ImageIO", "QuartzCore", "CoreGraphics", "LaunchAdKit"]))
+        let folder = Self.sdk.appendingPathComponent("Sources/LaunchAdKitUI")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+            let code = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("//") }
+            #expect(code.first == "#if canImport(UIKit)" && code.last == "#endif", "\(file)")
+        }
+    }
+
+    @Test("swift package dump-package in sdk/ shows no dependency; the root depends on it by path")
+    func dumpPackage() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "--package-path", Self.sdk.path, "dump-package"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((manifest["dependencies"] as? [Any])?.isEmpty == true)
+        let products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(Set(products) == ["LaunchAdKit", "LaunchAdKitUI", "LaunchAdKitTesting"])
+        let platforms = (manifest["platforms"] as? [[String: Any]] ?? []).compactMap { platform -> String? in
+            guard let name = platform["platformName"] as? String, let version = platform["version"] as? String else { return nil }
+            return "\(name) \(version)"
+        }
+        #expect(platforms.contains("ios 15.0"))
+        let targets = manifest["targets"] as? [[String: Any]] ?? []
+        let kit = try #require(targets.first { $0["name"] as? String == "LaunchAdKit" })
+        #expect((kit["dependencies"] as? [Any])?.isEmpty == true)
+        let root = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(root.contains(#".package(path: "sdk")"#))
+        #expect(!root.contains(#".target(name: "LaunchAdKit""#))
     }
 }

@@ -2,7 +2,7 @@
 # Package.swift says what is there: each target's declared dependencies (as `swift package dump-package` reads
 # them) must equal the modules its Swift files import, nothing undeclared and nothing unused. The toolchain's own
 # modules are not counted. Exits 1 and names each target that differs.
-# It also keeps shared mutable state behind the project's lock: no Swift file outside Sources/Locking names
+# It also holds the SDK's package (sdk/) to what an app may add (below), and keeps shared mutable state behind the project's lock: no Swift file outside Sources/Locking names
 # `Mutex` in code (comments aside), so ThreadSanitizer sees every lock (`Locked` is `Mutex` in other builds), and no
 # `Locked` there or anywhere holds a function type as its value (a read through `withLock`'s inout wraps the closure
 # in more thunks each time; `LockedCallback` keeps one in a struct).
@@ -32,21 +32,40 @@ for t in pkg['targets']:
     if undeclared or unused:
         bad=True
         print(f'{name}: undeclared {sorted(undeclared)} unused {sorted(unused)}')
-# What an app links depends on Foundation alone: no target, no package, no module of the system beyond Foundation.
-client_only={'LaunchAdKit'}
-for t in pkg['targets']:
-    if t['name'] in client_only and t['dependencies']:
-        bad=True
-        print(f"{t['name']}: an app links it alone, so it may depend on nothing (it declares {len(t['dependencies'])})")
-for name in client_only:
-    for f in glob.glob('Sources/'+name+'/**/*.swift',recursive=True):
-        for m in re.finditer(r'^\s*(?:@\w+ |public |internal |package )*import (?:struct |enum |class |func )?([A-Za-z_0-9]+)',open(f).read(),re.M):
-            if m.group(1) not in ('Foundation','FoundationNetworking'):
+# The SDK (sdk/, what an app adds) is a package of its own: no package dependency at all; LaunchAdKit depends on
+# nothing and imports Foundation alone; LaunchAdKitUI and LaunchAdKitTesting depend on LaunchAdKit alone; LaunchAdKitUI imports Apple's frameworks, and
+# keeps every file under `#if canImport(UIKit)` so that the package builds on Linux.
+sdk=json.loads(subprocess.check_output(['swift','package','--package-path','sdk','dump-package'],stderr=subprocess.DEVNULL))
+if sdk.get('dependencies'):
+    bad=True
+    print(f"sdk/Package.swift: an app adds it alone, so it may depend on no package (it declares {len(sdk['dependencies'])})")
+sdk_targets={t['name']:t for t in sdk['targets']}
+allowed_deps={'LaunchAdKit':set(),'LaunchAdKitUI':{'LaunchAdKit'},'LaunchAdKitTesting':{'LaunchAdKit'}}
+allowed_imports={'LaunchAdKit':{'Foundation','FoundationNetworking'},
+                 'LaunchAdKitUI':{'Foundation','UIKit','AVFoundation','ImageIO','QuartzCore','CoreGraphics','UniformTypeIdentifiers','LaunchAdKit'},
+                 'LaunchAdKitTesting':{'Foundation','LaunchAdKit'}}
+for name,deps in allowed_deps.items():
+    t=sdk_targets.get(name)
+    if t is None:
+        bad=True; print(f'sdk/Package.swift: no target {name}'); continue
+    declared={(d.get('byName') or d.get('target') or d.get('product'))[0] for d in t['dependencies']}
+    if declared!=deps:
+        bad=True; print(f'sdk {name}: depends on {sorted(declared)}, may depend on {sorted(deps)} only')
+    for f in glob.glob('sdk/Sources/'+name+'/**/*.swift',recursive=True):
+        text=open(f).read()
+        for m in re.finditer(r'^\s*(?:@\w+ |public |internal |package )*import (?:struct |enum |class |func )?([A-Za-z_0-9]+)',text,re.M):
+            if m.group(1) not in allowed_imports[name]:
                 bad=True
-                print(f'{f}: imports {m.group(1)}; {name} may import Foundation (and FoundationNetworking) only')
+                print(f'{f}: imports {m.group(1)}; {name} may import {sorted(allowed_imports[name])} only')
+        if name=='LaunchAdKitUI':
+            code=[l for l in text.splitlines() if l.strip() and not l.strip().startswith('//')]
+            if not code or code[0].strip()!='#if canImport(UIKit)' or code[-1].strip()!='#endif':
+                bad=True
+                print(f'{f}: LaunchAdKitUI files are wholly under `#if canImport(UIKit)` (the package builds on Linux)')
 lock_sites=[]
 closure_sites=[]
 for f in sorted(glob.glob('Sources/**/*.swift',recursive=True)+glob.glob('Tests/**/*.swift',recursive=True)+
+                glob.glob('sdk/Sources/**/*.swift',recursive=True)+glob.glob('sdk/Tests/**/*.swift',recursive=True)+
                 glob.glob('Benchmarks/**/*.swift',recursive=True)+glob.glob('Fuzz/**/*.swift',recursive=True)):
     # Sources/Locking is where Mutex belongs; the closure rule holds there too.
     mutex_allowed=f.startswith('Sources/Locking/')
@@ -65,5 +84,5 @@ if closure_sites:
     print('a closure as Locked\'s value (each withLock { $0 } wraps it in more thunks; keep it in a LockedCallback or a struct):')
     for l in closure_sites: print('  '+l)
 if not bad:
-    print(f'package graph: the dependencies of all {len(names)} targets are their imports; LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking; no closure as Locked\'s value')
+    print(f'package graph: the dependencies of all {len(names)} targets are their imports; the SDK package depends on nothing and LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking; no closure as Locked\'s value')
 sys.exit(1 if bad else 0)

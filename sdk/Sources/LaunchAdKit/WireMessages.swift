@@ -44,6 +44,9 @@ struct QueryAnswer: Decodable {
     var skippable: Bool?
     var skipAfter: Int?
     var forced: Bool?
+    /// `full` or `half`, `button` or `full` (DESIGN, "Apps and the rules of their markets"); absent: full, button.
+    var display: String?
+    var clickArea: String?
     var expiresAt: String?
     var epoch: String
     var seq: Int64

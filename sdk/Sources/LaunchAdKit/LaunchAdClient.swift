@@ -85,7 +85,8 @@ public actor LaunchAdClient {
         let presentation = CacheManifest.Presentation(
             version: answer.version ?? 0, sha256: creative.sha256, contentType: creative.contentType, countdown: answer.countdown ?? 3,
             skippable: answer.skippable ?? true, skipAfter: answer.skipAfter ?? 0, jumpType: answer.jumpType ?? "none",
-            jumpValue: answer.jumpValue, forced: answer.forced ?? false)
+            jumpValue: answer.jumpValue, forced: answer.forced ?? false, width: creative.width, height: creative.height,
+            display: answer.display.flatMap(AdDisplay.init(rawValue:)), clickArea: answer.clickArea.flatMap(AdClickArea.init(rawValue:)))
         try await cache.update { manifest in
             var campaign = manifest.campaigns[id]
                 ?? .init(id: id, startsAt: nil, expiresAt: expiresAt, creatives: [], presentation: nil, answeredAt: nil, hotAfterSeconds: nil)
@@ -110,7 +111,9 @@ public actor LaunchAdClient {
         return LaunchAd(campaignId: campaign.id, version: presentation.version, sha256: presentation.sha256,
                         file: await cache.file(presentation.sha256), contentType: presentation.contentType,
                         countdown: presentation.countdown, skippable: presentation.skippable, skipAfter: presentation.skipAfter,
-                        jump: jump, forced: presentation.forced, expiresAt: campaign.expiresAt, source: source)
+                        jump: jump, forced: presentation.forced, expiresAt: campaign.expiresAt, source: source,
+                        pixelWidth: presentation.width ?? 1, pixelHeight: presentation.height ?? 1,
+                        display: presentation.display ?? .full, clickArea: presentation.clickArea ?? .button)
     }
 
     private func queryParams(_ kind: LaunchKind) async -> QueryParams {

@@ -82,7 +82,7 @@ final class Once<Value: Sendable>: @unchecked Sendable {
     func resume(throwing error: any Error) -> Bool { take()?.resume(throwing: error) != nil }
 
     private func take() -> CheckedContinuation<Value, any Error>? {
-        lock.withLock {
+        lock.holding {
             defer { continuation = nil }
             return continuation
         }
@@ -97,7 +97,7 @@ final class TaskBox: @unchecked Sendable {
     private var cancelled = false
 
     func set(_ task: URLSessionTask) {
-        let cancel = lock.withLock {
+        let cancel = lock.holding {
             self.task = task
             return cancelled
         }
@@ -105,7 +105,7 @@ final class TaskBox: @unchecked Sendable {
     }
 
     func cancel() {
-        let task = lock.withLock {
+        let task = lock.holding {
             cancelled = true
             return self.task
         }
@@ -120,7 +120,7 @@ final class Counter: @unchecked Sendable {
     private var value = 0
 
     func next() -> Int {
-        lock.withLock {
+        lock.holding {
             value += 1
             return value
         }

@@ -12,6 +12,8 @@ public enum EndReason: String, Sendable, Codable, CaseIterable {
     case timeout
     /// No ad to show.
     case none
+    /// The media could not be shown (unreadable, or no first frame in time): the launch went on without the ad.
+    case failed
 }
 
 /// What the launch screen shows: what a UIKit or SwiftUI view binds to.

@@ -35,6 +35,12 @@ struct CacheManifest: Codable, Sendable, Equatable {
         var jumpType: String
         var jumpValue: String?
         var forced: Bool
+        /// The creative's pixel size, the campaign's `display` and `clickArea` (absent in manifests written before
+        /// the SDK drew the ad: 1×1, full, button).
+        var width: Int?
+        var height: Int?
+        var display: AdDisplay?
+        var clickArea: AdClickArea?
     }
 
     struct Creative: Codable, Sendable, Equatable {

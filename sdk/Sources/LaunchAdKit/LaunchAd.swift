@@ -37,9 +37,17 @@ public struct LaunchAd: Sendable, Equatable {
     public var forced: Bool
     public var expiresAt: Date
     public var source: Source
+    /// The creative's size in pixels (what ``AdLayout`` aspect-fills; 1×1 when the answer did not say).
+    public var pixelWidth: Int
+    public var pixelHeight: Int
+    /// The campaign's `display`: the whole screen, or the top with the app's logo strip below.
+    public var display: AdDisplay
+    /// The campaign's `clickArea`: a button, or the whole ad.
+    public var clickArea: AdClickArea
 
     public init(campaignId: Int64, version: Int, sha256: String, file: URL, contentType: String, countdown: Int, skippable: Bool,
-                skipAfter: Int, jump: Jump?, forced: Bool, expiresAt: Date, source: Source) {
+                skipAfter: Int, jump: Jump?, forced: Bool, expiresAt: Date, source: Source, pixelWidth: Int = 1, pixelHeight: Int = 1,
+                display: AdDisplay = .full, clickArea: AdClickArea = .button) {
         self.campaignId = campaignId
         self.version = version
         self.sha256 = sha256
@@ -52,6 +60,10 @@ public struct LaunchAd: Sendable, Equatable {
         self.forced = forced
         self.expiresAt = expiresAt
         self.source = source
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.display = display
+        self.clickArea = clickArea
     }
 }
 

@@ -44,13 +44,13 @@ public final class ManualClock: LaunchAdClock, @unchecked Sendable {
 
     public init(_ start: Date = Date()) { current = start }
 
-    public func now() -> Date { lock.withLock { current } }
+    public func now() -> Date { lock.holding { current } }
 
     /// Moves the clock `seconds` on.
-    public func advance(by seconds: Double) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+    public func advance(by seconds: Double) { lock.holding { current = current.addingTimeInterval(seconds) } }
 
     /// Sets the clock to `date`.
-    public func set(_ date: Date) { lock.withLock { current = date } }
+    public func set(_ date: Date) { lock.holding { current = date } }
 
     public func sleep(seconds: Double) async throws {
         try Task.checkCancellation()

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The app's launch ads from start to exit: at a launch it covers the screen, asks the ``LaunchAdClient``, and shows
+/// the ad through an ``AdPresenter`` on a new surface (or takes the cover away); it follows the background and the
+/// foreground, pausing a showing ad, and starts a hot launch measured by the time away. Reports go to the client's
+/// queue and are sent at once. LaunchAdKitUI's `LaunchAdUI` is this with a UIKit surface.
+@MainActor
+public final class LaunchAdController {
+    public let client: LaunchAdClient
+    public weak var delegate: (any LaunchAdDelegate)?
+    public var options: AdPresentationOptions
+    /// Whether a return from the background may show an ad (the edge's `minBackgroundSeconds` says after how long).
+    public var hotStarts = true
+    /// The launch under way, or the last one.
+    public private(set) var lastLaunch: LaunchKind?
+    /// The presentation on screen, if any.
+    public private(set) var presenter: AdPresenter?
+    private let scheduler: any AdScheduler
+    private let screen: @MainActor () -> AdScreen?
+    private let makeSurface: @MainActor () -> (any AdSurface)?
+    private var backgroundSince: Date?
+    /// The reports under way: each queued, then sent.
+    private var reporting: [Task<ReportFlush?, Never>] = []
+
+    /// `screen` and `makeSurface` are asked at each launch: nil (no active scene yet, say) and the launch goes on
+    /// without an ad.
+    public init(client: LaunchAdClient, scheduler: (any AdScheduler)? = nil, options: AdPresentationOptions = AdPresentationOptions(),
+                screen: @escaping @MainActor () -> AdScreen?, makeSurface: @escaping @MainActor () -> (any AdSurface)?) {
+        self.client = client
+        self.scheduler = scheduler ?? ClockScheduler(clock: client.clock)
+        self.options = options
+        self.screen = screen
+        self.makeSurface = makeSurface
+    }
+
+    /// A launch: the cover goes up now, the ad (or nothing) once the client decides.
+    public func launch(_ kind: LaunchKind = .cold) {
+        guard presenter == nil, let screen = screen(), let surface = makeSurface() else { return }
+        lastLaunch = kind
+        let client = client
+        // One id per launch: its impression, click and skip share it, and the edge counts each once.
+        let launchId = UUID().uuidString.lowercased()
+        let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
+                                    report: { [weak self] kind, ad in self?.send(kind, of: ad, launch: launchId) },
+                                    finished: { [weak self] _ in self?.presenter = nil })
+        presenter.delegate = delegate
+        self.presenter = presenter
+        presenter.cover()
+        Task { @MainActor [weak self, weak presenter] in
+            let decision = await client.launch(kind)
+            guard let presenter else { return }
+            switch decision {
+            case .show(let ad): presenter.present(ad, on: self?.screen())
+            case .noAd(let reason): presenter.dismiss(reason)
+            }
+        }
+    }
+
+    /// The app went to the background.
+    public func didEnterBackground() {
+        backgroundSince = client.clock.now()
+        presenter?.enterBackground()
+    }
+
+    /// The app came back: a showing ad goes on (or ends, back from its landing page); with none, a hot launch.
+    public func willEnterForeground() {
+        let away = backgroundSince.map { client.clock.now().timeIntervalSince($0) }
+        backgroundSince = nil
+        if let presenter {
+            presenter.enterForeground()
+        } else if hotStarts, let away {
+            launch(.hot(backgroundSeconds: max(0, Int(away.rounded(.down)))))
+        }
+    }
+
+    /// Queues the event (on disk, so it survives a kill) and sends what the queue holds.
+    private func send(_ kind: ReportKind, of ad: LaunchAd, launch: String) {
+        let client = client
+        reporting.append(Task {
+            guard (try? await client.record(kind, of: ad, launch: launch)) != nil else { return nil }
+            return await client.flushReports()
+        })
+    }
+
+    /// Waits for the reports queued so far to be sent (or to fail, and wait in the queue for the next try); what
+    /// each sending did. For the app's shutdown and for tests.
+    public func settleReports() async -> [ReportFlush?] {
+        let tasks = reporting
+        reporting = []
+        var flushes: [ReportFlush?] = []
+        for task in tasks { flushes.append(await task.value) }
+        return flushes
+    }
+}

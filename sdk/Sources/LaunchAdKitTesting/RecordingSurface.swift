@@ -1,0 +1,65 @@
+import Foundation
+import LaunchAdKit
+
+/// A surface that draws nothing and writes down each call with the time it came at: what the SDK's tests, and an
+/// app's, drive an ``AdPresenter`` or a ``LaunchAdController`` through on Linux as on a device.
+@MainActor
+public final class RecordingSurface: AdSurface {
+    /// One call of the surface protocol.
+    public enum Call: Equatable, Sendable {
+        case showWindow(AdRect)
+        case launchScreen(Bool)
+        case loadMedia(AdMedia, frame: AdRect, clip: AdRect)
+        case animationFrame(Int)
+        case video(playing: Bool)
+        case element(AdElement, String, AdRect)
+        case hide(AdElement)
+        case logo(AdRect)
+        case fadeOut(Double)
+        case open(URL)
+        case remove
+    }
+
+    private let clock: any LaunchAdClock
+    private let start: Date
+    /// Where the calls go: kept by the test, so they outlive the surface.
+    public let log: CallLog
+    /// How the surface answers the presenter (the media's first frame, a failure, a tap); nil once removed.
+    public private(set) var events: AdSurfaceEvents?
+    /// What `open` answers.
+    public var opens = true
+
+    /// Writes each call to `log`, timed in seconds since now on `clock`.
+    public init(clock: any LaunchAdClock, log: CallLog) {
+        self.clock = clock
+        self.log = log
+        start = clock.now()
+    }
+
+    /// Times to the microsecond: what the clock's floating point adds below is noise.
+    private func note(_ call: Call) {
+        log.calls.append(((clock.now().timeIntervalSince(start) * 1e6).rounded() / 1e6, call))
+    }
+
+    public func showWindow(frame: AdRect, events: AdSurfaceEvents) {
+        self.events = events
+        note(.showWindow(frame))
+    }
+    public func setLaunchScreenVisible(_ visible: Bool) { note(.launchScreen(visible)) }
+    public func loadMedia(_ media: AdMedia, frame: AdRect, clip: AdRect) { note(.loadMedia(media, frame: frame, clip: clip)) }
+    public func showAnimationFrame(_ index: Int) { note(.animationFrame(index)) }
+    public func setVideoPlaying(_ playing: Bool) { note(.video(playing: playing)) }
+    public func showElement(_ element: AdElement, text: String, frame: AdRect) { note(.element(element, text, frame)) }
+    public func hideElement(_ element: AdElement) { note(.hide(element)) }
+    public func showLogo(frame: AdRect) { note(.logo(frame)) }
+    public func fadeOut(duration: Double) { note(.fadeOut(duration)) }
+    public func open(_ url: URL, completion: @escaping @MainActor @Sendable (Bool) -> Void) {
+        note(.open(url))
+        completion(opens)
+    }
+    public func remove() {
+        note(.remove)
+        // A removed window answers nothing more.
+        events = nil
+    }
+}

@@ -1,0 +1,197 @@
+#if canImport(UIKit)
+import AVFoundation
+import LaunchAdKit
+import UIKit
+
+/// The ``AdSurface`` on an iPhone: a window of the ad's own on the scene, above the app's, never made key. Each
+/// method maps one call of the presenter to UIKit; the frames, times and meaning of taps are the presenter's.
+@MainActor
+final class AdWindowSurface: AdSurface {
+    private let scene: UIWindowScene
+    private let appearance: LaunchAdAppearance
+    private var window: UIWindow?
+    private var controller: AdViewController?
+    private var events: AdSurfaceEvents?
+    private var launchScreen: UIView?
+    private var clip: UIView?
+    private var imageView: UIImageView?
+    private var animationFrames: [UIImage] = []
+    private var player: AVPlayer?
+    private var playerLayer: AVPlayerLayer?
+    private var observations: [NSKeyValueObservation] = []
+    private var elements: [AdElement: UILabel] = [:]
+
+    init(scene: UIWindowScene, appearance: LaunchAdAppearance) {
+        self.scene = scene
+        self.appearance = appearance
+    }
+
+    /// The window's safe-area insets once it is up (what ``AdScreen`` takes), else the scene's first window's.
+    var safeAreaInsets: UIEdgeInsets { (window ?? scene.windows.first)?.safeAreaInsets ?? .zero }
+
+    func showWindow(frame: AdRect, events: AdSurfaceEvents) {
+        self.events = events
+        let window = UIWindow(windowScene: scene)
+        window.frame = frame.cgRect
+        // Above the app's windows and its status bar (S3, XHLaunchAd); shown without becoming key (it only needs touches).
+        window.windowLevel = .statusBar + 1
+        let controller = AdViewController()
+        controller.tapped = { [weak self] point in self?.events?.tapped(point.x, point.y) }
+        window.rootViewController = controller
+        window.isHidden = false
+        self.window = window
+        self.controller = controller
+    }
+
+    func setLaunchScreenVisible(_ visible: Bool) {
+        guard let root = controller?.view else { return }
+        if visible, launchScreen == nil, let view = appearance.launchScreen?() ?? Self.storyboardLaunchScreen() {
+            view.frame = root.bounds
+            root.insertSubview(view, at: 0)
+            launchScreen = view
+        } else if !visible {
+            launchScreen?.removeFromSuperview()
+            launchScreen = nil
+        }
+    }
+
+    /// The initial view of the storyboard Info.plist names in `UILaunchStoryboardName`.
+    private static func storyboardLaunchScreen() -> UIView? {
+        guard let name = Bundle.main.object(forInfoDictionaryKey: "UILaunchStoryboardName") as? String else { return nil }
+        return UIStoryboard(name: name, bundle: .main).instantiateInitialViewController()?.view
+    }
+
+    func loadMedia(_ media: AdMedia, frame: AdRect, clip clipFrame: AdRect) {
+        guard let root = controller?.view else { return }
+        let clip = UIView(frame: clipFrame.cgRect)
+        clip.clipsToBounds = true
+        clip.isUserInteractionEnabled = false
+        if let launchScreen { root.insertSubview(clip, aboveSubview: launchScreen) } else { root.insertSubview(clip, at: 0) }
+        self.clip = clip
+        let local = CGRect(x: frame.x - clipFrame.x, y: frame.y - clipFrame.y, width: frame.width, height: frame.height)
+        switch media {
+        case .image(let url):
+            guard let image = UIImage(contentsOfFile: url.path) else {
+                events?.mediaFailed()
+                return
+            }
+            addImageView(image, frame: local, in: clip)
+            events?.mediaAppeared(nil)
+        case .animation(let url, _):
+            animationFrames = AnimatedImage.frames(at: url)
+            guard let first = animationFrames.first else {
+                events?.mediaFailed()
+                return
+            }
+            addImageView(first, frame: local, in: clip)
+            events?.mediaAppeared(nil)
+        case .video(let url, let muted):
+            let player = AVPlayer(url: url)
+            player.isMuted = muted
+            let layer = AVPlayerLayer(player: player)
+            layer.videoGravity = .resizeAspectFill
+            layer.frame = local
+            clip.layer.addSublayer(layer)
+            (self.player, playerLayer) = (player, layer)
+            // KVO may call from any thread: each answer goes back to the main actor.
+            observations.append(layer.observe(\.isReadyForDisplay, options: [.new]) { [weak self] layer, _ in
+                guard layer.isReadyForDisplay else { return }
+                Task { @MainActor in
+                    let seconds = self?.player?.currentItem?.duration.seconds
+                    self?.events?.mediaAppeared(seconds.flatMap { $0.isFinite ? $0 : nil })
+                }
+            })
+            if let item = player.currentItem {
+                observations.append(item.observe(\.status, options: [.new]) { [weak self] item, _ in
+                    guard item.status == .failed else { return }
+                    Task { @MainActor in self?.events?.mediaFailed() }
+                })
+            }
+        }
+    }
+
+    private func addImageView(_ image: UIImage, frame: CGRect, in clip: UIView) {
+        let view = UIImageView(frame: frame)
+        view.contentMode = .scaleToFill  // the frame already has the image's shape (aspect fill is the model's)
+        view.image = image
+        clip.addSubview(view)
+        imageView = view
+    }
+
+    func showAnimationFrame(_ index: Int) {
+        guard animationFrames.indices.contains(index) else { return }
+        imageView?.image = animationFrames[index]
+    }
+
+    func setVideoPlaying(_ playing: Bool) {
+        if playing { player?.play() } else { player?.pause() }
+    }
+
+    func showElement(_ element: AdElement, text: String, frame: AdRect) {
+        let label = elements[element] ?? makeLabel(for: element)
+        label.text = text
+        label.frame = frame.cgRect
+        // Skip, the countdown and the button are pills; the label a tag.
+        label.layer.cornerRadius = element == .label ? 4 : frame.height / 2
+    }
+
+    private func makeLabel(for element: AdElement) -> UILabel {
+        let label = UILabel()
+        label.textAlignment = .center
+        label.isUserInteractionEnabled = false  // taps go to the window's root, which hands the point to the presenter
+        label.clipsToBounds = true
+        switch element {
+        case .skip, .countdown:
+            (label.backgroundColor, label.textColor, label.font) = (appearance.controlBackground, appearance.controlText, appearance.controlFont)
+        case .label:
+            (label.backgroundColor, label.textColor, label.font) = (appearance.labelBackground, appearance.labelText, appearance.labelFont)
+        case .click:
+            (label.backgroundColor, label.textColor, label.font) = (appearance.buttonBackground, appearance.buttonText, appearance.buttonFont)
+        }
+        controller?.view.addSubview(label)
+        elements[element] = label
+        return label
+    }
+
+    func hideElement(_ element: AdElement) {
+        elements.removeValue(forKey: element)?.removeFromSuperview()
+    }
+
+    func showLogo(frame: AdRect) {
+        guard let logo = appearance.logoView, let root = controller?.view else { return }
+        logo.frame = frame.cgRect
+        root.addSubview(logo)
+    }
+
+    func fadeOut(duration: Double) {
+        // Alpha, not isHidden: hiding a window at once flickers (S2).
+        UIView.animate(withDuration: duration) { self.window?.alpha = 0 }
+    }
+
+    func open(_ url: URL, completion: @escaping @MainActor @Sendable (Bool) -> Void) {
+        Task { @MainActor in completion(await UIApplication.shared.open(url, options: [:])) }
+    }
+
+    func remove() {
+        for observation in observations { observation.invalidate() }
+        observations = []
+        player?.pause()
+        player?.replaceCurrentItem(with: nil)
+        playerLayer?.removeFromSuperlayer()
+        (player, playerLayer, imageView, animationFrames) = (nil, nil, nil, [])
+        for label in elements.values { label.removeFromSuperview() }
+        elements = [:]
+        appearance.logoView?.removeFromSuperview()
+        clip?.removeFromSuperview()
+        launchScreen?.removeFromSuperview()
+        (clip, launchScreen) = (nil, nil)
+        window?.isHidden = true
+        window?.rootViewController = nil
+        (window, controller, events) = (nil, nil, nil)
+    }
+}
+
+extension AdRect {
+    var cgRect: CGRect { CGRect(x: x, y: y, width: width, height: height) }
+}
+#endif

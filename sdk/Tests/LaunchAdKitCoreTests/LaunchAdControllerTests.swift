@@ -1,0 +1,57 @@
+import Foundation
+import LaunchAdKit
+import LaunchAdKitTesting
+import Testing
+
+@Suite("LaunchAdController: the cover at each launch, hot starts by the time away", .timeLimit(.minutes(1)))
+@MainActor
+struct LaunchAdControllerTests {
+    /// A client with an empty cache and an edge that refuses connections: cache first decides "no ad" at once.
+    static func client(clock: ManualClock) throws -> (LaunchAdClient, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+        var configuration = LaunchAdConfiguration(edge: URL(string: "http://127.0.0.1:9")!, app: "shop", platform: "ios",
+                                                  appVersion: "5.2.0", deviceId: "d-1", stateDirectory: folder)
+        configuration.policy = .cacheFirst
+        configuration.requestTimeout = 1
+        return (try LaunchAdClient(configuration: configuration, clock: clock), folder)
+    }
+
+    @Test("no ad: the launch screen's cover goes up at once and fades; back from 2 minutes away, a hot launch of 120 s")
+    func coverAndHotStart() async throws {
+        let clock = ManualClock(Date(timeIntervalSinceReferenceDate: 0))
+        let (client, folder) = try Self.client(clock: clock)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = VirtualScheduler(clock: clock)
+        let log = CallLog()
+        var surfaces = 0
+        let delegate = RecordingDelegate()
+        let controller = LaunchAdController(client: client, scheduler: scheduler, screen: { Stage.screen }, makeSurface: {
+            surfaces += 1
+            return RecordingSurface(clock: clock, log: log)
+        })
+        controller.delegate = delegate
+        controller.launch()
+        // The cover is up before the client has decided anything.
+        #expect(log.calls.map(\.call) == [.showWindow(Stage.screen.bounds), .launchScreen(true)])
+        #expect(controller.lastLaunch == .cold)
+        controller.launch()  // a second launch while one is under way is ignored
+        #expect(surfaces == 1)
+        for _ in 0..<500 where controller.presenter != nil {
+            try await Task.sleep(nanoseconds: 2_000_000)
+            scheduler.advance(by: 0.1)
+        }
+        #expect(controller.presenter == nil)
+        #expect(log.calls.suffix(2).map(\.call) == [.fadeOut(0.5), .remove])
+        #expect(delegate.heard == ["end none"])
+
+        controller.didEnterBackground()
+        clock.advance(by: 120.4)
+        controller.willEnterForeground()
+        #expect(controller.lastLaunch == .hot(backgroundSeconds: 120))
+        #expect(surfaces == 2)
+        controller.didEnterBackground()  // with the hot launch's cover up: it is told, and nothing starts
+        controller.willEnterForeground()
+        #expect(surfaces == 2)
+        await client.settle()
+    }
+}
