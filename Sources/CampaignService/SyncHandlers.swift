@@ -8,8 +8,9 @@ import ZMQRPC
 
 enum SyncHandlers {
     /// `edgeKeys`, with CURVE: which edge id each admitted key speaks for (acknowledgements and reports for another are
-    /// refused).
-    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, clock: @escaping WallClock) -> MethodTable {
+    /// refused); `seals`, with CURVE: each edge's seal, without which its acknowledgements and reports are refused
+    /// whatever key brought them.
+    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, seals: RecordSeals?, clock: @escaping WallClock) -> MethodTable {
         var table = MethodTable()
         table.register(SyncAPI.snapshot) { params, _ in
             guard params.isPaged else { return try await store.snapshot() }
@@ -41,6 +42,7 @@ enum SyncHandlers {
         }
         table.register(SyncAPI.report) { report, context in
             try EdgeKeys.validate(report, key: context.peerKey, keys: edgeKeys, method: SyncAPI.report.name)
+            try seals?.check(report, method: SyncAPI.report.name)
             guard report.counts.count <= 10_000 else { throw JSONRPCError.invalidParams(field: "counts", "must list at most 10000 campaigns") }
             for (index, item) in report.counts.enumerated() where item.impressions < 0 || item.clicks < 0 || item.skips < 0 {
                 throw JSONRPCError.invalidParams(field: "counts[\(index)]", "counts must not be negative")
@@ -53,7 +55,9 @@ enum SyncHandlers {
         }
         table.register(SyncAPI.ack, inline: { ack, context in
             try EdgeKeys.validate(ack, field: "", key: context.peerKey, keys: edgeKeys, method: SyncAPI.ack.name)
-            edges.acknowledge(ack, now: clock())
+            let now = clock()
+            try seals?.take(ack, now: now, method: SyncAPI.ack.name)
+            edges.acknowledge(ack, now: now)
             return EdgeAckResult(seq: ack.appliedSeq)
         })
         table.register(SyncAPI.acks, inline: { batch, context in
@@ -62,8 +66,9 @@ enum SyncHandlers {
                 try EdgeKeys.validate(ack, field: "acks[\(index)].", key: context.peerKey, keys: edgeKeys, method: SyncAPI.acks.name)
             }
             let now = clock()
-            for ack in batch.acks { edges.acknowledge(ack, now: now) }
-            return EdgeAcksResult(taken: batch.acks.count)
+            let (taken, refused) = seals?.take(batch.acks, now: now, method: SyncAPI.acks.name) ?? (batch.acks, [])
+            for ack in taken { edges.acknowledge(ack, now: now) }
+            return EdgeAcksResult(taken: taken.count, refused: refused.isEmpty ? nil : refused)
         })
         return table
     }

@@ -8,8 +8,9 @@ import Testing
 import ZeroMQ
 import ZMQRPC
 
-/// CURVE through a relay: campaignd admits the relay's key (relays/), the relay admits its edge's (edges/), the edge
-/// trusts the relay's key as its campaignd.pub; keys speak for their own ids only.
+/// CURVE through a relay: campaignd admits the relay's key (relays/) and lists the edge's (edges/, for its seal), the
+/// relay admits its edge's (edges/), the edge trusts the relay's key as its campaignd.pub and seals for campaignd's
+/// (origin.pub); keys speak for their own ids only.
 @Suite("relays with CURVE", .timeLimit(.minutes(2)))
 struct RelayCurveTests {
     @Test("an edge behind a relay, both with CURVE keys: the edge follows and campaignd lists it via the relay; an edge's key cannot pass itself off as a relay, nor a stranger connect")
@@ -27,9 +28,11 @@ struct RelayCurveTests {
         let edgeKeys = directory.appendingPathComponent("edge")
         let edge = try KeysDirectory.generate(name: "edge", in: edgeKeys.path)
         try Data((relay.publicKey + "\n").utf8).write(to: edgeKeys.appendingPathComponent("campaignd.pub"))
+        // campaignd's own key as origin.pub: the edge seals its acknowledgements and reports for campaignd, not the relay.
+        try Data((server.publicKey + "\n").utf8).write(to: edgeKeys.appendingPathComponent("origin.pub"))
         try FileManager.default.createDirectory(at: relayKeys.appendingPathComponent("edges"), withIntermediateDirectories: true)
         try Data((edge.publicKey + "\n").utf8).write(to: relayKeys.appendingPathComponent("edges/edge-1.pub"))
-        // The edge's key is known to campaignd too, as an edge: it must still not speak as a relay there.
+        // campaignd lists the edge behind the relay too, to check its seal; its key must still not speak as a relay there.
         try FileManager.default.createDirectory(at: campaigndKeys.appendingPathComponent("edges"), withIntermediateDirectories: true)
         try Data((edge.publicKey + "\n").utf8).write(to: campaigndKeys.appendingPathComponent("edges/edge-1.pub"))
 
