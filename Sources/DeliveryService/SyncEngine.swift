@@ -476,6 +476,10 @@ final class SyncEngine: Service {
         do {
             _ = try await client.call(SyncAPI.ack, ack, timeout: .seconds(2))
             ackRefused.store(false, ordering: .relaxed)
+        } catch let error as JSONRPCError where error.code == APIError.sealRefused.code && error.data?["field"] == "sentAt" {
+            // Overtaken by a newer one of ours (a notification sent from the save's thread meanwhile): campaignd took
+            // that one. A clock far off is logged at campaignd.
+            logger.debug("campaignd took a newer acknowledgement first", metadata: ["error": "\(error.message)"])
         } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code || error.code == APIError.sealRefused.code {
             // Logged once until an acknowledgement is taken again: the edge acknowledges every second.
             if !ackRefused.exchange(true, ordering: .relaxed) {

@@ -145,6 +145,12 @@ public struct EdgeAck: Codable, Sendable, Hashable, JSONReadable {
     /// The id of the peer that sent it: the nearest relay when it came through relays, else the edge itself.
     public var sender: String { via?.first ?? edgeId }
 
+    /// Whether this one was sent after `other` by the edge's clock (`false` when either has no `sentAt`).
+    public func isNewer(than other: EdgeAck) -> Bool {
+        guard let sentAt, let otherSentAt = other.sentAt else { return false }
+        return sentAt > otherSentAt
+    }
+
     /// This acknowledgement as `relayId` passes it upstream: with its id in front of the path.
     public func passed(by relayId: String) -> EdgeAck {
         var passed = self

@@ -39,7 +39,9 @@ final class AckForwarder: Service {
     func take(_ acks: [EdgeAck]) {
         let now = ContinuousClock.now
         pending.withLock { pending in
-            for ack in acks { pending[ack.edgeId] = ack }
+            // The newest by the edge's own time when both are sealed (an edge's notification and call can arrive the
+            // other way round): campaignd would refuse the older after the newer anyway.
+            for ack in acks where !(pending[ack.edgeId]?.isNewer(than: ack) ?? false) { pending[ack.edgeId] = ack }
         }
         heard.withLock { heard in
             for ack in acks { heard[ack.edgeId] = now }
