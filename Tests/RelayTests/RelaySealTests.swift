@@ -71,7 +71,8 @@ struct RelaySealTests {
         _ = await forging.value
         edge.process.signal(SIGCONT)
         let output = process.log
-        #expect(status != 0 && !output.contains("edge-1 applied") && output.contains("edge-1"), "adctl exited \(status): \(output)")
+        #expect(status != 0 && !output.contains("edge-1 applied") && output.contains("did not apply seq \(pauseSeq)") && output.contains("edge-1"),
+                "adctl exited \(status): \(output)")
         let (batches, single) = answers.withLock { $0 }
         #expect(batches.count >= 5 && single.count >= 5, "the forger sent too little to tell: \(batches.count) batches, \(single.count) calls")
         #expect(batches.allSatisfy { $0.taken == 0 && $0.refused == ["edge-1"] }, "\(batches.map { ($0.taken, $0.refused ?? []) })")
