@@ -141,12 +141,26 @@ public final class RecordSeals: Sendable {
     /// Throws ``APIError/sealRefused`` unless `ack` carries its edge's seal and is newer than the last taken from it
     /// and near `now`; then it counts as taken.
     public func take(_ ack: EdgeAck, now: Timestamp, method: String) throws {
-        let reason: (field: String, text: String)? = lastSentAt.withLock { last in
-            if let reason = refusal(of: ack, now: now, last: last[ack.edgeId]) { return reason }
-            last[ack.edgeId] = ack.sentAt
+        // The seal and the clock are checked outside the lock: only the last time taken is shared.
+        if let reason = unsealed(ack.edgeId, fields: ack.sealedFields, mac: ack.mac) { throw refused(ack.edgeId, field: "mac", reason, method: method) }
+        guard let sentAt = ack.sentAt else {
+            throw refused(ack.edgeId, field: "sentAt", "is missing: a sealed acknowledgement carries the edge's time of sending", method: method)
+        }
+        // Compared without subtracting from sentAt, which is the sender's number (any Int64): no overflow.
+        let clock = now.milliseconds
+        guard sentAt >= clock - Self.maxClockDistance && sentAt <= clock + Self.maxClockDistance else {
+            throw refused(ack.edgeId, field: "sentAt", "is \(sentAt), more than \(Self.maxClockDistance) ms from campaignd's clock (\(clock)): stale, or the edge's clock is off",
+                          method: method)
+        }
+        let previous: Int64? = lastSentAt.withLock { last in
+            if let previous = last[ack.edgeId], sentAt <= previous { return previous }
+            last[ack.edgeId] = sentAt
             return nil
         }
-        if let reason { throw refused(ack.edgeId, field: reason.field, reason.text, method: method) }
+        if let previous {
+            throw refused(ack.edgeId, field: "sentAt", "is not newer than the last acknowledgement taken from this edge (\(previous)): a replay",
+                          method: method)
+        }
     }
 
     /// The acknowledgements of `acks` that ``take(_:now:method:)`` takes, and the edge ids of those it refuses: a relay's
@@ -165,17 +179,6 @@ public final class RecordSeals: Sendable {
         if let reason = unsealed(report.edgeId, fields: report.sealedFields, mac: report.mac) {
             throw refused(report.edgeId, field: "mac", reason, method: method)
         }
-    }
-
-    private func refusal(of ack: EdgeAck, now: Timestamp, last: Int64?) -> (field: String, text: String)? {
-        if let reason = unsealed(ack.edgeId, fields: ack.sealedFields, mac: ack.mac) { return ("mac", reason) }
-        guard let sentAt = ack.sentAt else { return ("sentAt", "is missing: a sealed acknowledgement carries the edge's time of sending") }
-        if let last, sentAt <= last { return ("sentAt", "is not newer than the last acknowledgement taken from this edge (\(last)): a replay") }
-        let distance = sentAt > now.milliseconds ? sentAt - now.milliseconds : now.milliseconds - sentAt
-        guard distance <= Self.maxClockDistance else {
-            return ("sentAt", "is \(distance) ms from campaignd's clock, more than \(Self.maxClockDistance) ms: stale, or the edge's clock is off")
-        }
-        return nil
     }
 
     /// Why `mac` is not the seal of `fields` by the edge `edgeId`; `nil` when it is.

@@ -177,6 +177,14 @@ struct RelaySealTests {
             let stale = try RecordSealer(keyPair: edgeA, origin: keys.campaignd.publicKey)
                 .sealed(ack("edge-a", 1), now: Timestamp.now().adding(seconds: -60))
             #expect(try await passed(stale).refused == ["edge-a"])
+            // The edge's own key sealing a time at either end of Int64: refused as far off, campaignd unharmed.
+            let seal = try RecordSeal(secretKey: edgeA.secretKey, publicKey: keys.campaignd.publicKey)
+            for extreme in [Int64.min, Int64.max] {
+                var far = ack("edge-a", 1)
+                far.sentAt = extreme
+                far.mac = seal.mac(far.sealedFields)
+                #expect(try await passed(far).refused == ["edge-a"])
+            }
             // One bad acknowledgement in a batch holds back none of the others.
             var forged = sealB.sealed(ack("edge-b", 5))
             forged.appliedSeq = 6
