@@ -118,7 +118,8 @@ public final class RecordSeals: Sendable {
     private let seals: [String: [RecordSeal]]
     private let lastSentAt = Locked<[String: Int64]>([:])
     private let logger: Logger
-    /// The refusals logged so far (method and edge id): a relay passing a stale acknowledgement on each second logs once.
+    /// The refusals logged so far (method, edge id and field): a relay passing a stale acknowledgement on each second logs
+    /// once.
     private let logged = Locked<Set<String>>([])
     /// How far an acknowledgement's `sentAt` may be from campaignd's clock. Hosts kept by NTP are milliseconds apart and
     /// a relay passes acknowledgements on within 10 ms; 30 s leaves room for a clock that drifted and for a relay's
