@@ -78,6 +78,7 @@ let package = Package(
             name: "LaunchAdRuntime",
             dependencies: [
                 "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "DurableFiles",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -47,6 +47,7 @@ public final class CampaignServiceApp: Sendable {
         var adminCurve: CurveServerOptions?
         var edgeCurve: CurveServerOptions?
         var edgeKeys: EdgeKeys?
+        var seals: RecordSeals?
         var operatorNames: [String: String] = [:]
         if let keysPath = configuration.keysDirectory {
             let keys = try KeysDirectory(path: keysPath)
@@ -55,6 +56,7 @@ public final class CampaignServiceApp: Sendable {
             let relayIds = try keys.relayKeys()
             operatorNames = try keys.operatorNames()
             edgeKeys = EdgeKeys(edgeIds: edgeIds, relayIds: relayIds, logger: logger)
+            seals = try RecordSeals(ownSecretKey: own.secretKey, edgeKeys: edgeIds, relayKeys: relayIds, logger: logger)
             let zap = try ZAPAuthenticator(context: context) { decision in
                 if !decision.admitted {
                     logger.warning("refused a client", metadata: ["domain": "\(decision.domain)", "address": "\(decision.address)",
@@ -119,7 +121,7 @@ public final class CampaignServiceApp: Sendable {
         syncConfiguration.monitor = syncMonitor
         sync = try RPCServer(
             context: context,
-            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, seqs: seqs,
+            dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, seals: seals, seqs: seqs,
                                                                             statsRetention: configuration.statsRetention, clock: clock),
                                           info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync")),
             configuration: syncConfiguration, logger: logger)

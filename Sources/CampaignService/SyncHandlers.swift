@@ -8,9 +8,10 @@ import ZMQRPC
 
 enum SyncHandlers {
     /// `edgeKeys`, with CURVE: which edge id each admitted key speaks for (acknowledgements and reports for another are
-    /// refused). `seqs` bounds the acknowledged seqs, `statsRetention` (seconds) the hours of reports.
-    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, seqs: SeqCeiling, statsRetention: Double,
-                      clock: @escaping WallClock) -> MethodTable {
+    /// refused); `seals`, with CURVE: each edge's seal, without which its acknowledgements and reports are refused
+    /// whatever key brought them. `seqs` bounds the acknowledged seqs, `statsRetention` (seconds) the hours of reports.
+    static func table(store: any Store, edges: EdgeRegistry, edgeKeys: EdgeKeys?, seals: RecordSeals?, seqs: SeqCeiling,
+                      statsRetention: Double, clock: @escaping WallClock) -> MethodTable {
         var table = MethodTable()
         table.register(SyncAPI.snapshot) { params, _ in
             guard params.isPaged else { return seqs.raised(by: try await store.snapshot()) }
@@ -46,6 +47,7 @@ enum SyncHandlers {
             try EdgeKeys.validate(report, key: context.peerKey, keys: edgeKeys, method: SyncAPI.report.name)
             let now = clock()
             try PeerNumbers.check(report, now: now, retention: statsRetention)
+            try seals?.check(report, method: SyncAPI.report.name)
             let hourly = try ReportHours.hourly(of: report, receivedAt: now)
             let region = report.region ?? edges.region(of: report.edgeId) ?? ""
             let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts,
@@ -55,7 +57,9 @@ enum SyncHandlers {
         table.register(SyncAPI.ack, inline: { ack, context in
             try EdgeKeys.validate(ack, field: "", key: context.peerKey, keys: edgeKeys, method: SyncAPI.ack.name)
             try PeerNumbers.check(ack, field: "", seq: seqs.ceiling(for: ack.appliedSeq))
-            edges.acknowledge(ack, now: clock())
+            let now = clock()
+            try seals?.take(ack, now: now, method: SyncAPI.ack.name)
+            edges.acknowledge(ack, now: now)
             return EdgeAckResult(seq: ack.appliedSeq)
         })
         table.register(SyncAPI.acks, inline: { batch, context in
@@ -65,8 +69,9 @@ enum SyncHandlers {
                 try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seqs.ceiling(for: ack.appliedSeq))
             }
             let now = clock()
-            for ack in batch.acks { edges.acknowledge(ack, now: now) }
-            return EdgeAcksResult(taken: batch.acks.count)
+            let (taken, refused) = seals?.take(batch.acks, now: now, method: SyncAPI.acks.name) ?? (batch.acks, [])
+            for ack in taken { edges.acknowledge(ack, now: now) }
+            return EdgeAcksResult(taken: taken.count, refused: refused.isEmpty ? nil : refused)
         })
         return table
     }

@@ -41,13 +41,18 @@ public final class DeliveryServiceApp: Sendable {
                              curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
         context = try ZMQContext()
         var curve: CurveClientOptions?
+        // Seals what this edge acknowledges and reports for campaignd itself (origin.pub), also behind relays.
+        var sealer: RecordSealer?
         if let keysPath = configuration.keysDirectory {
             let keys = try KeysDirectory(path: keysPath)
-            curve = CurveClientOptions(serverKey: try keys.publicKey("campaignd"), keyPair: try keys.keyPair("edge"))
+            let own = try keys.keyPair("edge")
+            curve = CurveClientOptions(serverKey: try keys.publicKey("campaignd"), keyPair: own)
+            sealer = try RecordSealer(keyPair: own, origin: try keys.originPublicKey())
         }
 
         // The state on disk comes first: answer from it at once, before campaignd is reached.
-        let followed = try FollowedState(configuration: configuration, context: context, curve: curve, logger: logger, clock: clock)
+        let followed = try FollowedState(configuration: configuration, context: context, curve: curve, sealer: sealer, logger: logger,
+                                         clock: clock)
         let directory = URL(fileURLWithPath: configuration.cacheDirectory)
         let cell = followed.cell
         self.cell = cell
@@ -84,7 +89,7 @@ public final class DeliveryServiceApp: Sendable {
                                               publicBase: publicBase, clock: clock)
         let methods = ClientHandlers.table(handlers)
         shipper = ReportShipper(configuration: configuration, context: context, ledger: ledger, file: ReportFile(directory: directory),
-                                journal: journal, curve: curve, logger: logger, interval: configuration.reportInterval)
+                                journal: journal, curve: curve, sealer: sealer, logger: logger, interval: configuration.reportInterval)
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = Int64(DeliveryServiceConfiguration.clientMessageLimit)
         clientConfiguration.maxInFlight = 256

@@ -1,6 +1,7 @@
 import DurableFiles
 import Foundation
 import LaunchAdDomain
+import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import ZeroMQ
@@ -18,8 +19,9 @@ public final class FollowedState: Sendable {
     let files: CreativeFiles
     let engine: SyncEngine
 
-    public init(configuration: DeliveryServiceConfiguration, context: ZMQContext, curve: CurveClientOptions?, logger: Logger,
-                clock: @escaping @Sendable () -> Timestamp, follower: (any SyncFollower)? = nil) throws {
+    /// `sealer`, with CURVE: seals each acknowledgement for campaignd (see ``RecordSealer``).
+    public init(configuration: DeliveryServiceConfiguration, context: ZMQContext, curve: CurveClientOptions?, sealer: RecordSealer? = nil,
+                logger: Logger, clock: @escaping @Sendable () -> Timestamp, follower: (any SyncFollower)? = nil) throws {
         let directory = URL(fileURLWithPath: configuration.cacheDirectory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let files = try CreativeFiles(directory: configuration.cacheDirectory)
@@ -51,8 +53,8 @@ public final class FollowedState: Sendable {
         cacheHealth = CacheHealth()
         cache = CreativeCache(files: files, budget: configuration.creativeCacheBytes)
         engine = SyncEngine(configuration: configuration, context: context, cell: cell, status: status, creativeFiles: files,
-                            stateFile: stateFile, cache: cache, cacheHealth: cacheHealth, curve: curve, logger: logger, clock: clock,
-                            follower: follower)
+                            stateFile: stateFile, cache: cache, cacheHealth: cacheHealth, curve: curve, sealer: sealer, logger: logger,
+                            clock: clock, follower: follower)
     }
 
     /// The sync engine, to run with the process's other services.

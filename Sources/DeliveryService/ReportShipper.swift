@@ -2,6 +2,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
 import Logging
 import ServiceLifecycle
 import Locking
@@ -19,6 +20,8 @@ final class ReportShipper: Service {
     let file: ReportFile
     let journal: EventJournal
     let curve: CurveClientOptions?
+    /// With CURVE: seals each report as it goes (not in the file: what is saved stays valid if the keys change).
+    let sealer: RecordSealer?
     let logger: Logger
     let interval: Duration
     /// Where the file is written (its fsyncs off the tasks' shared threads).
@@ -27,13 +30,14 @@ final class ReportShipper: Service {
     private let failing = Locked(false)
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, ledger: EventLedger, file: ReportFile,
-         journal: EventJournal, curve: CurveClientOptions?, logger: Logger, interval: Duration) {
+         journal: EventJournal, curve: CurveClientOptions?, sealer: RecordSealer?, logger: Logger, interval: Duration) {
         self.configuration = configuration
         self.context = context
         self.ledger = ledger
         self.file = file
         self.journal = journal
         self.curve = curve
+        self.sealer = sealer
         self.logger = logger
         self.interval = interval
     }
@@ -102,7 +106,7 @@ final class ReportShipper: Service {
         guard await save(outbox) else { return false }
         guard let report = outbox.pending else { return true }
         do {
-            let answer = try await client.call(SyncAPI.report, report, timeout: timeout)
+            let answer = try await client.call(SyncAPI.report, sealer?.sealed(report) ?? report, timeout: timeout)
             outbox.pending = nil
             if !answer.accepted && answer.lastReportId > report.reportId {
                 // Our id was behind campaignd's (the clock went back): the counts were not taken; send them again.
@@ -115,9 +119,9 @@ final class ReportShipper: Service {
             }
             await save(outbox)
             return true
-        } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code {
+        } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code || error.code == APIError.sealRefused.code {
             // The counts stay (nothing is lost) until the keys are put right; said at each try, as they wait.
-            logger.warning("campaignd refuses this edge's counts: its key is listed for another edge id; they wait",
+            logger.warning("campaignd refuses this edge's counts: its key is listed for another edge id, or their seal does not verify; they wait",
                            metadata: ["error": "\(error.message)"])
             return false
         } catch let error as JSONRPCError where error.code == JSONRPCError.invalidParamsCode {

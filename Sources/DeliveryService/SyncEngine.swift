@@ -27,6 +27,8 @@ final class SyncEngine: Service {
     let cell: StateCell
     let status: SyncStatus
     let curve: CurveClientOptions?
+    /// With CURVE: seals each acknowledgement, so that campaignd takes it as this edge's own word through any relay.
+    let sealer: RecordSealer?
     let logger: Logger
     let clock: @Sendable () -> Timestamp
     let cache: CreativeCache
@@ -55,7 +57,7 @@ final class SyncEngine: Service {
 
     init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
-         curve: CurveClientOptions?, logger: Logger, clock: @escaping @Sendable () -> Timestamp,
+         curve: CurveClientOptions?, sealer: RecordSealer? = nil, logger: Logger, clock: @escaping @Sendable () -> Timestamp,
          follower: (any SyncFollower)? = nil) {
         self.configuration = configuration
         self.follower = follower
@@ -63,6 +65,7 @@ final class SyncEngine: Service {
         self.cell = cell
         self.status = status
         self.curve = curve
+        self.sealer = sealer
         self.logger = logger
         self.clock = clock
         self.cache = cache
@@ -456,11 +459,13 @@ final class SyncEngine: Service {
         lastAck.withLock { $0.sent = .now }
     }
 
-    /// What an acknowledgement says: the epoch and seq the disk holds; `nil` before anything was saved or loaded.
+    /// What an acknowledgement says: the epoch and seq the disk holds (sealed, with CURVE); `nil` before anything was
+    /// saved or loaded.
     private func savedAcknowledgement() -> EdgeAck? {
         let (epoch, seq) = persister.persisted.withLock { $0 }
         guard !epoch.isEmpty else { return nil }
-        return EdgeAck(edgeId: configuration.edgeId, region: configuration.region, epoch: epoch, appliedSeq: seq)
+        let ack = EdgeAck(edgeId: configuration.edgeId, region: configuration.region, epoch: epoch, appliedSeq: seq)
+        return sealer?.sealed(ack) ?? ack
     }
 
     /// Tells campaignd the seq this edge has applied and saved.
@@ -471,10 +476,16 @@ final class SyncEngine: Service {
         do {
             _ = try await client.call(SyncAPI.ack, ack, timeout: .seconds(2))
             ackRefused.store(false, ordering: .relaxed)
-        } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code {
+        } catch let error as JSONRPCError where error.code == APIError.sealRefused.code && error.data?["field"] == "sentAt" {
+            // Overtaken by a newer one of ours (a notification sent from the save's thread meanwhile): campaignd took
+            // that one. A clock far off is logged at campaignd.
+            logger.debug("campaignd took a newer acknowledgement first", metadata: ["error": "\(error.message)"])
+        } catch let error as JSONRPCError where error.code == APIError.edgeKeyMismatch.code || error.code == APIError.sealRefused.code {
             // Logged once until an acknowledgement is taken again: the edge acknowledges every second.
             if !ackRefused.exchange(true, ordering: .relaxed) {
-                logger.error("campaignd refuses this edge's acknowledgements: its key is listed for another edge id",
+                let reason = error.code == APIError.edgeKeyMismatch.code ? "its key is listed for another edge id"
+                    : "their seal does not verify (is origin.pub campaignd's key, and this edge's key listed in its edges/?)"
+                logger.error("campaignd refuses this edge's acknowledgements: \(reason)",
                              metadata: [LogField.edgeId: "\(configuration.edgeId)", "error": "\(error.message)"])
             }
         } catch {}

@@ -18,10 +18,13 @@ public enum APIError {
     public static let edgeKeyMismatch = RPCErrorInfo(code: -32007, message: "this CURVE key does not speak for that edge id: campaignd's keys folder lists it as edges/EDGE_ID.pub for another edge",
                                                      name: "EdgeKeyMismatch")
 
+    public static let sealRefused = RPCErrorInfo(code: -32008, message: "with CURVE, an acknowledgement or report is taken only sealed by its own edge's key (campaignd's edges/EDGE_ID.pub), an acknowledgement once and near campaignd's clock: data.field names mac or sentAt",
+                                                 name: "SealRefused")
+
     public static let backupUnavailable = RPCErrorInfo(code: -32010, message: "no such backup: it was never made, or it is gone (kept for a while after its last read), or this campaignd's database is not SQLite",
                                                        name: "BackupUnavailable")
 
     /// Every application error code.
     public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy, edgeKeyMismatch,
-                             backupUnavailable]
+                             sealRefused, backupUnavailable]
 }

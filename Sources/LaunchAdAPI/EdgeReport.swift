@@ -15,15 +15,18 @@ public struct EdgeReport: Codable, Sendable, Equatable {
     public var region: String?
     /// The relays the report came through, the one nearest campaignd first (as ``EdgeAck/via``).
     public var via: [String]?
+    /// With CURVE: the edge's seal of its fields (as ``EdgeAck/mac``), passed on untouched by relays.
+    public var mac: String?
 
     public init(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount]? = nil, region: String? = nil,
-                via: [String]? = nil) {
+                via: [String]? = nil, mac: String? = nil) {
         self.edgeId = edgeId
         self.reportId = reportId
         self.counts = counts
         self.hourly = hourly
         self.region = region
         self.via = via
+        self.mac = mac
     }
 
     /// The id of the peer that sent it: the nearest relay when it came through relays, else the edge itself.

@@ -17,6 +17,9 @@ private let edgeAckProperties: [(String, JSONSchema)] = [
     ("appliedSeq", .integer("The last sequence number the edge applied: at most the receiver's own (campaignd's, or that of the relay taking it).", minimum: 0)),
 ]
 
+/// `mac`: an edge's seal of an acknowledgement or a report (proto-docs' "Whose word an acknowledgement is").
+private let macSchema = JSONSchema.string("With CURVE: HMAC-SHA256 of the record's sealed fields, keyed by what only the edge and campaignd can derive from their CURVE keys; relays pass it on untouched (absent without CURVE).", minLength: 64, maxLength: 64, pattern: "^[0-9a-f]{64}$")
+
 /// `via`: the relay path of an acknowledgement, a report or a listed edge.
 private let viaSchema = JSONSchema.array(of: edgeIDSchema, "The relays it came through, the one nearest campaignd first (absent: it speaks to campaignd itself).", maxItems: 16)
 
@@ -171,7 +174,11 @@ extension CreativeChunk: JSONSchemaDescribable {
 
 extension EdgeAck: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
-        .object(properties: edgeAckProperties + [("via", viaSchema)], required: edgeAckProperties.map(\.0))
+        .object(properties: edgeAckProperties + [
+            ("via", viaSchema),
+            ("sentAt", .integer("With CURVE: when the edge sent it, in milliseconds since 1970 by the edge's clock, sealed; campaignd takes it only newer than the last it took from that edge and within 30 s of its own clock.", minimum: 0)),
+            ("mac", macSchema),
+        ], required: edgeAckProperties.map(\.0))
     }
 }
 
@@ -184,7 +191,10 @@ extension EdgeAcks: JSONSchemaDescribable {
 
 extension EdgeAcksResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
-        .object(["taken": .integer("How many were taken.", minimum: 0)], required: ["taken"])
+        .object([
+            "taken": .integer("How many were taken.", minimum: 0),
+            "refused": .array(of: edgeIDSchema, "With CURVE: the edges whose acknowledgements were left out for their seal (missing, not the edge's, or a replay); absent when none were.", maxItems: EdgeAcks.maxAcks),
+        ], required: ["taken"])
     }
 }
 
@@ -203,6 +213,7 @@ extension EdgeReport: JSONSchemaDescribable {
             "hourly": .array(of: HourlyCount.jsonSchema, "The same counts by campaign, hour and creative (absent: filed under the hour campaignd receives them).", maxItems: EdgeReport.maxHourly),
             "region": .string("The edge's region, under which the counts are filed (absent: its acknowledgements' region).", maxLength: 64),
             "via": viaSchema,
+            "mac": macSchema,
         ], required: ["edgeId", "reportId", "counts"])
     }
 }

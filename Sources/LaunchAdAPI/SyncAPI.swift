@@ -47,8 +47,8 @@ public enum SyncAPI {
                                                     size: 41, offset: 0, data: APIExamples.creativeBase64))])
     public static let ack = RPCMethod<EdgeAck, EdgeAckResult>(
         "edge.ack", summary: "An edge acknowledges the sequence number it applied.",
-        description: "An edge sends it as a notification (no answer) after each save of its state, and on each heartbeat it is level with: as a notification, and once in 10 seconds as a call, so that a refusal reaches it. With CURVE, campaignd takes an acknowledgement only for the edge id its key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007.",
-        idempotent: true, errors: [APIError.edgeKeyMismatch],
+        description: "An edge sends it as a notification (no answer) after each save of its state, and on each heartbeat it is level with: as a notification, and once in 10 seconds as a call, so that a refusal reaches it. With CURVE, campaignd takes an acknowledgement only for the edge id its key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007. With CURVE it also takes one only sealed by that edge (mac, over its fields and sentAt), newer than the last it took from the edge and within 30 s of its clock; otherwise the answer is -32008.",
+        idempotent: true, errors: [APIError.edgeKeyMismatch, APIError.sealRefused],
         examples: [RPCExample("applied 18", params: EdgeAck(edgeId: "edge-sh-1", region: "cn-east", epoch: APIExamples.epoch, appliedSeq: 18),
                               result: EdgeAckResult(seq: 18))])
 }
@@ -56,8 +56,8 @@ public enum SyncAPI {
 extension SyncAPI {
     public static let report = RPCMethod<EdgeReport, EdgeReportResult>(
         "edge.report", summary: "An edge ships its impression, click and skip counts.",
-        description: "With CURVE, campaignd takes counts only for the edge id the key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007.",
-        idempotent: true, errors: [APIError.edgeKeyMismatch],
+        description: "With CURVE, campaignd takes counts only for the edge id the key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007. With CURVE, a report must also carry its edge's seal (mac, over its id, report id, region and every count), whichever relays it came through; without it, or with a field altered, the answer is -32008.",
+        idempotent: true, errors: [APIError.edgeKeyMismatch, APIError.sealRefused],
         examples: [RPCExample("counts since the last report", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254460, counts: [
             CampaignStats(id: 42, impressions: 120, clicks: 4, skips: 31),
         ], hourly: [
@@ -70,7 +70,8 @@ extension SyncAPI {
             Each acknowledgement is taken as edge.ack takes it, with `via` naming the relays it came through (the one nearest \
             campaignd first), so that edge.list and adctl --wait see every edge behind relays. With CURVE, campaignd takes \
             them only from a relay's key (relays/RELAY_ID.pub), for acknowledgements whose `via` begins with that relay's id \
-            (-32007 otherwise).
+            (-32007 otherwise), and each only with its edge's seal, as edge.ack: one without is left out and named in \
+            `refused`, and the others are taken.
             """,
         idempotent: true, errors: [APIError.edgeKeyMismatch],
         examples: [RPCExample("two edges behind relay-eu-1", params: EdgeAcks(acks: [

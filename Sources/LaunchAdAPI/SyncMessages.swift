@@ -108,9 +108,15 @@ public struct EdgeAck: Codable, Sendable, Hashable, JSONReadable {
     /// The relays the acknowledgement came through, the one nearest campaignd first; absent (or empty) from an edge
     /// or relay that speaks to campaignd itself. Each relay puts its own id in front when it passes one on.
     public var via: [String]?
+    /// With CURVE: when the edge sent it, in milliseconds since 1970 by the edge's clock (sealed, so that campaignd
+    /// takes each acknowledgement once and only while it is fresh: proto-docs, "Whose word an acknowledgement is").
+    public var sentAt: Int64?
+    /// With CURVE: the edge's seal of its fields (HMAC-SHA256, 64 lowercase hex characters), which relays pass on
+    /// untouched and cannot make.
+    public var mac: String?
 
     /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
-    public enum CodingKeys: Int, JSONFieldKey { case edgeId, region, epoch, appliedSeq, via }
+    public enum CodingKeys: Int, JSONFieldKey { case edgeId, region, epoch, appliedSeq, via, sentAt, mac }
     static let fields = JSONFields(CodingKeys.self)
 
     /// What the `Codable` conformance gives for the same JSON, without its generic machinery: every edge sends one
@@ -122,17 +128,28 @@ public struct EdgeAck: Codable, Sendable, Hashable, JSONReadable {
         epoch = try object.string(.epoch)
         appliedSeq = try object.require(.appliedSeq).integer(Int64.self)
         via = try object.optional(.via)?.strings()
+        sentAt = try object.optional(.sentAt)?.integer(Int64.self)
+        mac = try object.optionalString(.mac)
     }
-    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, via: [String]? = nil) {
+    public init(edgeId: String, region: String, epoch: String, appliedSeq: Int64, via: [String]? = nil, sentAt: Int64? = nil,
+                mac: String? = nil) {
         self.edgeId = edgeId
         self.region = region
         self.epoch = epoch
         self.appliedSeq = appliedSeq
         self.via = via
+        self.sentAt = sentAt
+        self.mac = mac
     }
 
     /// The id of the peer that sent it: the nearest relay when it came through relays, else the edge itself.
     public var sender: String { via?.first ?? edgeId }
+
+    /// Whether this one was sent after `other` by the edge's clock (`false` when either has no `sentAt`).
+    public func isNewer(than other: EdgeAck) -> Bool {
+        guard let sentAt, let otherSentAt = other.sentAt else { return false }
+        return sentAt > otherSentAt
+    }
 
     /// This acknowledgement as `relayId` passes it upstream: with its id in front of the path.
     public func passed(by relayId: String) -> EdgeAck {
@@ -151,6 +168,8 @@ extension EdgeAck: JSONWritable {
             object.field("epoch", epoch)
             object.field("appliedSeq", Int(appliedSeq))
             if let via { object.field("via") { $0.writeArray(via) { $0.write(string: $1) } } }
+            if let sentAt { object.field("sentAt", Int(sentAt)) }
+            object.field("mac", ifPresent: mac)
         }
     }
 }
@@ -186,8 +205,12 @@ extension EdgeAcks: JSONWritable {
 public struct EdgeAcksResult: Codable, Sendable {
     /// How many were taken.
     public var taken: Int
-    public init(taken: Int) {
+    /// With CURVE: the edge ids whose acknowledgements were left out for their seal (missing, not the edge's, or not
+    /// newer than the last taken); absent when none were. The others of the batch are taken all the same.
+    public var refused: [String]?
+    public init(taken: Int, refused: [String]? = nil) {
         self.taken = taken
+        self.refused = refused
     }
 }
 

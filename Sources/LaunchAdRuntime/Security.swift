@@ -50,6 +50,14 @@ public struct KeysDirectory: Sendable {
         try Self.readKey(url.appendingPathComponent("\(name).pub"))
     }
 
+    /// campaignd's public key, which an edge (or a relay) seals its acknowledgements and reports for: `origin.pub`, or
+    /// `campaignd.pub` when there is none (an edge that speaks to campaignd itself). Behind a relay, `campaignd.pub` is
+    /// the relay's key (the server connected to) and `origin.pub` must be campaignd's.
+    public func originPublicKey() throws -> String {
+        let origin = url.appendingPathComponent("origin.pub")
+        return try FileManager.default.fileExists(atPath: origin.path) ? Self.readKey(origin) : publicKey("campaignd")
+    }
+
     /// Every public key in the folder `name` (files ending in `.pub`); an absent folder admits nobody.
     public func allowlist(_ name: String) throws -> [String] {
         let folder = url.appendingPathComponent(name)
@@ -77,7 +85,8 @@ public struct KeysDirectory: Sendable {
     }
 
     /// The relays' public keys, each with the relay id it speaks for: `relays/RELAY_ID.pub`, as ``edgeKeys()``. A relay's
-    /// key speaks for the acknowledgements and reports it passes on from behind it, and for its own.
+    /// key may bring the acknowledgements and reports it passes on from behind it, each sealed by its edge (see
+    /// ``RecordSeals``), and its own.
     public func relayKeys() throws -> [String: String] {
         try peerKeys("relays")
     }

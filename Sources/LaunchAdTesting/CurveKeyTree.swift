@@ -4,7 +4,8 @@ import ZeroMQ
 
 /// The keys folders of campaignd, one relay and one edge, made for a test: campaignd admits the operator (`admin/`),
 /// the relay (`relays/relay-1.pub`) and the edge (`edges/edge-1.pub`, so that its key may also speak to campaignd
-/// itself); the relay trusts campaignd and admits the edge; the edge trusts the relay as its campaignd.
+/// itself, and so that campaignd can check the seal of what it acknowledges through the relay); the relay trusts
+/// campaignd and admits the edge; the edge trusts the relay as its campaignd and seals for campaignd (`origin.pub`).
 public struct CurveKeyTree: Sendable {
     public let server: CurveKeyPair
     public let operatorKeys: CurveKeyPair
@@ -22,7 +23,7 @@ public struct CurveKeyTree: Sendable {
         relay = try KeysDirectory.generate(name: "relay", in: relayKeys.path)
         edgeKeys = directory.appendingPathComponent("edge")
         edge = try KeysDirectory.generate(name: "edge", in: edgeKeys.path)
-        for (folder, name, key) in [(relayKeys, "campaignd", server), (edgeKeys, "campaignd", relay), (campaigndKeys, "relays/relay-1", relay),
+        for (folder, name, key) in [(relayKeys, "campaignd", server), (edgeKeys, "campaignd", relay), (edgeKeys, "origin", server), (campaigndKeys, "relays/relay-1", relay),
                                     (campaigndKeys, "edges/edge-1", edge), (relayKeys, "edges/edge-1", edge)] {
             let file = folder.appendingPathComponent("\(name).pub")
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

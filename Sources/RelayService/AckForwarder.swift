@@ -8,8 +8,8 @@ import ZMQRPC
 
 /// Passes the acknowledgements of the edges (and relays) below a relay upstream, batched: the newest of each edge is
 /// kept, and whatever arrived within ``linger`` of the first, or while one `edge.acks` call was on its way, goes in the
-/// next, each with the relay's id in front of its `via`. A call that fails leaves its acknowledgements for the next
-/// round, unless newer ones came.
+/// next, each with the relay's id in front of its `via`, every other field (and the edge's seal) as the edge sent it. A
+/// call that fails leaves its acknowledgements for the next round, unless newer ones came.
 final class AckForwarder: Service {
     let relayId: String
     let upstream: RPCClient
@@ -39,7 +39,9 @@ final class AckForwarder: Service {
     func take(_ acks: [EdgeAck]) {
         let now = ContinuousClock.now
         pending.withLock { pending in
-            for ack in acks { pending[ack.edgeId] = ack }
+            // The newest by the edge's own time when both are sealed (an edge's notification and call can arrive the
+            // other way round): campaignd would refuse the older after the newer anyway.
+            for ack in acks where !(pending[ack.edgeId]?.isNewer(than: ack) ?? false) { pending[ack.edgeId] = ack }
         }
         heard.withLock { heard in
             for ack in acks { heard[ack.edgeId] = now }
@@ -67,8 +69,12 @@ final class AckForwarder: Service {
                 }
                 guard !batch.isEmpty else { continue }
                 do {
-                    _ = try await self.upstream.call(SyncAPI.acks, EdgeAcks(acks: batch.map { $0.passed(by: self.relayId) }),
-                                                     timeout: .seconds(3))
+                    let answer = try await self.upstream.call(SyncAPI.acks, EdgeAcks(acks: batch.map { $0.passed(by: self.relayId) }),
+                                                              timeout: .seconds(3))
+                    if let refused = answer.refused {
+                        // Not sent again: a replay stays one and a bad seal stays bad. campaignd logs each refusal once.
+                        self.logger.debug("upstream refused acknowledgements for their seal (campaignd logs why)", metadata: ["edges": "\(refused.prefix(20))"])
+                    }
                     self.passed.add(batch.count, ordering: .relaxed)
                     self.batches.add(1, ordering: .relaxed)
                 } catch is CancellationError {

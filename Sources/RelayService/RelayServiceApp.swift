@@ -49,10 +49,14 @@ public final class RelayServiceApp: Sendable {
         var clientCurve: CurveClientOptions?
         var serverCurve: CurveServerOptions?
         var edgeKeys: EdgeKeys?
+        // The relay's own acknowledgements are sealed for campaignd as an edge's (origin.pub, else campaignd.pub);
+        // those it passes on carry their edges' seals, which it cannot make.
+        var sealer: RecordSealer?
         if let keysPath = configuration.keysDirectory {
             let keys = try KeysDirectory(path: keysPath)
             let own = try keys.keyPair("relay")
             clientCurve = CurveClientOptions(serverKey: try keys.publicKey("campaignd"), keyPair: own)
+            sealer = try RecordSealer(keyPair: own, origin: try keys.originPublicKey())
             let edgeIds = try keys.edgeKeys()
             let relayIds = try keys.relayKeys()
             edgeKeys = EdgeKeys(edgeIds: edgeIds, relayIds: relayIds, logger: logger)
@@ -77,7 +81,7 @@ public final class RelayServiceApp: Sendable {
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
         let publisher = RelayPublisher(publisher: updates, capacity: configuration.changeWindow)
-        let followed = try FollowedState(configuration: configuration.following, context: context, curve: clientCurve,
+        let followed = try FollowedState(configuration: configuration.following, context: context, curve: clientCurve, sealer: sealer,
                                          logger: logger, clock: clock, follower: publisher)
         self.followed = followed
         // Served from disk at once: the window starts at the saved seq, so an edge at that seq that comes back after a

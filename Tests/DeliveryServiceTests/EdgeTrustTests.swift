@@ -134,16 +134,18 @@ struct EdgeTrustTests {
                 #expect(listed == [])
             }
 
-            // The sync socket by hand, with edge-a's key: for edge-a taken, for edge-b refused with -32007, acks and reports alike.
+            // The sync socket by hand, with edge-a's key: for edge-a taken (sealed, as the edge seals them), for edge-b
+            // refused with -32007, acks and reports alike.
+            let seal = try RecordSealer(keyPair: pairs["edge-a"]!, origin: server.publicKey)
             var configuration = RPCClientConfiguration(endpoint: fixture.endpoints["sync"]!)
             configuration.curve = CurveClientOptions(serverKey: server.publicKey, keyPair: pairs["edge-a"]!)
             let client = try RPCClient(context: fixture.context, configuration: configuration)
             let epoch = fixture.app.store.epoch
-            #expect(try await client.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "r", epoch: epoch, appliedSeq: 0)).seq == 0)
+            #expect(try await client.call(SyncAPI.ack, seal.sealed(EdgeAck(edgeId: "edge-a", region: "r", epoch: epoch, appliedSeq: 0))).seq == 0)
             await #expect { try await client.call(SyncAPI.ack, EdgeAck(edgeId: "edge-b", region: "r", epoch: epoch, appliedSeq: 0)) } throws: {
                 ($0 as? JSONRPCError)?.code == APIError.edgeKeyMismatch.code
             }
-            #expect(try await client.call(SyncAPI.report, EdgeReport(edgeId: "edge-a", reportId: 1, counts: [])).accepted)
+            #expect(try await client.call(SyncAPI.report, seal.sealed(EdgeReport(edgeId: "edge-a", reportId: 1, counts: []))).accepted)
             await #expect { try await client.call(SyncAPI.report, EdgeReport(edgeId: "edge-b", reportId: 1, counts: [])) } throws: {
                 ($0 as? JSONRPCError)?.code == APIError.edgeKeyMismatch.code
             }

@@ -144,7 +144,7 @@ struct DeployFilesTests {
         let campaignd = targets(try #require(services["campaignd"]))
         for (relay, edge) in [("relay-east", "edge-1"), ("relay-west", "edge-2")] {
             #expect(campaignd["/run/launchad/keys/relays/\(relay).pub"] == "\(relay).pub", "campaignd does not admit \(relay)")
-            #expect(campaignd["/run/launchad/keys/edges/\(edge).pub"] == nil, "campaignd admits \(edge), which speaks to its relay")
+            #expect(campaignd["/run/launchad/keys/edges/\(edge).pub"] == "\(edge).pub", "campaignd does not list \(edge), whose seals it checks")
             let relayService = try #require(services[relay])
             let relayKeys = targets(relayService)
             let relayEnvironment = try #require(relayService["environment"] as? Object)
@@ -158,6 +158,7 @@ struct DeployFilesTests {
             let edgeService = try #require(services[edge])
             let edgeEnvironment = try #require(edgeService["environment"] as? Object)
             #expect(targets(edgeService)["/run/launchad/keys/campaignd.pub"] == "\(relay).pub", "\(edge) must trust its relay's key")
+            #expect(targets(edgeService)["/run/launchad/keys/origin.pub"] == "campaignd.pub", "\(edge) must seal for campaignd's key")
             for variable in ["DELIVERYD_CAMPAIGN_SYNC", "DELIVERYD_CAMPAIGN_UPDATES"] {
                 #expect((edgeEnvironment[variable] as? String)?.hasPrefix("tcp://\(relay):") == true, "\(edge) \(variable)")
             }
@@ -357,6 +358,11 @@ struct DeployFilesTests {
             let campaigndItems = ((path(object("StatefulSet", "campaignd"), "spec", "template", "spec", "volumes") as? [Object]) ?? [])
                 .compactMap { path($0, "secret", "items") as? [Object] }.flatMap { $0 }.compactMap { $0["path"] as? String }
             #expect(campaigndItems.contains("relays/relayd-0.pub"), "campaignd does not admit the relay")
+            // campaignd checks the seals of the edges behind the relay with their keys; they seal for its own (origin.pub).
+            #expect(campaigndItems.contains("edges/deliveryd-0.pub"), "campaignd does not list the edges behind the relay")
+            let edgeMounts = ((path(object("StatefulSet", "deliveryd"), "spec", "template", "spec", "containers") as? [Object])?.first?["volumeMounts"] as? [Object]) ?? []
+            #expect(edgeMounts.contains { $0["mountPath"] as? String == "/etc/launchad/keys/origin.pub" && $0["subPath"] as? String == "origin.pub" },
+                    "the edges behind the relay do not read campaignd's key as origin.pub")
         }
         var documents: [Object] = []
         for file in files { documents += try Repository.yamlDocuments(file).compactMap { $0 as? Object } }
@@ -370,6 +376,11 @@ struct DeployFilesTests {
         // The campaignd patch replaces the keys volume's items only: its container keeps its mounts.
         let campaignd = rendered.first { $0["kind"] as? String == "StatefulSet" && path($0, "metadata", "name") as? String == "campaignd" }
         #expect(((path(campaignd, "spec", "template", "spec", "containers") as? [Object])?.first?["volumeMounts"] as? [Object])?.isEmpty == false)
+        // The edges' patch adds origin.pub to the base's mounts: edge.key, campaignd.pub and the cache stay.
+        let deliveryd = rendered.first { $0["kind"] as? String == "StatefulSet" && path($0, "metadata", "name") as? String == "deliveryd" }
+        let edgeMounts = ((path(deliveryd, "spec", "template", "spec", "containers") as? [Object])?.first?["volumeMounts"] as? [Object]) ?? []
+        #expect(Set(edgeMounts.compactMap { $0["mountPath"] as? String }).isSuperset(of: ["/etc/launchad/keys/edge.key", "/etc/launchad/keys/campaignd.pub",
+                                                                                           "/etc/launchad/keys/origin.pub"]), "\(edgeMounts)")
         #expect(rendered.allSatisfy { path($0, "metadata", "namespace") as? String == "launchad" || $0["kind"] as? String == "Namespace" })
     }
 

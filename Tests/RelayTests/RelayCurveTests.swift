@@ -8,8 +8,9 @@ import Testing
 import ZeroMQ
 import ZMQRPC
 
-/// CURVE through a relay: campaignd admits the relay's key (relays/), the relay admits its edge's (edges/), the edge
-/// trusts the relay's key as its campaignd.pub; keys speak for their own ids only.
+/// CURVE through a relay: campaignd admits the relay's key (relays/) and lists the edge's (edges/, for its seal), the
+/// relay admits its edge's (edges/), the edge trusts the relay's key as its campaignd.pub and seals for campaignd's
+/// (origin.pub); keys speak for their own ids only.
 @Suite("relays with CURVE", .timeLimit(.minutes(2)))
 struct RelayCurveTests {
     @Test("an edge behind a relay, both with CURVE keys: the edge follows and campaignd lists it via the relay; an edge's key cannot pass itself off as a relay, nor a stranger connect")
