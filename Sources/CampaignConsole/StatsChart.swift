@@ -24,7 +24,7 @@ enum StatsChart {
         var perHour = [Int64](repeating: 0, count: hours)
         for point in points {
             let slot = Int((point.at.milliseconds - from.milliseconds) / 3_600_000)
-            if perHour.indices.contains(slot) { perHour[slot] += measure.value(point) }
+            if perHour.indices.contains(slot) { perHour[slot] = perHour[slot].addingSaturated(measure.value(point)) }
         }
         let top = max(perHour.max() ?? 0, 1)
         let left = 48.0, bottom = height - 20, plot = width - left - 8
@@ -32,7 +32,7 @@ enum StatsChart {
         var svg = """
             <svg class="chart" id="chart-\(measure.rawValue)" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(measure.rawValue) by hour">\
-            <text x="\(left)" y="12">\(measure.rawValue) by hour (total \(perHour.reduce(0, +)))</text>\
+            <text x="\(left)" y="12">\(measure.rawValue) by hour (total \(perHour.reduce(Int64(0)) { $0.addingSaturated($1) })))</text>\
             <line class="axis" x1="\(left)" y1="\(bottom)" x2="\(width - 8)" y2="\(bottom)"/>\
             <line class="axis" x1="\(left)" y1="20" x2="\(left)" y2="\(bottom)"/>\
             <text x="\(left - 4)" y="24" text-anchor="end">\(top)</text><text x="\(left - 4)" y="\(bottom)" text-anchor="end">0</text>

@@ -87,8 +87,7 @@ struct SaturatingSum: DatabaseAggregate {
         case .double(let real): value = real >= 0 ? Int64.max : Int64.min
         default: return
         }
-        let (added, overflow) = sum.addingReportingOverflow(value)
-        sum = overflow ? (value < 0 ? Int64.min : Int64.max) : added
+        sum = sum.addingSaturated(value)
     }
 
     func finalize() throws -> (any DatabaseValueConvertible)? { sum }

@@ -125,8 +125,16 @@ final class ReportShipper: Service {
                            metadata: ["error": "\(error.message)"])
             return false
         } catch let error as JSONRPCError where error.code == JSONRPCError.invalidParamsCode {
-            // A report campaignd (or a relay) refuses is refused again as it is: said at each try, as it waits.
-            logger.warning("campaignd refuses this edge's report; its counts wait", metadata: ["error": "\(error.message)"])
+            // An hour campaignd does not take (older than its stats retention, after long away from it): the same
+            // report, under the same id, goes again without its hours, and campaignd files its totals under the hour
+            // it receives them, as from an older edge, rather than the counts waiting for good. Anything else is
+            // refused again as it is: said at each try, as it waits.
+            if error.data?["field"]?.stringValue?.hasPrefix("hourly") == true, report.hourly != nil {
+                outbox.pending?.hourly = nil
+                logger.warning("campaignd refuses this report's hours; its totals go again without them", metadata: ["error": "\(error.message)"])
+            } else {
+                logger.warning("campaignd refuses this edge's report; its counts wait", metadata: ["error": "\(error.message)"])
+            }
             return false
         } catch {
             logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])

@@ -404,6 +404,7 @@ final class SyncEngine: Service {
         let paged = try await CampaignSync.pagedSnapshot(pageSize: configuration.snapshotPageSize, tries: 3, creatives: creatives) { params in
             let page = try await link.client.call(SyncAPI.snapshot, params)
             self.status.heard()
+            try PeerNumbers.checkUpstream(seq: page.seq)
             return page
         } catchUp: { state in
             try await self.catchUp(state, link)
@@ -411,6 +412,7 @@ final class SyncEngine: Service {
         if let paged { return paged }
         let whole = try await link.client.call(SyncAPI.snapshot, SnapshotParams())
         status.heard()
+        try PeerNumbers.checkUpstream(seq: whole.seq)
         // Creatives already verified stay known across snapshots.
         return (EdgeState(snapshot: whole, creatives: cell.state.creatives), 1)
     }

@@ -31,6 +31,21 @@ public enum PeerNumbers {
     /// The longest epoch an acknowledgement may carry: stores make epochs of 32 hexadecimal digits.
     public static let maxEpochBytes = 64
 
+    /// The largest seq an edge or a relay takes from upstream in a snapshot: 2^62, which no store reaches (a change a
+    /// microsecond for 146 000 years). Changes then follow on one by one, so no `seq + 1` downstream can pass
+    /// `Int64.max`.
+    public static let maxSeq: Int64 = 1 << 62
+
+    /// Throws unless `seq`, from upstream, is within `0...maxSeq`.
+    public static func checkUpstream(seq: Int64) throws {
+        guard (0...maxSeq).contains(seq) else { throw UpstreamNumberError(description: "upstream answered seq \(seq), outside 0...\(maxSeq)") }
+    }
+
+    /// An upstream's answer with a number outside the bounds: the answer is not taken.
+    public struct UpstreamNumberError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// The largest report id a receiver whose clock reads `now` takes.
     public static func maxReportId(now: Timestamp) -> Int64 {
         let (sum, overflow) = now.milliseconds.addingReportingOverflow(reportIdLead)

@@ -49,8 +49,9 @@ struct PeerNumberTests {
         await expectRefused("hourly[0].hour") {
             try await sync.call(SyncAPI.report, report(id, hourly: [HourlyCount(id: 1, hour: Timestamp(rfc3339: "9999-12-31T23:00:00Z")!, impressions: 1)]))
         }
+        // Two hours on: always more than the 10 minutes of skew ahead (the next hour is not, in the last 10 of this one).
         await expectRefused("hourly[0].hour") {
-            try await sync.call(SyncAPI.report, report(id, hourly: [HourlyCount(id: 1, hour: hour.adding(seconds: 3600), impressions: 1)]))
+            try await sync.call(SyncAPI.report, report(id, hourly: [HourlyCount(id: 1, hour: hour.adding(seconds: 7200), impressions: 1)]))
         }
         // Older than any retention campaignd takes (a relay checks against the longest): 11 years back.
         await expectRefused("hourly[0].hour") {
@@ -264,6 +265,49 @@ struct PeerNumberTests {
                                dataDirectory: dataDirectory, postgres: nil)
                 try await impression(3)
                 #expect(await eventually(timeout: .seconds(15)) { await impressions() == 3 }, "\(edge.log.suffix(2000))")
+            }
+            await admin.close()
+        }
+    }
+
+    @Test("an upstream that answers a snapshot at seq Int64.max is not followed: the edge takes nothing and keeps running")
+    func upstreamSeqBounded() async throws {
+        var table = MethodTable()
+        table.register(SyncAPI.snapshot) { _, _ in Snapshot(epoch: "forged", seq: Int64.max, campaigns: []) }
+        table.register(SyncAPI.changes) { _, _ -> ChangesResult in
+            throw JSONRPCError(code: APIError.changesUnavailable.code, message: APIError.changesUnavailable.message)
+        }
+        try await withCampaignService { campaign in
+            let server = try RPCServer(context: campaign.context, dispatcher: JSONRPCDispatcher(methods: table, info: SyncAPI.info),
+                                       configuration: RPCServerConfiguration(endpoint: "tcp://127.0.0.1:0", name: "forged-sync"))
+            let endpoint = try server.start()
+            // Heartbeats from the real campaignd (another epoch) make the edge ask the forged socket for snapshots.
+            try await withEdge("edge-f", connectedTo: campaign, sync: endpoint) { edge in
+                #expect(await eventually(timeout: .seconds(10)) { edge.log.contains("outside 0...\(PeerNumbers.maxSeq)") }, "\(edge.log.suffix(2000))")
+                let status = try await edge.status()
+                #expect(!status.loaded && status.seq == 0, "\(status)")
+            }
+            await server.shutdown()
+        }
+    }
+
+    @Test("an edge's hour older than campaignd's stats retention is refused; the edge sends the report again without its hours, and the totals are counted")
+    func hoursPastTheRetention() async throws {
+        try await withCampaignService(configure: { $0.statsRetention = 3600 }) { campaign in
+            let admin = try campaign.admin()
+            let creative = try await campaign.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
+            let id = created.campaign.id
+            try await withEdge("edge-old", connectedTo: campaign) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                // Three hours back: an app may report that late (up to 7 days), and campaignd keeps one hour.
+                _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
+                    LaunchEvent(eventId: "o-1", type: .impression, campaignId: id, deviceId: "d-1", sha256: creative, at: Timestamp.now().adding(seconds: -3 * 3600)),
+                ]))
+                #expect(await eventually(timeout: .seconds(15)) {
+                    (try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)))?.stats.first?.impressions == 1
+                }, "\(edge.log.suffix(2000))")
+                #expect(edge.log.contains("campaignd refuses this report's hours"), "\(edge.log.suffix(2000))")
             }
             await admin.close()
         }
