@@ -10,6 +10,11 @@ public struct ConsoleConfiguration: Sendable {
     public var sessionLifetime: Double = 12 * 3600
     /// Hours of stats the campaign page charts.
     public var statsHours = 48
+    /// Changes on a page of a campaign's history (older ones on the next page).
+    public var historyPage = 50
+    /// The most bytes of campaigns' JSON (each change's campaign, and the one before it) read for a page of history:
+    /// a page of large campaigns holds fewer changes.
+    public var historyPageBytes = 2 << 20
 
     public init(address: String, users: ConsoleUsers? = nil) {
         self.address = address
