@@ -281,7 +281,7 @@ let package = Package(
         // LaunchAdTesting's faulty HTTP server.
         .testTarget(name: "LaunchAdKitTests", dependencies: ["LaunchAdKit", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
         // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
-        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
+        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC"]),
         .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )

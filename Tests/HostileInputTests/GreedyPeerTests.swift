@@ -6,9 +6,9 @@ import LaunchAdTesting
 import Testing
 import ZeroMQ
 
-/// Peers with valid keys that ask campaignd for large answers and never read them, or subscribe and stop reading:
-/// what campaignd holds for them is bounded in bytes, not only in messages.
-@Suite("campaignd under greedy peers", .timeLimit(.minutes(3)))
+/// Peers with valid keys that ask campaignd for large answers and never read them, or subscribe and stop reading, and
+/// large changes passing through a relay: what campaignd and relayd hold is bounded in bytes, not only in messages.
+@Suite("campaignd and relayd under greedy peers and large changes", .timeLimit(.minutes(3)))
 struct GreedyPeerTests {
     /// A campaign of about 35 KB: a thousand 32-character regions.
     static func largeFields(creative: String, name: String = "large") -> CampaignFields {
@@ -162,6 +162,56 @@ struct GreedyPeerTests {
         // The bound, with room for the allocator (measured: 3 MiB); a queue bounded in messages alone holds the 58 MB
         // (measured: 58 MiB).
         #expect(peak - before < bound + 16 << 20, "RSS grew from \(before >> 20) MiB to a peak of \(peak >> 20) MiB")
+        await admin.close()
+        await fixture.stop()
+    }
+}
+
+extension GreedyPeerTests {
+    @Test("relayd's change window holds at most its bound in bytes of large changes: an edge back from before it takes a snapshot, one within it catches up from the relay")
+    func relayWindowBytes() async throws {
+        let bound = 4 << 20
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let sha = try await fixture.uploadPNG(admin)
+        let created = try await admin.call(AdminAPI.campaignCreate, Self.largerFields(creative: sha))
+        let id = created.campaign.id
+        let relay = try await fixture.startRelay("relay", arguments: ["--change-window-bytes", "\(bound)"])
+        let relaySync = try relay.sync()
+        let start = try await admin.call(AdminAPI.campaignGet, CampaignID(id: id)).campaign.version
+        #expect(await eventually(timeout: .seconds(15)) { (try? await relaySync.call(SyncAPI.snapshot, SnapshotParams(limit: 1)).seq) == created.seq })
+        let edge = try await fixture.startEdge("edge", sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
+        #expect(await edge.waitFor(seq: created.seq))
+        await edge.stop()
+
+        // 60 changes of 195 KB (12 MB) while the edge is away: the window keeps the last 4 MiB of them.
+        var last = created.seq
+        for version in 0..<60 {
+            last = try await admin.call(AdminAPI.campaignUpdate, CampaignUpdateParams(id: id, fields: CampaignFields(priority: (start + version) % 100))).seq
+        }
+        let epoch = try await relaySync.call(SyncAPI.snapshot, SnapshotParams(limit: 1)).epoch
+        #expect(await eventually(timeout: .seconds(20)) { (try? await relaySync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: last - 1)).seq) == last })
+        let kept = try await relaySync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: last - 15)).changes
+        #expect(kept.map(\.seq) == Array((last - 14)...last))
+        let unavailable = await #expect(throws: JSONRPCError.self) {
+            try await relaySync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: created.seq))
+        }
+        #expect(unavailable?.code == APIError.changesUnavailable.code)
+        let trimmed = try await relay.metrics().value("launchad_relayd_window_trimmed_total", labels: ["bound=\"bytes\""]) ?? 0
+        // About 21 of the 60 changes fit in 4 MiB: the rest were let go for their bytes.
+        #expect(trimmed >= 35 && trimmed <= 45, "trimmed \(trimmed)")
+        func snapshots() async throws -> Double {
+            try await relay.metrics().value("launchad_relayd_requests_total", labels: ["method=\"sync.snapshot\"", "code=\"0\""]) ?? 0
+        }
+        let snapshotsBefore = try await snapshots()
+
+        // The edge comes back at the seq of the campaign's creation, before the window: it takes a snapshot from the relay and ends level.
+        let back = try await fixture.startEdge("edge", sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
+        #expect(await back.waitFor(seq: last, timeout: .seconds(30)))
+        #expect(try await snapshots() > snapshotsBefore)
+        await back.stop()
+        await relaySync.close()
+        await relay.stop()
         await admin.close()
         await fixture.stop()
     }
