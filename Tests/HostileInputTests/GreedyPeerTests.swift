@@ -218,6 +218,43 @@ extension GreedyPeerTests {
 }
 
 extension GreedyPeerTests {
+    @Test("a peer asking relayd's sync socket for creative chunks and never reading: the relay answers Busy past its bound, and small calls go on")
+    func relayHeldReplies() async throws {
+        let bound = 8 << 20
+        let fixture = try await CampaignFixture()
+        let admin = try fixture.admin()
+        let png = CreativeInspector.pngHeader(width: 1080, height: 1920, trailer: [UInt8](repeating: 0x42, count: 1 << 20))
+        let sha = try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/png", data: Data(png).base64EncodedString())).sha256
+        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
+        let relay = try await fixture.startRelay("relay", arguments: ["--max-held-reply-bytes", "\(bound)"])
+        let sync = try relay.sync()
+        #expect(await eventually(timeout: .seconds(15)) { (try? await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: sha)))?.size == png.count })
+        let endpoint = try #require(relay.endpoints["sync"]), context = fixture.context, chunks = 100
+        let release = DispatchSemaphore(value: 0)
+        let greedy = Task {
+            try await onThread {
+                try Self.askWithoutReading(context: context, endpoint: endpoint,
+                                           request: #"{"jsonrpc":"2.0","id":1,"method":"creative.get","params":{"sha256":"\#(sha)"}}"#,
+                                           count: chunks, until: release)
+            }
+        }
+        func answered(_ code: Int) async throws -> Int {
+            Int(try await relay.metrics().value("launchad_relayd_requests_total", labels: ["method=\"creative.get\"", "code=\"\(code)\""]) ?? 0)
+        }
+        #expect(await eventually(timeout: .seconds(30)) { ((try? await answered(0)) ?? 0) + ((try? await answered(APIError.busy.code)) ?? 0) >= chunks + 1 })
+        let busy = try await answered(APIError.busy.code)
+        // 140 MB asked for, 8 MiB held: most were refused, and a small call is answered meanwhile.
+        #expect(busy > chunks / 2, "\(busy) of \(chunks) refused")
+        let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams(limit: 1)).epoch
+        #expect(try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: created.seq)).changes.isEmpty)
+        release.signal()
+        try await greedy.value
+        await sync.close()
+        await relay.stop()
+        await admin.close()
+        await fixture.stop()
+    }
+
     @Test("the bounds in bytes refuse a value below what one large reply, one message or one page needs, from the flag or the environment")
     func boundsRefused() async throws {
         let directory = try makeTemporaryDirectory()
