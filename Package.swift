@@ -286,7 +286,7 @@ let package = Package(
         // LaunchAdTesting's faulty HTTP server.
         .testTarget(name: "LaunchAdKitTests", dependencies: [.product(name: "LaunchAdKit", package: "sdk"), .product(name: "LaunchAdKitTesting", package: "sdk"), "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC", "Locking"]),
         // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
-        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC",
+        .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC",
                                                                .product(name: "LaunchAdKit", package: "sdk")]),
         .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
     ]

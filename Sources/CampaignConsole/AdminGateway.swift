@@ -1,4 +1,5 @@
 import JSONRPC
+import LaunchAdAPI
 import LaunchAdDomain
 
 /// The console's way into campaignd: the admin socket's own dispatcher, called in process, so a write from the console
@@ -11,15 +12,21 @@ public struct AdminGateway: Sendable {
     public typealias CreativeFactsReader = @Sendable (_ sha256: String) async throws -> CreativeFacts?
     /// A stored creative's facts and bytes, or `nil`.
     public typealias CreativeReader = @Sendable (_ sha256: String) async throws -> (CreativeFacts, [UInt8])?
+    /// A page of one campaign's history, newest first: its changes before `seq` (from the last when `nil`), at most
+    /// `limit`, fewer when their campaigns are large (the store bounds the page in bytes too).
+    public typealias HistoryReader = @Sendable (_ campaign: Int64, _ before: Int64?, _ limit: Int) async throws -> [ChangeEntry]
 
     let call: Call
     let facts: CreativeFactsReader
     let creative: CreativeReader
+    let history: HistoryReader
 
-    public init(call: @escaping Call, facts: @escaping CreativeFactsReader, creative: @escaping CreativeReader) {
+    public init(call: @escaping Call, facts: @escaping CreativeFactsReader, creative: @escaping CreativeReader,
+                history: @escaping HistoryReader) {
         self.call = call
         self.facts = facts
         self.creative = creative
+        self.history = history
     }
 
     /// The dispatcher's way of answering, made a `Call`: the request is dispatched with `actor` as the principal.
@@ -28,7 +35,10 @@ public struct AdminGateway: Sendable {
             switch dispatcher.dispatch(request, context: RPCContext(id: .number(JSONNumber(1)), principal: actor)) {
             case .reply(let writer): return writer.bytes
             case .noReply: return []
-            case .deferred(let work): return await work() ?? []
+            case .deferred(let work):
+                let reply = await work() ?? []
+                dispatcher.release(deferredReply: reply.count)  // copied into the page, not held by a socket
+                return reply
             }
         }
     }

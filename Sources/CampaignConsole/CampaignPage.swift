@@ -1,13 +1,16 @@
 import LaunchAdAPI
 import LaunchAdDomain
 
-/// A campaign's page: its fields, the writes it offers, the phone-frame preview, its stats by hour and its history
-/// from the change log.
+/// A campaign's page: its fields, the writes it offers, the phone-frame preview, its stats by hour and a page of its
+/// history from the change log, newest first, with a link to the older changes.
 enum CampaignPage {
     struct Content {
         var campaign: Campaign
         var shapes: [PhonePreview.Shape]
+        /// A page of the history, newest first.
         var history: Result<[ChangeEntry], any Error>
+        /// The `seq` the page starts below (`nil`: the newest changes).
+        var historyBefore: Int64?
         var stats: Result<[StatsPoint], any Error>
         var statsFrom: Timestamp
         var statsHours: Int
@@ -33,14 +36,21 @@ enum CampaignPage {
         html += "<h2>History</h2>"
         switch content.history {
         case .success(let changes):
+            if changes.isEmpty { html += "<p>No \(content.historyBefore == nil ? "" : "older ")changes.</p>" }
             html += "<table id=\"history\"><thead><tr><th>seq</th><th>when</th><th>what</th><th>who</th><th>fields</th><th>version</th></tr></thead><tbody>"
-            for change in changes.reversed() {
+            for change in changes {
                 html += """
                     <tr><td>\(change.seq)</td><td>\(change.at.rfc3339)</td><td>\(change.op.rawValue)</td>\
                     <td>\(HTML.escape(change.actor))</td><td>\(HTML.escape(change.fields.joined(separator: ", ")))</td><td>\(change.version)</td></tr>
                     """
             }
-            html += "</tbody></table>"
+            html += "</tbody></table><p class=\"pages\">"
+            if content.historyBefore != nil { html += "<a id=\"newest\" href=\"/campaigns/\(campaign.id)\">Newest changes</a> " }
+            // The log's first change of a campaign created it: below it there is nothing older.
+            if let last = changes.last, last.op != .created {
+                html += "<a id=\"older\" href=\"/campaigns/\(campaign.id)?before=\(last.seq)\">Older changes</a>"
+            }
+            html += "</p>"
         case .failure(let error):
             html += "<p class=\"error\">\(HTML.escape("\(error)"))</p>"
         }

@@ -13,6 +13,11 @@ public struct ConsoleConfiguration: Sendable {
     /// Failed sign-ins allowed per client address and from everyone (`--console-signin-limit`,
     /// `--console-signin-limit-all`), then 429 with `Retry-After`.
     public var signInLimits = SignInLimits()
+    /// Changes on a page of a campaign's history (older ones on the next page).
+    public var historyPage = 50
+    /// The most bytes of campaigns' JSON (each change's campaign, and the one before it) read for a page of history:
+    /// a page of large campaigns holds fewer changes.
+    public var historyPageBytes = 2 << 20
 
     public init(address: String, users: ConsoleUsers? = nil) {
         self.address = address

@@ -40,11 +40,20 @@ struct ConsoleRoutes: Sendable {
         router.get("/campaigns/:id") { request, context in
             await signedIn(request) { principal in
                 guard let id = campaignID(context) else { return badID(principal) }
+                var before: Int64?
+                if let text = request.uri.queryParameters.get("before") {
+                    guard let seq = Int64(text), seq > 0 else {
+                        return ConsoleResponses.problem(.badRequest, "before is a change's sequence number: a positive whole number.",
+                                                        user: principal.user, csrf: principal.session?.csrf)
+                    }
+                    before = seq
+                }
                 switch PhonePreview.screens(query: { request.uri.queryParameters[Substring($0)].map(String.init) }) {
                 case .failure(let refused):
                     return ConsoleResponses.problem(.badRequest, refused.message, user: principal.user, csrf: principal.session?.csrf)
                 case .success(let screens):
-                    return try await campaignPage(id, principal: principal, message: nil, status: .ok, screens: screens)
+                    return try await campaignPage(id, principal: principal, message: nil, status: .ok, screens: screens,
+                                                  historyBefore: before)
                 }
             }
         }
@@ -127,8 +136,10 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
+    /// The campaign's page, previewed on `screens` (common iPhones when `nil`), its history from the change before
+    /// `historyBefore` (from the last when `nil`).
     func campaignPage(_ id: Int64, principal: ConsoleAccess.Principal, message: String?, status: HTTPResponse.Status,
-                      screens: PhonePreview.Screens? = nil) async throws -> Response {
+                      screens: PhonePreview.Screens? = nil, historyBefore: Int64? = nil) async throws -> Response {
         guard let campaign = try await campaign(id, principal) else { return notFound(id, principal) }
         let user = principal.user
         var variants: [CreativeFacts] = []
@@ -156,22 +167,10 @@ struct ConsoleRoutes: Sendable {
             stats = .failure(error)
         }
         let history: Result<[ChangeEntry], any Error>
-        do { history = .success(try await changes(of: id, user: user)) } catch { history = .failure(error) }
-        let content = CampaignPage.Content(campaign: campaign, shapes: shapes, history: history, stats: stats, statsFrom: from, statsHours: hours)
+        do { history = .success(try await gateway.history(id, historyBefore, configuration.historyPage)) } catch { history = .failure(error) }
+        let content = CampaignPage.Content(campaign: campaign, shapes: shapes, history: history, historyBefore: historyBefore,
+                                           stats: stats, statsFrom: from, statsHours: hours)
         return ConsoleResponses.html(page(principal, "Campaign \(id)", CampaignPage.body(content), message: message), status: status)
-    }
-
-    /// The campaign's change log, every page of it (up to ten thousand changes).
-    func changes(of id: Int64, user: String) async throws -> [ChangeEntry] {
-        var entries: [ChangeEntry] = []
-        var after: Int64 = 0
-        for _ in 0..<10 {
-            let page = try await gateway.call(AdminAPI.changeList, ChangeListParams(id: id, after: after, limit: ChangeListParams.maxLimit), actor: user)
-            entries += page.changes
-            guard let next = page.next else { break }
-            after = next
-        }
-        return entries
     }
 
     // MARK: Writes

@@ -16,6 +16,7 @@ final class CampaignMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let seq: Gauge
     private let published: MirroredCounter
+    private let oversized: MirroredCounter
     private let edgesLive: Gauge
     private let edgesStale: Gauge
     private let stateGauges: [CampaignState: Gauge]
@@ -23,6 +24,8 @@ final class CampaignMetrics: Sendable {
 
     init(monitors: [ConnectionMonitor]) {
         seq = registry.makeGauge(descriptor: Self.name("seq", help: "Sequence number of the last committed change."))
+        oversized = MirroredCounter(registry.makeCounter(descriptor: Self.name(
+            "updates_oversized", unit: "total", help: "Changes too large for the update stream's bound in bytes (--updates-queue-bytes): left to sync.changes.")))
         published = MirroredCounter(registry.makeCounter(descriptor: Self.name(
             "updates_published", unit: "total", help: "Messages handed to the update stream (changes and heartbeats).")))
         let edges = Self.name("edges", help: "Edges by whether they were heard from lately.")
@@ -43,13 +46,14 @@ final class CampaignMetrics: Sendable {
     }
 
     /// Brings the gauges up to date (at each scrape).
-    func refresh(store: any Store, edges: [EdgeInfoSummary], published count: Int) async {
+    func refresh(store: any Store, edges: [EdgeInfoSummary], published count: Int, oversized oversizedCount: Int) async {
         if let current = try? await store.currentSeq() { seq.set(Double(current)) }
         if let counts = try? await store.countsByState() {
             for (state, gauge) in stateGauges { gauge.set(Double(counts[state] ?? 0)) }
         }
         edgesLive.set(Double(edges.filter { !$0.stale }.count))
         edgesStale.set(Double(edges.filter(\.stale).count))
+        oversized.update(to: oversizedCount)
         published.update(to: count)
         connections.refresh()
     }

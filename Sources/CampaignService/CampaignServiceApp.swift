@@ -89,6 +89,8 @@ public final class CampaignServiceApp: Sendable {
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = edgeCurve
         updatesConfiguration.monitor = updatesMonitor
+        updatesConfiguration.maxQueuedBytes = configuration.updatesQueueBytes
+        updatesConfiguration.largestMessage = UpdateStream.largestMessage
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
         let scheduler = ExpiryScheduler(store: store, clock: clock, logger: logger)
@@ -104,6 +106,8 @@ public final class CampaignServiceApp: Sendable {
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
         }
+        // libzmq's queues count messages: large replies for peers that do not read are bounded in bytes, per socket.
+        let heldReplyBytes = max(configuration.maxHeldReplyBytes, CampaignServiceConfiguration.minHeldReplyBytes)
         var adminConfiguration = RPCServerConfiguration(endpoint: configuration.adminEndpoint, name: "admin")
         adminConfiguration.curve = adminCurve
         // Creatives arrive base64 in one frame: room for the largest one.
@@ -113,7 +117,8 @@ public final class CampaignServiceApp: Sendable {
             methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
                                          backups: try BackupShelf(dataDirectory: configuration.dataDirectory, store: store, logger: logger),
                                          maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
-            info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin"))
+            info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin"),
+            replyBudget: .busy(limit: heldReplyBytes))
         admin = try RPCServer(context: context, dispatcher: adminDispatcher, configuration: adminConfiguration, logger: logger)
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = edgeCurve
@@ -123,7 +128,8 @@ public final class CampaignServiceApp: Sendable {
             context: context,
             dispatcher: JSONRPCDispatcher(methods: SyncHandlers.table(store: store, edges: edges, edgeKeys: edgeKeys, seals: seals, seqs: seqs,
                                                                             statsRetention: configuration.statsRetention, clock: clock),
-                                          info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync")),
+                                          info: SyncAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "sync"),
+                                          replyBudget: .busy(limit: heldReplyBytes)),
             configuration: syncConfiguration, logger: logger)
 
         // HTTP: /metrics and /healthz. The ready file waits for it, as it is the last to bind.
@@ -138,7 +144,7 @@ public final class CampaignServiceApp: Sendable {
         router.get("/metrics") { _, _ -> Response in
             let now = clock()
             await metrics.refresh(store: store, edges: ((try? await edges.list(now: now)) ?? []).map { EdgeInfoSummary(stale: $0.stale) },
-                                  published: updates.published.load(ordering: .relaxed))
+                                  published: updates.published.load(ordering: .relaxed), oversized: updates.oversized.load(ordering: .relaxed))
             return HTTPEndpoint.metricsResponse(metrics.registry)
         }
         // The ready file waits for the console too, when there is one.
@@ -162,6 +168,10 @@ public final class CampaignServiceApp: Sendable {
                         return nil
                     }
                     return (facts, bytes)
+                },
+                history: { id, before, limit in
+                    try await store.campaignHistory(campaign: id, before: before, limit: limit, maxBytes: consoleConfiguration.historyPageBytes)
+                        .map { ChangeEntry(change: $0.change, actor: $0.actor, before: $0.before) }
                 })
             var consoleLogger = logger
             consoleLogger[metadataKey: "server"] = "console"

@@ -29,6 +29,15 @@ public struct CampaignServiceConfiguration: Sendable {
     public var readyFile: String?
     /// The largest creative accepted, in bytes.
     public var maxCreativeBytes = 5 * 1024 * 1024
+    /// The most bytes of large replies (64 KiB and more: snapshot pages, changes, creative chunks, long lists) that
+    /// each of the admin and sync sockets lets libzmq hold for peers that have not read them; past it such calls are
+    /// answered `Busy` (-32006). A reply larger than the whole bound still goes out while no other is held.
+    public var maxHeldReplyBytes = 256 * 1024 * 1024
+    /// The least ``maxHeldReplyBytes`` may be: room for a page of snapshot or changes (about 4 MiB) and a chunk.
+    public static let minHeldReplyBytes = 8 * 1024 * 1024
+    /// The most bytes of the update stream queued for one subscriber that does not keep up (see
+    /// ``UpdateStream/largestMessage``); one that falls further behind loses messages and catches up from the log.
+    public var updatesQueueBytes = 256 * 1024 * 1024
     /// How often the heartbeat goes out.
     public var heartbeatInterval: Duration = .seconds(1)
     /// Seconds after which an edge not heard from is forgotten: no longer listed by `edge.list`, nor waited for by

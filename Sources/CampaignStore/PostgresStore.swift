@@ -131,12 +131,34 @@ public final class PostgresStore: Store {
                 (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1)
             FROM changes c WHERE c.seq > \(seq) AND (\(campaign)::BIGINT IS NULL OR c.campaign_id = \(campaign))
             ORDER BY c.seq LIMIT \(Int64(limit))
-            """).map { row in
-            let (seq, op, id, at, actor, body, before) = try row.decode((Int64, String, Int64, Int64, String, String, String?).self)
+            """).map { try Self.logRow($0).record() }
+    }
+
+    public func campaignHistory(campaign: Int64, before seq: Int64?, limit: Int, maxBytes: Int) async throws -> [ChangeRecord] {
+        let rows = try await rows("""
+            SELECT c.seq, c.op, c.campaign_id, c.at, c.actor, c.body,
+                (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1)
+            FROM changes c WHERE c.campaign_id = \(campaign) AND c.seq < \(seq ?? .max)
+            ORDER BY c.seq DESC LIMIT \(Int64(limit))
+            """)
+        var records: [ChangeRecord] = [], bound = PageBound(limit: limit, maxBytes: maxBytes)
+        for row in rows {
+            let (size, record) = try Self.logRow(row)
+            guard bound.admits(size) else { break }
+            records.append(try record())
+        }
+        return records
+    }
+
+    /// A row of the change log with the campaign before it: the size of the two campaigns' JSON, and the record (its
+    /// campaigns decoded only when asked for).
+    private static func logRow(_ row: PostgresRow) throws -> (size: Int, record: () throws -> ChangeRecord) {
+        let (seq, op, id, at, actor, body, before) = try row.decode((Int64, String, Int64, Int64, String, String, String?).self)
+        return (body.utf8.count + (before?.utf8.count ?? 0), {
             let change = Change(seq: seq, op: CampaignOperation(rawValue: op) ?? .updated, id: id,
                                 campaign: try CampaignJSON.decode(body), at: Timestamp(milliseconds: at))
             return ChangeRecord(change: change, actor: actor, before: try before.map(CampaignJSON.decode))
-        }
+        })
     }
 
     public func nextTransitionTime() async throws -> Timestamp? {

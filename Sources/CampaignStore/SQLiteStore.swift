@@ -206,19 +206,38 @@ public final class SQLiteStore: Store {
 
     public func changeLog(campaign: Int64?, after seq: Int64, limit: Int) async throws -> [ChangeRecord] {
         try await pool.read { db in
-            var sql = """
-                SELECT c.seq, c.op, c.campaign_id, c.at, c.actor, c.body,
-                    (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1) AS before
-                FROM changes c WHERE c.seq > ?
-                """
+            var sql = Self.changeLogRows + " WHERE c.seq > ?"
             var arguments: StatementArguments = [seq]
             if let campaign { sql += " AND c.campaign_id = ?"; arguments += [campaign] }
             sql += " ORDER BY c.seq LIMIT ?"
             arguments += [limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                ChangeRecord(change: try Self.change(row), actor: row["actor"], before: try (row["before"] as String?).map(Self.decode))
-            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.changeRecord)
         }
+    }
+
+    public func campaignHistory(campaign: Int64, before seq: Int64?, limit: Int, maxBytes: Int) async throws -> [ChangeRecord] {
+        try await pool.read { db in
+            // A cursor: rows past the bound are never read.
+            let rows = try Row.fetchCursor(db, sql: Self.changeLogRows + " WHERE c.campaign_id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT ?",
+                                           arguments: [campaign, seq ?? .max, limit])
+            var records: [ChangeRecord] = [], bound = PageBound(limit: limit, maxBytes: maxBytes)
+            while let row = try rows.next(),
+                  bound.admits((row["body"] as String).utf8.count + ((row["before"] as String?)?.utf8.count ?? 0)) {
+                records.append(try Self.changeRecord(row))
+            }
+            return records
+        }
+    }
+
+    /// The change log's rows with who made each change and the campaign before it (`before`), from `changes c`.
+    private static let changeLogRows = """
+        SELECT c.seq, c.op, c.campaign_id, c.at, c.actor, c.body,
+            (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1) AS before
+        FROM changes c
+        """
+
+    private static func changeRecord(_ row: Row) throws -> ChangeRecord {
+        ChangeRecord(change: try change(row), actor: row["actor"], before: try (row["before"] as String?).map(decode))
     }
 
     public func nextTransitionTime() async throws -> Timestamp? {

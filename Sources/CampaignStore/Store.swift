@@ -37,6 +37,12 @@ public protocol Store: Sendable {
     /// after `seq` (of one campaign when `campaign` is given), in `seq` order, at most `limit`.
     func changeLog(campaign: Int64?, after seq: Int64, limit: Int) async throws -> [ChangeRecord]
 
+    /// A page of one campaign's history, newest first: its changes before `seq` (from the last when `nil`), each with
+    /// who made it and the campaign before it, at most `limit`, and no more once the JSON of their campaigns (after
+    /// and before each change) passes `maxBytes` (but always one, when any is older): a campaign changed thousands of
+    /// times, each change carrying it whole, is read a bounded page at a time.
+    func campaignHistory(campaign: Int64, before seq: Int64?, limit: Int, maxBytes: Int) async throws -> [ChangeRecord]
+
     /// The earliest time at which time alone changes some campaign.
     func nextTransitionTime() async throws -> Timestamp?
 

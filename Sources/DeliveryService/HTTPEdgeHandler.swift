@@ -245,6 +245,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
                 self.deferredOwed -= 1
                 self.leavePlace()
                 let reply = (try? result.get()) ?? nil
+                // Held by the dispatcher as it was made; `write` holds it again until the connection has written it.
+                if let reply { self.door.dispatcher.release(deferredReply: reply.count) }
                 let answer = HTTPEdgeAnswer(status: reply == nil ? .noContent : .ok,
                                             headers: reply == nil ? [] : [(.contentType, "application/json")],
                                             body: reply.map { context.channel.allocator.buffer(bytes: $0) })

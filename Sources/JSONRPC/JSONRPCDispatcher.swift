@@ -23,7 +23,10 @@ public final class JSONRPCDispatcher: Sendable {
         case reply(JSONWriter)
         /// Send nothing (the message held only notifications).
         case noReply
-        /// An asynchronous handler is involved: run this and send what it returns (nothing if `nil`).
+        /// An asynchronous handler is involved: run this and send what it returns (nothing if `nil`). With a reply
+        /// budget, a reply of ``JSONRPCDispatcher/largeReply`` bytes or more comes back already held against it (a
+        /// call whose large response did not fit was answered the budget's error instead): whoever takes the reply
+        /// lets go of it with ``JSONRPCDispatcher/release(deferredReply:)`` once it no longer holds it.
         case deferred(@Sendable () async -> [UInt8]?)
     }
 
@@ -51,10 +54,10 @@ public final class JSONRPCDispatcher: Sendable {
     public typealias CallObserver = @Sendable (_ method: String, _ code: Int, _ nanoseconds: Int64) -> Void
 
     /// `compactCalls: false` handles every message the general way (for tests that compare the two). With a
-    /// `replyBudget`, a call of an inline handler whose response would make its message a large reply that does not
-    /// fit is answered the budget's error instead; the server that sends the replies holds and releases them against
-    /// the same budget (an asynchronous handler's large reply is held too, but never refused: give a budget to
-    /// sockets whose large replies come inline, as the edge's client socket's all do).
+    /// `replyBudget`, a call whose response would make its message a large reply that does not fit is answered the
+    /// budget's error instead. An inline handler's reply is held by the server that sends it, from when it takes it;
+    /// an asynchronous handler's is held here, as it is made (see ``Outcome/deferred(_:)``), so that replies finished
+    /// together on several threads cannot all pass the budget at once.
     public init(methods: MethodTable, info: OpenRPCInfo, limits: Limits = Limits(),
                 onInternalError: InternalErrorObserver? = nil, onCall: CallObserver? = nil, compactCalls: Bool = true,
                 replyBudget: ReplyBudget? = nil) {
@@ -75,6 +78,12 @@ public final class JSONRPCDispatcher: Sendable {
             && table.entries.values.contains { $0.compact != nil }
         self.replyBudget = replyBudget
         largeReply = replyBudget?.largeReply ?? .max
+    }
+
+    /// Lets go of a reply that a deferred outcome's work returned: a large one was held against the reply budget
+    /// (``Outcome/deferred(_:)``).
+    public func release(deferredReply bytes: Int) {
+        if bytes >= largeReply { replyBudget?.release(bytes) }
     }
 
     /// The methods served, `rpc.discover` included.
@@ -175,15 +184,22 @@ public final class JSONRPCDispatcher: Sendable {
             return join(responses).map(Outcome.reply) ?? .noReply
         }
         let pending = pieces
-        return .deferred {
+        return .deferred { [self] in
             var responses: [[UInt8]] = []
+            var held = 0
             for piece in pending {
                 switch piece {
                 case .bytes(let bytes): responses.append(bytes)
-                case .later(let work): if let bytes = await work() { responses.append(bytes) }
+                case .later(let work):
+                    guard let bytes = await work() else { continue }
+                    if bytes.count >= largeReply { held += bytes.count }
+                    responses.append(bytes)
                 }
             }
-            return join(responses)?.bytes
+            // The whole message is held when large: the asynchronous responses in it that were large already are.
+            guard let joined = join(responses) else { return nil }
+            if joined.count >= largeReply { replyBudget?.hold(joined.count - held) }
+            return joined.bytes
         }
     }
 
@@ -287,15 +303,25 @@ public final class JSONRPCDispatcher: Sendable {
             let idCopy = id.map { Array($0) }
             let observer = onInternalError
             let frozenContext = callContext
+            let largeReply = largeReply
+            let replyBudget = replyBudget
             return .later {
                 do {
                     let result = try await work(frozenContext)
-                    if let started { callObserver?(name, 0, MonotonicClock.nanoseconds() - started) }
-                    guard let idCopy else { return nil }
+                    guard let idCopy else {
+                        if let started { callObserver?(name, 0, MonotonicClock.nanoseconds() - started) }
+                        return nil
+                    }
                     var writer = JSONWriter(reservingCapacity: result.count + 64)
                     idCopy.withUnsafeBytes { Self.writeResultPrefix(id: $0, into: &writer) }
                     writer.writeRaw(result)
                     writer.append(UInt8(ascii: "}"))
+                    // A large response is held against the budget from here, or answered its error when it does not fit.
+                    if writer.count >= largeReply, let replyBudget, !replyBudget.tryHold(writer.count) {
+                        if let started { callObserver?(name, replyBudget.error.code, MonotonicClock.nanoseconds() - started) }
+                        return idCopy.withUnsafeBytes { Self.errorResponse(id: $0, replyBudget.error) }
+                    }
+                    if let started { callObserver?(name, 0, MonotonicClock.nanoseconds() - started) }
                     return writer.bytes
                 } catch {
                     let wire = Self.wireError(error, method: name, observer: observer)

@@ -33,6 +33,19 @@ public final class ReplyBudget: Sendable {
         bytes < largeReply || held + bytes <= limit
     }
 
+    /// Counts a large reply of `bytes` as held when the budget has room for it, or when nothing else is held (so that a
+    /// reply bigger than the whole budget, a whole snapshot, still goes out, alone); returns whether it did. One step,
+    /// so that replies finished at the same moment on several threads cannot all pass a look at ``held`` together.
+    public func tryHold(_ bytes: Int) -> Bool {
+        var current = heldBytes.load(ordering: .relaxed)
+        while current == 0 || current + bytes <= limit {
+            let (exchanged, original) = heldBytes.compareExchange(expected: current, desired: current + bytes, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
     /// Counts a large reply of `bytes` as held: the transport has taken it.
     public func hold(_ bytes: Int) {
         heldBytes.add(bytes, ordering: .relaxed)

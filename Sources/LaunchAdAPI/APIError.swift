@@ -12,7 +12,7 @@ public enum APIError {
     public static let changesUnavailable = RPCErrorInfo(code: -32005, message: "those changes are no longer kept (or the epoch differs): take a snapshot",
                                                         name: "ChangesUnavailable")
 
-    public static let busy = RPCErrorInfo(code: -32006, message: "the edge holds too many large replies that clients have not read yet: retry later",
+    public static let busy = RPCErrorInfo(code: -32006, message: "the server holds too many large replies that its peers have not read yet: retry later",
                                           name: "Busy")
 
     public static let edgeKeyMismatch = RPCErrorInfo(code: -32007, message: "this CURVE key does not speak for that edge id: campaignd's keys folder lists it as edges/EDGE_ID.pub for another edge",
@@ -27,4 +27,12 @@ public enum APIError {
     /// Every application error code.
     public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy, edgeKeyMismatch,
                              sealRefused, backupUnavailable]
+}
+
+extension ReplyBudget {
+    /// A budget of `limit` bytes of large replies (64 KiB and more) held for a socket's peers, whose calls past it are
+    /// answered ``APIError/busy``: what keeps a peer that asks and never reads from growing a server's memory.
+    public static func busy(limit: Int) -> ReplyBudget {
+        ReplyBudget(limit: limit, error: JSONRPCError(code: APIError.busy.code, message: APIError.busy.message))
+    }
 }

@@ -4,7 +4,7 @@ import LaunchAdDomain
 /// The admin socket's methods.
 public enum AdminAPI {
     public static let info = OpenRPCInfo(title: "campaignd admin", version: "1.0.0",
-                                         description: "Operators' API of the campaign service (adctl). Every write answers once it is durable; each change gets the next sequence number and is published on the update stream after it commits.")
+                                         description: "Operators' API of the campaign service (adctl). Every write answers once it is durable; each change gets the next sequence number and is published on the update stream after it commits. A call whose response makes its reply 64 KiB or more (a long list, a creative's bytes) is answered Busy (-32006) while campaignd holds too many such replies that peers have not read.")
     static let campaignErrors = [APIError.campaignNotFound, APIError.invalidTransition]
 
     public static let creativeUpload = RPCMethod<CreativeUploadParams, CreativeFacts>(

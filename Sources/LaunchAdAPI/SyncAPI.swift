@@ -4,7 +4,7 @@ import LaunchAdDomain
 /// The sync socket's methods, for edges.
 public enum SyncAPI {
     public static let info = OpenRPCInfo(title: "campaignd sync", version: "1.0.0",
-                                         description: "Edges' API of the campaign service: snapshots, changes, creative bytes, acknowledgements and counts.")
+                                         description: "Edges' API of the campaign service: snapshots, changes, creative bytes, acknowledgements and counts. A call whose response makes its reply 64 KiB or more (a snapshot page, changes, a creative chunk) is answered Busy (-32006) while the server holds too many such replies that peers have not read: the edge tries again later.")
     public static let maxChunk = 1 << 20
 
     /// The most bytes of campaigns' JSON on a snapshot page or a page of changes (one campaign or change may pass it
@@ -26,7 +26,7 @@ public enum SyncAPI {
             follow. Each page is read at its own `seq`: an edge joins the pages, then applies the change log from the first \
             page's `seq` (sync.changes), which makes every campaign current whichever page it came on.
             """,
-        idempotent: true,
+        idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("two campaigns", params: SnapshotParams(), result: Snapshot(epoch: APIExamples.epoch, seq: 17, campaigns: [APIExamples.plainCampaign, APIExamples.campaign])),
                    RPCExample("a first page of one campaign", params: SnapshotParams(limit: 1),
                               result: Snapshot(epoch: APIExamples.epoch, seq: 17, campaigns: [APIExamples.plainCampaign], next: APIExamples.plainCampaign.id))])
@@ -34,14 +34,14 @@ public enum SyncAPI {
         "sync.changes", summary: "The changes after a sequence number, while the log keeps them.",
         description: "What an edge asks for when it sees a gap in the update stream. When the log no longer keeps them, or the epoch differs, the answer is -32005 and the edge takes a snapshot.",
         idempotent: true,
-        errors: [APIError.changesUnavailable],
+        errors: [APIError.changesUnavailable, APIError.busy],
         examples: [RPCExample("one change after 17", params: ChangesParams(epoch: APIExamples.epoch, since: 17, limit: 100),
                               result: ChangesResult(epoch: APIExamples.epoch, seq: 18, changes: [
                                   Change(seq: 18, op: .forced, id: 42, campaign: APIExamples.campaign { $0.forced = true }, at: APIExamples.updated),
                               ]))])
     public static let creative = RPCMethod<CreativeChunkParams, CreativeChunk>(
         "creative.get", summary: "Bytes of a stored creative, at most 1 MiB a call.", idempotent: true,
-        errors: [APIError.creativeNotFound],
+        errors: [APIError.creativeNotFound, APIError.busy],
         examples: [RPCExample("a whole small creative", params: CreativeChunkParams(sha256: APIExamples.creative.sha256),
                               result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
                                                     size: 41, offset: 0, data: APIExamples.creativeBase64))])

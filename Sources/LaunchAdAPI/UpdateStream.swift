@@ -9,6 +9,10 @@ public enum UpdateStream {
     public static let heartbeat = StreamNotification<Heartbeat>(topic: "heartbeat", method: "heartbeat")
     /// Every topic an edge subscribes to.
     public static let topics = [changed.topic, heartbeat.topic]
+    /// The most bytes a message of the stream takes: a change carries its campaign whole, and the campaign rules bound
+    /// a campaign (1000 regions and locales, 64 creatives, 100 test devices, a 2 KiB jump...) to well under it. A
+    /// publisher bounds what it queues for a subscriber in bytes by allowing that many bytes' worth of such messages.
+    public static let largestMessage = 256 * 1024
 }
 
 /// `campaign.changed`: one committed change, with the epoch it belongs to. Every edge and relay reads each one, so it

@@ -14,21 +14,28 @@ import ZMQRPC
 final class RelayPublisher: SyncFollower {
     let publisher: Publisher
     private let window: Locked<ChangeWindow>
+    /// Hears the changes let go of the window because it was full, by count and by bytes (for the metrics).
+    private let onTrim: @Sendable (_ byCount: Int, _ byBytes: Int) -> Void
 
-    /// Holds nothing until told the state it starts from (``replaced(by:)``).
-    init(publisher: Publisher, capacity: Int) {
+    /// Holds nothing until told the state it starts from (``replaced(by:)``): then at most `capacity` changes, and
+    /// `maxBytes` of them.
+    init(publisher: Publisher, capacity: Int, maxBytes: Int = .max,
+         onTrim: @escaping @Sendable (_ byCount: Int, _ byBytes: Int) -> Void = { _, _ in }) {
         self.publisher = publisher
-        window = Locked(ChangeWindow(epoch: "", seq: 0, capacity: capacity))
+        window = Locked(ChangeWindow(epoch: "", seq: 0, capacity: capacity, maxBytes: maxBytes))
+        self.onTrim = onTrim
     }
 
     func applied(_ changes: [Change], making state: EdgeState) {
         let held = changes.map(ChangeWindow.Held.init)
-        window.withLock { window in
-            window.append(held, epoch: state.epoch)
+        let trimmed = window.withLock { window in
+            let trimmed = window.append(held, epoch: state.epoch)
             for change in changes {
                 publisher.publish(UpdateStream.changed, CampaignChanged(epoch: state.epoch, change: change))
             }
+            return trimmed
         }
+        if trimmed != ChangeWindow.Trimmed() { onTrim(trimmed.byCount, trimmed.byBytes) }
     }
 
     func replaced(by state: EdgeState) {

@@ -78,9 +78,14 @@ public final class RelayServiceApp: Sendable {
         var updatesConfiguration = Publisher.Configuration(endpoint: configuration.updatesEndpoint)
         updatesConfiguration.curve = serverCurve
         updatesConfiguration.monitor = updatesMonitor
+        updatesConfiguration.maxQueuedBytes = configuration.updatesQueueBytes
+        updatesConfiguration.largestMessage = UpdateStream.largestMessage
         let updates = try Publisher(context: context, configuration: updatesConfiguration)
         self.updates = updates
-        let publisher = RelayPublisher(publisher: updates, capacity: configuration.changeWindow)
+        let metrics = RelayMetrics(monitors: [syncMonitor, updatesMonitor])
+        let publisher = RelayPublisher(publisher: updates, capacity: configuration.changeWindow,
+                                       maxBytes: max(configuration.changeWindowBytes, RelayServiceConfiguration.minChangeWindowBytes),
+                                       onTrim: { metrics.windowTrimmed(byCount: $0, byBytes: $1) })
         let followed = try FollowedState(configuration: configuration.following, context: context, curve: clientCurve, sealer: sealer,
                                          logger: logger, clock: clock, follower: publisher)
         self.followed = followed
@@ -97,7 +102,6 @@ public final class RelayServiceApp: Sendable {
         let forwarder = AckForwarder(relayId: configuration.relayId, upstream: upstream, logger: logger)
         self.forwarder = forwarder
 
-        let metrics = RelayMetrics(monitors: [syncMonitor, updatesMonitor])
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = serverCurve
         syncConfiguration.maxInFlight = 256
@@ -110,7 +114,8 @@ public final class RelayServiceApp: Sendable {
         sync = try RPCServer(
             context: context,
             dispatcher: JSONRPCDispatcher(methods: RelaySyncHandlers.table(handlers), info: SyncAPI.info, onInternalError: observer,
-                                          onCall: metrics.observer(socket: "sync")),
+                                          onCall: metrics.observer(socket: "sync"),
+                                          replyBudget: .busy(limit: max(configuration.maxHeldReplyBytes, RelayServiceConfiguration.minHeldReplyBytes))),
             configuration: syncConfiguration, logger: logger)
 
         let router = Router()
@@ -128,7 +133,7 @@ public final class RelayServiceApp: Sendable {
         }
         router.get("/metrics") { _, _ -> Response in
             metrics.refresh(state: followed.cell.state, status: status, edges: forwarder.liveEdges(),
-                            published: updates.published.load(ordering: .relaxed),
+                            published: updates.published.load(ordering: .relaxed), oversized: updates.oversized.load(ordering: .relaxed),
                             acksPassed: forwarder.passed.load(ordering: .relaxed), ackBatches: forwarder.batches.load(ordering: .relaxed))
             return HTTPEndpoint.metricsResponse(metrics.registry)
         }

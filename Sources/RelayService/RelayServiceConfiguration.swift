@@ -30,6 +30,18 @@ public struct RelayServiceConfiguration: Sendable {
     /// Changes kept for `sync.changes`: an edge away for fewer catches up from the relay, one away longer takes a
     /// snapshot.
     public var changeWindow = 100_000
+    /// The most bytes of changes kept for `sync.changes`, counted as their campaigns' JSON: the oldest go first past it,
+    /// as past ``changeWindow``.
+    public var changeWindowBytes = 256 * 1024 * 1024
+    /// The least ``changeWindowBytes`` may be: a page of changes.
+    public static let minChangeWindowBytes = SyncAPI.maxPageBytes
+    /// The most bytes of large replies (snapshot pages, changes, creative chunks) the sync socket lets libzmq hold for
+    /// peers that have not read them; past it such calls are answered `Busy` (-32006), as campaignd's.
+    public var maxHeldReplyBytes = 256 * 1024 * 1024
+    /// The least ``maxHeldReplyBytes`` may be: room for a page of snapshot or changes (about 4 MiB) and a chunk.
+    public static let minHeldReplyBytes = 8 * 1024 * 1024
+    /// The most bytes of the update stream queued for one subscriber that does not keep up, as campaignd's.
+    public var updatesQueueBytes = 256 * 1024 * 1024
     /// Receive high-water mark of the upstream update stream.
     public var updatesHighWaterMark: Int32 = 100_000
     /// Nice values ahead of the relay's other threads for the thread that receives, applies and passes on the update

@@ -12,12 +12,33 @@ import ZeroMQ
 public final class Publisher: Sendable {
     public struct Configuration: Sendable {
         public var endpoint: String
+        /// The most messages queued for one subscriber that does not keep up; past it, that subscriber loses messages.
         public var highWaterMark: Int32 = 100_000
+        /// The most bytes queued for one subscriber, or `nil` for ``highWaterMark`` messages whatever their size.
+        ///
+        /// libzmq bounds a subscriber's queue in messages alone (`ZMQ_SNDHWM`), so a subscriber that stops reading
+        /// while large messages go out would hold ``highWaterMark`` times the largest of them. With a bound in bytes
+        /// the mark is lowered to as many of the largest messages as fit in it (``largestMessage``), at least one,
+        /// and a message larger than that is not published at all (counted in ``Publisher/oversized``): whatever the
+        /// sizes, the queue holds no more than the bound. (`ZMQ_SNDBUF` only bounds the kernel's buffer behind the
+        /// queue, which is not the process's memory.) The cost is that a subscriber falling behind by that many
+        /// messages, small ones too, loses the rest, as it loses an oversized one: the stream's sequence numbers let
+        /// it notice, and it fetches what it missed.
+        public var maxQueuedBytes: Int?
+        /// The most bytes one message may take (the topic and the notification) when ``maxQueuedBytes`` is set.
+        public var largestMessage = 256 * 1024
         public var curve: CurveServerOptions?
         public var name = "updates"
         /// Counts the subscribers' connections and peers, when set.
         public var monitor: ConnectionMonitor?
         public init(endpoint: String) { self.endpoint = endpoint }
+
+        /// The high-water mark set on the socket: ``highWaterMark``, lowered to what ``maxQueuedBytes`` allows.
+        public var effectiveHighWaterMark: Int32 {
+            guard let maxQueuedBytes else { return highWaterMark }
+            let fitting = max(1, maxQueuedBytes / max(1, largestMessage))
+            return Int32(min(Int(highWaterMark), fitting))
+        }
     }
 
     public let configuration: Configuration
@@ -26,6 +47,8 @@ public final class Publisher: Sendable {
     private let state = Locked<(thread: OwnerThread?, endpoint: String?)>((nil, nil))
     /// Messages handed to libzmq.
     public let published = Atomic<Int>(0)
+    /// Messages not published because they were larger than ``Configuration/largestMessage`` allows.
+    public let oversized = Atomic<Int>(0)
 
     enum Outgoing: Sendable {
         case message(topic: [UInt8], body: [UInt8])
@@ -51,7 +74,7 @@ public final class Publisher: Sendable {
             do throws(ZMQError) {
                 socket = try Socket(context, type: .pub)
                 try configuration.monitor?.watch(socket, context: context)
-                try socket.setSendHighWaterMark(configuration.highWaterMark)
+                try socket.setSendHighWaterMark(configuration.effectiveHighWaterMark)
                 try configuration.curve?.apply(to: socket)
                 bound = try socket.bind(configuration.endpoint)
             } catch {
@@ -72,8 +95,12 @@ public final class Publisher: Sendable {
         publish(topic: topic, body: PublishedMessage.notificationBody(method: method, params: params))
     }
 
-    /// Publishes an already encoded body under `topic`.
+    /// Publishes an already encoded body under `topic` (not when it is larger than a bound in bytes allows).
     public func publish(topic: String, body: [UInt8]) {
+        if configuration.maxQueuedBytes != nil && topic.utf8.count + body.count > configuration.largestMessage {
+            oversized.add(1, ordering: .relaxed)
+            return
+        }
         mailbox.post(.message(topic: Array(topic.utf8), body: body))
     }
 

@@ -175,7 +175,7 @@ public final class RPCServer: Sendable {
                 stats.inFlight.subtract(1, ordering: .relaxed)
                 guard completion.body != nil || completion.envelope.last?.isEmpty == true else { continue }
                 for frame in completion.envelope { frame.withUnsafeBytes { replies.append(copying: $0, last: false) } }
-                (completion.body ?? []).withUnsafeBytes { appendBody($0, to: replies) }
+                (completion.body ?? []).withUnsafeBytes { appendBody($0, to: replies, held: true) }
             }
             flush(replies, to: socket)
             if !stopping && isStopping { stopping = true }
@@ -289,13 +289,14 @@ public final class RPCServer: Sendable {
     }
 
     /// Appends a reply's body, the last frame of its message. A large one is held against the dispatcher's reply
-    /// budget from now until libzmq lets go of it (written to the peer, or dropped with it).
-    private func appendBody(_ body: UnsafeRawBufferPointer, to replies: OutgoingBatch) {
+    /// budget from now (or, `held`, an asynchronous reply, since the dispatcher made it) until libzmq lets go of it
+    /// (written to the peer, or dropped with it).
+    private func appendBody(_ body: UnsafeRawBufferPointer, to replies: OutgoingBatch, held: Bool = false) {
         guard body.count >= dispatcher.largeReply, let budget = dispatcher.replyBudget else {
             replies.append(copying: body, last: true)
             return
         }
-        budget.hold(body.count)
+        if !held { budget.hold(body.count) }
         replies.append(copying: body, last: true) { budget.release($0) }
     }
 

@@ -47,6 +47,10 @@ struct CampaignDaemon: AsyncParsableCommand {
     var readyFile: String?
     @Option(help: "The largest creative accepted, in bytes. [CAMPAIGND_MAX_CREATIVE_BYTES]")
     var maxCreativeBytes = Int(Environment.string("CAMPAIGND_MAX_CREATIVE_BYTES", default: "5242880")) ?? -1
+    @Option(help: "Bytes of large replies (snapshot pages, changes, creative chunks, long lists) each of the admin and sync sockets holds for peers that have not read them; past it such calls get Busy (-32006). [CAMPAIGND_MAX_HELD_REPLY_BYTES]")
+    var maxHeldReplyBytes = Int(Environment.string("CAMPAIGND_MAX_HELD_REPLY_BYTES", default: "268435456")) ?? -1
+    @Option(help: "Bytes of the update stream queued for one subscriber that does not keep up; past it that subscriber loses messages (and catches up from the change log). [CAMPAIGND_UPDATES_QUEUE_BYTES]")
+    var updatesQueueBytes = Int(Environment.string("CAMPAIGND_UPDATES_QUEUE_BYTES", default: "268435456")) ?? -1
     @Option(help: "Forget an edge not heard from for this long (90s, 30m, 24h, 7d; at least 1s): edge.list stops listing it, and adctl stops waiting for it. [CAMPAIGND_EDGE_RETENTION]")
     var edgeRetention = Environment.string("CAMPAIGND_EDGE_RETENTION", default: "24h")
     @Option(help: "Keep the hourly counts behind campaign.stats series for this long (1h to 3660d; totals are kept for good). [CAMPAIGND_STATS_RETENTION]")
@@ -74,6 +78,12 @@ struct CampaignDaemon: AsyncParsableCommand {
         guard httpIdleTimeout >= 1 else { throw ValidationError("--http-idle-timeout must be a number of seconds, at least 1") }
         guard (1...(64 << 20)).contains(maxCreativeBytes) else {
             throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
+        }
+        guard maxHeldReplyBytes >= CampaignServiceConfiguration.minHeldReplyBytes else {
+            throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(CampaignServiceConfiguration.minHeldReplyBytes)")
+        }
+        guard updatesQueueBytes >= UpdateStream.largestMessage else {
+            throw ValidationError("--updates-queue-bytes must be a number of bytes, at least \(UpdateStream.largestMessage) (the largest message)")
         }
         guard let retention = DurationText.seconds(edgeRetention), (1...(366 * 86_400)).contains(retention) else {
             throw ValidationError("--edge-retention must be a time between 1s and 366d, such as 90s, 30m, 24h or 7d (got \(edgeRetention))")
@@ -122,6 +132,8 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
         configuration.maxCreativeBytes = maxCreativeBytes
+        configuration.maxHeldReplyBytes = maxHeldReplyBytes
+        configuration.updatesQueueBytes = updatesQueueBytes
         configuration.edgeRetention = DurationText.seconds(edgeRetention) ?? CampaignServiceConfiguration.defaultEdgeRetention
         configuration.statsRetention = DurationText.seconds(statsRetention) ?? CampaignServiceConfiguration.defaultStatsRetention
         configuration.console = try console()

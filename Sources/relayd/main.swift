@@ -50,6 +50,12 @@ struct RelayDaemon: AsyncParsableCommand {
     var readyFile: String?
     @Option(help: "Changes kept for edges that were away (one away longer takes a snapshot). [RELAYD_CHANGE_WINDOW]")
     var changeWindow = Int(Environment.string("RELAYD_CHANGE_WINDOW", default: "100000")) ?? -1
+    @Option(help: "Bytes of changes kept for edges that were away, counted as their campaigns' JSON (the oldest go first past it). [RELAYD_CHANGE_WINDOW_BYTES]")
+    var changeWindowBytes = Int(Environment.string("RELAYD_CHANGE_WINDOW_BYTES", default: "268435456")) ?? -1
+    @Option(help: "Bytes of large replies (snapshot pages, changes, creative chunks) the sync socket holds for peers that have not read them; past it such calls get Busy (-32006). [RELAYD_MAX_HELD_REPLY_BYTES]")
+    var maxHeldReplyBytes = Int(Environment.string("RELAYD_MAX_HELD_REPLY_BYTES", default: "268435456")) ?? -1
+    @Option(help: "Bytes of the update stream queued for one subscriber below that does not keep up; past it that subscriber loses messages. [RELAYD_UPDATES_QUEUE_BYTES]")
+    var updatesQueueBytes = Int(Environment.string("RELAYD_UPDATES_QUEUE_BYTES", default: "268435456")) ?? -1
     @Option(help: "Receive high-water mark of the upstream update stream, in messages. [RELAYD_UPDATES_HWM]")
     var updatesHwm = Int32(Environment.string("RELAYD_UPDATES_HWM", default: "100000")) ?? -1
     @Option(help: "Nice values ahead of the relay's other threads for the one that applies and passes on the update stream, 0 to 20, where the process may lower a nice (root, CAP_SYS_NICE, LimitNICE=); 0 for none. [RELAYD_UPDATES_PRIORITY]")
@@ -65,6 +71,15 @@ struct RelayDaemon: AsyncParsableCommand {
         guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard LogSetup.level(named: logLevel) != nil else { throw ValidationError("--log-level must be \(LogSetup.levelNames) (got \(logLevel))") }
         guard changeWindow >= 1 else { throw ValidationError("--change-window must be a number of changes, at least 1") }
+        guard changeWindowBytes >= RelayServiceConfiguration.minChangeWindowBytes else {
+            throw ValidationError("--change-window-bytes must be a number of bytes, at least \(RelayServiceConfiguration.minChangeWindowBytes)")
+        }
+        guard maxHeldReplyBytes >= RelayServiceConfiguration.minHeldReplyBytes else {
+            throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(RelayServiceConfiguration.minHeldReplyBytes)")
+        }
+        guard updatesQueueBytes >= UpdateStream.largestMessage else {
+            throw ValidationError("--updates-queue-bytes must be a number of bytes, at least \(UpdateStream.largestMessage) (the largest message)")
+        }
         guard updatesHwm >= 1 else { throw ValidationError("--updates-hwm must be at least 1") }
         guard (0...RelayServiceConfiguration.maxUpdatesPriority).contains(updatesPriority) else {
             throw ValidationError("--updates-priority must be a number of nice values, 0 to \(RelayServiceConfiguration.maxUpdatesPriority)")
@@ -90,6 +105,9 @@ struct RelayDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("RELAYD_READY_FILE")
         configuration.changeWindow = changeWindow
+        configuration.changeWindowBytes = changeWindowBytes
+        configuration.maxHeldReplyBytes = maxHeldReplyBytes
+        configuration.updatesQueueBytes = updatesQueueBytes
         configuration.updatesHighWaterMark = updatesHwm
         configuration.updatesPriority = updatesPriority
         do {

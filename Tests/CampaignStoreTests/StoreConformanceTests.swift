@@ -212,6 +212,29 @@ struct StoreConformanceTests {
       }
     }
 
+    @Test("a campaign's history comes newest first, a page before a seq at a time, bounded in changes and in the bytes of its campaigns", arguments: StoreEngine.allCases)
+    func campaignHistory(engine: StoreEngine) async throws {
+      try await Self.withStore(engine) { store, _ in
+        let creative = try await Self.storeCreative(store)
+        let a = try await store.create(Self.fields("a", creative: creative.sha256), actor: "alice", now: Self.now)
+        _ = try await store.create(Self.fields("b", creative: creative.sha256), actor: "bob", now: Self.now)
+        let forced = try await store.apply(.forced, id: a.id, actor: "alice", now: Self.now)
+        let expired = try await store.apply(.expired, id: a.id, actor: "carol", now: Self.now.adding(seconds: 1))
+        let size = PageBound.bytes(of: a.campaign)
+        let all = try await store.campaignHistory(campaign: a.id, before: nil, limit: 10, maxBytes: 1 << 20)
+        #expect(all.map(\.change.seq) == [4, 3, 1] && all.map(\.actor) == ["carol", "alice", "alice"])
+        #expect(all.map(\.before) == [forced.campaign, a.campaign, nil] && all.first?.change == expired)
+        #expect(try await store.campaignHistory(campaign: a.id, before: 4, limit: 1, maxBytes: 1 << 20).map(\.change.seq) == [3])
+        #expect(try await store.campaignHistory(campaign: a.id, before: 3, limit: 10, maxBytes: 1 << 20).map(\.change.seq) == [1])
+        #expect(try await store.campaignHistory(campaign: a.id, before: 1, limit: 10, maxBytes: 1 << 20).isEmpty)
+        #expect(try await store.campaignHistory(campaign: 99, before: nil, limit: 10, maxBytes: 1 << 20).isEmpty)
+        // In bytes: each change counts its campaign after and before; the page stops before the bound, but never
+        // before its first change.
+        #expect(try await store.campaignHistory(campaign: a.id, before: nil, limit: 10, maxBytes: 4 * size + size / 2).map(\.change.seq) == [4, 3])
+        #expect(try await store.campaignHistory(campaign: a.id, before: nil, limit: 10, maxBytes: 1).map(\.change.seq) == [4])
+      }
+    }
+
     @Test("a creative's bytes come back by range; an unknown one is not found and an offset past its end is told apart", arguments: StoreEngine.allCases)
     func creativeChunks(engine: StoreEngine) async throws {
       try await Self.withStore(engine) { store, _ in

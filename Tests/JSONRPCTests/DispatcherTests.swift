@@ -79,6 +79,47 @@ struct DispatcherTests {
         #expect(try await Self.respond(dispatcher, batch)?.arrayValue?.allSatisfy { $0["result"] != nil } == true)
     }
 
+    @Test("with a reply budget, an asynchronous call's large response is held as it is made, once, or answered the budget's error; many finishing together never pass the budget, and one larger than all of it goes alone")
+    func replyBudgetAsync() async throws {
+        var methods = MethodTable()
+        methods.register(RPCMethod<Blob, String>("blob", summary: ""), handler: { params, _ async in String(repeating: "x", count: params.size) })
+        let budget = ReplyBudget(limit: 10_000, largeReply: 1_000, error: JSONRPCError(code: -32006, message: "busy"))
+        let dispatcher = JSONRPCDispatcher(methods: methods, info: OpenRPCInfo(title: "t", version: "1"), replyBudget: budget)
+        func call(_ size: Int, id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"blob","params":{"size":\#(size)}}"# }
+        func work(_ text: String) throws -> @Sendable () async -> [UInt8]? {
+            let outcome = dispatcher.dispatch(Array(text.utf8))
+            guard case .deferred(let work) = outcome else { Issue.record("\(text): \(outcome)"); throw JSONRPCError.internalError }
+            return work
+        }
+
+        // Twenty responses of 3,000 bytes finish together: three fit and are held (no one has let go of them), the
+        // others are refused, each with its id.
+        let works = try (0..<20).map { try work(call(3_000, id: $0)) }
+        let replies = await withTaskGroup(of: [UInt8]?.self) { group in
+            for work in works { group.addTask { await work() } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }.compactMap { $0 }
+        let held = replies.filter { $0.count >= 1_000 }
+        #expect(held.count == 3 && budget.held == held.reduce(0) { $0 + $1.count })
+        let refused = try replies.filter { $0.count < 1_000 }.map { try JSONParser.parse($0) }
+        #expect(refused.count == 17 && refused.allSatisfy { $0["error"]?["code"]?.intValue == -32006 && $0["id"]?.intValue != nil })
+        // Small responses go whatever the budget holds.
+        #expect(await (try work(call(100, id: 30)))()?.count ?? 0 > 100)
+        // Whoever took the replies lets go of them: the budget is empty again.
+        for reply in held { dispatcher.release(deferredReply: reply.count) }
+        #expect(budget.held == 0)
+        // A response larger than the whole budget goes while nothing else is held, and is held.
+        let whole = try #require(await (try work(call(20_000, id: 31)))())
+        #expect(whole.count > 20_000 && budget.held == whole.count)
+        #expect(try JSONParser.parse(try #require(await (try work(call(2_000, id: 32)))()))["error"]?["code"]?.intValue == -32006)
+        dispatcher.release(deferredReply: whole.count)
+        // A batch's message is held whole: its asynchronous parts once, and the rest of it with them.
+        let batch = try #require(await (try work("[" + call(3_000, id: 40) + "," + call(500, id: 41) + "]"))())
+        #expect(budget.held == batch.count)
+        dispatcher.release(deferredReply: batch.count)
+        #expect(budget.held == 0)
+    }
+
     @Test("echoes ids with their JSON type and exact text", arguments: [#""abc""#, "7", "1.50", "-0", "123456789012345678901234567890", "null"])
     func echoesIds(_ id: String) async throws {
         let response = try #require(try await Self.respond(SpecExamples.dispatcher(), #"{"jsonrpc":"2.0","method":"sum","params":[1],"id":\#(id)}"#))

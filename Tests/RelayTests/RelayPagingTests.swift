@@ -88,6 +88,31 @@ struct RelayPagingTests {
         #expect(window.changes(epoch: "other", since: 0, bound: PageBound(limit: 100)) == nil)
     }
 
+    @Test("the change window keeps at most its bytes of campaigns as well as its count, the newest always; asked from before it, it has nothing and the edge takes a snapshot")
+    func windowBytes() throws {
+        let campaign = APIExamples.plainCampaign
+        let size = PageBound.bytes(of: campaign)
+        var window = ChangeWindow(epoch: "e", seq: 0, capacity: 100, maxBytes: 10 * size)
+        func changes(_ seqs: ClosedRange<Int>) -> [ChangeWindow.Held] {
+            seqs.map { ChangeWindow.Held(Change(seq: Int64($0), op: .updated, id: campaign.id, campaign: campaign, at: campaign.updatedAt)) }
+        }
+        #expect(window.append(changes(1...8), epoch: "e") == ChangeWindow.Trimmed())
+        #expect(window.append(changes(9...15), epoch: "e") == ChangeWindow.Trimmed(byCount: 0, byBytes: 5))
+        #expect(window.bytes == 10 * size && window.seq == 15)
+        #expect(window.changes(epoch: "e", since: 5, bound: PageBound(limit: 100))?.map(\.seq) == Array(6...15))
+        #expect(window.changes(epoch: "e", since: 4, bound: PageBound(limit: 100)) == nil)
+        // Past the count first: counted as such.
+        var counted = ChangeWindow(epoch: "e", seq: 0, capacity: 3, maxBytes: 10 * size)
+        #expect(counted.append(changes(1...5), epoch: "e") == ChangeWindow.Trimmed(byCount: 2, byBytes: 0))
+        // A change bigger than the whole bound is kept alone.
+        var tiny = ChangeWindow(epoch: "e", seq: 0, capacity: 100, maxBytes: 1)
+        #expect(tiny.append(changes(1...3), epoch: "e") == ChangeWindow.Trimmed(byCount: 0, byBytes: 2))
+        #expect(tiny.changes(epoch: "e", since: 2, bound: PageBound(limit: 100))?.map(\.seq) == [3])
+        // Starting over forgets the bytes too.
+        window.reset(epoch: "f", seq: 40)
+        #expect(window.bytes == 0 && window.seq == 40)
+    }
+
     /// Whether a page's campaigns keep to the bound campaignd keeps: their JSON at most ``SyncAPI/maxPageBytes``, or
     /// one campaign alone.
     static func withinBound(_ campaigns: [Campaign]) throws -> Bool {
