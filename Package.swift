@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "LaunchAdRuntime",
             dependencies: [
-                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "DurableFiles",
+                "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "DurableFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -248,7 +248,8 @@ let package = Package(
         .target(
             name: "LaunchAdTesting",
             dependencies: [
-                "Locking", "CampaignService", "CampaignStore", "DeliveryService", "RelayService", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain",
+                "Locking", "CampaignService", "CampaignStore", "DeliveryService", "RelayService", "LaunchAdRuntime", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI",
+                "LaunchAdDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -274,7 +275,7 @@ let package = Package(
         .testTarget(name: "FaultTests", dependencies: ["Locking", "CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
         // relayd: in process and as real processes between campaignd and deliveryd.
         .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
-                                                       "LaunchAdRuntime", "ZeroMQ"]),
+                                                       "LaunchAdRuntime", "ZeroMQ", "Locking"]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ",
                                                      .product(name: "Logging", package: "swift-log")]),
         .testTarget(
@@ -288,6 +289,7 @@ let package = Package(
         // campaignd's console over HTTP (in process, with an edge), and in a real browser (Chromium, through Selenium).
         .testTarget(name: "CampaignConsoleTests", dependencies: ["CampaignConsole", "CampaignService", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZMQRPC",
                                                                .product(name: "LaunchAdKit", package: "sdk")]),
-        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService", "JSONRPC", "ZeroMQ", "SeededRandomness"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["CodecFuzzing", "LaunchAdTesting", "LaunchAdRuntime", "LaunchAdAPI", "LaunchAdDomain", "DeliveryService",
+                                                              "CampaignService", "CampaignStore", "JSONRPC", "ZMQRPC", "ZeroMQ", "SeededRandomness"]),
     ]
 )
