@@ -15,7 +15,9 @@ final class AdWindowSurface: AdSurface {
     private var launchScreen: UIView?
     private var clip: UIView?
     private var imageView: UIImageView?
-    private var animationFrames: [UIImage] = []
+    /// The GIF being shown: each frame is decoded when its turn comes, not all at once (a full-screen GIF's frames
+    /// decoded together take hundreds of MB).
+    private var animation: AnimatedImage?
     private var player: AVPlayer?
     private var playerLayer: AVPlayerLayer?
     private var observations: [NSKeyValueObservation] = []
@@ -45,14 +47,25 @@ final class AdWindowSurface: AdSurface {
 
     func setLaunchScreenVisible(_ visible: Bool) {
         guard let root = controller?.view else { return }
-        if visible, launchScreen == nil, let view = appearance.launchScreen?() ?? Self.storyboardLaunchScreen() {
+        if visible, launchScreen == nil {
+            // An app with no launch storyboard (the UILaunchScreen dictionary instead) still gets an opaque cover, so its
+            // own screen never shows through before the ad.
+            let view = appearance.launchScreen?() ?? Self.storyboardLaunchScreen() ?? Self.plainLaunchScreen()
             view.frame = root.bounds
+            view.autoresizingMask = [.flexibleWidth, .flexibleHeight]
             root.insertSubview(view, at: 0)
             launchScreen = view
         } else if !visible {
             launchScreen?.removeFromSuperview()
             launchScreen = nil
         }
+    }
+
+    /// An opaque view in the system's background colour.
+    private static func plainLaunchScreen() -> UIView {
+        let view = UIView()
+        view.backgroundColor = .systemBackground
+        return view
     }
 
     /// The initial view of the storyboard Info.plist names in `UILaunchStoryboardName`.
@@ -78,15 +91,18 @@ final class AdWindowSurface: AdSurface {
             addImageView(image, frame: local, in: clip)
             events?.mediaAppeared(nil)
         case .animation(let url, _):
-            animationFrames = AnimatedImage.frames(at: url)
-            guard let first = animationFrames.first else {
+            guard let animation = AnimatedImage(url: url), let first = animation.frame(0) else {
                 events?.mediaFailed()
                 return
             }
+            self.animation = animation
             addImageView(first, frame: local, in: clip)
             events?.mediaAppeared(nil)
         case .video(let url, let muted):
-            let player = AVPlayer(url: url)
+            // The cache names a creative by its sha256 alone, and AVFoundation tells a local file's format by its
+            // extension (naming the type otherwise needs iOS 17): it plays a link to the file named `.mp4`, the one
+            // video type campaignd takes.
+            let player = AVPlayer(url: Self.playable(url))
             player.isMuted = muted
             let layer = AVPlayerLayer(player: player)
             layer.videoGravity = .resizeAspectFill
@@ -94,7 +110,7 @@ final class AdWindowSurface: AdSurface {
             clip.layer.addSublayer(layer)
             (self.player, playerLayer) = (player, layer)
             // KVO may call from any thread: each answer goes back to the main actor.
-            observations.append(layer.observe(\.isReadyForDisplay, options: [.new]) { [weak self] layer, _ in
+            observations.append(layer.observe(\.isReadyForDisplay, options: [.new]) { @Sendable [weak self] layer, _ in
                 guard layer.isReadyForDisplay else { return }
                 Task { @MainActor in
                     let seconds = self?.player?.currentItem?.duration.seconds
@@ -102,12 +118,22 @@ final class AdWindowSurface: AdSurface {
                 }
             })
             if let item = player.currentItem {
-                observations.append(item.observe(\.status, options: [.new]) { [weak self] item, _ in
+                observations.append(item.observe(\.status, options: [.new]) { @Sendable [weak self] item, _ in
                     guard item.status == .failed else { return }
                     Task { @MainActor in self?.events?.mediaFailed() }
                 })
             }
         }
+    }
+
+    /// A hard link to `url` named with `.mp4` beside the other temporary files (the same file when the link cannot
+    /// be made: AVFoundation may still read it).
+    private static func playable(_ url: URL) -> URL {
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent(url.lastPathComponent + ".mp4")
+        if !FileManager.default.fileExists(atPath: link.path) {
+            do { try FileManager.default.linkItem(at: url, to: link) } catch { return url }
+        }
+        return link
     }
 
     private func addImageView(_ image: UIImage, frame: CGRect, in clip: UIView) {
@@ -119,8 +145,8 @@ final class AdWindowSurface: AdSurface {
     }
 
     func showAnimationFrame(_ index: Int) {
-        guard animationFrames.indices.contains(index) else { return }
-        imageView?.image = animationFrames[index]
+        guard let frame = animation?.frame(index) else { return }
+        imageView?.image = frame
     }
 
     func setVideoPlaying(_ playing: Bool) {
@@ -178,7 +204,7 @@ final class AdWindowSurface: AdSurface {
         player?.pause()
         player?.replaceCurrentItem(with: nil)
         playerLayer?.removeFromSuperlayer()
-        (player, playerLayer, imageView, animationFrames) = (nil, nil, nil, [])
+        (player, playerLayer, imageView, animation) = (nil, nil, nil, nil)
         for label in elements.values { label.removeFromSuperview() }
         elements = [:]
         appearance.logoView?.removeFromSuperview()
@@ -187,6 +213,7 @@ final class AdWindowSurface: AdSurface {
         (clip, launchScreen) = (nil, nil)
         window?.isHidden = true
         window?.rootViewController = nil
+        window?.windowScene = nil  // the scene holds its windows: let this one go
         (window, controller, events) = (nil, nil, nil)
     }
 }
