@@ -64,13 +64,24 @@ enum SyncHandlers {
         })
         table.register(SyncAPI.acks, inline: { batch, context in
             guard batch.acks.count <= EdgeAcks.maxAcks else { throw JSONRPCError.invalidParams(field: "acks", "must list at most \(EdgeAcks.maxAcks)") }
+            // The sender's own mistakes (a malformed id, a key that may not bring the acknowledgement) refuse the batch; an
+            // acknowledgement whose numbers are out of bounds (an edge behind a relay on another epoch, or a seq this
+            // campaignd has not read yet) is left out and named, as one without its seal, so that it holds none of the
+            // others back.
+            var inBounds: [EdgeAck] = [], outOfBounds: [String] = []
             for (index, ack) in batch.acks.enumerated() {
                 try EdgeKeys.validate(ack, field: "acks[\(index)].", key: context.peerKey, keys: edgeKeys, method: SyncAPI.acks.name)
-                try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seqs.ceiling(for: ack.appliedSeq))
+                do {
+                    try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seqs.ceiling(for: ack.appliedSeq))
+                    inBounds.append(ack)
+                } catch {
+                    outOfBounds.append(ack.edgeId)
+                }
             }
             let now = clock()
-            let (taken, refused) = seals?.take(batch.acks, now: now, method: SyncAPI.acks.name) ?? (batch.acks, [])
+            let (taken, unsealed) = seals?.take(inBounds, now: now, method: SyncAPI.acks.name) ?? (inBounds, [])
             for ack in taken { edges.acknowledge(ack, now: now) }
+            let refused = outOfBounds + unsealed
             return EdgeAcksResult(taken: taken.count, refused: refused.isEmpty ? nil : refused)
         })
         return table

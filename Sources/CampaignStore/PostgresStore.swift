@@ -135,19 +135,22 @@ public final class PostgresStore: Store {
     }
 
     public func campaignHistory(campaign: Int64, before seq: Int64?, limit: Int, maxBytes: Int) async throws -> [ChangeRecord] {
-        let rows = try await rows("""
+        let query: PostgresQuery = """
             SELECT c.seq, c.op, c.campaign_id, c.at, c.actor, c.body,
                 (SELECT p.body FROM changes p WHERE p.campaign_id = c.campaign_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1)
             FROM changes c WHERE c.campaign_id = \(campaign) AND c.seq < \(seq ?? .max)
             ORDER BY c.seq DESC LIMIT \(Int64(limit))
-            """)
-        var records: [ChangeRecord] = [], bound = PageBound(limit: limit, maxBytes: maxBytes)
-        for row in rows {
-            let (size, record) = try Self.logRow(row)
-            guard bound.admits(size) else { break }
-            records.append(try record())
+            """
+        // Row by row, as SQLite's cursor: the rows past the byte bound are not kept (the stream's own buffer aside).
+        return try await pooled { [logger] connection in
+            var records: [ChangeRecord] = [], bound = PageBound(limit: limit, maxBytes: maxBytes)
+            for try await row in try await connection.query(query, logger: logger) {
+                let (size, record) = try Self.logRow(row)
+                guard bound.admits(size) else { break }
+                records.append(try record())
+            }
+            return records
         }
-        return records
     }
 
     /// A row of the change log with the campaign before it: the size of the two campaigns' JSON, and the record (its

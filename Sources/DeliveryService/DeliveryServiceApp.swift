@@ -162,7 +162,8 @@ public final class DeliveryServiceApp: Sendable {
         }
         if let address = configuration.opsAddress {
             let opsGate = HTTPConnectionGate(
-                policy: HTTPConnectionPolicy(headerTimeout: configuration.httpHeaderTimeout, idleTimeout: configuration.httpIdleTimeout),
+                policy: HTTPConnectionPolicy(headerTimeout: configuration.httpHeaderTimeout, idleTimeout: configuration.httpIdleTimeout,
+                                             maxConnections: HTTPConnectionPolicy.operatorsMaxConnections),
                 metrics: HTTPConnectionMetrics(registry: metrics.registry, names: EdgeMetrics.name, address: "ops"))
             ops = try HTTPEndpoint.application(address: address, router: opsRouter, server: opsGate.http1(), logger: logger) { endpoint in
                 await bound("ops", endpoint)

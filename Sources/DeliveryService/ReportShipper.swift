@@ -115,7 +115,11 @@ final class ReportShipper: Service {
                     logger.warning("campaignd answered a last report id beyond the ids it takes; ids go on from the clock",
                                    metadata: ["last_report_id": "\(answer.lastReportId)"])
                 }
-                ledger.restore(report.hourly ?? [])
+                // A report sent without its hours (campaignd refused them as too old) gives its totals back under this hour.
+                let hour = HourlyCount.hour(of: .now())
+                ledger.restore(report.hourly ?? report.counts.map {
+                    HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips)
+                })
             }
             await save(outbox)
             return true

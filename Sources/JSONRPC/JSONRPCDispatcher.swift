@@ -152,7 +152,8 @@ public final class JSONRPCDispatcher: Sendable {
         }
         enum Piece: Sendable {
             case bytes([UInt8])
-            case later(@Sendable () async -> [UInt8]?)
+            /// An asynchronous call, with its id's text (`nil` for a notification).
+            case later(@Sendable () async -> [UInt8]?, id: [UInt8]?)
         }
         var pieces: [Piece] = []
         var anyLater = false
@@ -167,7 +168,7 @@ public final class JSONRPCDispatcher: Sendable {
                 pieces.append(.bytes(writer.bytes))
             case .later(let work):
                 anyLater = true
-                pieces.append(.later(work))
+                pieces.append(.later(work, id: Self.echoedID(tape, element)))
             }
         }
         @Sendable func join(_ responses: [[UInt8]]) -> JSONWriter? {
@@ -190,17 +191,46 @@ public final class JSONRPCDispatcher: Sendable {
             for piece in pending {
                 switch piece {
                 case .bytes(let bytes): responses.append(bytes)
-                case .later(let work):
+                case .later(let work, _):
                     guard let bytes = await work() else { continue }
                     if bytes.count >= largeReply { held += bytes.count }
                     responses.append(bytes)
                 }
             }
-            // The whole message is held when large: the asynchronous responses in it that were large already are.
+            // The whole message is held when large: the asynchronous responses in it that were large already are, the
+            // rest (many responses each under the large size) must fit in the budget too, or a batch of them would be
+            // held without bound for a peer that does not read. When it does not fit, each asynchronous call of the
+            // batch is answered the budget's error instead (what was held for them let go).
             guard let joined = join(responses) else { return nil }
-            if joined.count >= largeReply { replyBudget?.hold(joined.count - held) }
-            return joined.bytes
+            guard joined.count >= largeReply, let replyBudget else { return joined.bytes }
+            if replyBudget.tryHold(joined.count - held) { return joined.bytes }
+            if held > 0 { replyBudget.release(held) }
+            var refused: [[UInt8]] = []
+            for piece in pending {
+                switch piece {
+                case .bytes(let bytes): refused.append(bytes)
+                case .later(_, let id?): refused.append(id.withUnsafeBytes { Self.errorResponse(id: $0, replyBudget.error) })
+                case .later(_, nil): continue
+                }
+            }
+            guard let answer = join(refused) else { return nil }
+            // Small as it is, a message the transport will count as large is held as such.
+            if answer.count >= largeReply { replyBudget.hold(answer.count) }
+            return answer.bytes
         }
+    }
+
+    /// The text of the id a response to the call at `index` echoes (a string, number or null); `nil` for a
+    /// notification, or an id of another type (answered an error without it).
+    static func echoedID(_ tape: JSONTape, _ index: Int) -> [UInt8]? {
+        guard tape.kind(index) == .object else { return nil }
+        for (key, value) in tape.members(index) where tape.keyEquals(key, "id" as StaticString) {
+            switch tape.kind(value) {
+            case .string, .escapedString, .number, .null: return Array(tape.rawText(value))
+            default: return nil
+            }
+        }
+        return nil
     }
 
     // MARK: One call

@@ -193,7 +193,7 @@ extension EdgeAcksResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "taken": .integer("How many were taken.", minimum: 0),
-            "refused": .array(of: edgeIDSchema, "With CURVE: the edges whose acknowledgements were left out for their seal (missing, not the edge's, or a replay); absent when none were.", maxItems: EdgeAcks.maxAcks),
+            "refused": .array(of: edgeIDSchema, "The edges whose acknowledgements were left out: for their numbers (a seq beyond the receiver's, a bad epoch) or, with CURVE, for their seal (missing, not the edge's, or a replay); absent when none were.", maxItems: EdgeAcks.maxAcks),
         ], required: ["taken"])
     }
 }

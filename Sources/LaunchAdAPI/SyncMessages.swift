@@ -205,8 +205,9 @@ extension EdgeAcks: JSONWritable {
 public struct EdgeAcksResult: Codable, Sendable {
     /// How many were taken.
     public var taken: Int
-    /// With CURVE: the edge ids whose acknowledgements were left out for their seal (missing, not the edge's, or not
-    /// newer than the last taken); absent when none were. The others of the batch are taken all the same.
+    /// The edge ids whose acknowledgements were left out: for their numbers (``PeerNumbers``: a seq beyond the
+    /// receiver's, a bad epoch) or, with CURVE, for their seal (missing, not the edge's, or not newer than the last
+    /// taken); absent when none were. The others of the batch are taken all the same.
     public var refused: [String]?
     public init(taken: Int, refused: [String]? = nil) {
         self.taken = taken

@@ -14,7 +14,8 @@ public final class EdgeKeys: Sendable {
     private let logger: Logger
     /// The refusals logged so far (method, key and claimed id), so that an edge retrying every second logs each once.
     private let logged = Locked<Set<String>>([])
-    /// The most refusals remembered as logged; past it every refusal is logged.
+    /// The most refusals remembered as logged; past it no new one is logged (the claimed ids are the sender's choice: a
+    /// key sending thousands of made-up ones must not flood the log).
     private static let loggedLimit = 1000
 
     public init(edgeIds: [String: String], relayIds: [String: String] = [:], logger: Logger) {
@@ -39,7 +40,7 @@ public final class EdgeKeys: Sendable {
 
     private func refusal(key: String, own: String?, claimed: String, method: String) -> JSONRPCError {
         let first = logged.withLock { logged in
-            guard logged.count < Self.loggedLimit else { return true }
+            guard logged.count < Self.loggedLimit else { return false }
             return logged.insert(method + " " + key + " " + claimed).inserted
         }
         if first {

@@ -29,6 +29,10 @@ public struct HTTPConnectionPolicy: Sendable {
     public static let defaultHeaderTimeout: Duration = .seconds(10)
     /// Long enough for a scraper's or browser's keep-alive between requests.
     public static let defaultIdleTimeout: Duration = .seconds(60)
+    /// The bound on an operators' address (metrics, health, the console): a handful of scrapers and people use one, so
+    /// this is far beyond them, and bounds the descriptors that slow clients (a body trickling in under the idle
+    /// timeout) can hold there.
+    public static let operatorsMaxConnections = 1024
 }
 
 /// Why a connection was closed by its server rather than by its peer, the `reason` label of

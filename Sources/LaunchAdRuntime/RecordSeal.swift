@@ -196,7 +196,9 @@ public final class RecordSeals: Sendable {
 
     private func refused(_ edgeId: String, field: String, _ reason: String, method: String) -> JSONRPCError {
         let first = logged.withLock { logged in
-            guard logged.count < 1000 else { return true }
+            // Past 1000 kinds remembered, no new one is logged: the edge ids are the sender's choice, and a batch of
+            // made-up ones must not flood the log.
+            guard logged.count < 1000 else { return false }
             return logged.insert(method + " " + edgeId + " " + field).inserted
         }
         if first {

@@ -72,8 +72,9 @@ final class AckForwarder: Service {
                     let answer = try await self.upstream.call(SyncAPI.acks, EdgeAcks(acks: batch.map { $0.passed(by: self.relayId) }),
                                                               timeout: .seconds(3))
                     if let refused = answer.refused {
-                        // Not sent again: a replay stays one and a bad seal stays bad. campaignd logs each refusal once.
-                        self.logger.debug("upstream refused acknowledgements for their seal (campaignd logs why)", metadata: ["edges": "\(refused.prefix(20))"])
+                        // Not sent again: a replay stays one, a bad seal stays bad, and the edge's next acknowledgement brings
+                        // its numbers anew. campaignd logs each refusal once.
+                        self.logger.debug("upstream refused acknowledgements for their seal or their numbers (campaignd logs why)", metadata: ["edges": "\(refused.prefix(20))"])
                     }
                     self.passed.add(batch.count, ordering: .relaxed)
                     self.batches.add(1, ordering: .relaxed)

@@ -58,12 +58,19 @@ enum RelaySyncHandlers {
         table.register(SyncAPI.acks, inline: { batch, call in
             guard batch.acks.count <= EdgeAcks.maxAcks else { throw JSONRPCError.invalidParams(field: "acks", "must list at most \(EdgeAcks.maxAcks)") }
             let seq = context.seq
+            // As campaignd: an acknowledgement out of bounds is left out and named, the rest passed on.
+            var inBounds: [EdgeAck] = [], refused: [String] = []
             for (index, ack) in batch.acks.enumerated() {
                 try EdgeKeys.validate(ack, field: "acks[\(index)].", key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.acks.name)
-                try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seq)
+                do {
+                    try PeerNumbers.check(ack, field: "acks[\(index)].", seq: seq)
+                    inBounds.append(ack)
+                } catch {
+                    refused.append(ack.edgeId)
+                }
             }
-            context.forwarder.take(batch.acks)
-            return EdgeAcksResult(taken: batch.acks.count)
+            context.forwarder.take(inBounds)
+            return EdgeAcksResult(taken: inBounds.count, refused: refused.isEmpty ? nil : refused)
         })
         table.register(SyncAPI.report) { report, call in
             try EdgeKeys.validate(report, key: call.peerKey, keys: context.edgeKeys, method: SyncAPI.report.name)

@@ -127,7 +127,8 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.syncEndpoint = syncEndpoint
         configuration.updatesEndpoint = updatesEndpoint
         configuration.httpAddress = httpAddress
-        configuration.httpConnections = HTTPConnectionPolicy(headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout))
+        configuration.httpConnections = HTTPConnectionPolicy(headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout),
+                                                                maxConnections: HTTPConnectionPolicy.operatorsMaxConnections)
         configuration.keysDirectory = keysDir ?? Environment.value("CAMPAIGND_KEYS_DIR")
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")

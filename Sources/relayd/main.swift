@@ -98,7 +98,8 @@ struct RelayDaemon: AsyncParsableCommand {
         configuration.syncEndpoint = syncEndpoint
         configuration.updatesEndpoint = updatesEndpoint
         configuration.httpAddress = httpAddress
-        configuration.httpConnections = HTTPConnectionPolicy(headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout))
+        configuration.httpConnections = HTTPConnectionPolicy(headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout),
+                                                                maxConnections: HTTPConnectionPolicy.operatorsMaxConnections)
         configuration.relayId = relayId
         configuration.region = region
         configuration.keysDirectory = keysDir ?? Environment.value("RELAYD_KEYS_DIR")

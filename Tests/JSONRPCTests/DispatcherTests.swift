@@ -118,6 +118,23 @@ struct DispatcherTests {
         #expect(budget.held == batch.count)
         dispatcher.release(deferredReply: batch.count)
         #expect(budget.held == 0)
+        // A batch of responses each under the large size, together over what the budget has left: not held past it,
+        // but each asynchronous call answered the budget's error with its id (a notification nothing).
+        let hold = try #require(await (try work(call(8_000, id: 50)))())
+        let small = (60..<75).map { call(700, id: $0) } + [#"{"jsonrpc":"2.0","method":"blob","params":{"size":700}}"#]
+        let crowded = try #require(await (try work("[" + small.joined(separator: ",") + "]"))())
+        let answers = try #require(try JSONParser.parse(crowded).arrayValue)
+        #expect(answers.count == 15 && answers.allSatisfy { $0["error"]?["code"]?.intValue == -32006 && $0["id"]?.intValue != nil })
+        // The refused batch holds only its own small message, as any message of the large size is held.
+        #expect(budget.held == hold.count + (crowded.count >= 1_000 ? crowded.count : 0), "\(budget.held)")
+        dispatcher.release(deferredReply: crowded.count)
+        dispatcher.release(deferredReply: hold.count)
+        #expect(budget.held == 0)
+        // With room, the same batch goes and is held whole.
+        let roomy = try #require(await (try work("[" + small.joined(separator: ",") + "]"))())
+        #expect(roomy.count > 10_000 && budget.held == roomy.count)
+        dispatcher.release(deferredReply: roomy.count)
+        #expect(budget.held == 0)
     }
 
     @Test("echoes ids with their JSON type and exact text", arguments: [#""abc""#, "7", "1.50", "-0", "123456789012345678901234567890", "null"])

@@ -74,9 +74,11 @@ struct RelaySealTests {
         #expect(status != 0 && !output.contains("edge-1 applied") && output.contains("did not apply seq \(pauseSeq)") && output.contains("edge-1"),
                 "adctl exited \(status): \(output)")
         let (batches, single) = answers.withLock { $0 }
-        #expect(batches.count >= 5 && single.count >= 5, "the forger sent too little to tell: \(batches.count) batches, \(single.count) calls")
+        #expect(batches.count >= 3 && single.count >= 3, "the forger sent too little to tell: \(batches.count) batches, \(single.count) calls")
         #expect(batches.allSatisfy { $0.taken == 0 && $0.refused == ["edge-1"] }, "\(batches.map { ($0.taken, $0.refused ?? []) })")
-        #expect(single.allSatisfy { $0 == APIError.sealRefused.code }, "\(single)")
+        // Refused for its seal, or, while the pause is not yet committed, for claiming a seq beyond campaignd's.
+        #expect(single.allSatisfy { $0 == APIError.sealRefused.code || $0 == JSONRPCError.invalidParamsCode }, "\(single)")
+        #expect(single.filter { $0 == APIError.sealRefused.code }.count >= 3, "\(single)")
         #expect(fixture.process.log.contains("refused an acknowledgement or report not sealed by its edge"))
 
         // Thawed, the edge acknowledges the pause itself, with its seal.
@@ -147,6 +149,14 @@ struct RelaySealTests {
 
         try await withCampaignService(configure: { $0.keysDirectory = keys.campaigndFolder.path }) { campaign in
             let epoch = campaign.app.store.epoch
+            // Ten changes, so that the seqs acknowledged below are within campaignd's and only their seals decide.
+            let admin = try keys.client(campaign)
+            let creative = try await campaign.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
+            for round in 0..<9 {
+                _ = try await admin.call(round % 2 == 0 ? AdminAPI.campaignPause : AdminAPI.campaignResume, CampaignID(id: created.campaign.id))
+            }
+            await admin.close()
             let passer = try keys.client(campaign, socket: "sync", pair: relay)
             // The test holds the edges' keys: these are the seals the real edges would make.
             let sealA = try RecordSealer(keyPair: edgeA, origin: keys.campaignd.publicKey)
