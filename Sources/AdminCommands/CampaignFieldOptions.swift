@@ -32,6 +32,7 @@ struct CampaignFieldOptions: ParsableArguments {
     @Option(help: "Test device ids, comma-separated (at most 100).") var testDevices: String?
     @Option(help: "How much of the screen the ad takes: full (default) or half (the app's logo strip below).") var display: String?
     @Option(help: "What a tap opens the jump from: button (default) or full (the whole ad).") var clickArea: String?
+    @Flag(inversion: .prefixedNo, help: "Whether a video creative plays with its sound (default: muted).") var videoSound: Bool?
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -108,6 +109,7 @@ struct CampaignFieldOptions: ParsableArguments {
             guard let value = CampaignClickArea(rawValue: clickArea) else { throw ValidationError("--click-area must be button or full (got \(clickArea))") }
             fields.clickArea = value
         }
+        if let videoSound { fields.videoSound = videoSound }
         return fields
     }
 }

@@ -44,6 +44,7 @@ public struct CampaignUpdateParams: Codable, Sendable {
     public var testDevices: [String]?
     public var display: CampaignDisplay?
     public var clickArea: CampaignClickArea?
+    public var videoSound: Bool?
 
     public init(id: Int64, fields: CampaignFields) {
         self.id = id
@@ -53,7 +54,7 @@ public struct CampaignUpdateParams: Codable, Sendable {
         minBackgroundSeconds = fields.minBackgroundSeconds; jump = fields.jump; creatives = fields.creatives
         targeting = fields.targeting; frequencyCap = fields.frequencyCap
         audience = fields.audience; testDevices = fields.testDevices
-        display = fields.display; clickArea = fields.clickArea
+        display = fields.display; clickArea = fields.clickArea; videoSound = fields.videoSound
     }
 
     public var fields: CampaignFields {
@@ -61,7 +62,7 @@ public struct CampaignUpdateParams: Codable, Sendable {
                        forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter,
                        launchTypes: launchTypes, minBackgroundSeconds: minBackgroundSeconds, jump: jump,
                        creatives: creatives, targeting: targeting, frequencyCap: frequencyCap, audience: audience,
-                       testDevices: testDevices, display: display, clickArea: clickArea)
+                       testDevices: testDevices, display: display, clickArea: clickArea, videoSound: videoSound)
     }
 }
 

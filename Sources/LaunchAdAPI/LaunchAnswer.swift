@@ -59,6 +59,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     /// The campaign's `display` and `clickArea`, when not the defaults (`full`, `button`): how the SDK lays the ad out.
     public var display: CampaignDisplay? { didSet { prepared = nil } }
     public var clickArea: CampaignClickArea? { didSet { prepared = nil } }
+    /// `true` when the campaign's video plays with its sound; absent otherwise (the SDK plays it muted).
+    public var videoSound: Bool? { didSet { prepared = nil } }
     public var expiresAt: Timestamp? { didSet { prepared = nil; expiresAtText = nil } }
     public var epoch: String
     public var seq: Int64
@@ -74,14 +76,15 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
 
     enum CodingKeys: String, CodingKey {
         case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
-             display, clickArea, expiresAt, epoch, seq, revoked
+             display, clickArea, videoSound, expiresAt, epoch, seq, revoked
     }
 
     /// An answer from its fields (examples and clients; the service makes its answers from decisions).
     public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, imgUrl: String? = nil, creative: Creative? = nil,
                 jumpType: String? = nil, jumpValue: String? = nil, showMoment: String? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, display: CampaignDisplay? = nil,
-                clickArea: CampaignClickArea? = nil, expiresAt: Timestamp? = nil, epoch: String, seq: Int64, revoked: [Int64]) {
+                clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil, expiresAt: Timestamp? = nil, epoch: String, seq: Int64,
+                revoked: [Int64]) {
         self.hasAd = hasAd
         self.id = id
         self.version = version
@@ -96,6 +99,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         self.forced = forced
         self.display = display
         self.clickArea = clickArea
+        self.videoSound = videoSound
         self.expiresAt = expiresAt
         self.epoch = epoch
         self.seq = seq
@@ -127,6 +131,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         forced = campaign.forced
         display = campaign.display
         clickArea = campaign.clickArea
+        videoSound = campaign.videoSound == true ? true : nil
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
         prepared = held.answerParts
@@ -169,6 +174,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
                 object.field("forced", ifPresent: forced)
                 object.field("display", ifPresent: display?.rawValue)
                 object.field("clickArea", ifPresent: clickArea?.rawValue)
+                object.field("videoSound", ifPresent: videoSound)
                 object.field("expiresAt", ifPresent: expiresAtText ?? expiresAt?.rfc3339)
             }
             object.field("epoch", epoch)

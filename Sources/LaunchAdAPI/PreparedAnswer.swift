@@ -51,6 +51,8 @@ enum PreparedAnswer {
             tail.writeRaw(",\"clickArea\":")
             tail.write(string: clickArea.rawValue)
         }
+        // Muted is the default: the answer says only when the video plays with its sound.
+        if campaign.videoSound == true { tail.writeRaw(",\"videoSound\":true") }
         tail.writeRaw(",\"expiresAt\":")
         tail.write(string: expiresAt)
         return AnswerParts(head: head.bytes, tail: tail.bytes)

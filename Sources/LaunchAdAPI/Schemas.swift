@@ -258,6 +258,7 @@ extension LaunchAnswer: JSONSchemaDescribable {
             "forced": .boolean(),
             "display": .cases(of: CampaignDisplay.self, "How much of the screen the ad takes; absent: full."),
             "clickArea": .cases(of: CampaignClickArea.self, "What a tap opens the jump from; absent: button."),
+            "videoSound": .boolean("Written only when true: a video creative plays with its sound; absent: muted."),
             "expiresAt": Timestamp.jsonSchema.described("The campaign's end: never show the ad after it, whatever the cache says."),
             "epoch": epochSchema.described("The state the edge answered from."),
             "seq": .integer("The sequence number of the state the edge answered from.", minimum: 0),

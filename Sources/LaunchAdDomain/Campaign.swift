@@ -157,6 +157,8 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var display: CampaignDisplay?
     /// `full`: a tap anywhere on the ad opens the jump (absent: `button`).
     public var clickArea: CampaignClickArea?
+    /// `true`: a video creative plays with its sound (absent or `false`: muted, what users expect of a launch ad).
+    public var videoSound: Bool?
     public var state: CampaignState
     /// Grows by one with each change.
     public var version: Int
@@ -167,11 +169,11 @@ public struct Campaign: Sendable, Codable, Hashable {
     /// the same order): the `Codable` conformance's keys and the reader's slots.
     public enum CodingKeys: Int, JSONFieldKey {
         case id, name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
-        case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea, state
-        case version, createdAt, updatedAt
+        case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea
+        case videoSound, state, version, createdAt, updatedAt
     }
 
-    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil, display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil) {
+    public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil, display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil) {
         self.id = id
         self.name = name
         self.app = app
@@ -193,6 +195,7 @@ public struct Campaign: Sendable, Codable, Hashable {
         self.testDevices = testDevices
         self.display = display
         self.clickArea = clickArea
+        self.videoSound = videoSound
         self.state = state
         self.version = version
         self.createdAt = createdAt
@@ -223,13 +226,14 @@ public struct CampaignFields: Sendable, Codable, Hashable {
     public var testDevices: [String]?
     public var display: CampaignDisplay?
     public var clickArea: CampaignClickArea?
+    public var videoSound: Bool?
 
     public init(name: String? = nil, app: String? = nil, startsAt: Timestamp? = nil, endsAt: Timestamp? = nil,
                 priority: Int? = nil, weight: Int? = nil, forced: Bool? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, launchTypes: [LaunchType]? = nil,
                 minBackgroundSeconds: Int? = nil, jump: Jump? = nil, creatives: [CreativeRef]? = nil,
                 targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil, audience: Audience? = nil, testDevices: [String]? = nil,
-                display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil) {
+                display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil) {
         self.name = name
         self.app = app
         self.startsAt = startsAt
@@ -250,5 +254,6 @@ public struct CampaignFields: Sendable, Codable, Hashable {
         self.testDevices = testDevices
         self.display = display
         self.clickArea = clickArea
+        self.videoSound = videoSound
     }
 }

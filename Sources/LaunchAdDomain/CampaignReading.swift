@@ -90,6 +90,7 @@ extension Campaign: JSONReadable {
         let testDevices = try object.optional(.testDevices)?.strings()
         let display = try object.optional(.display)?.enumeration(CampaignDisplay.self)
         let clickArea = try object.optional(.clickArea)?.enumeration(CampaignClickArea.self)
+        let videoSound = try object.optional(.videoSound)?.bool()
         let state = try object.require(.state).enumeration(CampaignState.self)
         let version = try object.int(.version)
         let createdAt = try object.require(.createdAt).timestamp()
@@ -98,6 +99,6 @@ extension Campaign: JSONReadable {
                   minBackgroundSeconds: minBackgroundSeconds, jump: jump, creatives: creatives, targeting: targeting,
                   frequencyCap: frequencyCap, state: state, version: version, createdAt: createdAt,
                   updatedAt: try object.require(.updatedAt).timestamp(), audience: audience, testDevices: testDevices,
-                  display: display, clickArea: clickArea)
+                  display: display, clickArea: clickArea, videoSound: videoSound)
     }
 }

@@ -59,7 +59,7 @@ public enum CampaignRules {
             jump: fields.jump ?? .none, creatives: creatives, targeting: fields.targeting ?? .everyone,
             frequencyCap: fields.frequencyCap, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
             version: 1, createdAt: now, updatedAt: now, audience: fields.audience, testDevices: fields.testDevices,
-            display: fields.display, clickArea: fields.clickArea)
+            display: fields.display, clickArea: fields.clickArea, videoSound: fields.videoSound)
         guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
         try validate(campaign, creativeExists: creativeExists)
         return campaign
@@ -90,6 +90,7 @@ public enum CampaignRules {
         if let value = fields.testDevices { updated.testDevices = value }
         if let value = fields.display { updated.display = value }
         if let value = fields.clickArea { updated.clickArea = value }
+        if let value = fields.videoSound { updated.videoSound = value }
         if fields.endsAt != nil && updated.endsAt <= now {
             throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
         }

@@ -104,6 +104,7 @@ extension CampaignFields: JSONSchemaDescribable {
                                    maxItems: CampaignRules.maxTestDevices, uniqueItems: true)),
             ("display", .cases(of: CampaignDisplay.self, "full (default): the whole screen; half: the top 80%, the app's logo strip below.")),
             ("clickArea", .cases(of: CampaignClickArea.self, "button (default): a tap on the ad's button opens the jump; full: a tap anywhere on the ad.")),
+            ("videoSound", .boolean("Whether a video creative plays with its sound (default false: muted).")),
         ]
     }
 
@@ -124,7 +125,7 @@ extension Campaign: JSONSchemaDescribable {
             ("createdAt", Timestamp.jsonSchema),
             ("updatedAt", Timestamp.jsonSchema),
         ]
-        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices", "display", "clickArea"]
+        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices", "display", "clickArea", "videoSound"]
         return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
                        description: "A launch-ad campaign.")
     }

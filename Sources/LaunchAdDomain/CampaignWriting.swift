@@ -99,6 +99,7 @@ extension Campaign: JSONWritable {
             if let testDevices { object.field("testDevices") { $0.write(strings: testDevices) } }
             object.field("display", ifPresent: display?.rawValue)
             object.field("clickArea", ifPresent: clickArea?.rawValue)
+            object.field("videoSound", ifPresent: videoSound)
             object.field("state", state.rawValue)
             object.field("version", version)
             object.field("createdAt") { $0.write(timestamp: createdAt) }

@@ -41,6 +41,19 @@ struct CampaignFieldOptionsTests {
         #expect(try Self.fields(["--forced", "false", "--skippable", "true"]) == CampaignFields(forced: false, skippable: true))
     }
 
+    @Test("--video-sound and --no-video-sound set videoSound, the last one given winning; neither leaves it out, also over a file's")
+    func videoSound() throws {
+        #expect(try Self.fields(["--video-sound"]) == CampaignFields(videoSound: true))
+        #expect(try Self.fields(["--no-video-sound"]) == CampaignFields(videoSound: false))
+        #expect(try Self.fields(["--video-sound", "--no-video-sound"]).videoSound == false)
+        #expect(try Self.fields(["--priority", "90"]).videoSound == nil)
+        let fromFile = try Self.withFile(#"{"videoSound": true}"#) { path in
+            (try Self.fields(["--file", path]).videoSound, try Self.fields(["--file", path, "--no-video-sound"]).videoSound)
+        }
+        #expect(fromFile.0 == true && fromFile.1 == false)
+        #expect(Self.refusal(["--video-sound", "true"]) != nil)
+    }
+
     @Test("every flag lands in its field; times count from now, lists are split on commas and trimmed")
     func everyFlag() throws {
         let fields = try Self.fields([

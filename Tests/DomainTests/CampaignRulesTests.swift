@@ -167,6 +167,46 @@ struct CampaignRulesTests {
         let created = try Self.create { $0.display = .half }
         #expect(created.display == .half && created.clickArea == nil)
     }
+
+    @Test("videoSound: absent at create (muted), set and cleared by updates, kept by others, round-tripped; a non-boolean refused naming it")
+    func videoSound() throws {
+        let campaign = try Self.create { _ in }
+        #expect(campaign.videoSound == nil)
+        let sound = try CampaignRules.update(campaign, with: CampaignFields(videoSound: true), now: Self.now, creativeExists: { _ in true })
+        #expect(sound.videoSound == true)
+        let renamed = try CampaignRules.update(sound, with: CampaignFields(name: "renamed"), now: Self.now, creativeExists: { _ in true })
+        #expect(renamed.videoSound == true)
+        let muted = try CampaignRules.update(renamed, with: CampaignFields(videoSound: false), now: Self.now, creativeExists: { _ in true })
+        #expect(muted.videoSound == false)
+        #expect(try Self.create { $0.videoSound = true }.videoSound == true)
+
+        // Through JSON: the campaign's own reader and its Codable conformance alike.
+        let decoder = JSONValueDecoder()
+        let bytes = try JSONValueEncoder().encodeJSON(sound)
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""videoSound":true"#))
+        #expect(try decoder.decode(Campaign.self, fromJSON: bytes) == sound)
+        #expect(try decoder.decode(Campaign.self, from: JSONValueEncoder().encode(sound)) == sound)
+        #expect(try decoder.decode(CampaignFields.self, fromJSON: Array(#"{"videoSound":true}"#.utf8)) == CampaignFields(videoSound: true))
+
+        // A non-boolean is refused with the field named: in an operator's fields, and in a campaign read from a peer.
+        var object = try #require(JSONValueEncoder().encode(sound).objectValue)
+        for value in [JSONValue.string("yes"), .number(JSONNumber(1))] {
+            object["videoSound"] = value
+            let campaignText = Array(JSONValue.object(object).jsonText.utf8)
+            let fieldsText = Array(JSONValue.object(["videoSound": value]).jsonText.utf8)
+            for attempt in [{ _ = try decoder.decode(Campaign.self, fromJSON: campaignText) },
+                            { _ = try decoder.decode(CampaignFields.self, fromJSON: fieldsText) }] as [() throws -> Void] {
+                do {
+                    try attempt()
+                    Issue.record("\(value) taken")
+                } catch let error as DecodingError {
+                    #expect(error.fieldPath == "videoSound", "\(value): \(error)")
+                } catch {
+                    Issue.record("\(error)")
+                }
+            }
+        }
+    }
 }
 
 @Suite("Timestamps and versions", .timeLimit(.minutes(1)))

@@ -23,7 +23,7 @@ struct CampaignWritingTests {
                                       regions: ["cn-east"], locales: ["zh-CN", "en"]),
                  frequencyCap: FrequencyCap(shows: 2, hours: 24), state: .live, version: 12,
                  createdAt: Timestamp(milliseconds: -86_400_001), updatedAt: Timestamp(milliseconds: 0),
-                 audience: .test, testDevices: ["device-1", "🚀"], display: .half, clickArea: .full)
+                 audience: .test, testDevices: ["device-1", "🚀"], display: .half, clickArea: .full, videoSound: true)
     }
 
     static func minimal() -> Campaign {
@@ -117,7 +117,8 @@ struct CampaignWritingTests {
                 audience: Bool.random(using: &random) ? nil : Audience.allCases.randomElement(using: &random)!,
                 testDevices: texts(&random),
                 display: Bool.random(using: &random) ? nil : CampaignDisplay.allCases.randomElement(using: &random)!,
-                clickArea: Bool.random(using: &random) ? nil : CampaignClickArea.allCases.randomElement(using: &random)!)
+                clickArea: Bool.random(using: &random) ? nil : CampaignClickArea.allCases.randomElement(using: &random)!,
+                videoSound: Bool.random(using: &random) ? nil : Bool.random(using: &random))
             let expected = try JSONValueEncoder().encodeJSON(campaign)
             let written = Self.written(campaign)
             let same = written == expected

@@ -44,6 +44,8 @@ struct LaunchAnswerTests {
                     // How the phone lays it out: the defaults left out, the others written in each combination.
                     campaign.display = [nil, .half, .full][checked % 3]
                     campaign.clickArea = [nil, .full, .button, nil][checked % 4]
+                    // Muted is the default: videoSound is written only when true, never as false.
+                    campaign.videoSound = [nil, true, false][(checked + 1) % 3]
                     let expired = Engine.campaign(7, state: .expired)
                     let decision = Engine.decide([campaign, expired])
                     var copy = decision
@@ -53,6 +55,8 @@ struct LaunchAnswerTests {
                     #expect(Self.written(answer) == (try Self.encoded(answer)))
                     #expect(Self.writtenFromDecision(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
                             == (try Self.encoded(answer)))
+                    #expect(Self.written(answer).contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
+                    #expect(!Self.written(answer).contains("videoSound\":false"))
                     checked += 1
                 }
             }

@@ -29,8 +29,9 @@ public struct AdPresentationOptions: Sendable, Equatable {
     public var fadeDuration: Double = 0.5
     /// Seconds the media has to put its first frame up; past them the launch goes on without the ad (`failed`).
     public var mediaTimeout: Double = 2
-    /// Videos play without sound (what users expect of a launch ad).
-    public var muted: Bool = true
+    /// Every video plays without sound, even a campaign's that says `videoSound`. Without it a video is muted unless
+    /// its campaign says otherwise (muted is what users expect of a launch ad).
+    public var alwaysMuted: Bool = false
     /// A video's countdown is cut to the video's whole seconds when it is shorter (the last frame never lingers).
     public var countdownWithinVideo: Bool = false
     /// The app's locale for the texts ("广告" / "Ad"); nil: the device's.
@@ -113,7 +114,7 @@ public final class AdPresenter {
         if let screen { self.screen = screen }
         let layout = AdLayout(screen: self.screen, mediaPixels: (ad.pixelWidth, ad.pixelHeight), display: ad.display,
                               clickArea: ad.clickArea, locale: options.locale ?? Locale.preferredLanguages.first)
-        let media = AdMedia.of(ad, muted: options.muted)
+        let media = AdMedia.of(ad, alwaysMuted: options.alwaysMuted)
         (self.ad, self.layout, self.media, phase) = (ad, layout, media, .loading)
         surface?.loadMedia(media, frame: layout.frames.media, clip: layout.frames.ad)
         wakes.append(scheduler.after(options.mediaTimeout) { [weak self] in self?.mediaFailed() })

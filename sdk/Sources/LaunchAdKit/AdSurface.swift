@@ -10,10 +10,11 @@ public enum AdMedia: Sendable, Equatable {
     case video(URL, muted: Bool)
 
     /// How `ad`'s creative is drawn: a GIF of more than one frame animates (its delays read from its bytes),
-    /// `video/*` plays, anything else is a still image.
-    public static func of(_ ad: LaunchAd, muted: Bool = true) -> AdMedia {
+    /// `video/*` plays, anything else is a still image. A video is muted unless its campaign says `videoSound`;
+    /// `alwaysMuted` (the app's word) mutes it whatever the campaign says.
+    public static func of(_ ad: LaunchAd, alwaysMuted: Bool = false) -> AdMedia {
         let type = ad.contentType.lowercased()
-        if type.hasPrefix("video/") { return .video(ad.file, muted: muted) }
+        if type.hasPrefix("video/") { return .video(ad.file, muted: alwaysMuted || !ad.videoSound) }
         if type == "image/gif", let data = try? Data(contentsOf: ad.file), let delays = GIFTiming.frameDelays(data), delays.count > 1 {
             return .animation(ad.file, delays: delays)
         }

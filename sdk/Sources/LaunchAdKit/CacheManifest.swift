@@ -41,6 +41,8 @@ struct CacheManifest: Codable, Sendable, Equatable {
         var height: Int?
         var display: AdDisplay?
         var clickArea: AdClickArea?
+        /// The campaign's `videoSound` (absent in manifests written before the SDK played sound: muted).
+        var videoSound: Bool?
     }
 
     struct Creative: Codable, Sendable, Equatable {

@@ -44,10 +44,12 @@ public struct LaunchAd: Sendable, Equatable {
     public var display: AdDisplay
     /// The campaign's `clickArea`: a button, or the whole ad.
     public var clickArea: AdClickArea
+    /// The campaign's `videoSound`: whether a video plays with its sound (false: muted, the default).
+    public var videoSound: Bool
 
     public init(campaignId: Int64, version: Int, sha256: String, file: URL, contentType: String, countdown: Int, skippable: Bool,
                 skipAfter: Int, jump: Jump?, forced: Bool, expiresAt: Date, source: Source, pixelWidth: Int = 1, pixelHeight: Int = 1,
-                display: AdDisplay = .full, clickArea: AdClickArea = .button) {
+                display: AdDisplay = .full, clickArea: AdClickArea = .button, videoSound: Bool = false) {
         self.campaignId = campaignId
         self.version = version
         self.sha256 = sha256
@@ -64,6 +66,7 @@ public struct LaunchAd: Sendable, Equatable {
         self.pixelHeight = pixelHeight
         self.display = display
         self.clickArea = clickArea
+        self.videoSound = videoSound
     }
 }
 

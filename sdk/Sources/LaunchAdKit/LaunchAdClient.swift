@@ -86,7 +86,8 @@ public actor LaunchAdClient {
             version: answer.version ?? 0, sha256: creative.sha256, contentType: creative.contentType, countdown: answer.countdown ?? 3,
             skippable: answer.skippable ?? true, skipAfter: answer.skipAfter ?? 0, jumpType: answer.jumpType ?? "none",
             jumpValue: answer.jumpValue, forced: answer.forced ?? false, width: creative.width, height: creative.height,
-            display: answer.display.flatMap(AdDisplay.init(rawValue:)), clickArea: answer.clickArea.flatMap(AdClickArea.init(rawValue:)))
+            display: answer.display.flatMap(AdDisplay.init(rawValue:)), clickArea: answer.clickArea.flatMap(AdClickArea.init(rawValue:)),
+            videoSound: answer.videoSound)
         try await cache.update { manifest in
             var campaign = manifest.campaigns[id]
                 ?? .init(id: id, startsAt: nil, expiresAt: expiresAt, creatives: [], presentation: nil, answeredAt: nil, hotAfterSeconds: nil)
@@ -113,7 +114,8 @@ public actor LaunchAdClient {
                         countdown: presentation.countdown, skippable: presentation.skippable, skipAfter: presentation.skipAfter,
                         jump: jump, forced: presentation.forced, expiresAt: campaign.expiresAt, source: source,
                         pixelWidth: presentation.width ?? 1, pixelHeight: presentation.height ?? 1,
-                        display: presentation.display ?? .full, clickArea: presentation.clickArea ?? .button)
+                        display: presentation.display ?? .full, clickArea: presentation.clickArea ?? .button,
+                        videoSound: presentation.videoSound ?? false)
     }
 
     private func queryParams(_ kind: LaunchKind) async -> QueryParams {

@@ -47,6 +47,8 @@ struct QueryAnswer: Decodable {
     /// `full` or `half`, `button` or `full` (DESIGN, "Apps and the rules of their markets"); absent: full, button.
     var display: String?
     var clickArea: String?
+    /// `true`: a video creative plays with its sound; absent: muted.
+    var videoSound: Bool?
     var expiresAt: String?
     var epoch: String
     var seq: Int64

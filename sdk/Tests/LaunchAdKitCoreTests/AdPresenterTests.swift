@@ -57,11 +57,11 @@ final class ReportBox {
 
 func sampleAd(countdown: Int = 3, skippable: Bool = true, skipAfter: Int = 0, contentType: String = "image/png",
               file: URL = URL(fileURLWithPath: "/dev/null"), display: AdDisplay = .full, clickArea: AdClickArea = .button,
-              jump: LaunchAd.Jump? = .init(type: "url", value: "https://shop.example.com/1212")) -> LaunchAd {
+              videoSound: Bool = false, jump: LaunchAd.Jump? = .init(type: "url", value: "https://shop.example.com/1212")) -> LaunchAd {
     LaunchAd(campaignId: 7, version: 2, sha256: String(repeating: "a", count: 64), file: file, contentType: contentType,
              countdown: countdown, skippable: skippable, skipAfter: skipAfter, jump: jump, forced: false,
              expiresAt: Date(timeIntervalSince1970: 1_900_000_000), source: .cache, pixelWidth: 1242, pixelHeight: 2688,
-             display: display, clickArea: clickArea)
+             display: display, clickArea: clickArea, videoSound: videoSound)
 }
 
 @Suite("AdPresenter drives the surface: window, media, countdown, taps, pauses, the end", .timeLimit(.minutes(1)))
@@ -317,6 +317,24 @@ struct AdPresenterTests {
         full.scheduler.advance(by: 10)
         #expect(full.delegate.heard.first(where: { $0.hasPrefix("tick") }) == "tick 5 skip")
         #expect(full.snapshot().last.map { $0.at } == 5.5)
+    }
+
+    @Test("a video plays with its sound when its campaign says videoSound, muted without it, and muted when the app mutes every video")
+    func videoSound() {
+        let file = URL(fileURLWithPath: "/tmp/ad.mp4")
+        for (videoSound, alwaysMuted, muted) in [(true, false, false), (false, false, true), (true, true, true), (false, true, true)] {
+            let stage = Stage(options: Stage.options { $0.alwaysMuted = alwaysMuted })
+            stage.presenter.cover()
+            stage.presenter.present(sampleAd(contentType: "video/mp4", file: file, videoSound: videoSound))
+            #expect(stage.snapshot().last?.call == .loadMedia(.video(file, muted: muted), frame: stage.layout.frames.media,
+                                                              clip: stage.layout.frames.ad), "videoSound \(videoSound), alwaysMuted \(alwaysMuted)")
+        }
+        // An image has no sound to play: videoSound changes nothing.
+        let image = Stage()
+        image.presenter.cover()
+        image.presenter.present(sampleAd(videoSound: true))
+        #expect(image.snapshot().last?.call == .loadMedia(.image(URL(fileURLWithPath: "/dev/null")), frame: image.layout.frames.media,
+                                                          clip: image.layout.frames.ad))
     }
 }
 
