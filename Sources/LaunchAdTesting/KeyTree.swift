@@ -1,6 +1,5 @@
 import Foundation
 import LaunchAdRuntime
-import LaunchAdTesting
 import ZeroMQ
 import ZMQRPC
 
@@ -8,19 +7,19 @@ import ZMQRPC
 /// each peer's folder holds its key pair, its upstream's public key as `campaignd.pub` and campaignd's as `origin.pub`;
 /// each upstream lists the peers below it (`edges/`, `relays/`), and campaignd lists every edge and relay of the tree,
 /// also those behind relays, so that it can check each one's seal.
-final class KeyTree: @unchecked Sendable {
+public final class KeyTree: @unchecked Sendable {
     // @unchecked: filled by the one test that made it, before any service starts.
-    let root: URL
-    let campaignd: CurveKeyPair
+    public let root: URL
+    public let campaignd: CurveKeyPair
     /// adctl's folder (`adctl.key`, `campaignd.pub`), its public key admitted by campaignd.
-    let adctlFolder: URL
-    let operatorPair: CurveKeyPair
-    private(set) var pairs: [String: CurveKeyPair] = [:]
+    public let adctlFolder: URL
+    public let operatorPair: CurveKeyPair
+    public private(set) var pairs: [String: CurveKeyPair] = [:]
 
-    var campaigndFolder: URL { root.appendingPathComponent("campaignd") }
-    func folder(_ name: String) -> URL { root.appendingPathComponent(name) }
+    public var campaigndFolder: URL { root.appendingPathComponent("campaignd") }
+    public func folder(_ name: String) -> URL { root.appendingPathComponent(name) }
 
-    init(in directory: URL) throws {
+    public init(in directory: URL) throws {
         root = directory
         campaignd = try KeysDirectory.generate(name: "campaignd", in: directory.appendingPathComponent("campaignd").path)
         adctlFolder = directory.appendingPathComponent("adctl")
@@ -31,13 +30,13 @@ final class KeyTree: @unchecked Sendable {
 
     /// Makes the folder of the edge `name` below `upstream` (a relay of this tree; `nil`: campaignd itself).
     @discardableResult
-    func add(edge name: String, below upstream: String? = nil) throws -> CurveKeyPair {
+    public func add(edge name: String, below upstream: String? = nil) throws -> CurveKeyPair {
         try add(name, keyName: "edge", listedIn: "edges", below: upstream)
     }
 
     /// Makes the folder of the relay `name` below `upstream`, as ``add(edge:below:)``.
     @discardableResult
-    func add(relay name: String, below upstream: String? = nil) throws -> CurveKeyPair {
+    public func add(relay name: String, below upstream: String? = nil) throws -> CurveKeyPair {
         try add(name, keyName: "relay", listedIn: "relays", below: upstream)
     }
 
@@ -54,13 +53,14 @@ final class KeyTree: @unchecked Sendable {
     }
 
     /// A client of campaignd's `socket` (`sync` or `admin`) with the key pair `pair` (the operator's by default).
-    func client(_ endpoints: some CampaignServiceEndpoints, socket: String = "admin", pair: CurveKeyPair? = nil) throws -> RPCClient {
+    public func client(_ endpoints: some CampaignServiceEndpoints, socket: String = "admin", pair: CurveKeyPair? = nil) throws -> RPCClient {
         var configuration = RPCClientConfiguration(endpoint: endpoints.endpoints[socket]!)
         configuration.curve = CurveClientOptions(serverKey: campaignd.publicKey, keyPair: pair ?? operatorPair)
         return try RPCClient(context: endpoints.context, configuration: configuration)
     }
 
-    static func write(_ key: String, to file: URL) throws {
+    /// Writes `key` as the one line of `file`, making its folder.
+    public static func write(_ key: String, to file: URL) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data((key + "\n").utf8).write(to: file)
     }
