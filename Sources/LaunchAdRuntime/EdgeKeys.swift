@@ -1,6 +1,5 @@
 import JSONRPC
 import LaunchAdAPI
-import Locking
 import Logging
 
 /// With CURVE, which edge id each edge's key speaks for (from the keys folder's `edges/EDGE_ID.pub`): an
@@ -13,10 +12,7 @@ public final class EdgeKeys: Sendable {
     private let relayIds: [String: String]
     private let logger: Logger
     /// The refusals logged so far (method, key and claimed id), so that an edge retrying every second logs each once.
-    private let logged = Locked<Set<String>>([])
-    /// The most refusals remembered as logged; past it no new one is logged (the claimed ids are the sender's choice: a
-    /// key sending thousands of made-up ones must not flood the log).
-    private static let loggedLimit = 1000
+    private let logged = RefusalLog()
 
     public init(edgeIds: [String: String], relayIds: [String: String] = [:], logger: Logger) {
         self.edgeIds = edgeIds
@@ -39,10 +35,7 @@ public final class EdgeKeys: Sendable {
     }
 
     private func refusal(key: String, own: String?, claimed: String, method: String) -> JSONRPCError {
-        let first = logged.withLock { logged in
-            guard logged.count < Self.loggedLimit else { return false }
-            return logged.insert(method + " " + key + " " + claimed).inserted
-        }
+        let first = logged.isFirst(method + " " + key + " " + claimed)
         if first {
             logger.warning("refused an edge's call for another edge id than its key's", metadata: [
                 "method": "\(method)", "key": "\(key)", LogField.edgeId: "\(claimed)", "key_edge_id": "\(own ?? "none")",

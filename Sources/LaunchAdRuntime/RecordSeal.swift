@@ -120,7 +120,7 @@ public final class RecordSeals: Sendable {
     private let logger: Logger
     /// The refusals logged so far (method, edge id and field): a relay passing a stale acknowledgement on each second logs
     /// once.
-    private let logged = Locked<Set<String>>([])
+    private let logged = RefusalLog()
     /// How far an acknowledgement's `sentAt` may be from campaignd's clock. Hosts kept by NTP are milliseconds apart and
     /// a relay passes acknowledgements on within 10 ms; 30 s leaves room for a clock that drifted and for a relay's
     /// retries across a short outage, while a frozen edge cannot look alive longer than that from what it sealed
@@ -195,12 +195,7 @@ public final class RecordSeals: Sendable {
     }
 
     private func refused(_ edgeId: String, field: String, _ reason: String, method: String) -> JSONRPCError {
-        let first = logged.withLock { logged in
-            // Past 1000 kinds remembered, no new one is logged: the edge ids are the sender's choice, and a batch of
-            // made-up ones must not flood the log.
-            guard logged.count < 1000 else { return false }
-            return logged.insert(method + " " + edgeId + " " + field).inserted
-        }
+        let first = logged.isFirst(method + " " + edgeId + " " + field)
         if first {
             logger.warning("refused an acknowledgement or report not sealed by its edge", metadata: [
                 "method": "\(method)", LogField.edgeId: "\(edgeId)", "field": "\(field)", "reason": "\(reason)",
