@@ -1,4 +1,5 @@
 import Foundation
+import LaunchAdRuntime
 import Locking
 
 /// How many wrong tokens the console lets through before it makes callers wait: per client address, and from all
@@ -37,8 +38,7 @@ final class SignInThrottle: Sendable {
     }
 
     private struct Bucket {
-        var tokens: Double
-        var updated: Double
+        var allowance: TokenBucket
         /// Whether a refusal was logged since the bucket last had a token.
         var told = false
     }
@@ -63,7 +63,7 @@ final class SignInThrottle: Sendable {
         self.limits = limits
         self.now = now
         self.tableLimit = tableLimit
-        state = Locked(State(overall: Bucket(tokens: Double(limits.overall), updated: now()), nextPrune: tableLimit))
+        state = Locked(State(overall: Bucket(allowance: TokenBucket(capacity: Double(limits.overall), at: now())), nextPrune: tableLimit))
     }
 
     /// How many addresses the table holds.
@@ -74,29 +74,30 @@ final class SignInThrottle: Sendable {
         let time = now()
         return state.withLock { state in
             let perAddress = Double(limits.perAddress), overall = Double(limits.overall)
-            var bucket = Self.refilled(state.addresses[address] ?? Bucket(tokens: perAddress, updated: time), capacity: perAddress,
-                                       window: limits.window, at: time)
-            state.overall = Self.refilled(state.overall, capacity: overall, window: limits.window, at: time)
-            if bucket.tokens < 1 {
+            let window = limits.window
+            var bucket = state.addresses[address] ?? Bucket(allowance: TokenBucket(capacity: perAddress, at: time))
+            bucket.allowance = bucket.allowance.refilled(capacity: perAddress, rate: perAddress / window, at: time)
+            state.overall.allowance = state.overall.allowance.refilled(capacity: overall, rate: overall / window, at: time)
+            if bucket.allowance.tokens < 1 {
                 let first = !bucket.told
                 bucket.told = true
                 state.addresses[address] = bucket
-                return .throttled(seconds: Self.wait(bucket, capacity: perAddress, window: limits.window), address: true, first: first)
+                return .throttled(seconds: bucket.allowance.secondsUntilToken(rate: perAddress / window), address: true, first: first)
             }
-            if state.overall.tokens < 1 {
+            if state.overall.allowance.tokens < 1 {
                 let first = !state.overall.told
                 state.overall.told = true
-                return .throttled(seconds: Self.wait(state.overall, capacity: overall, window: limits.window), address: false, first: first)
+                return .throttled(seconds: state.overall.allowance.secondsUntilToken(rate: overall / window), address: false, first: first)
             }
-            bucket.tokens -= 1
+            _ = bucket.allowance.take()
             bucket.told = false
-            state.overall.tokens -= 1
+            _ = state.overall.allowance.take()
             state.overall.told = false
             state.addresses[address] = bucket
             if state.addresses.count > state.nextPrune {
                 // Full buckets say nothing an absent one does not.
                 state.addresses = state.addresses.filter {
-                    Self.refilled($0.value, capacity: perAddress, window: limits.window, at: time).tokens < perAddress
+                    $0.value.allowance.refilled(capacity: perAddress, rate: perAddress / window, at: time).tokens < perAddress
                 }
                 state.nextPrune = max(tableLimit, 2 * state.addresses.count)
             }
@@ -108,23 +109,11 @@ final class SignInThrottle: Sendable {
     func succeeded(_ address: String) {
         state.withLock { state in
             if var bucket = state.addresses[address] {
-                bucket.tokens += 1
-                if bucket.tokens >= Double(limits.perAddress) { state.addresses[address] = nil } else { state.addresses[address] = bucket }
+                bucket.allowance.giveBack(capacity: Double(limits.perAddress))
+                if bucket.allowance.tokens >= Double(limits.perAddress) { state.addresses[address] = nil } else { state.addresses[address] = bucket }
             }
-            state.overall.tokens = min(Double(limits.overall), state.overall.tokens + 1)
+            state.overall.allowance.giveBack(capacity: Double(limits.overall))
         }
-    }
-
-    private static func refilled(_ bucket: Bucket, capacity: Double, window: Double, at time: Double) -> Bucket {
-        var bucket = bucket
-        bucket.tokens = min(capacity, bucket.tokens + max(0, time - bucket.updated) * capacity / window)
-        bucket.updated = time
-        return bucket
-    }
-
-    /// Whole seconds until `bucket` holds a token again.
-    private static func wait(_ bucket: Bucket, capacity: Double, window: Double) -> Int {
-        max(1, Int(((1 - bucket.tokens) * window / capacity).rounded(.up)))
     }
 }
 
