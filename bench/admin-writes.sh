@@ -7,28 +7,21 @@
 #
 #   bench/admin-writes.sh [ROUNDS] [WRITERS] [COUNT]     # default 3 8 2000
 #
-# Release binaries (built unless BIN=DIR names them; see bench/services.sh).
+# Release binaries (built unless BIN=DIR names them; see deploy/local/cluster.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. bench/services.sh
+. deploy/local/cluster.sh
 ROUNDS=${1:-3}
 WRITERS=${2:-8}
 COUNT=${3:-2000}
-release_bin campaignd adctl adload
+build_bin release campaignd adctl adload
 W=$(mktemp -d /tmp/launchad-writes.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  stop_postgres "$W"
-  rm -rf "$W"
-}
-trap cleanup EXIT
+trap 'stop_cluster; rm -rf "$W"' EXIT
 start_postgres "$W"
 mkdir -p "$W/sqlite" "$W/postgres"
-start_campaignd "$W/sqlite"
+start_campaignd "$W/sqlite" campaignd 0
 SQLITE_ADMIN=$ADMIN
-start_campaignd "$W/postgres" --database "$DATABASE"
+start_campaignd "$W/postgres" campaignd 0 --database "$DATABASE"
 POSTGRES_ADMIN=$ADMIN
 write_creatives "$W"
 upload_creatives "$SQLITE_ADMIN" "$W"

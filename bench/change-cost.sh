@@ -13,23 +13,21 @@
 #                                                .build-bench/change-cost-perf.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. bench/services.sh
+. deploy/local/cluster.sh
 EDGES=${1:-10}
 CHANGES=${2:-200}
 IDLE=${IDLE:-20}
 OUT=.build-bench
 mkdir -p "$OUT"
-release_bin campaignd relayd deliveryd adctl
+build_bin release campaignd relayd deliveryd adctl
 RUN=$(mktemp -d "$OUT/change-cost-XXXX")
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
-trap cleanup EXIT
+trap 'stop_cluster; rm -rf "$RUN"' EXIT
 
-start_campaignd "$RUN"
-start_relay "$RUN" relay-1 "$RUN/campaignd.ready"
+start_campaignd "$RUN" campaignd 0
+start_relay "$RUN" relay-1 "$RUN/campaignd.ready" 0
 wait_ready "$RUN/relay-1.ready"
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$RUN/relay-1.ready"
+  start_edge "$RUN" "edge-$i" "$RUN/relay-1.ready" 0
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done
 # pids: campaignd, the relay, then the edges.

@@ -13,16 +13,15 @@ cd "$(dirname "$0")/.."
 DEVICES=${1:-100000}
 SECS=${2:-600}
 BUDGET=${BUDGET:-268435456}
-# BIN=DIR uses the release binaries there instead of building them (bench/services.sh).
-. bench/services.sh
-release_bin campaignd deliveryd adctl adload
+# BIN=DIR uses the release binaries there instead of building them (deploy/local/cluster.sh).
+. deploy/local/cluster.sh
+build_bin release campaignd deliveryd adctl adload
 OUT=.build-bench
 mkdir -p "$OUT"
 RUN=$(mktemp -d "$OUT/soak-XXXX")
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+trap stop_cluster EXIT
 
-start_campaignd "$RUN"
+start_campaignd "$RUN" campaignd 0
 write_creatives "$RUN"
 upload_creatives "$ADMIN" "$RUN"
 NOW=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
@@ -36,18 +35,12 @@ for i in $(seq 0 19); do
     \"creatives\":[{\"sha256\":\"${SHAS[0]}\",\"weight\":2},{\"sha256\":\"${SHAS[1]}\"},{\"sha256\":\"${SHAS[2]}\"}]}" >/dev/null
 done
 
-"$BIN/deliveryd" --cache-dir "$RUN/edge" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
-  --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-  --device-memory-bytes "$BUDGET" --ready-file "$RUN/edge.ready" >"$RUN/edge.log" 2>&1 &
-EDGE_PID=$!
-pids+=($EDGE_PID)
+start_edge "$RUN" edge "$RUN/campaignd.ready" 0 --device-memory-bytes "$BUDGET"
+EDGE_PID=$LAST_PID
 wait_ready "$RUN/edge.ready"
 EDGE=$(field "$RUN/edge.ready" client)
 HTTP=$(field "$RUN/edge.ready" http)
-for _ in $(seq 200); do
-  "$BIN/adctl" --endpoint "$EDGE" call edge.status | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=20 and s["creatives"]>=3 else 1)' && break
-  sleep 0.1
-done
+wait_applied "$EDGE" 20 3
 rss() { awk '/VmRSS/ {print $2}' "/proc/$EDGE_PID/status"; }
 FIXED=$(rss)
 echo "edge ready, resident ${FIXED} KiB; budget $BUDGET bytes; $DEVICES devices for $SECS s"

@@ -7,38 +7,19 @@ distribution (min, median, p90, max) as one RESULT line, with the writes answere
 
     bench/failover.py [RUNS] [WRITES]   # default 20 1000; BIN = the folder of campaignd, adctl and adload (default .build/debug)
 
-It starts its own PostgreSQL cluster (Debian's postgresql) on a free port in a temporary folder, as the postgres
-user when run as root, and removes it after."""
-import glob, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+It starts its own PostgreSQL cluster (Debian's postgresql) on a free port in a temporary folder with
+deploy/local/cluster.sh, as every script here does, and removes it after."""
+import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 WRITES = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 BIN = os.environ.get("BIN", ".build/debug")
-PG = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))[-1]
-ROOT = os.geteuid() == 0
+CLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "local", "cluster.sh")
 
 
-def server_user():
-    """Under root, PostgreSQL's programs run as postgres, or as launchad-pg (made if need be) where there is none."""
-    for name in ("postgres", "launchad-pg"):
-        if subprocess.run(["id", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
-            return name
-    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "launchad-pg"], check=True)
-    return "launchad-pg"
-
-
-PG_USER = server_user() if ROOT else None
-
-
-def pg(*args):
-    command = ["runuser", "-u", PG_USER, "--"] if ROOT else []
-    subprocess.run(command + [f"{PG}/{args[0]}", *args[1:]], check=True, stdout=subprocess.DEVNULL)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def postgres(command):
+    """deploy/local/cluster.sh's start-postgres or stop-postgres on the run's folder; what it prints."""
+    return subprocess.run([CLUSTER, command, work], check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
 
 
 def wait_for(predicate, timeout):
@@ -56,13 +37,7 @@ def leads(log):
 
 
 work = tempfile.mkdtemp(prefix="launchad-failover-")
-if ROOT:
-    shutil.chown(work, PG_USER)
-port = free_port()
-pg("initdb", "-D", f"{work}/data", "-U", "campaignd", "--auth=trust", "-E", "UTF8", "--no-sync")
-pg("pg_ctl", "-D", f"{work}/data", "-l", f"{work}/server.log", "-w", "-o", f"-p {port} -k {work} -c listen_addresses=127.0.0.1", "start")
-pg("createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "campaignd", "campaigns")
-database = f"postgres://campaignd@127.0.0.1:{port}/campaigns"
+database = postgres("start-postgres")
 processes = {}
 endpoints = {}
 
@@ -128,7 +103,7 @@ try:
 finally:
     for process, _ in processes.values():
         process.kill()
-    pg("pg_ctl", "-D", f"{work}/data", "-m", "immediate", "stop")
+    postgres("stop-postgres")
     shutil.rmtree(work, ignore_errors=True)
 
 ordered = sorted(times)

@@ -15,21 +15,19 @@ ROUNDS=${1:-5}
 SECS=${2:-5}
 for tool in nginx wrk openssl python3; do command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install -y nginx wrk openssl)" >&2; exit 1; }; done
 # SCRATCH=DIR builds in another scratch folder (say .build-release, beside a debug build running in .build); BIN=DIR
-# uses the release binaries there (bench/services.sh).
-. bench/services.sh
-release_bin campaignd deliveryd adctl
+# uses the release binaries there (deploy/local/cluster.sh).
+. deploy/local/cluster.sh
+build_bin release campaignd deliveryd adctl
 mkdir -p .build-bench
 RUN=$(mktemp -d "$PWD/.build-bench/http-XXXX")
 # nginx's workers run as another user when it is started as root: they must read the answer file.
 chmod 755 "$RUN"
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; [ -f "$RUN/nginx.pid" ] && kill "$(cat "$RUN/nginx.pid")" 2>/dev/null || true' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+trap 'stop_cluster; [ -f "$RUN/nginx.pid" ] && kill "$(cat "$RUN/nginx.pid")" 2>/dev/null || true' EXIT
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$RUN/key.pem" -out "$RUN/cert.pem" \
   -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null
 
-start_campaignd "$RUN"
+start_campaignd "$RUN" campaignd 0
 write_creatives "$RUN"
 upload_creatives "$ADMIN" "$RUN"
 SHA=${SHAS[0]}
@@ -41,20 +39,12 @@ for i in $(seq 0 9); do
     \"creatives\":[{\"sha256\":\"$SHA\"}]}" >/dev/null
 done
 
-start_edge() {  # name, extra flags
-  "$BIN/deliveryd" --cache-dir "$RUN/$1" --edge-id "$1" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
-    --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 \
-    --http-address "127.0.0.1:$(free_port)" --ready-file "$RUN/$1.ready" "${@:2}" >"$RUN/$1.log" 2>&1 &
-  pids+=($!)
-  wait_ready "$RUN/$1.ready"
-  for _ in $(seq 200); do
-    "$BIN/adctl" --endpoint "$(field "$RUN/$1.ready" client)" call edge.status \
-      | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=10 and s["creatives"]>=1 else 1)' && return
-    sleep 0.1
-  done
-}
-start_edge edge
-start_edge edge-tls --tls-cert "$RUN/cert.pem" --tls-key "$RUN/key.pem"
+start_edge "$RUN" edge "$RUN/campaignd.ready" 0
+start_edge "$RUN" edge-tls "$RUN/campaignd.ready" 0 --tls-cert "$RUN/cert.pem" --tls-key "$RUN/key.pem"
+for edge in edge edge-tls; do
+  wait_ready "$RUN/$edge.ready"
+  wait_applied "$(field "$RUN/$edge.ready" client)" 10 1
+done
 EDGE=$(field "$RUN/edge.ready" http)
 EDGE_TLS=$(field "$RUN/edge-tls.ready" http)
 

@@ -15,18 +15,16 @@ EDGES=${1:-10}
 SECONDS_IDLE=${2:-20}
 OUT=.build-bench
 mkdir -p "$OUT"
-. bench/services.sh
+. deploy/local/cluster.sh
 RELAYS=${RELAYS:-0}
-release_bin campaignd deliveryd $([ "$RELAYS" -gt 0 ] && echo relayd || true)
+build_bin release campaignd deliveryd $([ "$RELAYS" -gt 0 ] && echo relayd || true)
 RUN=$(mktemp -d "$OUT/idle-XXXX")
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
-trap cleanup EXIT
-start_campaignd "$RUN"
+trap 'stop_cluster; rm -rf "$RUN"' EXIT
+start_campaignd "$RUN" campaignd 0
 start_relays "$RUN" "$RELAYS"
 edges=()
 for i in $(seq "$EDGES"); do
-  start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")"
+  start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")" 0
   edges+=("${pids[-1]}")
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; done

@@ -10,27 +10,23 @@
 #
 #   bench/kit-cold-start.sh [ROUNDS]      (default 11)
 #
-# BIN=DIR takes every binary from DIR (bench/services.sh); ADSIM_BIN=DIR takes adsim alone from another (a release
+# BIN=DIR takes every binary from DIR (deploy/local/cluster.sh); ADSIM_BIN=DIR takes adsim alone from another (a release
 # adsim beside debug servers, say).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-11}
 for tool in curl python3; do command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 1; }; done
-. bench/services.sh
-release_bin campaignd deliveryd adctl adsim
+. deploy/local/cluster.sh
+build_bin release campaignd deliveryd adctl adsim
 ADSIM_BIN=${ADSIM_BIN:-$BIN}
 mkdir -p .build-bench
 RUN=$(mktemp -d "$PWD/.build-bench/kit-XXXX")
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+trap stop_cluster EXIT
 
-start_campaignd "$RUN"
+start_campaignd "$RUN" campaignd 0
 write_creatives "$RUN"
 upload_creatives "$ADMIN" "$RUN"
-"$BIN/deliveryd" --cache-dir "$RUN/edge" --edge-id bench --region local --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
-  --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-  --ready-file "$RUN/edge.ready" >"$RUN/edge.log" 2>&1 &
-pids+=($!)
+start_edge "$RUN" edge "$RUN/campaignd.ready" 0
 wait_ready "$RUN/edge.ready"
 HTTP=$(field "$RUN/edge.ready" http)
 "$BIN/adctl" --endpoint "$ADMIN" campaign create --name "cold start" --app shop --starts now --ends +2h --creative "${SHAS[0]}" \
@@ -40,10 +36,11 @@ adsim() {
   "$ADSIM_BIN/adsim" --edge "http://$HTTP" --app shop --platform ios --app-version 5.2.0 --device "$1" --state-dir "$RUN/$1" \
     --screen 1179x2556 --json --policy "$2" launch --speed 100
 }
-# The decision's milliseconds: the `show` event's, or fail when the launch showed nothing.
+# The decision's milliseconds: the `show` event's, or fail when the launch showed nothing. It reads the whole
+# timeline first: adsim killed by SIGPIPE for writing its later events to a closed pipe would fail the round.
 decision() { python3 -c '
 import json, sys
-for line in sys.stdin:
+for line in sys.stdin.read().splitlines():
     event = json.loads(line)
     if event["event"] == "show": print(event["ms"]); sys.exit(0)
 sys.exit("no ad shown")'; }

@@ -20,13 +20,12 @@ SECS=${2:-5}
 MEMORY_SECONDS=${MEMORY_SECONDS:-60}
 CLIENT=${CLIENT:-c}
 . bench/limit.sh
-. bench/services.sh
-release_bin campaignd deliveryd adctl adload
+. deploy/local/cluster.sh
+build_bin release campaignd deliveryd adctl adload
 RUN=$(mktemp -d "$OUT/launch-XXXX")
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+trap stop_cluster EXIT
 
-start_campaignd "$RUN"
+start_campaignd "$RUN" campaignd 0
 
 # Three creative shapes, 100 campaigns across 10 apps with a mix of priorities, weights and targeting.
 write_creatives "$RUN"
@@ -46,30 +45,18 @@ for i in $(seq 0 99); do
     \"creatives\":[{\"sha256\":\"${SHAS[0]}\",\"weight\":2},{\"sha256\":\"${SHAS[1]}\"},{\"sha256\":\"${SHAS[2]}\"}]}" >/dev/null
 done
 
-"$BIN/deliveryd" --cache-dir "$RUN/edge" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
-  --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-  --ready-file "$RUN/edge.ready" >"$RUN/edge.log" 2>&1 &
-EDGE_PID=$!
-pids+=($EDGE_PID)
+start_edge "$RUN" edge "$RUN/campaignd.ready" 0
+EDGE_PID=$LAST_PID
 wait_ready "$RUN/edge.ready"
 EDGE=$(field "$RUN/edge.ready" client)
-wait_edge() {
-  for _ in $(seq 200); do
-    "$BIN/adctl" --endpoint "$1" call edge.status | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s["seq"]>=100 and s["creatives"]>=3 else 1)' && return
-    sleep 0.1
-  done
-}
-wait_edge "$EDGE"
+wait_applied "$EDGE" 100 3
 echo "edge ready: $("$BIN/adctl" --endpoint "$EDGE" call edge.status)"
 COMPARE=""
 if [ -n "${COMPARE_BIN:-}" ]; then
-  "$COMPARE_BIN" --cache-dir "$RUN/compare" --campaign-sync "$(field "$RUN/campaignd.ready" sync)" \
-    --campaign-updates "$(field "$RUN/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-    --ready-file "$RUN/compare.ready" >"$RUN/compare.log" 2>&1 &
-  pids+=($!)
+  DELIVERYD=$COMPARE_BIN start_edge "$RUN" compare "$RUN/campaignd.ready" 0
   wait_ready "$RUN/compare.ready"
   COMPARE=$(field "$RUN/compare.ready" client)
-  wait_edge "$COMPARE"
+  wait_applied "$COMPARE" 100 3
   echo "compare edge ready ($COMPARE_BIN)"
 fi
 echo "sample answer: $("$BIN/adctl" --endpoint "$EDGE" call launch.query '{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-1","screen":{"width":1179,"height":2556}}' | cut -c1-160)..."

@@ -77,21 +77,16 @@ if [ "${HEARTBEATS:-0}" = 1 ] || [ "${SCHED:-0}" = 1 ]; then CAMPAIGND_LOGS=(--l
 OUT=.build-bench
 NAME=propagation-$EDGES$([ "$RELAYS" -gt 0 ] && echo "-relays-$RELAYS" || true)
 mkdir -p "$OUT"
-. bench/services.sh
-release_bin campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true)
+. deploy/local/cluster.sh
+build_bin release campaignd deliveryd adload $([ "$RELAYS" -gt 0 ] && echo relayd || true)
 if [ "${NULL_EDGES:-0}" = 1 ]; then
   [ "${PROBE_OVER:-zmq}" = zmq ] || { echo "NULL_EDGES=1 answers probes over ZeroMQ only" >&2; exit 1; }
   gcc -O2 -Wall -o "$OUT/null-edge" bench/null-edge.c -lzmq
 fi
 RUN=$(mktemp -d "${WORK:-$OUT}/propagation-XXXX")
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$RUN"; }
-trap cleanup EXIT
+trap 'stop_cluster; rm -rf "$RUN"' EXIT
 
-"$BIN/campaignd" --data-dir "$RUN/campaignd" --admin-endpoint tcp://127.0.0.1:0 --sync-endpoint tcp://127.0.0.1:0 \
-  --updates-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 --ready-file "$RUN/campaignd.ready" "${CAMPAIGND_LOGS[@]}" >"$RUN/campaignd.log" 2>&1 &
-pids+=($!)
-wait_ready "$RUN/campaignd.ready"
+start_campaignd "$RUN" campaignd 0 "${CAMPAIGND_LOGS[@]}"
 : >"$RUN/edges.txt"
 # The upstream of edge i: campaignd, or relay (i mod RELAYS).
 start_relays "$RUN" "$RELAYS" "${LOGS[@]}"
@@ -100,7 +95,7 @@ for i in $(seq "$EDGES"); do
     "$OUT/null-edge" "$(field "$(edge_upstream "$RUN" "$RELAYS" "$i")" updates)" "$RUN/edge-$i.ready" 2>"$RUN/edge-$i.log" &
     pids+=($!)
   else
-    start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")" ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
+    start_edge "$RUN" "edge-$i" "$(edge_upstream "$RUN" "$RELAYS" "$i")" 0 ${SAVE_DELAY_MS:+--state-save-delay "$SAVE_DELAY_MS"} "${LOGS[@]}"
   fi
 done
 for i in $(seq "$EDGES"); do wait_ready "$RUN/edge-$i.ready"; echo "$(field "$RUN/edge-$i.ready" client) $(field "$RUN/edge-$i.ready" http)" >>"$RUN/edges.txt"; done

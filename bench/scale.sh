@@ -13,19 +13,18 @@ cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 SECS=${2:-5}
 SIZES=${SIZES:-100 1000 10000}
-. bench/services.sh
-release_bin campaignd deliveryd adctl adload
+. deploy/local/cluster.sh
+build_bin release campaignd deliveryd adctl adload
 mkdir -p .build-bench
 RUN=$(mktemp -d .build-bench/scale-XXXX)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+trap stop_cluster EXIT
 write_creatives "$RUN"
 
 declare -A EDGE EDGE_PID
 for size in $SIZES; do
   dir="$RUN/$size"
   mkdir -p "$dir"
-  start_campaignd "$dir"
+  start_campaignd "$dir" campaignd 0
   admin=$ADMIN
   upload_creatives "$admin" "$RUN"
   creatives=()
@@ -33,18 +32,11 @@ for size in $SIZES; do
   start=$(date +%s.%N)
   "$BIN/adload" seed --admin "$admin" --app shop --count "$size" "${creatives[@]}" 2>/dev/null
   echo "size $size: campaigns created in $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
-  "$BIN/deliveryd" --cache-dir "$dir/edge" --campaign-sync "$(field "$dir/campaignd.ready" sync)" \
-    --campaign-updates "$(field "$dir/campaignd.ready" updates)" --client-endpoint tcp://127.0.0.1:0 --http-address 127.0.0.1:0 \
-    --ready-file "$dir/edge.ready" >"$dir/edge.log" 2>&1 &
-  EDGE_PID[$size]=$!
-  pids+=($!)
+  start_edge "$dir" edge "$dir/campaignd.ready" 0
+  EDGE_PID[$size]=$LAST_PID
   wait_ready "$dir/edge.ready"
   EDGE[$size]=$(field "$dir/edge.ready" client)
-  for _ in $(seq 600); do
-    "$BIN/adctl" --endpoint "${EDGE[$size]}" call edge.status \
-      | python3 -c "import json,sys; s=json.load(sys.stdin); sys.exit(0 if s['seq']>=$size and s['creatives']>=3 else 1)" && break
-    sleep 0.1
-  done
+  wait_applied "${EDGE[$size]}" "$size" 3
   echo "size $size: edge ready: $("$BIN/adctl" --endpoint "${EDGE[$size]}" call edge.status | cut -c1-200)"
 done
 

@@ -13,27 +13,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${1:-10000}
 ROUNDS=${2:-2}
-. bench/services.sh
+. deploy/local/cluster.sh
 python3 -c "import zmq" 2>/dev/null || { echo "needs python3-zmq: apt-get install -y python3-zmq" >&2; exit 1; }
-release_bin campaignd relayd adctl adload
+build_bin release campaignd relayd adctl adload
 mkdir -p .build-bench
 builds=("$BIN")
 [ -n "${COMPARE_BIN:-}" ] && builds+=("$COMPARE_BIN")
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
+trap stop_cluster EXIT
 
 for round in $(seq "$ROUNDS"); do
   for build in "${builds[@]}"; do
     BIN=$build
     RUN=$(mktemp -d .build-bench/snapshot-cost-XXXX)
-    pids=()
-    start_campaignd "$RUN"
+    start_campaignd "$RUN" campaignd 0
     write_creatives "$RUN"
     upload_creatives "$ADMIN" "$RUN"
     "$BIN/adload" seed --admin "$ADMIN" --count "$COUNT" --creative "${SHAS[0]}" --creative "${SHAS[1]}" \
       --creative "${SHAS[2]}" >/dev/null 2>&1
-    start_relay "$RUN" relay-1 "$RUN/campaignd.ready"
+    start_relay "$RUN" relay-1 "$RUN/campaignd.ready" 0
     wait_ready "$RUN/relay-1.ready"
     python3 - "round $round, $build" "$COUNT" "$(field "$RUN/campaignd.ready" sync)" "$(field "$RUN/relay-1.ready" sync)" <<'PY'
 import json, statistics, sys, time, zmq
@@ -72,7 +69,7 @@ for name, endpoint in zip(["campaignd", "relayd"], upstreams):
           f"in {pages} pages {statistics.median(paged[2:]) * 1000:.1f} ms")
     socket.close(linger=0)
 PY
-    cleanup
+    stop_cluster
     rm -rf "$RUN"
   done
 done

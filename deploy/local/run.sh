@@ -7,7 +7,7 @@
 #   deploy/local/run.sh --edges 5      # five edges (edge-i: client port 7200+10(i-1), HTTP 8200+10(i-1))
 #
 # Environment: EDGES (default 2; --edges wins), RUN_DIR (default .build-local), CONFIG (debug or release,
-# default debug).
+# default debug), BIN (binaries built already, not built again). The processes start through deploy/local/cluster.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 usage() { echo "usage: deploy/local/run.sh [--once] [--edges N]" >&2; exit 2; }
@@ -33,41 +33,22 @@ CONFIG=${CONFIG:-debug}
 case "$CONFIG" in debug | release) ;; *) echo "run.sh: CONFIG must be debug or release, not '$CONFIG'" >&2; exit 2 ;; esac
 
 deploy/local/ensure-deps.sh
+. deploy/local/cluster.sh
 echo "== building ($CONFIG)"
-swift build -c "$CONFIG" --product campaignd >/dev/null
-swift build -c "$CONFIG" --product deliveryd >/dev/null
-swift build -c "$CONFIG" --product adctl >/dev/null
-BIN=$(swift build -c "$CONFIG" --show-bin-path)
+build_bin "$CONFIG" campaignd deliveryd adctl
 
 rm -rf "$RUN_DIR"
 mkdir -p "$RUN_DIR"
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
-trap stop EXIT INT TERM
-
-wait_ready() {  # file, seconds
-  for _ in $(seq $(( $2 * 10 ))); do [ -s "$1" ] && return 0; sleep 0.1; done
-  echo "gave up waiting for $1" >&2
-  return 1
-}
+trap stop_cluster EXIT INT TERM
 
 echo "== starting campaignd"
-"$BIN/campaignd" --data-dir "$RUN_DIR/campaignd" --ready-file "$RUN_DIR/campaignd.ready" \
-  >"$RUN_DIR/campaignd.log" 2>&1 &
-pids+=($!)
-wait_ready "$RUN_DIR/campaignd.ready" 20
+start_campaignd "$RUN_DIR" campaignd 7100
 cat "$RUN_DIR/campaignd.ready"
 
 for i in $(seq "$EDGES"); do
   echo "== starting edge-$i"
-  "$BIN/deliveryd" --edge-id "edge-$i" --region local --cache-dir "$RUN_DIR/edge-$i" \
-    --client-endpoint "tcp://127.0.0.1:$(( 7200 + 10 * (i - 1) ))" --http-address "127.0.0.1:$(( 8200 + 10 * (i - 1) ))" \
-    --ready-file "$RUN_DIR/edge-$i.ready" >"$RUN_DIR/edge-$i.log" 2>&1 &
-  pids+=($!)
-  wait_ready "$RUN_DIR/edge-$i.ready" 20
+  start_edge "$RUN_DIR" "edge-$i" "$RUN_DIR/campaignd.ready" $(( 7200 + 10 * (i - 1) ))
+  wait_ready "$RUN_DIR/edge-$i.ready"
   cat "$RUN_DIR/edge-$i.ready"
 done
 
@@ -76,13 +57,7 @@ EDGE1=tcp://127.0.0.1:7200
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 
 echo "== uploading a creative (a 1179x2556 PNG header made on the spot)"
-python3 - "$RUN_DIR/splash.png" <<'PY'
-import struct, sys, zlib
-width, height = 1179, 2556
-ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
-PY
+write_png "$RUN_DIR/splash.png" 1179 2556
 "$ADCTL" creative upload "$RUN_DIR/splash.png"
 SHA=$("$ADCTL" creative upload "$RUN_DIR/splash.png" --json | json_field '["sha256"]')
 
@@ -91,10 +66,7 @@ echo "== creating a campaign that is live now, for one hour (--wait: until every
   --jump-url https://shop.example.com/1212 --wait
 ID=1
 # The edges fetch the creative right after applying the change.
-for _ in $(seq 100); do
-  [ "$("$ADCTL" call --endpoint "$EDGE1" edge.status | json_field '["creatives"]')" -ge 1 ] && break
-  sleep 0.1
-done
+wait_applied "$EDGE1" 1 1
 
 QUERY='{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"local","deviceId":"d-42","screen":{"width":1179,"height":2556}}'
 echo "== a launch query to edge-1"
