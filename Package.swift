@@ -1,16 +1,24 @@
 // swift-tools-version: 6.1
-// The launch-ad delivery system: layered targets, each pointing one way (README's layout table says which file
-// holds what; deploy/local/check-package-graph.py keeps every target's dependencies equal to its imports).
+// The launch-ad delivery system: layered targets, each pointing one way (deploy/local/check-package-graph.py keeps
+// every target's dependencies equal to its imports; the README's layout table says which folder holds what).
+// Locking (the one lock type) sits below everything that shares state.
 //
-//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) -> ZMQRPC (JSON-RPC server, client, typed pub/sub over ZeroMQ)
-//   JSONRPC (JSON codec, typed methods, dispatcher; no ZeroMQ) ---^
+//   CZeroMQ (libzmq) -> ZeroMQ (thin wrapper) --------------------.
+//   JSONRPC (JSON codec, typed methods, dispatcher; no ZeroMQ) ---+-> ZMQRPC (JSON-RPC server, client, typed pub/sub)
 //   LaunchAdDomain (campaigns, decisions; no I/O) -> LaunchAdAPI (the wire contract: methods, params, answers)
 //   DurableFiles (atomic files, creatives by sha256)
-//   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) -> CampaignService (campaignd as a library)
-//   CampaignConsole (campaignd's web console, over the admin dispatcher it is handed; no store) -> CampaignService
-//   CHeap (glibc allocator settings) -> DeliveryService (deliveryd as a library: no store, no GRDB)
-//   -> campaignd, deliveryd, adctl (over AdminCommands), adload (over LaunchAdLoad): thin executables
-//   LaunchAdKit (the client SDK, a package of its own under sdk/ with no dependency) -> adsim (over AdSimCommands)
+//   ZMQRPC, LaunchAdAPI, DurableFiles -> LaunchAdRuntime (what every daemon needs: ready files, keys, the bind policy,
+//                                        logs, metrics, the HTTP server's set-up)
+//   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) --------.
+//   CampaignConsole (the web console, over the admin dispatcher; no store) --------+-> CampaignService -> campaignd
+//   CHeap (glibc allocator settings) -> DeliveryService (the edge: sync, answers, HTTP; no store) -> deliveryd
+//   DeliveryService -> RelayService (the regional tier: follows upstream with the edge's sync engine) -> relayd
+//   AdminCommands (every adctl command) -> adctl;   SeededRandomness -> LaunchAdLoad (the load engine) -> adload
+//   sdk/ (the client SDK, a package of its own with no dependency: LaunchAdKit, LaunchAdKitUI, LaunchAdKitTesting)
+//     LaunchAdKit -> AdSimCommands -> adsim;   LaunchAdKit's AdLayout -> CampaignConsole (the phone preview)
+//   bench/ (outside `swift test`): rpc-bench-server (over ZMQRPC), query-microbench (over DeliveryService)
+//   fuzz/: CodecFuzzing (the codec's invariants) -> codec-fuzz (libFuzzer), and HostileInputTests
+//   LaunchAdTesting (harnesses: child processes, services in process, PostgreSQL clusters, keys) -> Tests/*
 import PackageDescription
 
 let package = Package(
@@ -225,23 +233,24 @@ let package = Package(
             ]
         ),
 
-        // MARK: Benchmarks (outside `swift test`)
+        // MARK: Benchmarks (outside `swift test`), beside the bench/ scripts. Not in a folder named Benchmarks: the
+        // ordo-one benchmark plugin would take every executable there for one of its own benchmarks.
         .executableTarget(
             name: "rpc-bench-server",
             dependencies: ["ZMQRPC", "JSONRPC", "ZeroMQ"],
-            path: "Benchmarks/RPCBenchServer"
+            path: "bench/RPCBenchServer"
         ),
 
         .executableTarget(
             name: "query-microbench",
             dependencies: ["DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdLoad", "JSONRPC"],
-            path: "Benchmarks/QueryMicrobench"
+            path: "bench/QueryMicrobench"
         ),
 
         // MARK: Fuzzing (the codec's invariants, shared by the libFuzzer target and the property tests)
         .target(name: "CodecFuzzing", dependencies: ["Locking", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "SeededRandomness"]),
         // `fuzz/run.sh` builds it with libFuzzer; `swift build` builds its corpus replayer.
-        .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "Fuzz/CodecFuzz"),
+        .executableTarget(name: "codec-fuzz", dependencies: ["CodecFuzzing"], path: "fuzz/CodecFuzz"),
 
         // MARK: Test support and tests
         // Builds campaignd's and deliveryd's apps in process for tests (and starts them as child processes for the rest).

@@ -21,8 +21,9 @@ RUN swift package resolve
 # Every target the manifest declares must exist for it to load: benchmarks, the fuzz target and tests included
 # (Tests/DeployTests lays out what these lines copy and loads the manifest there).
 COPY Sources ./Sources
-COPY Benchmarks ./Benchmarks
-COPY Fuzz ./Fuzz
+COPY bench/QueryMicrobench ./bench/QueryMicrobench
+COPY bench/RPCBenchServer ./bench/RPCBenchServer
+COPY fuzz/CodecFuzz ./fuzz/CodecFuzz
 COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product relayd \
     && mkdir -p /staging \

@@ -66,7 +66,7 @@ lock_sites=[]
 closure_sites=[]
 for f in sorted(glob.glob('Sources/**/*.swift',recursive=True)+glob.glob('Tests/**/*.swift',recursive=True)+
                 glob.glob('sdk/Sources/**/*.swift',recursive=True)+glob.glob('sdk/Tests/**/*.swift',recursive=True)+
-                glob.glob('Benchmarks/**/*.swift',recursive=True)+glob.glob('Fuzz/**/*.swift',recursive=True)):
+                glob.glob('bench/**/*.swift',recursive=True)+glob.glob('fuzz/**/*.swift',recursive=True)):
     # Sources/Locking is where Mutex belongs; the closure rule holds there too.
     mutex_allowed=f.startswith('Sources/Locking/')
     for n,line in enumerate(open(f),1):
