@@ -100,6 +100,37 @@ struct FunnelTests {
         }
     }
 
+    @Test("counts by app wait in the edge's report file while campaignd is away, outlive a restart, and are shipped once it answers")
+    func waitWhileAway() async throws {
+        try await withCampaignService { fixture in
+            let admin = try fixture.admin()
+            let fast: (inout DeliveryServiceConfiguration) -> Void = { $0.reportInterval = .milliseconds(200) }
+            let file = fixture.cacheDirectory("edge-away").appendingPathComponent("reports.json")
+            // Nothing listens on port 1: campaignd is away, and the edge's reports wait.
+            try await withEdge("edge-away", connectedTo: fixture, sync: "tcp://127.0.0.1:1", updates: "tcp://127.0.0.1:1", configure: fast) { edge in
+                let result = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
+                    Self.event("w-1", .request, app: "news"), Self.event("w-2", .noAd, app: "news"), Self.event("w-3", .request, app: "news"),
+                    Self.event("w-4", .failed, app: "news"),
+                ]))
+                #expect(result.accepted == 4)
+                #expect(await eventually(timeout: .seconds(10)) {
+                    (try? String(contentsOf: file, encoding: .utf8))?.contains(#""app":"news""#) == true
+                }, "\(edge.log.suffix(1500))")
+            }
+            #expect(try await admin.call(AdminAPI.appStats, AppStatsParams(app: "news")).totals.requests == 0)
+            // Started again, now reaching campaignd: the counts from the file go up, once.
+            try await withEdge("edge-away", connectedTo: fixture, configure: fast) { edge in
+                let news = await Self.stats(admin, "news") { $0.requests == 2 }
+                #expect(news?.totals == AppFunnel(requests: 2, fills: 1, shows: 0, timeouts: 0, failures: 1, fillRate: 0.5, showRate: 0),
+                        "\(String(describing: news)) \(edge.log.suffix(1500))")
+                // The ids are known again: a client sending them again counts nothing more.
+                let again = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [Self.event("w-2", .noAd, app: "news")]))
+                #expect(again.duplicates == 1)
+            }
+            await admin.close()
+        }
+    }
+
     @Test("launch.report names the field it refuses: app required for the funnel's reports, a campaign for impressions, the campaign's own app, an app id as launch.query takes it")
     func refusals() async throws {
         try await HTTPRPCTests.withLiveEdge { edge, _, campaign, _ in
