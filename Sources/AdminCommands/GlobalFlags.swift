@@ -4,7 +4,7 @@ extension ADCtl {
     /// Flags every command reads that take none.
     static let globalFlags: Set<String> = ["--json"]
     /// Words that name a command group, after which another command word follows.
-    static let commandWords: Set<String> = ["creative", "campaign"]
+    static let commandWords: Set<String> = ["creative", "campaign", "app"]
 
     /// DESIGN puts the connection flags before the command (`adctl --endpoint E --json campaign list`): move them
     /// after it, where each command reads them.

@@ -75,6 +75,12 @@ enum AdminHandlers {
             if let query { series = try await store.statsSeries(query) }
             return CampaignStatsResult(stats: stats, series: series)
         }
+        table.register(AdminAPI.appStats) { params, _ in
+            let query = try params.query(now: clock())
+            let counts = try await store.appSeries(query)
+            return AppStatsResult(app: query.app, from: query.from, to: query.to, by: query.by, totals: AppFunnel(counts),
+                                  series: counts.map { AppFunnel([$0], at: $0.hour) })
+        }
         table.register(AdminAPI.changeList) { params, _ in
             let limit = params.limit ?? ChangeListParams.defaultLimit
             guard (1...ChangeListParams.maxLimit).contains(limit) else {

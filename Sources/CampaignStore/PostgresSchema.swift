@@ -64,6 +64,18 @@ enum PostgresSchema {
             PRIMARY KEY (campaign_id, hour, creative, region))
         """,
         "CREATE INDEX IF NOT EXISTS stats_hourly_hour ON stats_hourly(hour)",
+        """
+        CREATE TABLE IF NOT EXISTS app_hourly (
+            app TEXT NOT NULL,
+            hour BIGINT NOT NULL,
+            requests BIGINT NOT NULL,
+            no_ads BIGINT NOT NULL,
+            timeouts BIGINT NOT NULL,
+            failures BIGINT NOT NULL,
+            shows BIGINT NOT NULL,
+            PRIMARY KEY (app, hour))
+        """,
+        "CREATE INDEX IF NOT EXISTS app_hourly_hour ON app_hourly(hour)",
         "CREATE TABLE IF NOT EXISTS edge_reports (edge_id TEXT PRIMARY KEY, last_report_id BIGINT NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS edge_acks (

@@ -30,7 +30,7 @@ extension PostgresStore {
     }
 
     @discardableResult
-    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount],
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
                           region: String) async throws -> (taken: Bool, last: Int64) {
         try await pooled { [logger] connection -> (taken: Bool, last: Int64) in
             try await Self.transaction(connection, logger: logger) {
@@ -56,6 +56,14 @@ extension PostgresStore {
                         VALUES (\(item.id), \(item.hour.milliseconds), \(item.sha256 ?? ""), \(region), \(item.impressions), \(item.clicks), \(item.skips))
                         ON CONFLICT (campaign_id, hour, creative, region) DO UPDATE SET \(unescaped: StatsSeriesSQL.addCounts(of: "stats_hourly"))
                         """, logger: logger)
+                }
+                let insertApp = StatsSeriesSQL.addApp(placeholder: { $0 == 1 ? "$1" : "$\($0)::BIGINT" })
+                for item in apps {
+                    var binds = PostgresBindings()
+                    binds.append(item.app)
+                    binds.append(item.hour.milliseconds)
+                    for number in item.numbers { binds.append(number) }
+                    try await connection.query(PostgresQuery(unsafeSQL: insertApp, binds: binds), logger: logger)
                 }
                 return (true, reportId)
             }
@@ -89,9 +97,25 @@ extension PostgresStore {
         }
     }
 
+    public func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount] {
+        var binds = PostgresBindings()
+        binds.append(query.by.milliseconds)
+        binds.append(query.by.milliseconds)
+        binds.append(query.app)
+        binds.append(query.from.milliseconds)
+        binds.append(query.to.milliseconds)
+        let sql = StatsSeriesSQL.selectApp(placeholder: { $0 == 3 ? "$3" : "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
+        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+            let (bucket, requests, noAds, timeouts, failures, shows) = try row.decode((Int64, Int64, Int64, Int64, Int64, Int64).self)
+            return AppHourlyCount(app: query.app, hour: Timestamp(milliseconds: bucket), requests: requests, noAds: noAds,
+                                  timeouts: timeouts, failures: failures, shows: shows)
+        }
+    }
+
     @discardableResult
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
-        try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
+        let campaigns = try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
+        return campaigns + (try await rows("DELETE FROM app_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
     }
 
     public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {

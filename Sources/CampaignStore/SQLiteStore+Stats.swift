@@ -6,7 +6,7 @@ import LaunchAdDomain
 
 extension SQLiteStore {
     @discardableResult
-    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount],
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
                           region: String) async throws -> (taken: Bool, last: Int64) {
         try await pool.write { db in
             let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
@@ -24,6 +24,10 @@ extension SQLiteStore {
                     INSERT INTO stats_hourly (campaign_id, hour, creative, region, impressions, clicks, skips) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(campaign_id, hour, creative, region) DO UPDATE SET \(StatsSeriesSQL.addCounts(of: "stats_hourly"))
                     """, arguments: [item.id, item.hour.milliseconds, item.sha256 ?? "", region, item.impressions, item.clicks, item.skips])
+            }
+            let insertApp = StatsSeriesSQL.addApp(placeholder: { _ in "?" })
+            for item in apps {
+                try db.execute(sql: insertApp, arguments: StatementArguments([item.app, item.hour.milliseconds] + item.numbers.map { $0 as any DatabaseValueConvertible }))
             }
             return (true, reportId)
         }
@@ -45,11 +49,25 @@ extension SQLiteStore {
         }
     }
 
+    public func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount] {
+        try await pool.read { db in
+            let sql = StatsSeriesSQL.selectApp(placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" })
+            let arguments: StatementArguments = [query.by.milliseconds, query.by.milliseconds, query.app, query.from.milliseconds, query.to.milliseconds]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                AppHourlyCount(app: query.app, hour: Timestamp(milliseconds: try row.decode(atIndex: 0)), requests: try row.decode(atIndex: 1),
+                               noAds: try row.decode(atIndex: 2), timeouts: try row.decode(atIndex: 3), failures: try row.decode(atIndex: 4),
+                               shows: try row.decode(atIndex: 5))
+            }
+        }
+    }
+
     @discardableResult
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM stats_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            return db.changesCount
+            let campaigns = db.changesCount
+            try db.execute(sql: "DELETE FROM app_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
+            return campaigns + db.changesCount
         }
     }
 

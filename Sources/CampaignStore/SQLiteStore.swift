@@ -107,6 +107,21 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v6 relay path of acknowledgements") { db in
             try db.execute(sql: "ALTER TABLE edge_acks ADD COLUMN via TEXT")
         }
+        migrator.registerMigration("v7 app funnel") { db in
+            // Launches by app and hour (app.stats), pruned with the campaigns' hours; by hour for the pruning.
+            try db.execute(sql: """
+                CREATE TABLE app_hourly (
+                    app TEXT NOT NULL,
+                    hour INTEGER NOT NULL,
+                    requests INTEGER NOT NULL,
+                    no_ads INTEGER NOT NULL,
+                    timeouts INTEGER NOT NULL,
+                    failures INTEGER NOT NULL,
+                    shows INTEGER NOT NULL,
+                    PRIMARY KEY (app, hour)) WITHOUT ROWID;
+                CREATE INDEX app_hourly_hour ON app_hourly(hour);
+                """)
+        }
         try migrator.migrate(pool)
         try pool.write { db in
             let repairs = PeerNumberRepair.statements(now: .now())

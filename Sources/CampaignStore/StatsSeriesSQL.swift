@@ -20,11 +20,34 @@ enum StatsSeriesSQL {
             """
     }
 
+    /// The columns of `app_hourly`'s counts, in the order of ``AppHourlyCount/numbers``.
+    static let appColumns = ["requests", "no_ads", "timeouts", "failures", "shows"]
+
+    /// The insert of one app's counts of an hour (the arguments: app, hour, then the five counts), added to the row
+    /// already there, saturating.
+    static func addApp(placeholder: (Int) -> String) -> String {
+        let values = (1...7).map(placeholder).joined(separator: ", ")
+        return """
+            INSERT INTO app_hourly (app, hour, \(appColumns.joined(separator: ", "))) VALUES (\(values))
+            ON CONFLICT (app, hour) DO UPDATE SET \(addCounts(of: "app_hourly", columns: appColumns))
+            """
+    }
+
+    /// Selects the bucket and the five sums of one app's counts from `app_hourly`; the arguments are the bucket
+    /// length twice, the app, `from` and `to` (as ``select(_:placeholder:sum:)``).
+    static func selectApp(placeholder: (Int) -> String, sum: (String) -> String) -> String {
+        """
+        SELECT (hour / \(placeholder(1))) * \(placeholder(2)) AS bucket, \(appColumns.map(sum).joined(separator: ", "))
+        FROM app_hourly WHERE app = \(placeholder(3)) AND hour >= \(placeholder(4)) AND hour < \(placeholder(5))
+        GROUP BY bucket ORDER BY bucket
+        """
+    }
+
     /// The column-by-column update of a count row of `table` on conflict: the stored counts plus the new ones
     /// (`excluded`, never negative), stopping at `Int64.max` instead of overflowing (which SQLite turns into a
     /// floating-point value, and PostgreSQL into an error), in either engine.
-    static func addCounts(of table: String) -> String {
-        ["impressions", "clicks", "skips"].map { column in
+    static func addCounts(of table: String, columns: [String] = ["impressions", "clicks", "skips"]) -> String {
+        columns.map { column in
             "\(column) = CASE WHEN \(table).\(column) > \(Int64.max) - excluded.\(column) THEN \(Int64.max) ELSE \(table).\(column) + excluded.\(column) END"
         }.joined(separator: ", ")
     }

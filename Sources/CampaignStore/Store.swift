@@ -75,9 +75,11 @@ public protocol Store: Sendable {
     /// edge is not added (it was sent again after a lost answer, or its id is stale). Returns whether it was taken,
     /// and the last id taken from the edge.
     /// With them, in the same transaction, `hourly` is added to the counts kept by campaign, hour, creative and
-    /// `region` (what ``statsSeries(_:)`` answers).
+    /// `region` (what ``statsSeries(_:)`` answers), and `apps` to those kept by app and hour (what
+    /// ``appSeries(_:)`` answers); every sum stops at `Int64.max`.
     @discardableResult
-    func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], region: String) async throws -> (taken: Bool, last: Int64)
+    func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
+                   region: String) async throws -> (taken: Bool, last: Int64)
 
     /// Counts per campaign: one campaign's, or every campaign's but deleted ones.
     func stats(id: Int64?) async throws -> [CampaignStats]
@@ -87,7 +89,12 @@ public protocol Store: Sendable {
     /// count are left out.
     func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint]
 
-    /// Forgets the hourly counts of the hours that began before `cutoff` (the totals stay); returns how many rows went.
+    /// One app's counts over time: summed by bucket of `query.by` from `query.from` to `query.to` (not included),
+    /// each with its bucket's start as `hour`, in order; buckets with no count are left out.
+    func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount]
+
+    /// Forgets the hourly counts, by campaign and by app, of the hours that began before `cutoff` (the campaigns'
+    /// totals stay); returns how many rows went.
     @discardableResult
     func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int
 
@@ -139,7 +146,14 @@ extension Store {
     /// Adds a report's counts with no hourly counts (as an older edge sends them).
     @discardableResult
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
-        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: [], region: "")
+        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: [], apps: [], region: "")
+    }
+
+    /// Adds a report's counts with no counts by app (as an edge from before the funnel sends them).
+    @discardableResult
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount],
+                          region: String) async throws -> (taken: Bool, last: Int64) {
+        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: hourly, apps: [], region: region)
     }
 
     /// Every campaign's changes after `seq`, at most `limit`.

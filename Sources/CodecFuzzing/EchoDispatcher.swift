@@ -31,7 +31,7 @@ enum EchoDispatcher {
         var methods: [String: Method] = [:]
         let all: [Method] = [
             Method(AdminAPI.creativeUpload), Method(AdminAPI.campaignCreate), Method(AdminAPI.campaignUpdate),
-            Method(AdminAPI.campaignGet), Method(AdminAPI.campaignList), Method(AdminAPI.edgeList), Method(AdminAPI.campaignStats),
+            Method(AdminAPI.campaignGet), Method(AdminAPI.campaignList), Method(AdminAPI.edgeList), Method(AdminAPI.campaignStats), Method(AdminAPI.appStats),
             Method(AdminAPI.changeList), Method(AdminAPI.launchExplain),
         ] + AdminAPI.operations.map { Method($0.0) } + [
             Method(SyncAPI.snapshot), Method(SyncAPI.changes), Method(SyncAPI.creative), Method(SyncAPI.ack), Method(SyncAPI.acks), Method(SyncAPI.report),

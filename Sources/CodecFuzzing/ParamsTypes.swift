@@ -67,6 +67,7 @@ enum ParamsTypes {
         DecodedType(CampaignID.self),
         DecodedType(CampaignListParams.self),
         DecodedType(CampaignStatsParams.self),
+        DecodedType(AppStatsParams.self),
         DecodedType(ChangeListParams.self),
         DecodedType(NoParams.self),
         DecodedType(ChangesParams.self),

@@ -36,20 +36,27 @@ enum ClientHandlers {
             let state = context.cell.state
             let campaigns = state.campaigns
             for (index, event) in params.events.enumerated() {
-                // The campaign first: whether the edge knows it is the edge's to say, the rest the event's rules.
-                guard campaigns[event.campaignId] != nil else {
+                // A campaign's event: whether the edge knows the campaign is the edge's to say first, the rest the
+                // event's rules, then its app against the campaign's. A funnel's report may name a campaign the
+                // edge no longer holds (ended since the launch): it is counted by its app.
+                if !event.type.isFunnel, let id = event.campaignId, campaigns[id] == nil {
                     throw JSONRPCError.invalidParams(field: "events[\(index)].campaignId", "is not a campaign this edge knows")
                 }
                 try event.check(at: index, now: now)
+                if let app = event.app, let id = event.campaignId, let campaign = campaigns[id], campaign.app != app {
+                    throw LaunchEvent.invalid(.app, at: index, "must be campaign \(id)'s app (\(campaign.app))")
+                }
             }
             var accepted = 0
             for event in params.events {
-                let campaign = campaigns[event.campaignId]
+                let campaign = event.campaignId.flatMap { campaigns[$0] }
                 // Counted by creative only when it is one of the campaign's (a made-up one would only grow the counts).
                 let creative = event.sha256.flatMap { sha256 in campaign?.creatives.contains { $0.sha256 == sha256 } == true ? sha256 : nil }
-                guard context.ledger.admit(event, creative: creative, now: now) else { continue }
+                // A funnel's report is counted under the app it names, an impression as a show of its campaign's app.
+                let app = event.type.isFunnel ? event.app : campaign?.app
+                guard context.ledger.admit(event, creative: creative, app: app, now: now) else { continue }
                 accepted += 1
-                if let campaign {
+                if let campaign, !event.type.isFunnel {
                     context.devices.record(event, of: campaign, at: event.at ?? now) {
                         DecisionEngine.rotationGroup(of: campaign, in: state.appIndex(campaign.app))
                     }

@@ -47,6 +47,7 @@ final class DeviceHistory: Sendable {
     /// but `campaign` itself by default).
     func record(_ event: LaunchEvent, of campaign: Campaign, at time: Timestamp, group: () -> [Int64] = { [] }) {
         guard event.type == .impression else { return }
+        let id = campaign.id
         let key = key.fingerprint(event.deviceId)
         let kept = campaign.frequencyCap?.shows ?? 0
         let variant = event.sha256.map(DeviceView.variantKey)
@@ -54,29 +55,29 @@ final class DeviceHistory: Sendable {
         devices.withLock { devices in
             if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
             let old = devices.get(key) ?? .unknown
-            let seenAgain = old.hasSeen(campaign: event.campaignId) || variant.map(old.hasSeen(variant:)) == true
+            let seenAgain = old.hasSeen(campaign: id) || variant.map(old.hasSeen(variant:)) == true
             guard kept > 0 || seenAgain else {
                 // No cap and nothing seen again: no times to keep, and the rotation just grows, so the view is written
                 // straight from the old one.
-                devices.set(key, old.seeing(uncapped: event.campaignId, variant: variant))
+                devices.set(key, old.seeing(uncapped: id, variant: variant))
                 return
             }
             var impressions = old.impressions
-            var times = impressions.removeValue(forKey: event.campaignId) ?? []
+            var times = impressions.removeValue(forKey: id) ?? []
             // Reports may come out of order: keep the times sorted, so the last `kept` are the latest.
             let place = times.lastIndex { $0 <= time }.map { $0 + 1 } ?? 0
             times.insert(time, at: place)
             if times.count > kept { times.removeFirst(times.count - kept) }
-            impressions[event.campaignId] = times
+            impressions[id] = times
             var total = impressions.values.reduce(0) { $0 + $1.count }
             while total > Self.keptPerDevice || impressions.count > 256 {  // forget the campaigns shown longest ago
-                guard let oldest = impressions.lazy.filter({ $0.key != event.campaignId })
+                guard let oldest = impressions.lazy.filter({ $0.key != id })
                     .min(by: { ($0.value.last ?? time) < ($1.value.last ?? time) }) else { break }
                 total -= oldest.value.count
                 impressions[oldest.key] = nil
             }
             // The rotation moves on (and starts over for what is seen again).
-            let rotation = DeviceView.rotated(campaigns: old.seenCampaigns, variants: old.variantKeys, after: event.campaignId,
+            let rotation = DeviceView.rotated(campaigns: old.seenCampaigns, variants: old.variantKeys, after: id,
                                               variant: variant, group: group,
                                               campaignVariants: { campaign.creatives.map { DeviceView.variantKey($0.sha256) } })
             devices.set(key, DeviceView.make(impressions: impressions, seenCampaigns: rotation.campaigns, variantKeys: rotation.variants,

@@ -12,15 +12,22 @@ final class EventLedger: Sendable {
     /// Fingerprints the set holds per generation.
     let generation: Int
 
-    /// The counts not in a report yet (by campaign, hour and creative), and the fingerprints of the events counted
-    /// since the journal last took them.
+    /// The counts not in a report yet (by campaign, hour and creative; and by app and hour for the funnel), and the
+    /// fingerprints of the events counted since the journal last took them.
     private struct Unsaved {
         var counts: [HourlyCount.Key: HourlyCount] = [:]
+        var apps: [AppHourlyCount.Key: AppHourlyCount] = [:]
         var fingerprints: [UInt64] = []
     }
     private let unsaved = Locked(Unsaved())
 
-    init(capacity: Int, key: EventKey = .random()) {
+    /// The most apps and hours counted and not yet in a report (a report takes ``EdgeReport/appHoursPerReport`` of
+    /// them): the apps' reports name any app, and a client making up names must not grow the edge's memory.
+    let appLimit: Int
+    static let defaultAppLimit = 10_000
+
+    init(capacity: Int, key: EventKey = .random(), appLimit: Int = EventLedger.defaultAppLimit) {
+        self.appLimit = appLimit
         let set = FingerprintSet(capacity: capacity)
         generation = set.generation
         seen = Locked(set)
@@ -37,23 +44,35 @@ final class EventLedger: Sendable {
         }
     }
 
-    /// Counts the event unless its id was seen, under the hour it happened in (its `at`, or `now`) and `creative` (the
-    /// event's creative when it is one of the campaign's: an unknown one would only grow the counts); returns whether
-    /// it was new.
-    func admit(_ event: LaunchEvent, creative: String? = nil, now: Timestamp = .now()) -> Bool {
+    /// Counts the event unless its id was seen, under the hour it happened in (its `at`, or `now`): a campaign's
+    /// event by campaign and `creative` (the event's creative when it is one of the campaign's: an unknown one would
+    /// only grow the counts), and a funnel's report or an impression by `app` too (the app a report names, the app of
+    /// an impression's campaign). Returns whether it was new.
+    func admit(_ event: LaunchEvent, creative: String? = nil, app: String? = nil, now: Timestamp = .now()) -> Bool {
         let fingerprint = key.fingerprint(event.eventId)
         let new = seen.withLock { $0.insert(fingerprint) }
         guard new else { return false }
         let hour = HourlyCount.hour(of: event.at ?? now)
-        let countKey = HourlyCount.Key(id: event.campaignId, hour: hour.milliseconds, sha256: creative)
         unsaved.withLock { unsaved in
-            var entry = unsaved.counts[countKey] ?? HourlyCount(id: event.campaignId, hour: hour, sha256: creative)
-            switch event.type {
-            case .impression: entry.impressions += 1
-            case .click: entry.clicks += 1
-            case .skip: entry.skips += 1
+            if !event.type.isFunnel, let id = event.campaignId {
+                let countKey = HourlyCount.Key(id: id, hour: hour.milliseconds, sha256: creative)
+                var entry = unsaved.counts[countKey] ?? HourlyCount(id: id, hour: hour, sha256: creative)
+                switch event.type {
+                case .impression: entry.impressions += 1
+                case .click: entry.clicks += 1
+                case .skip: entry.skips += 1
+                case .request, .noAd, .timeout, .failed: break
+                }
+                unsaved.counts[countKey] = entry
             }
-            unsaved.counts[countKey] = entry
+            if let app, event.type.isFunnel || event.type == .impression {
+                let appKey = AppHourlyCount.Key(app: app, hour: hour.milliseconds)
+                // Apps are whatever the reports name (an app with no campaign is counted too): past the bound, a new
+                // app and hour waits for a report to take the ones held, and its launches are not counted meanwhile.
+                if unsaved.apps[appKey] != nil || unsaved.apps.count < appLimit {
+                    unsaved.apps[appKey, default: AppHourlyCount(app: app, hour: hour)].count(event.type)
+                }
+            }
             // While the journal cannot take them, the newest generation waits (older ones the set forgets anyway).
             if unsaved.fingerprints.count >= 2 * generation { unsaved.fingerprints.removeFirst(generation) }
             unsaved.fingerprints.append(fingerprint)
@@ -66,14 +85,19 @@ final class EventLedger: Sendable {
         HourlyCount.merged(unsaved.withLock { Array($0.counts.values) })
     }
 
+    /// The counts gathered so far by app and hour.
+    var unsentApps: [AppHourlyCount] {
+        AppHourlyCount.merged(unsaved.withLock { Array($0.apps.values) })
+    }
+
     /// For a save: the counts gathered so far (left in place) and the fingerprints not yet in the journal (taken),
     /// together, so that every count saved has its event's fingerprint saved with or before it.
-    func takeForSave() -> (unsent: [HourlyCount], fingerprints: [UInt64]) {
-        let (counts, fingerprints) = unsaved.withLock { unsaved in
+    func takeForSave() -> (unsent: [HourlyCount], apps: [AppHourlyCount], fingerprints: [UInt64]) {
+        let (counts, apps, fingerprints) = unsaved.withLock { unsaved in
             defer { unsaved.fingerprints.removeAll(keepingCapacity: true) }
-            return (Array(unsaved.counts.values), unsaved.fingerprints)
+            return (Array(unsaved.counts.values), Array(unsaved.apps.values), unsaved.fingerprints)
         }
-        return (HourlyCount.merged(counts), fingerprints)
+        return (HourlyCount.merged(counts), AppHourlyCount.merged(apps), fingerprints)
     }
 
     /// Puts back fingerprints the journal could not take, ahead of those that came since.
@@ -94,11 +118,28 @@ final class EventLedger: Sendable {
         })
     }
 
+    /// Takes the counts gathered so far by app and hour, at most `limit` of them (the oldest hours first): the rest
+    /// wait for the next report.
+    func drainApps(limit: Int = EdgeReport.appHoursPerReport) -> [AppHourlyCount] {
+        unsaved.withLock { unsaved in
+            guard unsaved.apps.count > limit else {
+                defer { unsaved.apps.removeAll() }
+                return AppHourlyCount.merged(Array(unsaved.apps.values))
+            }
+            let taken = unsaved.apps.values.sorted { ($0.hour.milliseconds, $0.app) < ($1.hour.milliseconds, $1.app) }.prefix(limit)
+            for item in taken { unsaved.apps[item.key] = nil }
+            return AppHourlyCount.merged(Array(taken))
+        }
+    }
+
     /// Puts back counts that could not be shipped.
-    func restore(_ unsent: [HourlyCount]) {
+    func restore(_ unsent: [HourlyCount], apps: [AppHourlyCount] = []) {
         unsaved.withLock { unsaved in
             for item in unsent {
                 unsaved.counts[item.key, default: HourlyCount(id: item.id, hour: item.hour, sha256: item.sha256)].add(item)
+            }
+            for item in apps {
+                unsaved.apps[item.key, default: AppHourlyCount(app: item.app, hour: item.hour)].add(item)
             }
         }
     }

@@ -19,12 +19,15 @@ final class ReportFile: Sendable {
         var unsent: [CampaignStats]
         /// The same counts by campaign, hour and creative (absent from an older edge's file).
         var unsentHourly: [HourlyCount]?
+        /// The counts by app and hour gathered since (absent when none, and from an older edge's file).
+        var unsentApps: [AppHourlyCount]?
 
-        init(lastReportId: Int64, pending: EdgeReport?, unsent: [HourlyCount]) {
+        init(lastReportId: Int64, pending: EdgeReport?, unsent: [HourlyCount], apps: [AppHourlyCount] = []) {
             self.lastReportId = lastReportId
             self.pending = pending
             self.unsent = HourlyCount.totals(unsent)
             self.unsentHourly = unsent
+            self.unsentApps = apps.isEmpty ? nil : apps
         }
 
         /// The counts gathered and not shipped, by hour: an older file's, under the hour of `now`.

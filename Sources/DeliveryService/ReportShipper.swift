@@ -58,8 +58,8 @@ final class ReportShipper: Service {
         let client = try RPCClient(context: context, configuration: clientConfiguration)
         let (saved, discarded) = file.load()
         if discarded { logger.warning("discarded a report file that did not verify", metadata: ["file": "\(file.url.path)"]) }
-        ledger.restore(saved.hourly(now: .now()))
-        if saved.pending != nil || !saved.unsent.isEmpty {
+        ledger.restore(saved.hourly(now: .now()), apps: saved.unsentApps ?? [])
+        if saved.pending != nil || !saved.unsent.isEmpty || saved.unsentApps != nil {
             logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",
                                                                                       "pending": "\(saved.pending?.reportId ?? 0)"])
         }
@@ -77,7 +77,7 @@ final class ReportShipper: Service {
         for _ in 0..<2 {
             guard await ship(&outbox, client: client, timeout: .seconds(1)) else { break }
         }
-        if outbox.pending != nil || !ledger.unsent.isEmpty {
+        if outbox.pending != nil || !ledger.unsent.isEmpty || !ledger.unsentApps.isEmpty {
             if failing.withLock({ $0 }) {
                 logger.error("counts not shipped before exit are lost: the cache folder refuses the report file", metadata: ["file": "\(file.url.path)"])
             } else {
@@ -93,10 +93,11 @@ final class ReportShipper: Service {
     private func ship(_ outbox: inout Outbox, client: RPCClient, timeout: Duration) async -> Bool {
         if outbox.pending == nil {
             let hourly = ledger.drain()
-            if !hourly.isEmpty {
+            let apps = ledger.drainApps()
+            if !hourly.isEmpty || !apps.isEmpty {
                 let id = Self.nextId(after: outbox.lastId, now: .now())
                 outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: HourlyCount.totals(hourly), hourly: hourly,
-                                            region: configuration.region)
+                                            apps: apps.isEmpty ? nil : apps, region: configuration.region)
                 outbox.lastId = id
             }
         }
@@ -119,7 +120,7 @@ final class ReportShipper: Service {
                 let hour = HourlyCount.hour(of: .now())
                 ledger.restore(report.hourly ?? report.counts.map {
                     HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips)
-                })
+                }, apps: report.apps ?? [])
             }
             await save(outbox)
             return true
@@ -133,9 +134,15 @@ final class ReportShipper: Service {
             // report, under the same id, goes again without its hours, and campaignd files its totals under the hour
             // it receives them, as from an older edge, rather than the counts waiting for good. Anything else is
             // refused again as it is: said at each try, as it waits.
-            if error.data?["field"]?.stringValue?.hasPrefix("hourly") == true, report.hourly != nil {
+            let field = error.data?["field"]?.stringValue ?? ""
+            if field.hasPrefix("hourly"), report.hourly != nil {
                 outbox.pending?.hourly = nil
                 logger.warning("campaignd refuses this report's hours; its totals go again without them", metadata: ["error": "\(error.message)"])
+            } else if field.hasPrefix("apps"), report.apps != nil {
+                // The funnel's counts have no totals to fall back on: hours campaignd no longer keeps are let go,
+                // rather than holding the campaigns' counts back for good.
+                outbox.pending?.apps = nil
+                logger.warning("campaignd refuses this report's counts by app; they are dropped and the rest goes again", metadata: ["error": "\(error.message)"])
             } else {
                 logger.warning("campaignd refuses this edge's report; its counts wait", metadata: ["error": "\(error.message)"])
             }
@@ -164,8 +171,8 @@ final class ReportShipper: Service {
     /// as it was, so that no count is on disk without its event. Returns whether both were written.
     @discardableResult
     private func save(_ outbox: Outbox) async -> Bool {
-        let (unsent, fingerprints) = ledger.takeForSave()
-        let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent)
+        let (unsent, apps, fingerprints) = ledger.takeForSave()
+        let body = ReportFile.Body(lastReportId: outbox.lastId, pending: outbox.pending, unsent: unsent, apps: apps)
         // Nothing came since the last write that succeeded (the usual round of an edge no app reports to): no hop to
         // the disk's queue, which would wake a thread for nothing.
         if fingerprints.isEmpty && file.holds(body) { return true }

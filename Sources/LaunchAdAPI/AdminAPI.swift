@@ -54,6 +54,22 @@ public enum AdminAPI {
                                 StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 650, clicks: 18, skips: 122),
                               ]))])
 
+    public static let appStats = RPCMethod<AppStatsParams, AppStatsResult>(
+        "app.stats", summary: "An app's funnel from its launches' reports: requests, fills, shows, timeouts, failures, fill rate and show rate, in total and by hour or day.",
+        description: "Counted from launch.report's request, noAd, timeout and failed reports (by the app they name) and the impressions of the app's campaigns, as edges ship them. fills = requests - noAd - timeouts (never below 0); fillRate = fills / requests; showRate = shows / fills; a rate is null when its denominator is 0. The span is from (taken back to its bucket's start) to to, not included: a day by hour, 30 days by day by default; at most 31 days by hour, 366 by day. Buckets with no count are left out. campaignd keeps these hourly counts for --stats-retention (90 days by default). An app nothing was reported for answers zeros.",
+        idempotent: true,
+        examples: [RPCExample("one app by hour", params: AppStatsParams(app: "com.example.shop", from: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!,
+                                                                          to: Timestamp(rfc3339: "2026-11-11T02:00:00Z")!, by: .hour),
+                              result: AppStatsResult(app: "com.example.shop", from: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!,
+                                                     to: Timestamp(rfc3339: "2026-11-11T02:00:00Z")!, by: .hour,
+                                                     totals: AppFunnel(requests: 2000, fills: 1700, shows: 1530, timeouts: 120, failures: 14, fillRate: 0.85, showRate: 0.9),
+                                                     series: [
+                                                        AppFunnel(at: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!, requests: 1200, fills: 1020, shows: 918,
+                                                                  timeouts: 80, failures: 9, fillRate: 0.85, showRate: 0.9),
+                                                        AppFunnel(at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, requests: 800, fills: 680, shows: 612,
+                                                                  timeouts: 40, failures: 5, fillRate: 0.85, showRate: 0.9),
+                                                     ]))])
+
     public static let changeList = RPCMethod<ChangeListParams, ChangeListResult>(
         "change.list", summary: "The change log: who changed which campaign, what and when, a page at a time.",
         description: "In sequence order, after `after`; `limit` above \(ChangeListParams.maxLimit) is refused. `next` is set when the page is full. The fields are those whose value the change altered, from the campaign stored before and after it.",
@@ -91,6 +107,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
+        edgeList.info, campaignStats.info, appStats.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
     ] + operations.map { $0.0.info }
 }

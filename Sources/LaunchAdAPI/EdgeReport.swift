@@ -11,6 +11,9 @@ public struct EdgeReport: Codable, Sendable, Equatable {
     /// The same counts by campaign, hour and creative, for counts over time (absent from older edges: campaignd then
     /// files `counts` under the hour it receives them, with no creative).
     public var hourly: [HourlyCount]?
+    /// The launches counted by app and hour for the funnel (`app.stats`), with the impressions of each app's
+    /// campaigns as shows (absent when there are none, and from older edges).
+    public var apps: [AppHourlyCount]?
     /// The edge's region, under which campaignd files the counts (absent: the region of its acknowledgements).
     public var region: String?
     /// The relays the report came through, the one nearest campaignd first (as ``EdgeAck/via``).
@@ -18,12 +21,13 @@ public struct EdgeReport: Codable, Sendable, Equatable {
     /// With CURVE: the edge's seal of its fields (as ``EdgeAck/mac``), passed on untouched by relays.
     public var mac: String?
 
-    public init(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount]? = nil, region: String? = nil,
-                via: [String]? = nil, mac: String? = nil) {
+    public init(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount]? = nil, apps: [AppHourlyCount]? = nil,
+                region: String? = nil, via: [String]? = nil, mac: String? = nil) {
         self.edgeId = edgeId
         self.reportId = reportId
         self.counts = counts
         self.hourly = hourly
+        self.apps = apps
         self.region = region
         self.via = via
         self.mac = mac
@@ -48,4 +52,10 @@ public struct EdgeReportResult: Codable, Sendable {
 extension EdgeReport {
     /// The most hourly counts a report may hold.
     public static let maxHourly = 50_000
+    /// The most counts by app and hour a report may hold (``PeerNumbers`` checks it).
+    public static let maxAppHours = 1_000
+    /// The most counts by app and hour an edge puts in one report; the rest wait for the next ones. Apps are whatever
+    /// the apps' reports name, so there may be many: at about 240 bytes each at most, 100 leave most of a sync
+    /// call's 64 KiB to the campaigns' counts.
+    public static let appHoursPerReport = 100
 }

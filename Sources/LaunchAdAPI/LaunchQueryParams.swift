@@ -207,6 +207,8 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         static var appLength: ClosedRange<Int> { 1...64 }
         /// The bytes of an app id, as a pattern's character class has them (and ``isAppName(_:)`` checks them).
         static var appCharacters: String { "a-z0-9._-" }
+        /// An app id as a schema's pattern.
+        static var appPattern: String { "^[\(appCharacters)]{\(appLength.lowerBound),\(appLength.upperBound)}$" }
         static var app: String { "must be \(appLength.lowerBound) to \(appLength.upperBound) of a-z, 0-9, '.', '_', '-'" }
         static var appVersion: String { "must be a dotted numeric version such as 5.2.0" }
         static var regionLength: ClosedRange<Int> { 1...32 }

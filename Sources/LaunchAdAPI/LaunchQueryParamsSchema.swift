@@ -9,7 +9,7 @@ func targetSchema<Key: LaunchTargetKey>(of field: Key) -> JSONProperty? {
     typealias Rules = LaunchQueryParams.Rules
     switch field {
     case .app:
-        return .required(.string("The app's id.", pattern: "^[\(Rules.appCharacters)]{\(Rules.appLength.lowerBound),\(Rules.appLength.upperBound)}$"))
+        return .required(.string("The app's id.", pattern: Rules.appPattern))
     case .platform:
         return .required(.oneOf(CampaignRules.platforms.sorted()))
     case .appVersion:

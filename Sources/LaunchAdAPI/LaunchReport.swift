@@ -1,36 +1,60 @@
 import JSONRPC
 import LaunchAdDomain
 
-/// One event an app reports.
+/// One event an app reports: what was shown and done (`impression`, `click`, `skip`, of a campaign), or how a launch
+/// went for the funnel (`request`, `noAd`, `timeout`, `failed`, of an app, with or without a campaign).
 public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case impression, click, skip
+        /// The app asked for an ad.
+        case request
+        /// There was nothing to show.
+        case noAd
+        /// The budget passed and nothing was shown.
+        case timeout
+        /// The media could not be shown.
+        case failed
+
+        /// Whether it is a launch's report for the funnel, counted by app (``LaunchEvent/app`` required,
+        /// ``LaunchEvent/campaignId`` optional), rather than a campaign's event.
+        public var isFunnel: Bool {
+            switch self {
+            case .impression, .click, .skip: false
+            case .request, .noAd, .timeout, .failed: true
+            }
+        }
     }
 
     /// Unique per event (a retry sends the same id; it is counted once).
     public var eventId: String
     public var type: Kind
-    public var campaignId: Int64
+    /// The campaign: required for an impression, click or skip; optional for the funnel's reports.
+    public var campaignId: Int64?
     public var deviceId: String
     /// The variant shown, for the rotation.
     public var sha256: String?
     /// When it happened (default: when received).
     public var at: Timestamp?
+    /// The app's id (as `launch.query`'s `app`): required for the funnel's reports; on a campaign's event, it must
+    /// be the campaign's app.
+    public var app: String?
 
-    public init(eventId: String, type: Kind, campaignId: Int64, deviceId: String, sha256: String? = nil, at: Timestamp? = nil) {
+    public init(eventId: String, type: Kind, campaignId: Int64?, deviceId: String, sha256: String? = nil, at: Timestamp? = nil,
+                app: String? = nil) {
         self.eventId = eventId
         self.type = type
         self.campaignId = campaignId
         self.deviceId = deviceId
         self.sha256 = sha256
         self.at = at
+        self.app = app
     }
 
     /// The members, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
     /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
     /// schema's properties (``schema(of:)``).
     public enum CodingKeys: Int, JSONFieldKey {
-        case eventId, type, campaignId, deviceId, sha256, at
+        case eventId, type, campaignId, deviceId, sha256, at, app
     }
     static let fields = JSONFields(CodingKeys.self)
 
@@ -42,17 +66,25 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         static var maxAgeDays: Int { 7 }
         /// How far ahead of the edge's clock an event's time may be (clocks differ), in seconds.
         static var maxAheadSeconds: Double { 300 }
+        static var campaignRequired: String { "is required for impression, click and skip" }
+        static var appRequired: String { "is required for request, noAd, timeout and failed" }
     }
 
-    /// Checks the members against ``Rules`` (the campaign's id is the edge's to check, against its state, first);
-    /// an error names the member as `events[index].name`.
+    /// Checks the members against ``Rules`` (whether the edge knows the campaign, and the campaign's app, are the
+    /// edge's to check against its state); an error names the member as `events[index].name`.
     public func check(at index: Int, now: Timestamp) throws(JSONRPCError) {
         func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError {
-            .invalidParams(field: "\(LaunchReportParams.CodingKeys.events.stringValue)[\(index)].\(field.stringValue)", rule)
+            Self.invalid(field, at: index, rule)
         }
         guard Rules.eventIdLength.contains(eventId.utf8.count) else {
             throw bad(.eventId, "must be \(Rules.eventIdLength.lowerBound) to \(Rules.eventIdLength.upperBound) bytes")
         }
+        if type.isFunnel {
+            guard app != nil else { throw bad(.app, Rules.appRequired) }
+        } else {
+            guard campaignId != nil else { throw bad(.campaignId, Rules.campaignRequired) }
+        }
+        if let campaignId, campaignId < 1 { throw bad(.campaignId, "must be positive") }
         guard Rules.deviceIdLength.contains(deviceId.utf8.count) else {
             throw bad(.deviceId, "must be \(Rules.deviceIdLength.lowerBound) to \(Rules.deviceIdLength.upperBound) bytes")
         }
@@ -60,6 +92,14 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         if let at, at > now.adding(seconds: Rules.maxAheadSeconds) || at < now.adding(seconds: -Double(Rules.maxAgeDays) * 86_400) {
             throw bad(.at, "must be within the last \(Rules.maxAgeDays) days")
         }
+        if let app, !LaunchQueryParams.Rules.appLength.contains(app.utf8.count) || !LaunchQueryParams.Rules.isAppName(app) {
+            throw bad(.app, LaunchQueryParams.Rules.app)
+        }
+    }
+
+    /// The invalid-params error of the member `field` of the event at `index`, named `events[index].field`.
+    public static func invalid(_ field: CodingKeys, at index: Int, _ rule: String) -> JSONRPCError {
+        .invalidParams(field: "\(LaunchReportParams.CodingKeys.events.stringValue)[\(index)].\(field.stringValue)", rule)
     }
 
     /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
@@ -69,11 +109,12 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         let eventId = try object.string(.eventId)
         let typeReader = try object.require(.type)
         let type = try Kind(rawValue: typeReader.string()) ?? typeReader.decode(Kind.self)
-        let campaignId = try object.require(.campaignId).integer(Int64.self)
+        let campaignId = try object.optional(.campaignId).map { try $0.integer(Int64.self) }
         let deviceId = try object.string(.deviceId)
         let sha256 = try object.optionalString(.sha256)
         let at = try object.optional(.at).map { try $0.decode(Timestamp.self) }
-        self.init(eventId: eventId, type: type, campaignId: campaignId, deviceId: deviceId, sha256: sha256, at: at)
+        let app = try object.optionalString(.app)
+        self.init(eventId: eventId, type: type, campaignId: campaignId, deviceId: deviceId, sha256: sha256, at: at, app: app)
     }
 
     /// An event of a compact call's params, or `nil` when it is not compact, names a member twice or one that is
@@ -84,7 +125,7 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         let fields = Self.fields
         var seen: UInt64 = 0
         var eventId: UnsafeRawBufferPointer?, type: Kind?, campaignId: Int?, deviceId: UnsafeRawBufferPointer?
-        var sha256: UnsafeRawBufferPointer?, at: Timestamp?
+        var sha256: UnsafeRawBufferPointer?, at: Timestamp?, app: UnsafeRawBufferPointer?
         repeat {
             guard let key = reader.member(&seen, in: fields) else { return nil }
             if key == .campaignId {
@@ -97,20 +138,33 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
             switch key {
             case .eventId: eventId = text
             case .type:
-                guard let kind = CompactReader.equals(text, "impression") ? Kind.impression : CompactReader.equals(text, "click") ? .click
-                        : CompactReader.equals(text, "skip") ? .skip : nil else { return nil }
+                guard let kind = Self.kind(text) else { return nil }
                 type = kind
             case .deviceId: deviceId = text
             case .sha256: sha256 = text
+            case .app: app = text
             case .at:
                 guard let time = Timestamp(rfc3339: String(decoding: text, as: UTF8.self)) else { return nil }
                 at = time
             case .campaignId: preconditionFailure("read above")
             }
         } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), let eventId, let type, let campaignId, let deviceId else { return nil }
-        self.init(eventId: String(decoding: eventId, as: UTF8.self), type: type, campaignId: Int64(campaignId),
-                  deviceId: String(decoding: deviceId, as: UTF8.self), sha256: sha256.map { String(decoding: $0, as: UTF8.self) }, at: at)
+        guard reader.take(UInt8(ascii: "}")), let eventId, let type, let deviceId else { return nil }
+        self.init(eventId: String(decoding: eventId, as: UTF8.self), type: type, campaignId: campaignId.map(Int64.init),
+                  deviceId: String(decoding: deviceId, as: UTF8.self), sha256: sha256.map { String(decoding: $0, as: UTF8.self) }, at: at,
+                  app: app.map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// The kind whose name `text` is (compared without making a string), or `nil`.
+    private static func kind(_ text: UnsafeRawBufferPointer) -> Kind? {
+        if CompactReader.equals(text, "impression") { return .impression }
+        if CompactReader.equals(text, "click") { return .click }
+        if CompactReader.equals(text, "skip") { return .skip }
+        if CompactReader.equals(text, "request") { return .request }
+        if CompactReader.equals(text, "noAd") { return .noAd }
+        if CompactReader.equals(text, "timeout") { return .timeout }
+        if CompactReader.equals(text, "failed") { return .failed }
+        return nil
     }
 }
 

@@ -6,8 +6,8 @@ import LaunchAdDomain
 /// valid key must not be able to make a receiver's arithmetic overflow, its sums leave 64 bits, or its tables keep
 /// what no pruning reaches. Each check throws an invalid-params error naming the field.
 public enum PeerNumbers {
-    /// The most one count of a report may be: a campaign's impressions, clicks or skips in `counts`, or those of one
-    /// campaign, hour and creative in `hourly`. 2^40 (about 1.1 × 10^12) is more than any edge counts between two
+    /// The most one count of a report may be: a campaign's impressions, clicks or skips in `counts`, those of one
+    /// campaign, hour and creative in `hourly`, or one of an app's counts of an hour in `apps`. 2^40 (about 1.1 × 10^12) is more than any edge counts between two
     /// reports, even after weeks away from campaignd; with ``EdgeReport/maxHourly`` items, one report adds at most
     /// 2^40 × 50 000 ≈ 5.5 × 10^16 to a sum, so a stored sum (below 2^63 ≈ 9.2 × 10^18) needs over 160 of the
     /// largest reports to reach the end of 64 bits, and the stores saturate there rather than overflow.
@@ -64,25 +64,46 @@ public enum PeerNumbers {
         for (index, item) in report.counts.enumerated() {
             try check(counts: [item.impressions, item.clicks, item.skips], field: "counts[\(index)]")
         }
-        guard let hourly = report.hourly else { return }
-        guard hourly.count <= EdgeReport.maxHourly else {
-            throw .invalidParams(field: "hourly", "must list at most \(EdgeReport.maxHourly) counts")
+        if let hourly = report.hourly {
+            guard hourly.count <= EdgeReport.maxHourly else {
+                throw .invalidParams(field: "hourly", "must list at most \(EdgeReport.maxHourly) counts")
+            }
+            for (index, item) in hourly.enumerated() {
+                try check(counts: [item.impressions, item.clicks, item.skips], field: "hourly[\(index)]")
+                try check(hour: item.hour, field: "hourly[\(index)].hour", now: now, retention: retention)
+                if let sha256 = item.sha256, !CampaignRules.isSHA256(sha256) {
+                    throw .invalidParams(field: "hourly[\(index)].sha256", "must be 64 lowercase hex characters")
+                }
+            }
         }
-        let latest = now.milliseconds + hourLead
-        let earliest = HourlyCount.hour(of: now.adding(seconds: -retention)).milliseconds
-        for (index, item) in hourly.enumerated() {
-            try check(counts: [item.impressions, item.clicks, item.skips], field: "hourly[\(index)]")
-            let hour = item.hour.milliseconds
-            if item.hour != HourlyCount.hour(of: item.hour) { throw .invalidParams(field: "hourly[\(index)].hour", "must be the start of an hour") }
-            if hour > latest { throw .invalidParams(field: "hourly[\(index)].hour", "must not be ahead of the receiver's clock") }
-            if hour < earliest { throw .invalidParams(field: "hourly[\(index)].hour", "must be within the stats retention (from \(Timestamp(milliseconds: earliest)))") }
-            if let sha256 = item.sha256, !CampaignRules.isSHA256(sha256) {
-                throw .invalidParams(field: "hourly[\(index)].sha256", "must be 64 lowercase hex characters")
+        if let apps = report.apps {
+            guard apps.count <= EdgeReport.maxAppHours else {
+                throw .invalidParams(field: "apps", "must list at most \(EdgeReport.maxAppHours) counts")
+            }
+            var keys = Set<AppHourlyCount.Key>()
+            for (index, item) in apps.enumerated() {
+                try check(counts: item.numbers, field: "apps[\(index)]")
+                try check(hour: item.hour, field: "apps[\(index)].hour", now: now, retention: retention)
+                guard LaunchQueryParams.Rules.appLength.contains(item.app.utf8.count), LaunchQueryParams.Rules.isAppName(item.app) else {
+                    throw .invalidParams(field: "apps[\(index)].app", LaunchQueryParams.Rules.app)
+                }
+                // One count per app and hour, as an edge merges them: the receiver adds each as it comes.
+                guard keys.insert(item.key).inserted else { throw .invalidParams(field: "apps[\(index)]", "names its app and hour twice") }
             }
         }
     }
 
-    /// Checks an impressions, clicks and skips triple: each within 0...``maxCount``.
+    /// Checks an hour of counts: the start of an hour, not ahead of `now` (but for ``hourLead``), within `retention`.
+    static func check(hour time: Timestamp, field: String, now: Timestamp, retention: Double) throws(JSONRPCError) {
+        let hour = time.milliseconds
+        let earliest = HourlyCount.hour(of: now.adding(seconds: -retention)).milliseconds
+        if time != HourlyCount.hour(of: time) { throw .invalidParams(field: field, "must be the start of an hour") }
+        if hour > now.milliseconds + hourLead { throw .invalidParams(field: field, "must not be ahead of the receiver's clock") }
+        if hour < earliest { throw .invalidParams(field: field, "must be within the stats retention (from \(Timestamp(milliseconds: earliest)))") }
+    }
+
+    /// Checks the counts of one item (an impressions, clicks and skips triple, or an app's five counts): each within
+    /// 0...``maxCount``.
     static func check(counts: [Int64], field: String) throws(JSONRPCError) {
         for count in counts where count < 0 || count > maxCount {
             throw .invalidParams(field: field, "counts must be between 0 and \(maxCount)")

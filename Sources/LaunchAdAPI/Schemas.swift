@@ -211,6 +211,7 @@ extension EdgeReport: JSONSchemaDescribable {
             "reportId": .integer("Grows with each report, so a report sent twice is counted once: the edge's clock in milliseconds (one more than its last when the clock went back), at most a day (86400000) ahead of the receiver's clock.", minimum: 1),
             "counts": .array(of: CampaignStats.jsonSchema(maxCount: PeerNumbers.maxCount), "Counts per campaign since the last report.", maxItems: 10_000),
             "hourly": .array(of: HourlyCount.jsonSchema, "The same counts by campaign, hour and creative (absent: filed under the hour campaignd receives them).", maxItems: EdgeReport.maxHourly),
+            "apps": .array(of: AppHourlyCount.jsonSchema, "Launches by app and hour for app.stats: request, noAd, timeout and failed reports, and impressions of the app's campaigns as shows; one item per app and hour (absent when none).", maxItems: EdgeReport.maxAppHours),
             "region": .string("The edge's region, under which the counts are filed (absent: its acknowledgements' region).", maxLength: 64),
             "via": viaSchema,
             "mac": macSchema,

@@ -47,7 +47,7 @@ extension EdgeAck {
 }
 
 extension EdgeReport {
-    /// What the edge's seal covers: edge id, report id, region, and every count, per campaign and per hour.
+    /// What the edge's seal covers: edge id, report id, region, and every count, per campaign, per hour and per app.
     public var sealedFields: SealedFields {
         var fields = SealedFields(tag: "launchad edge.report v1")
         fields.append(edgeId)
@@ -69,6 +69,17 @@ extension EdgeReport {
                 fields.append(item.impressions)
                 fields.append(item.clicks)
                 fields.append(item.skips)
+            }
+        }
+        // After the rest, and only when present, so that a report without them is sealed as before they were: an
+        // edge from before them stays valid, and a relay can neither add nor drop the section unseen.
+        if let apps {
+            fields.append("apps")
+            fields.append(count: apps.count)
+            for item in apps {
+                fields.append(item.app)
+                fields.append(item.hour.milliseconds)
+                for number in item.numbers { fields.append(number) }
             }
         }
         return fields

@@ -13,6 +13,19 @@ public enum StatsBucket: String, Codable, Sendable, CaseIterable {
     /// The span of a series when `from` is not given.
     public var defaultSpanMilliseconds: Int64 { self == .hour ? 24 * HourlyCount.hourMilliseconds : 30 * 24 * HourlyCount.hourMilliseconds }
 
+    /// The span a series of these buckets covers, checked: `from` (default: `to` less ``defaultSpanMilliseconds``)
+    /// taken back to its bucket's start, `to` (default: `now`) after it, and no longer than ``maxSpanMilliseconds``;
+    /// an error names the param.
+    public func span(from: Timestamp?, to: Timestamp?, now: Timestamp) throws(JSONRPCError) -> (from: Timestamp, to: Timestamp) {
+        let to = to ?? now
+        let from = start(of: from ?? to.adding(seconds: -Double(defaultSpanMilliseconds) / 1000))
+        guard from < to else { throw .invalidParams(field: "to", "must be after from") }
+        guard to.milliseconds - from.milliseconds <= maxSpanMilliseconds else {
+            throw .invalidParams(field: "from", "the series may span at most \(maxSpanMilliseconds / (24 * HourlyCount.hourMilliseconds)) days by \(rawValue)")
+        }
+        return (from, to)
+    }
+
     /// The start of the bucket `time` falls in.
     public func start(of time: Timestamp) -> Timestamp {
         Timestamp(milliseconds: HourlyCount.floorDiv(time.milliseconds, milliseconds) * milliseconds)
@@ -73,12 +86,7 @@ extension CampaignStatsParams {
     /// named twice; an error names the param.
     public func seriesQuery(now: Timestamp) throws(JSONRPCError) -> StatsQuery {
         let by = by ?? .hour
-        let to = to ?? now
-        let from = by.start(of: from ?? to.adding(seconds: -Double(by.defaultSpanMilliseconds) / 1000))
-        guard from < to else { throw .invalidParams(field: "to", "must be after from") }
-        guard to.milliseconds - from.milliseconds <= by.maxSpanMilliseconds else {
-            throw .invalidParams(field: "from", "the series may span at most \(by.maxSpanMilliseconds / (24 * HourlyCount.hourMilliseconds)) days by \(by.rawValue)")
-        }
+        let (from, to) = try by.span(from: from, to: to, now: now)
         let split = split ?? []
         guard Set(split).count == split.count else { throw .invalidParams(field: "split", "must not name a split twice") }
         return StatsQuery(id: id, from: from, to: to, by: by, byCreative: split.contains(.creative), byRegion: split.contains(.region))

@@ -55,14 +55,21 @@ public enum SyncAPI {
 
 extension SyncAPI {
     public static let report = RPCMethod<EdgeReport, EdgeReportResult>(
-        "edge.report", summary: "An edge ships its impression, click and skip counts.",
+        "edge.report", summary: "An edge ships its impression, click and skip counts, and its apps' launches for the funnel (app.stats).",
         description: "With CURVE, campaignd takes counts only for the edge id the key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007. With CURVE, a report must also carry its edge's seal (mac, over its id, report id, region and every count), whichever relays it came through; without it, or with a field altered, the answer is -32008.",
         idempotent: true, errors: [APIError.edgeKeyMismatch, APIError.sealRefused],
         examples: [RPCExample("counts since the last report", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254460, counts: [
             CampaignStats(id: 42, impressions: 120, clicks: 4, skips: 31),
         ], hourly: [
             HourlyCount(id: 42, hour: Timestamp(rfc3339: "2024-11-10T16:00:00Z")!, sha256: APIExamples.creative.sha256, impressions: 120, clicks: 4, skips: 31),
-        ], region: "cn-east"), result: EdgeReportResult(accepted: true, lastReportId: 1731254460))])
+        ], region: "cn-east"), result: EdgeReportResult(accepted: true, lastReportId: 1731254460)),
+                   RPCExample("with the launches of an app", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254462, counts: [
+            CampaignStats(id: 42, impressions: 2, clicks: 0, skips: 0),
+        ], hourly: [
+            HourlyCount(id: 42, hour: Timestamp(rfc3339: "2024-11-10T16:00:00Z")!, sha256: APIExamples.creative.sha256, impressions: 2),
+        ], apps: [
+            AppHourlyCount(app: "com.example.shop", hour: Timestamp(rfc3339: "2024-11-10T16:00:00Z")!, requests: 5, noAds: 1, timeouts: 1, failures: 0, shows: 2),
+        ], region: "cn-east"), result: EdgeReportResult(accepted: true, lastReportId: 1731254462))])
 
     public static let acks = RPCMethod<EdgeAcks, EdgeAcksResult>(
         "edge.acks", summary: "A relay passes on the acknowledgements of the edges behind it, together.",

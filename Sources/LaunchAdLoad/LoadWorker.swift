@@ -47,7 +47,7 @@ final class LoadWorker {
     private let slotBusy: UnsafeMutablePointer<Bool>
     private let slotDevice: UnsafeMutablePointer<Int32>
     private let slotKind: UnsafeMutablePointer<UInt8>
-    /// Per local device: the campaign its last launch answer showed (0: none), for reports.
+    /// Per local device: the campaign its last launch answer showed (-1: none; 0: no answer yet), for reports.
     private let lastCampaign: UnsafeMutablePointer<Int64>
     private let buffer: UnsafeMutablePointer<UInt8>
     private let bufferSize: Int
@@ -80,7 +80,7 @@ final class LoadWorker {
         lastCampaign = .allocate(capacity: deviceCount)
         lastCampaign.initialize(repeating: 0, count: deviceCount)
         report = ReportTemplate(runNonce: runNonce, worker: index)
-        bufferSize = RequestTemplates.head.count + 24 + max(arena.longest, report.longest(deviceIdBytes: arena.longest), 1024)
+        bufferSize = RequestTemplates.head.count + 24 + max(arena.longest, report.longest(idBytes: arena.longest), 1024)
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
         RequestTemplates.head.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: $0.count) }
         self.buffer = buffer
@@ -238,7 +238,7 @@ final class LoadWorker {
             eventCounter += 1
             length += writeReport(event: eventCounter, device: device, localDevice: localDevice, at: length)
         } else {
-            var which = device * 4
+            var which = device * TemplateArena.kinds
             if kind == Self.kindPrefetch {
                 which += 2
             } else if configuration.hotShare > 0 && random.chance(configuration.hotShare) {
@@ -259,13 +259,15 @@ final class LoadWorker {
         return true
     }
 
-    /// Writes an impression report of the device's last campaign at `offset` in the send buffer; returns its length.
+    /// Writes the report of the device's last launch at `offset` in the send buffer (its request, and the impression of
+    /// its campaign or its noAd); returns its length.
     /// (Kept out of `send`, so that the loop around it stays inlined.)
     @inline(never)
     private func writeReport(event: UInt64, device: Int, localDevice: Int, at offset: Int) -> Int {
-        let id = device * 4 + 3
+        let id = device * TemplateArena.kinds + 3
         let deviceId = UnsafeRawBufferPointer(start: arena.base + Int(arena.offsets[id]), count: Int(arena.lengths[id]))
-        return report.write(event: event, campaign: UInt64(truncatingIfNeeded: lastCampaign[localDevice]), deviceId: deviceId,
+        let app = UnsafeRawBufferPointer(start: arena.base + Int(arena.offsets[id + 1]), count: Int(arena.lengths[id + 1]))
+        return report.write(event: event, campaign: UInt64(max(0, lastCampaign[localDevice])), deviceId: deviceId, app: app,
                             to: buffer + offset)
     }
 
@@ -290,8 +292,8 @@ final class LoadWorker {
         slotBusy[slot] = false
         slotGeneration[slot] &+= 1
         let sentAt = slotTime[slot]
-        if case let .result(campaign?) = scan.outcome, slotKind[slot] == Self.kindQuery {
-            lastCampaign[Int(slotDevice[slot])] = campaign
+        if case let .result(campaign) = scan.outcome, slotKind[slot] == Self.kindQuery {
+            lastCampaign[Int(slotDevice[slot])] = campaign ?? -1
         }
         // Like the reference client: replies inside the window count; latency only for requests sent inside it.
         guard inWindow else { return slot }

@@ -8,11 +8,13 @@ import LaunchAdDomain
 struct RequestTemplates: Sendable {
     static let head = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
 
-    /// Per device: the cold-start query, the hot-start query and the prefetch; and its id's bytes, for reports.
+    /// Per device: the cold-start query, the hot-start query and the prefetch; and its id's and its app's bytes, for
+    /// reports.
     let coldQuery: [[UInt8]]
     let hotQuery: [[UInt8]]
     let prefetch: [[UInt8]]
     let deviceIds: [[UInt8]]
+    let apps: [[UInt8]]
     /// The longest tail or id, so a send buffer can be sized once.
     let longest: Int
 
@@ -45,6 +47,7 @@ struct RequestTemplates: Sendable {
                 screen: LaunchQueryParams.Screen(width: device.width, height: device.height)))
         }
         deviceIds = population.devices.map { Array($0.deviceId.utf8) }
-        longest = (coldQuery + hotQuery + prefetch + deviceIds).map(\.count).max() ?? 0
+        apps = population.devices.map { Array($0.app.utf8) }
+        longest = (coldQuery + hotQuery + prefetch + deviceIds + apps).map(\.count).max() ?? 0
     }
 }

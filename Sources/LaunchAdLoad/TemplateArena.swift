@@ -2,14 +2,18 @@
 /// from a pointer without touching reference counts.
 final class TemplateArena: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
-    /// Per device and kind (cold query, hot query, prefetch, device id): offset and length in `base`.
+    /// Per device and kind (cold query, hot query, prefetch, device id, app id; ``kinds`` of them, in that order):
+    /// offset and length in `base`.
     let offsets: UnsafeMutablePointer<Int32>
     let lengths: UnsafeMutablePointer<Int32>
     let longest: Int
+    /// How many pieces each device has.
+    static let kinds = 5
 
     init(_ templates: RequestTemplates) {
         let all = templates.coldQuery.indices.flatMap { device in
-            [templates.coldQuery[device], templates.hotQuery[device], templates.prefetch[device], templates.deviceIds[device]]
+            [templates.coldQuery[device], templates.hotQuery[device], templates.prefetch[device], templates.deviceIds[device],
+             templates.apps[device]]
         }
         let total = all.reduce(0) { $0 + $1.count }
         let base = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))

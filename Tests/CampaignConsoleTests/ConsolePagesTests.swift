@@ -72,6 +72,27 @@ struct ConsolePagesTests {
         }
     }
 
+    @Test("The campaigns page shows each app's funnel over the last day, from app.stats")
+    func appFunnel() async throws {
+        try await withConsole { service, client, admin in
+            _ = try await createCampaign(service, admin)  // app "shop"
+            let hour = HourlyCount.hour(of: .now())
+            try await service.app.store.addReport(edgeId: "e1", reportId: 1, counts: [], hourly: [], apps: [
+                AppHourlyCount(app: "shop", hour: hour, requests: 8, noAds: 1, timeouts: 1, failures: 1, shows: 5),
+                AppHourlyCount(app: "shop", hour: hour.adding(seconds: -3 * 86_400), requests: 100),  // older than the page's day
+            ], region: "test")
+            try await client.signIn(aliceToken)
+            let list = try await client.get("/")
+            #expect(list.status == 200)
+            // fills = 8 - 1 - 1 = 6: fill rate 6/8, show rate 5/6.
+            let expected = ["requests": "8", "fills": "6", "shows": "5", "timeouts": "1", "failures": "1", "fillRate": "75.0%", "showRate": "83.3%"]
+            #expect(list.body.contains(#"<table class="funnel" data-app="shop">"#), "\(list.body)")
+            for (name, value) in expected {
+                #expect(list.body.contains(#"<td data-count="\#(name)">\#(value)</td>"#), "\(name) \(list.body)")
+            }
+        }
+    }
+
     @Test("Bad input to a write is told on the page, and nothing changes")
     func badInput() async throws {
         try await withConsole { service, client, admin in

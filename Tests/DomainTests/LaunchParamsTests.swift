@@ -25,7 +25,7 @@ struct LaunchParamsTests {
         #expect(Self.properties(LaunchPrefetchParams.jsonSchema).required == ["app", "platform", "appVersion"])
         #expect(Self.properties(LaunchQueryParams.Screen.jsonSchema).names == ["width", "height"])
         #expect(Self.properties(LaunchEvent.jsonSchema).names == Self.names(LaunchEvent.CodingKeys.self))
-        #expect(Self.properties(LaunchEvent.jsonSchema).required == ["eventId", "type", "campaignId", "deviceId"])
+        #expect(Self.properties(LaunchEvent.jsonSchema).required == ["eventId", "type", "deviceId"])
         #expect(Self.properties(LaunchReportParams.jsonSchema).names == ["events"])
     }
 

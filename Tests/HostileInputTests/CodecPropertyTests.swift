@@ -83,6 +83,8 @@ struct CodecPropertyTests {
         (#"{"events":[{"eventId":"e","type":"click","campaignId":1}]}"#, "events[0].deviceId"),
         (#"{"events":[{"eventId":"e","type":"click","campaignId":1,"deviceId":"d","extra":true}]}"#, "events[0].extra"),
         (#"{"events":[{"eventId":null,"type":"click","campaignId":1,"deviceId":"d"}]}"#, "events[0].eventId"),
+        (#"{"events":[{"eventId":"t","type":"timeout","deviceId":"d","app":"shop"},{"eventId":"f","type":"failed","campaignId":3,"deviceId":"d","app":"shop"}]}"#, nil),
+        (#"{"events":[{"eventId":"n","type":"noAd","deviceId":"d","app":7}]}"#, "events[0].app"),
         (#"{"events":{}}"#, "events"),
         (#"{}"#, "events"),
         // An event and a screen alone: inside params, their own readers run on both sides of the comparison.
@@ -312,6 +314,8 @@ struct CodecPropertyTests {
         ("launch.report", #"{"events":[[]]}"#, false),
         ("launch.report", #"{"events":{}}"#, false),
         ("launch.report", #"{"events":[\#(event)],"more":1}"#, false),
+        ("launch.report", #"{"events":[{"eventId":"r","type":"request","deviceId":"d","app":"shop"},{"app":"shop","eventId":"n","type":"noAd","deviceId":"d","campaignId":7}]}"#, true),
+        ("launch.report", #"{"events":[{"eventId":"r","type":"request","deviceId":"d","app":null}]}"#, false),
     ] as [(String, String, Bool)])
     func compactPrefetchAndReportCalls(_ method: String, _ params: String, _ compact: Bool) throws {
         let probe = CodecInvariants.CompactProbe()

@@ -46,22 +46,34 @@ struct LoadTests {
         }
     }
 
-    @Test("a report is written from its pieces: the bytes of the plain text, and params the edge's own types accept")
+    @Test("a report is written from its pieces: the launch's request, then the impression of its campaign or noAd; the bytes of the plain text, and params the edge's own types accept")
     func reportTemplate() throws {
-        for (nonce, worker, event, campaign, device) in [(UInt64(0), 0, UInt64(1), UInt64(1), "d-0"), (UInt64.max, 63, UInt64.max, UInt64(Int64.max), "d-9999999"),
-                                                         (UInt64(123_456_789), 7, UInt64(10), UInt64(42), "")] {
+        for (nonce, worker, event, campaign, device, app) in [(UInt64(0), 0, UInt64(1), UInt64(1), "d-0", "shop"),
+                                                              (UInt64.max, 63, UInt64.max, UInt64(Int64.max), "d-9999999", String(repeating: "a", count: 64)),
+                                                              (UInt64(123_456_789), 7, UInt64(10), UInt64(42), "", "news"),
+                                                              (UInt64(5), 2, UInt64(77), UInt64(0), "d-3", "shop")] {
             let template = ReportTemplate(runNonce: nonce, worker: worker)
-            let expected = Array(#","method":"launch.report","params":{"events":[{"eventId":"adload-\#(String(nonce, radix: 36))-\#(worker)-\#(event)","type":"impression","campaignId":\#(campaign),"deviceId":"\#(device)"}]}}"#.utf8)
-            let longest = template.longest(deviceIdBytes: device.utf8.count)
+            let prefix = "adload-\(String(nonce, radix: 36))-\(worker)-\(event)"
+            let request = #"{"eventId":"\#(prefix)r","type":"request","deviceId":"\#(device)","app":"\#(app)"}"#
+            let outcome = campaign > 0
+                ? #"{"eventId":"\#(prefix)","type":"impression","campaignId":\#(campaign),"deviceId":"\#(device)"}"#
+                : #"{"eventId":"\#(prefix)","type":"noAd","deviceId":"\#(device)","app":"\#(app)"}"#
+            let expected = Array(#","method":"launch.report","params":{"events":[\#(request),\#(outcome)]}}"#.utf8)
+            let longest = template.longest(idBytes: max(device.utf8.count, app.utf8.count))
             let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: longest)
             defer { buffer.deallocate() }
-            let length = Array(device.utf8).withUnsafeBytes { template.write(event: event, campaign: campaign, deviceId: $0, to: buffer) }
+            let length = Array(device.utf8).withUnsafeBytes { deviceId in
+                Array(app.utf8).withUnsafeBytes { app in template.write(event: event, campaign: campaign, deviceId: deviceId, app: app, to: buffer) }
+            }
             #expect(length <= longest)
             let written = Array(UnsafeBufferPointer(start: buffer, count: length))
             #expect(written == expected, "\(String(decoding: written, as: UTF8.self))")
-            let request = try JSONParser.parse(RequestTemplates.head + Array("5".utf8) + written)
-            let params = try JSONValueDecoder().decode(LaunchReportParams.self, from: try #require(request["params"]))
-            #expect(params.events.map(\.deviceId) == [device] && params.events.map(\.campaignId) == [Int64(bitPattern: campaign)])
+            let parsed = try JSONParser.parse(RequestTemplates.head + Array("5".utf8) + written)
+            let params = try JSONValueDecoder().decode(LaunchReportParams.self, from: try #require(parsed["params"]))
+            #expect(params.events.map(\.deviceId) == [device, device])
+            #expect(params.events.map(\.type) == [.request, campaign > 0 ? .impression : .noAd])
+            #expect(params.events.map(\.campaignId) == [nil, campaign > 0 ? Int64(bitPattern: campaign) : nil])
+            #expect(params.events.map(\.app) == [app, campaign > 0 ? nil : app])
         }
     }
 

@@ -55,9 +55,13 @@ struct AdctlTests {
         (status, output) = try await Self.adctl(["--endpoint", admin, "explain", "--app", "shop", "--platform", "web", "--app-version", "5.2.0",
                                                  "--device", "d-1"], in: directory)
         #expect(status != 0 && output.contains("platform"), "\(output)")
-        // An impression of the creative, counted by hour and creative once the edge ships it.
+        // An impression of the creative, counted by hour and creative once the edge ships it; and the funnel of two
+        // launches of the app, one shown, one timed out.
         _ = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
             LaunchEvent(eventId: "ops-1", type: .impression, campaignId: 1, deviceId: "d-ops", sha256: sha),
+            LaunchEvent(eventId: "ops-2", type: .request, campaignId: nil, deviceId: "d-ops", app: "shop"),
+            LaunchEvent(eventId: "ops-3", type: .request, campaignId: nil, deviceId: "d-late", app: "shop"),
+            LaunchEvent(eventId: "ops-4", type: .timeout, campaignId: nil, deviceId: "d-late", app: "shop"),
         ]))
         var hourly = ""
         #expect(await eventually(timeout: .seconds(15)) {
@@ -67,6 +71,19 @@ struct AdctlTests {
         let row = hourly.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(row.first == ["ID", "HOUR", "CREATIVE", "IMPRESSIONS", "CLICKS", "SKIPS", "CTR", "SKIP", "RATE"], "\(hourly)")
         #expect(row.last.map { [$0[0], $0[2], $0[3], $0[4], $0[5], $0[6], $0[7]] } == ["1", String(sha.prefix(12)), "1", "0", "0", "0.0%", "0.0%"], "\(hourly)")
+
+        // The app's funnel: a row per hour, then the total; fills 2 - 1 timeout, fill rate 1/2, show rate 1/1.
+        (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "shop"], in: directory)
+        let funnel = output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(status == 0 && funnel.first == ["HOUR", "REQUESTS", "FILLS", "SHOWS", "TIMEOUTS", "FAILURES", "FILL", "RATE", "SHOW", "RATE"], "\(output)")
+        #expect(funnel.last == ["total", "2", "1", "1", "1", "0", "50.0%", "100.0%"], "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "app", "stats", "shop", "--by", "day"], in: directory)
+        let funnelJSON = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(status == 0 && funnelJSON["by"] == "day" && funnelJSON["totals"]?["fillRate"] == 0.5 && funnelJSON["totals"]?["showRate"] == 1, "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "Shop!"], in: directory)
+        #expect(status == 1 && output.contains("app: must be 1 to 64 of a-z"), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "shop", "--by", "week"], in: directory)
+        #expect(status != 0 && output.contains("--by must be hour or day"), "\(output)")
 
         (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "campaign", "expire", "1", "--wait"], in: directory)
         #expect(status == 0, "\(output)")
@@ -148,7 +165,7 @@ struct AdctlTests {
     @Test("every command's help, adctl's own included, is complete and has an example", arguments: [
         [], ["campaign", "create"], ["campaign", "update"], ["campaign", "get"], ["campaign", "list"], ["campaign", "force"],
         ["campaign", "unforce"], ["campaign", "pause"], ["campaign", "resume"], ["campaign", "expire"], ["campaign", "delete"],
-        ["creative", "upload"], ["edges"], ["stats"], ["keygen"], ["call"], ["discover"],
+        ["creative", "upload"], ["edges"], ["stats"], ["app", "stats"], ["keygen"], ["call"], ["discover"],
     ])
     func help(_ command: [String]) async throws {
         let directory = try makeTemporaryDirectory()

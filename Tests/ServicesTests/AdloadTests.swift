@@ -62,9 +62,21 @@ struct AdloadTests {
         let ok = try #require(result["ok"]?.intValue)
         #expect(refused > 10 && ok > 10 && refused + ok == result["completed"]?.intValue)
 
-        // A realistic mix: reports name campaigns that earlier answers showed, so the edge accepts them all.
-        run = try await Self.adload(common + ["--mix", "query=70,prefetch=10,report=20", "--hot-share", "0"], in: fixture.directory)
+        // A realistic mix: reports name campaigns that earlier answers showed, so the edge accepts them all. Each is a
+        // launch's: its request, then the impression, or noAd for "news", which has no campaign; app.stats sees both.
+        run = try await Self.adload(common + ["--apps", "shop,news", "--mix", "query=70,prefetch=10,report=20", "--hot-share", "0"],
+                                    in: fixture.directory)
         #expect(run.status == 0, "\(run.output)")
+        let admin = try fixture.admin()
+        var shop: AppStatsResult?, news: AppStatsResult?
+        #expect(await eventually(timeout: .seconds(15)) {
+            shop = try? await admin.call(AdminAPI.appStats, AppStatsParams(app: "shop"))
+            news = try? await admin.call(AdminAPI.appStats, AppStatsParams(app: "news"))
+            return (shop?.totals.shows ?? 0) > 0 && (news?.totals.requests ?? 0) > 0
+        }, "\(String(describing: shop)) \(String(describing: news))")
+        #expect(shop?.totals.fillRate == 1 && shop?.totals.showRate == 1 && shop?.totals.requests == shop?.totals.shows)
+        #expect(news?.totals.fills == 0 && news?.totals.fillRate == 0 && news?.totals.showRate == nil)
+        await admin.close()
         let status = try await edge.status()
         #expect(status.loaded)
         await edge.stop()
