@@ -82,7 +82,7 @@ public final class AdPresenter {
     /// Whether the app went to the background while the landing page was up outside it.
     private var leftForLanding = false
 
-    /// `report` queues impression, click and skip; `finished` hears the end once the surface is released.
+    /// `report` queues impression, click and skip, and `failed` when the media cannot be shown; `finished` hears the end once the surface is released.
     public init(screen: AdScreen, surface: any AdSurface, clock: any LaunchAdClock, scheduler: any AdScheduler,
                 options: AdPresentationOptions = AdPresentationOptions(),
                 report: @escaping @MainActor (ReportKind, LaunchAd) -> Void = { _, _ in },
@@ -152,7 +152,8 @@ public final class AdPresenter {
     }
 
     func mediaFailed() {
-        guard phase == .loading else { return }
+        guard phase == .loading, let ad else { return }
+        report(.failed, ad)
         end(.failed)
     }
 

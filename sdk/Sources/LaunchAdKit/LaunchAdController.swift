@@ -33,21 +33,22 @@ public final class LaunchAdController {
         self.makeSurface = makeSurface
     }
 
-    /// A launch: the cover goes up now, the ad (or nothing) once the client decides.
-    public func launch(_ kind: LaunchKind = .cold) {
+    /// A launch opened `openedBy`: the cover goes up now, the ad (or nothing) once the client decides.
+    public func launch(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap) {
         guard presenter == nil, let screen = screen(), let surface = makeSurface() else { return }
         lastLaunch = kind
         let client = client
         // One id per launch: its impression, click and skip share it, and the edge counts each once.
         let launchId = UUID().uuidString.lowercased()
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
-                                    report: { [weak self] kind, ad in self?.send(kind, of: ad, launch: launchId) },
+                                    report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil })
         presenter.delegate = delegate
         self.presenter = presenter
         presenter.cover()
         Task { @MainActor [weak self, weak presenter] in
-            let decision = await client.launch(kind)
+            let decision = await client.decide(kind, openedBy: openedBy, launchId: launchId)
+            self?.send(nil, launch: launchId)
             guard let presenter else { return }
             switch decision {
             case .show(let ad): presenter.present(ad, on: self?.screen())
@@ -73,11 +74,12 @@ public final class LaunchAdController {
         }
     }
 
-    /// Queues the event (on disk, so it survives a kill) and sends what the queue holds.
-    private func send(_ kind: ReportKind, of ad: LaunchAd, launch: String) {
+    /// Queues a session's event (on disk, so it survives a kill) and sends what the queue holds: the launch's
+    /// funnel (queued by the client as it decided) with it, or alone when `event` is nil.
+    private func send(_ event: (ReportKind, LaunchAd)?, launch: String) {
         let client = client
         reporting.append(Task {
-            guard (try? await client.record(kind, of: ad, launch: launch)) != nil else { return nil }
+            if let (kind, ad) = event, (try? await client.record(kind, of: ad, launch: launch)) == nil { return nil }
             return await client.flushReports()
         })
     }

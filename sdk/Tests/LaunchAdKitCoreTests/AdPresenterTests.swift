@@ -222,18 +222,19 @@ struct AdPresenterTests {
         #expect(stage.ended == [.countdown])
     }
 
-    @Test("no first frame within the media timeout: the cover fades, the launch goes on, nothing is reported")
+    @Test("no first frame within the media timeout: the cover fades, the launch goes on, `failed` is reported (no impression)")
     func mediaTimeout() {
         let stage = Stage()
         stage.presenter.cover()
         stage.presenter.present(sampleAd())
         stage.scheduler.advance(by: 2.6)
         #expect(stage.ended == [.failed])
-        #expect(stage.reported.isEmpty)
+        #expect(stage.reported == [.failed])
         #expect(stage.snapshot().suffix(2).map(\.call) == [.fadeOut(0.5), .remove])
         #expect(stage.snapshot().last.map { $0.at } == 2.5)
         stage.appear()  // too late: nothing happens
         #expect(stage.delegate.heard == ["end failed"])
+        #expect(stage.reported == [.failed])
     }
 
     @Test("no ad this launch: the cover fades away")
