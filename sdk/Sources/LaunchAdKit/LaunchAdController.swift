@@ -19,6 +19,8 @@ public final class LaunchAdController {
     private let screen: @MainActor () -> AdScreen?
     private let makeSurface: @MainActor () -> (any AdSurface)?
     private var backgroundSince: Date?
+    /// Whether a landing page the app opened by itself is up (``landingPageOpened()``).
+    public private(set) var landingPageUp = false
     /// The reports under way: each queued, then sent.
     private var reporting: [Task<ReportFlush?, Never>] = []
 
@@ -44,6 +46,7 @@ public final class LaunchAdController {
                                     report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil })
         presenter.delegate = delegate
+        presenter.setLandingPageUp(landingPageUp)
         self.presenter = presenter
         presenter.cover()
         Task { @MainActor [weak self, weak presenter] in
@@ -72,6 +75,20 @@ public final class LaunchAdController {
         } else if hotStarts, let away {
             launch(.hot(backgroundSeconds: max(0, Int(away.rounded(.down)))))
         }
+    }
+
+    /// The app opened a landing page by itself (an earlier ad's jump it handles, a push's, a link's): until
+    /// ``landingPageClosed()`` no ad's countdown starts or runs (an ad that appears meanwhile waits at its full
+    /// count, over the page the user is reading, for as long as it stays).
+    public func landingPageOpened() {
+        landingPageUp = true
+        presenter?.setLandingPageUp(true)
+    }
+
+    /// The app's landing page closed: a waiting countdown starts.
+    public func landingPageClosed() {
+        landingPageUp = false
+        presenter?.setLandingPageUp(false)
     }
 
     /// Queues a session's event (on disk, so it survives a kill) and sends what the queue holds: the launch's
