@@ -163,6 +163,14 @@ public actor LaunchAdClient {
         for task in tasks { await task.value }
     }
 
+    /// What a process that ends with its launch does last, within `seconds` at most: waits for the launch's work in
+    /// the background, then sends the reports. What does not fit waits on disk for the next run.
+    func finish(within seconds: Double) async {
+        let limit = ContinuousClock.now + .seconds(seconds)
+        _ = await Self.within(seconds: seconds, Task { await self.settle() })
+        _ = await flushReports(timeout: Self.seconds(until: limit))
+    }
+
     /// The ad the latest answer chose for this kind of launch, if it is still valid by the device's clock (started,
     /// not past `expiresAt`, not revoked or paused since, and, `ageLimited`, answered within `maxCachedAge`) and its
     /// creative is on disk; for a hot start, only after as long in the background as the edge showed it needs.
@@ -280,8 +288,8 @@ public actor LaunchAdClient {
     private nonisolated var screen: ScreenSize? { configuration.screen.map { ScreenSize(width: $0.width, height: $0.height) } }
 
     /// `work`'s result, or nil once `seconds` of real time have passed (the work goes on).
-    static func within<T: Sendable>(seconds: Double, _ work: Task<T, any Error>) async -> Result<T, any Error>? {
-        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, any Error>) in
+    static func within<T: Sendable, Failure: Error>(seconds: Double, _ work: Task<T, Failure>) async -> Result<T, Failure>? {
+        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result<T, Failure>?, any Error>) in
             let once = Once(continuation)
             Task { once.resume(returning: await work.result) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { once.resume(returning: nil) }
@@ -366,7 +374,12 @@ public actor LaunchAdClient {
     /// Sends the queued events (unless the backoff after a failure says not yet, or `force`).
     @discardableResult
     public func flushReports(force: Bool = false) async -> ReportFlush {
-        let connection = connection, timeout = configuration.requestTimeout
+        await flushReports(force: force, timeout: configuration.requestTimeout)
+    }
+
+    /// ``flushReports(force:)`` with each call to the edge given at most `timeout` seconds.
+    func flushReports(force: Bool = false, timeout: Double) async -> ReportFlush {
+        let connection = connection
         return await reports.flush(now: clock.now(), force: force) { events in
             try await connection.call("launch.report", ReportParams(events: events), as: ReportAnswer.self, timeout: timeout)
         }
