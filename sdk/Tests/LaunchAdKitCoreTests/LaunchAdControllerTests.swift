@@ -54,4 +54,32 @@ struct LaunchAdControllerTests {
         #expect(surfaces == 2)
         await client.settle()
     }
+
+    @Test("a launch opened by a push, or while ads are suppressed, puts up no cover: the delegate hears at once that no ad came")
+    func excludedLaunches() async throws {
+        let clock = ManualClock(Date(timeIntervalSinceReferenceDate: 0))
+        let (client, folder) = try Self.client(clock: clock)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var surfaces = 0
+        let delegate = RecordingDelegate()
+        let controller = LaunchAdController(client: client, scheduler: VirtualScheduler(clock: clock), screen: { Stage.screen }, makeSurface: {
+            surfaces += 1
+            return RecordingSurface(clock: clock, log: CallLog())
+        })
+        controller.delegate = delegate
+        controller.launch(.cold, openedBy: .push)
+        #expect(surfaces == 0 && controller.presenter == nil && controller.lastLaunch == .cold)
+        #expect(delegate.heard == ["end notForOpening"])
+
+        try await client.suppress(for: 300)
+        controller.didEnterBackground()
+        clock.advance(by: 120)
+        controller.willEnterForeground()
+        #expect(surfaces == 0 && controller.lastLaunch == .hot(backgroundSeconds: 120))
+        #expect(delegate.heard == ["end notForOpening", "end suppressed"])
+        clock.advance(by: 200)  // the suppression is over: the cover goes up again
+        controller.launch(.cold, openedBy: .userTap)
+        #expect(surfaces == 1 && controller.presenter != nil)
+        await client.settle()
+    }
 }
