@@ -155,7 +155,8 @@ public actor LaunchAdClient {
         }
         let fetch = Task { try await self.fetch(choice, deadline: deadline) }
         background.append(Task { _ = try? await fetch.value })
-        if choice.presentation.forced {
+        // Shown now though not on disk: forced (its creative being in `cached` is the other reason for 0, handled above).
+        if choice.showNow {
             if case .success(let ad?) = await Self.within(seconds: configuration.waitBudget, fetch) { return (.show(ad), nil) }
             return (.noAd(.timeout), .timeout)
         }
@@ -197,12 +198,14 @@ public actor LaunchAdClient {
         return (await ad(campaign, presentation, source: .cache), young)
     }
 
-    /// What an answer chose: the campaign, how to show it, and where its creative is.
+    /// What an answer chose: the campaign, how to show it, where its creative is, and whether to show it at this
+    /// launch (`showMoment` 0, or `forced` from an edge that wrote the moments there).
     struct Choice: Sendable {
         var id: Int64
         var presentation: CacheManifest.Presentation
         var url: URL
         var size: Int
+        var showNow: Bool
     }
 
     /// Asks the edge for this launch, applies the answer to the cache and returns the answered ad once its creative
@@ -248,7 +251,8 @@ public actor LaunchAdClient {
             manifest.campaigns[id] = campaign
             manifest.next[kind.key] = id
         }
-        return Choice(id: id, presentation: presentation, url: url, size: creative.size)
+        return Choice(id: id, presentation: presentation, url: url, size: creative.size,
+                      showNow: answer.showMoment == .now || presentation.forced)
     }
 
     /// Fetches a choice's creative (unless on disk) within what is left until `deadline`; the ad once it is there
