@@ -42,7 +42,7 @@ public actor LaunchAdClient {
 
     /// What `suppressed.json` holds.
     private struct Suppression: Codable {
-        /// Seconds since 1970 by the SDK's clock.
+        /// By the SDK's clock (Codable's own date: seconds since 2001).
         var until: Date
     }
 
@@ -82,10 +82,11 @@ public actor LaunchAdClient {
 
     /// Decides what this launch shows, under the configured policy, for a launch opened `openedBy`:
     ///
-    /// - `revalidate` asks the edge within `revalidateBudget`. An answer in time rules: what it revoked is gone, a
-    ///   forced ad shows if its creative is on disk or arrives within `waitBudget`, an ad whose creative is on disk
-    ///   shows, the cached choice shows in a newer version the answer chose; anything else waits for a later launch
-    ///   (its creative fetched meanwhile). No answer in time: the cached choice, as cache first.
+    /// - `revalidate` asks the edge within `revalidateBudget`. An answer in time rules: what it revoked is gone; the
+    ///   ad it chose shows if its creative is on disk, or, forced (`showMoment` 0), if it arrives within
+    ///   `waitBudget`; the cached choice shows only while the answer still chooses it (the cached version of a
+    ///   campaign the answer chose in a newer one whose creative is not here yet); anything else waits for a later
+    ///   launch, its creative fetched meanwhile. No answer in time: the cached choice, as cache first.
     /// - `cacheFirst` shows the cached choice at once (or none) while this launch's answer updates the cache.
     /// - `fresh` shows the edge's answer if it and its creative come within `waitBudget`, otherwise
     ///   `.noAd(.timeout)`.
