@@ -1,5 +1,5 @@
 import Foundation
-import LaunchAdKit
+@testable import LaunchAdKit
 import LaunchAdKitTesting
 import Testing
 
@@ -86,6 +86,32 @@ struct LaunchAdControllerTests {
         #expect(log.calls.last.map { $0.at } == 33.5, "3 s counted from the page's close at 30 s, then the fade")
         #expect(controller.presenter == nil)
         _ = await controller.settleReports()
+        await client.settle()
+    }
+
+    @Test("media that never shows its first frame: the launch goes on, and its funnel holds `request` and `failed` with the campaign and the app")
+    func failedMediaReported() async throws {
+        let device = Device(clock: ManualClock(Date(timeIntervalSinceReferenceDate: 0)))
+        defer { device.remove() }
+        try device.seed(7)
+        let client = try device.client(.cacheFirst)
+        let scheduler = VirtualScheduler(clock: device.clock)
+        let delegate = RecordingDelegate()
+        let controller = LaunchAdController(client: client, scheduler: scheduler, screen: { Stage.screen }, makeSurface: {
+            RecordingSurface(clock: device.clock, log: CallLog())
+        })
+        controller.delegate = delegate
+        controller.launch()
+        for _ in 0..<500 where controller.presenter?.phase == .covering {
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        scheduler.advance(by: 3)  // past the media timeout (2 s) and the fade
+        #expect(delegate.heard == ["end failed"])
+        _ = await controller.settleReports()  // the edge is out of reach: the events wait on disk
+        let events = try device.queued()
+        #expect(events.map(\.type) == ["request", "failed"])
+        #expect(events.map(\.campaignId) == [nil, 7] && events.allSatisfy { $0.app == "shop" })
+        #expect(Set(events.map { $0.eventId.split(separator: "-").dropLast().joined(separator: "-") }).count == 1, "one launch's id")
         await client.settle()
     }
 
