@@ -19,6 +19,8 @@ public final class LaunchAdController {
     private let screen: @MainActor () -> AdScreen?
     private let makeSurface: @MainActor () -> (any AdSurface)?
     private var backgroundSince: Date?
+    /// Whether a landing page the app opened by itself is up (``landingPageOpened()``).
+    public private(set) var landingPageUp = false
     /// The reports under way: each queued, then sent.
     private var reporting: [Task<ReportFlush?, Never>] = []
 
@@ -33,21 +35,31 @@ public final class LaunchAdController {
         self.makeSurface = makeSurface
     }
 
-    /// A launch: the cover goes up now, the ad (or nothing) once the client decides.
-    public func launch(_ kind: LaunchKind = .cold) {
-        guard presenter == nil, let screen = screen(), let surface = makeSurface() else { return }
+    /// A launch opened `openedBy`: the cover goes up now, the ad (or nothing) once the client decides.
+    /// A launch the app's rules exclude (``LaunchAdConfiguration/showOn``, ``LaunchAdClient/suppress(for:)``) puts
+    /// up no cover at all: the delegate hears at once that no ad came, and the app goes where it was opened for.
+    public func launch(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap) {
+        guard presenter == nil else { return }
+        if let reason = client.excluded(openedBy: openedBy) {
+            lastLaunch = kind
+            delegate?.launchAdDidEnd(nil, reason: reason)
+            return
+        }
+        guard let screen = screen(), let surface = makeSurface() else { return }
         lastLaunch = kind
         let client = client
         // One id per launch: its impression, click and skip share it, and the edge counts each once.
         let launchId = UUID().uuidString.lowercased()
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
-                                    report: { [weak self] kind, ad in self?.send(kind, of: ad, launch: launchId) },
+                                    report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil })
         presenter.delegate = delegate
+        presenter.setLandingPageUp(landingPageUp)
         self.presenter = presenter
         presenter.cover()
         Task { @MainActor [weak self, weak presenter] in
-            let decision = await client.launch(kind)
+            let decision = await client.decide(kind, openedBy: openedBy, launchId: launchId)
+            self?.send(nil, launch: launchId)
             guard let presenter else { return }
             switch decision {
             case .show(let ad): presenter.present(ad, on: self?.screen())
@@ -62,22 +74,38 @@ public final class LaunchAdController {
         presenter?.enterBackground()
     }
 
-    /// The app came back: a showing ad goes on (or ends, back from its landing page); with none, a hot launch.
-    public func willEnterForeground() {
+    /// The app came back (`openedBy` a tap on its icon, a notification, a link, a shortcut): a showing ad goes on
+    /// (or ends, back from its landing page); with none, a hot launch.
+    public func willEnterForeground(openedBy: LaunchOpening = .userTap) {
         let away = backgroundSince.map { client.clock.now().timeIntervalSince($0) }
         backgroundSince = nil
         if let presenter {
             presenter.enterForeground()
         } else if hotStarts, let away {
-            launch(.hot(backgroundSeconds: max(0, Int(away.rounded(.down)))))
+            launch(.hot(backgroundSeconds: max(0, Int(away.rounded(.down)))), openedBy: openedBy)
         }
     }
 
-    /// Queues the event (on disk, so it survives a kill) and sends what the queue holds.
-    private func send(_ kind: ReportKind, of ad: LaunchAd, launch: String) {
+    /// The app opened a landing page by itself (an earlier ad's jump it handles, a push's, a link's): until
+    /// ``landingPageClosed()`` no ad's countdown starts or runs; an ad whose media appears meanwhile waits at its
+    /// full count, so the user reading the page loses none of its seconds.
+    public func landingPageOpened() {
+        landingPageUp = true
+        presenter?.setLandingPageUp(true)
+    }
+
+    /// The app's landing page closed: a waiting countdown starts.
+    public func landingPageClosed() {
+        landingPageUp = false
+        presenter?.setLandingPageUp(false)
+    }
+
+    /// Queues a session's event (on disk, so it survives a kill) and sends what the queue holds: the launch's
+    /// funnel (queued by the client as it decided) with it, or alone when `event` is nil.
+    private func send(_ event: (ReportKind, LaunchAd)?, launch: String) {
         let client = client
         reporting.append(Task {
-            guard (try? await client.record(kind, of: ad, launch: launch)) != nil else { return nil }
+            if let (kind, ad) = event, (try? await client.record(kind, of: ad, launch: launch)) == nil { return nil }
             return await client.flushReports()
         })
     }
