@@ -8,11 +8,11 @@ extension CreativeCommand {
     /// Uploads a file; its content type is read from its bytes, not its name.
     struct Upload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Upload an image or video; prints its sha256, type and pixel size.",
+            abstract: "Upload an image or video; prints its sha256, type, pixel size and how long it plays.",
             discussion: "Example:\n  adctl creative upload splash-1179x2556.jpg")
 
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The file to upload (JPEG, PNG, GIF, WebP or MP4).")
+        @Argument(help: "The file to upload (JPEG, PNG, GIF, WebP or MP4; not QuickTime, HEIC or AVIF).")
         var file: String
 
         func run() async throws {
@@ -31,6 +31,7 @@ extension CreativeCommand {
                     print(DisplayText.escaped("sha256  \(info.sha256)"))
                     print(DisplayText.escaped("type    \(info.contentType)"))
                     print("size    \(info.width)x\(info.height), \(info.size) bytes")
+                    print(info.durationMs > 0 ? "length  \(info.durationMs) ms" : "length  0 ms (a still image)")
                 }
             }
         }

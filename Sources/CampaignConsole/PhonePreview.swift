@@ -130,11 +130,17 @@ enum PhonePreview {
         }
         return """
             <figure class="preview" data-sha256="\(HTML.escape(variant.sha256))">
-            <h3>\(variant.width)×\(variant.height) · variant \(HTML.escape(String(variant.sha256.prefix(12))))</h3>
+            <h3>\(variant.width)×\(variant.height) · \(HTML.escape(media(variant))) · variant \(HTML.escape(String(variant.sha256.prefix(12))))</h3>
             <div class="phones">\(phones)</div>
             <figcaption>\(campaign.countdown) s countdown, \(skip); tap the ad's button for its jump <span class="jump-target" hidden>\(HTML.escape(jump))</span>
             <br>\(HTML.escape(verdict))</figcaption></figure>
             """
+    }
+
+    /// The variant's type and, for an animation or a video, how long it plays once (its `durationMs`): next to the
+    /// countdown, it tells whether the ad ends before its media does.
+    static func media(_ variant: CreativeFacts) -> String {
+        variant.durationMs > 0 ? "\(variant.contentType), plays \(number(Double(variant.durationMs) / 1000)) s" : variant.contentType
     }
 
     /// A number of points as SVG takes it: to a thousandth (frames lie on thirds of a point at scale 3), no trailing

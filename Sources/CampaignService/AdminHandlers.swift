@@ -10,8 +10,8 @@ import ZMQRPC
 
 enum AdminHandlers {
     /// `operatorNames` names operators' keys (from the keys folder's `admin/NAME.pub`) for the change log.
-    static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], backups: BackupShelf, maxCreativeBytes: Int,
-                      clock: @escaping WallClock, logger: Logger) -> MethodTable {
+    static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], backups: BackupShelf,
+                      maxCreativeBytes: Int, maxVideoBytes: Int, clock: @escaping WallClock, logger: Logger) -> MethodTable {
         var table = MethodTable()
         /// Who asked: the console's signed-in user, the key's name where the keys folder gives one, else the key, else
         /// `local` (no CURVE).
@@ -31,13 +31,23 @@ enum AdminHandlers {
         }
 
         table.register(AdminAPI.creativeUpload) { params, context in
-            let bytes = try decodeBase64(params.data, limit: maxCreativeBytes)
+            let bytes = try decodeBase64(params.data, limit: max(maxCreativeBytes, maxVideoBytes))
             let facts = try CreativeInspector.inspect(bytes, declaredType: params.contentType)
+            // Its kind known, the creative is held to its kind's limit: a video may be larger than an image.
+            let video = facts.contentType.hasPrefix("video/")
+            let limit = video ? maxVideoBytes : maxCreativeBytes
+            guard bytes.count <= limit else {
+                let kind = video ? "videos" : "images"
+                throw JSONRPCError(code: APIError.creativeRefused.code,
+                                   message: "creative refused: \(bytes.count) bytes, the limit for \(kind) is \(limit)")
+            }
             let sha256 = CreativeFiles.name(of: bytes)
-            let info = CreativeFacts(sha256: sha256, contentType: facts.contentType, width: facts.width, height: facts.height, size: bytes.count)
+            let info = CreativeFacts(sha256: sha256, contentType: facts.contentType, width: facts.width, height: facts.height, size: bytes.count,
+                                     durationMs: facts.durationMs)
             try await store.addCreative(info, bytes: bytes, actor: actor(context), now: clock())
             logger.info("creative stored", metadata: [LogField.requestId: LogField.requestId(context.id), "sha256": "\(sha256)",
                                                       "bytes": "\(bytes.count)", "content_type": "\(facts.contentType)",
+                                                      "duration_ms": "\(facts.durationMs)",
                                                       "actor": "\(actor(context))"])
             return info
         }

@@ -82,6 +82,9 @@ public final class CampaignServiceApp: Sendable {
         }
         self.store = store
         let startSeq = try await store.currentSeq()
+        // Creatives stored by an older campaignd get their duration from their bytes, once, before anything is served.
+        let timed = try await store.fillCreativeDurations()
+        if timed > 0 { logger.info("creatives given their duration", metadata: ["creatives": "\(timed)"]) }
 
         // Who holds the edges' sockets: campaignd behind relays serves the relays alone.
         let updatesMonitor = ConnectionMonitor(name: "updates")
@@ -111,12 +114,13 @@ public final class CampaignServiceApp: Sendable {
         var adminConfiguration = RPCServerConfiguration(endpoint: configuration.adminEndpoint, name: "admin")
         adminConfiguration.curve = adminCurve
         // Creatives arrive base64 in one frame: room for the largest one.
-        adminConfiguration.maxMessageSize = Int64(configuration.maxCreativeBytes) * 4 / 3 + 64 * 1024
+        adminConfiguration.maxMessageSize = Int64(configuration.largestCreativeBytes) * 4 / 3 + 64 * 1024
         adminConfiguration.maxInFlight = 64
         let adminDispatcher = JSONRPCDispatcher(
             methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
                                          backups: try BackupShelf(dataDirectory: configuration.dataDirectory, store: store, logger: logger),
-                                         maxCreativeBytes: configuration.maxCreativeBytes, clock: clock, logger: logger),
+                                         maxCreativeBytes: configuration.maxCreativeBytes, maxVideoBytes: configuration.maxVideoBytes,
+                                         clock: clock, logger: logger),
             info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin"),
             replyBudget: .busy(limit: heldReplyBytes))
         admin = try RPCServer(context: context, dispatcher: adminDispatcher, configuration: adminConfiguration, logger: logger)
@@ -159,7 +163,7 @@ public final class CampaignServiceApp: Sendable {
         }
         if let consoleConfiguration = configuration.console {
             // The console writes through the admin socket's own dispatcher, so its writes run the same handlers.
-            let maxCreativeBytes = configuration.maxCreativeBytes
+            let maxCreativeBytes = configuration.largestCreativeBytes
             let gateway = AdminGateway(
                 call: AdminGateway.calling(adminDispatcher),
                 facts: { try await store.creative(sha256: $0) },

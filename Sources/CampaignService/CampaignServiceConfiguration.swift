@@ -27,8 +27,14 @@ public struct CampaignServiceConfiguration: Sendable {
     public var insecure = false
     /// Written once serving, naming every endpoint really bound.
     public var readyFile: String?
-    /// The largest creative accepted, in bytes.
+    /// The largest image (JPEG, PNG, GIF, WebP) accepted, in bytes: 5 MiB holds a full-screen JPEG or PNG of a
+    /// 1290x2796 phone several times over, and a launch GIF of a few seconds.
     public var maxCreativeBytes = 5 * 1024 * 1024
+    /// The largest video (MP4) accepted, in bytes. A 5 s launch video at 1080x1920 in H.264 runs 3 to 8 MB (5 to 12
+    /// Mbit/s, what phones and editors export); 16 MiB takes such a video up to about 25 Mbit/s, or 10 s at 12 Mbit/s,
+    /// and still downloads in seconds over 4G, on a phone that keeps 50 MiB of creatives by default (LaunchAdKit's
+    /// `cacheBytes`). Images keep their own, smaller limit: an image of 16 MiB is a mistake, not a richer ad.
+    public var maxVideoBytes = 16 * 1024 * 1024
     /// The most bytes of large replies (64 KiB and more: snapshot pages, changes, creative chunks, long lists) that
     /// each of the admin and sync sockets lets libzmq hold for peers that have not read them; past it such calls are
     /// answered `Busy` (-32006). A reply larger than the whole bound still goes out while no other is held.
@@ -54,4 +60,9 @@ public struct CampaignServiceConfiguration: Sendable {
     public static let defaultEdgeRetention: Double = 86_400
 
     public init() {}
+}
+
+extension CampaignServiceConfiguration {
+    /// The largest creative of any kind: what an upload may carry before its kind is known.
+    public var largestCreativeBytes: Int { max(maxCreativeBytes, maxVideoBytes) }
 }

@@ -39,9 +39,7 @@ enum SyncHandlers {
             case .pastEnd(let facts): throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(facts.size) bytes)")
             case .bytes(let facts, let read): (info, bytes) = (facts, read)
             }
-            return CreativeChunk(sha256: info.sha256, contentType: info.contentType, width: info.width, height: info.height,
-                                 size: info.size, offset: offset,
-                                 data: Data(bytes).base64EncodedString())
+            return CreativeChunk(info, offset: offset, bytes: bytes)
         }
         table.register(SyncAPI.report) { report, context in
             try EdgeKeys.validate(report, key: context.peerKey, keys: edgeKeys, method: SyncAPI.report.name)

@@ -87,6 +87,8 @@ enum PostgresSchema {
         """,
         // The relay path (JSON), added after the table: a database made before it gets the column, its rows NULL.
         "ALTER TABLE edge_acks ADD COLUMN IF NOT EXISTS via TEXT",
+        // Creatives' durations, added after the table: NULL until PostgresStore.fillCreativeDurations reads their bytes.
+        "ALTER TABLE creatives ADD COLUMN IF NOT EXISTS duration_ms BIGINT",
         "INSERT INTO counter (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
         "INSERT INTO published (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
     ]

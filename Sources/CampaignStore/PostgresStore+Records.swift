@@ -7,16 +7,33 @@ import PostgresNIO
 // publisher's mark, on PostgreSQL.
 extension PostgresStore {
     public func creative(sha256: String) async throws -> CreativeFacts? {
-        try await rows("SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = \(sha256)").first.map(Self.facts)
+        try await rows("SELECT sha256, content_type, size, width, height, duration_ms FROM creatives WHERE sha256 = \(sha256)").first
+            .map(Self.facts)
     }
 
     public func addCreative(_ info: CreativeFacts, bytes: [UInt8], actor: String, now: Timestamp) async throws {
         try await rows("""
-            INSERT INTO creatives (sha256, content_type, size, width, height, created_at, actor, bytes)
+            INSERT INTO creatives (sha256, content_type, size, width, height, duration_ms, created_at, actor, bytes)
             VALUES (\(info.sha256), \(info.contentType), \(Int64(info.size)), \(Int64(info.width)), \(Int64(info.height)),
-                    \(now.milliseconds), \(actor), \(ByteBuffer(bytes: bytes)))
+                    \(Int64(info.durationMs)), \(now.milliseconds), \(actor), \(ByteBuffer(bytes: bytes)))
             ON CONFLICT (sha256) DO NOTHING
             """)
+    }
+
+    public func fillCreativeDurations() async throws -> Int {
+        let stills = try await rows(PostgresQuery(unsafeSQL: """
+            UPDATE creatives SET duration_ms = 0 WHERE duration_ms IS NULL AND \(CreativeDurations.stillCondition) RETURNING sha256
+            """)).count
+        let timed = try await rows("SELECT sha256, content_type FROM creatives WHERE duration_ms IS NULL").map { try $0.decode((String, String).self) }
+        // One creative's bytes at a time: those of thousands of videos are never all in memory. Several campaignd
+        // starting at once give each the same duration; the first write stands.
+        for (sha256, contentType) in timed {
+            guard let row = try await rows("SELECT bytes FROM creatives WHERE sha256 = \(sha256)").first else { continue }
+            var buffer = try row.decode(ByteBuffer.self)
+            let duration = CreativeInspector.durationMs(of: buffer.readBytes(length: buffer.readableBytes) ?? [], contentType: contentType)
+            try await rows("UPDATE creatives SET duration_ms = \(Int64(duration)) WHERE sha256 = \(sha256) AND duration_ms IS NULL")
+        }
+        return stills + timed.count
     }
 
     public func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead {
@@ -158,7 +175,8 @@ extension PostgresStore {
     public func backup(to path: String) async throws -> (seq: Int64, epoch: String) { throw BackupUnsupported() }
 
     private static func facts(_ row: PostgresRow) throws -> CreativeFacts {
-        let (sha256, contentType, size, width, height) = try row.decode((String, String, Int64, Int64, Int64).self)
-        return CreativeFacts(sha256: sha256, contentType: contentType, width: Int(width), height: Int(height), size: Int(size))
+        let (sha256, contentType, size, width, height, duration) = try row.decode((String, String, Int64, Int64, Int64, Int64?).self)
+        return CreativeFacts(sha256: sha256, contentType: contentType, width: Int(width), height: Int(height), size: Int(size),
+                             durationMs: Int(duration ?? 0))
     }
 }

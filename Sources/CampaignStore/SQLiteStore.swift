@@ -122,6 +122,10 @@ public final class SQLiteStore: Store {
                 CREATE INDEX app_hourly_hour ON app_hourly(hour);
                 """)
         }
+        // NULL until ``fillCreativeDurations()`` reads the bytes of the creatives stored before it.
+        migrator.registerMigration("v8 creative durations") { db in
+            try db.execute(sql: "ALTER TABLE creatives ADD COLUMN duration_ms INTEGER")
+        }
         try migrator.migrate(pool)
         try pool.write { db in
             let repairs = PeerNumberRepair.statements(now: .now())
@@ -339,9 +343,11 @@ public final class SQLiteStore: Store {
     }
 
     private static func creative(_ db: Database, sha256: String) throws -> CreativeFacts? {
-        try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height FROM creatives WHERE sha256 = ?", arguments: [sha256])
+        try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height, duration_ms FROM creatives WHERE sha256 = ?",
+                         arguments: [sha256])
             .map { row in
-                CreativeFacts(sha256: row["sha256"], contentType: row["content_type"], width: row["width"], height: row["height"], size: row["size"])
+                CreativeFacts(sha256: row["sha256"], contentType: row["content_type"], width: row["width"], height: row["height"], size: row["size"],
+                              durationMs: row["duration_ms"] ?? 0)
             }
     }
 
@@ -350,10 +356,32 @@ public final class SQLiteStore: Store {
         try await pool.write { [files] db in
             try files.store(bytes, sha256: info.sha256)
             try db.execute(sql: """
-                INSERT INTO creatives (sha256, content_type, size, width, height, created_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO creatives (sha256, content_type, size, width, height, duration_ms, created_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(sha256) DO NOTHING
-                """, arguments: [info.sha256, info.contentType, info.size, info.width, info.height, now.milliseconds, actor])
+                """, arguments: [info.sha256, info.contentType, info.size, info.width, info.height, info.durationMs, now.milliseconds, actor])
         }
+    }
+
+    public func fillCreativeDurations() async throws -> Int {
+        let stills = try await pool.write { db in
+            try db.execute(sql: "UPDATE creatives SET duration_ms = 0 WHERE duration_ms IS NULL AND \(CreativeDurations.stillCondition)")
+            return db.changesCount
+        }
+        let timed = try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT sha256, content_type, size FROM creatives WHERE duration_ms IS NULL")
+                .map { (sha256: $0["sha256"] as String, contentType: $0["content_type"] as String, size: $0["size"] as Int) }
+        }
+        // One creative at a time, its file read outside any transaction: the bytes of thousands of videos are never
+        // all in memory, and writers wait for no file.
+        for creative in timed {
+            let bytes = try? files.read(sha256: creative.sha256, offset: 0, length: creative.size)
+            let duration = bytes.map { CreativeInspector.durationMs(of: $0, contentType: creative.contentType) } ?? 0
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE creatives SET duration_ms = ? WHERE sha256 = ? AND duration_ms IS NULL",
+                               arguments: [duration, creative.sha256])
+            }
+        }
+        return stills + timed.count
     }
 
     public func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead {

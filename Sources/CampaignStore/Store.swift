@@ -68,6 +68,12 @@ public protocol Store: Sendable {
     /// fine).
     func addCreative(_ info: CreativeFacts, bytes: [UInt8], actor: String, now: Timestamp) async throws
 
+    /// Gives each creative stored before durations were kept (its duration unknown) its duration, read from its bytes
+    /// as an upload reads them (0 for a still image, and for one whose bytes are gone), once; returns how many it gave
+    /// one. campaignd calls it at start, before it serves.
+    @discardableResult
+    func fillCreativeDurations() async throws -> Int
+
     /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end).
     func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead
 

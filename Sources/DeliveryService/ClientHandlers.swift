@@ -103,8 +103,7 @@ enum ClientHandlers {
             guard let facts = context.cell.state.creatives[params.sha256] else { throw notFound }
             guard offset <= facts.size else { throw JSONRPCError.invalidParams(field: "offset", "is past the end (\(facts.size) bytes)") }
             guard let bytes = try context.cache.read(sha256: params.sha256, size: facts.size, offset: offset, length: length) else { throw notFound }
-            return CreativeChunk(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height,
-                                 size: facts.size, offset: offset, data: Data(bytes).base64EncodedString())
+            return CreativeChunk(facts, offset: offset, bytes: bytes)
         })
         methods.register(ClientAPI.edgeStatus, inline: { _, _ in
             let state = context.cell.state

@@ -135,7 +135,10 @@ final class CreativeDownloader: Sendable {
                 let chunk = try await client.call(SyncAPI.creative, CreativeChunkParams(sha256: sha256, offset: bytes.count, length: SyncAPI.maxChunk))
                 guard let data = Data(base64Encoded: chunk.data), chunk.offset == bytes.count else { throw DownloadError.corrupt }
                 bytes += data
-                facts = CreativeFacts(sha256: sha256, contentType: chunk.contentType, width: chunk.width, height: chunk.height, size: chunk.size)
+                // Named as asked (the bytes are checked against that name below); a duration out of bounds from a
+                // peer is kept within them rather than passed on to apps.
+                facts = CreativeFacts(sha256: sha256, contentType: chunk.contentType, width: chunk.width, height: chunk.height, size: chunk.size,
+                                      durationMs: min(max(chunk.durationMs ?? 0, 0), CreativeInspector.maxDurationMs))
                 if data.isEmpty { break }
             } while bytes.count < (facts?.size ?? 0)
             guard let facts, bytes.count == facts.size, CreativeFiles.name(of: bytes) == sha256 else { throw DownloadError.corrupt }

@@ -53,14 +53,14 @@ extension ClientAPI {
             app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east", locale: "zh-CN", screen: APIExamples.screen,
             horizonHours: 48, cached: [APIExamples.otherSHA256]), result: LaunchPrefetchResult(download: [
                 PrefetchItem(campaignId: 42, sha256: APIExamples.creative.sha256, url: "https://edge-sh-1.example.com/creatives/\(APIExamples.creative.sha256)",
-                             contentType: "image/png", width: 1080, height: 1920, size: 41, startsAt: APIExamples.campaign.startsAt, endsAt: APIExamples.campaign.endsAt),
+                             contentType: "image/png", width: 1080, height: 1920, size: 41, durationMs: 0, startsAt: APIExamples.campaign.startsAt, endsAt: APIExamples.campaign.endsAt),
             ], delete: [APIExamples.otherSHA256], revoked: [7], epoch: APIExamples.epoch, seq: 18))])
     public static let creativeGet = RPCMethod<CreativeChunkParams, CreativeChunk>(
         "creative.get", summary: "Bytes of a creative the edge holds, at most 1 MiB a call.", idempotent: true,
         errors: [APIError.creativeNotFound, APIError.busy],
         examples: [RPCExample("from an offset", params: CreativeChunkParams(sha256: APIExamples.creative.sha256, offset: 16, length: 1024),
                               result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
-                                                    size: 41, offset: 16, data: "AAAEOAAAB4AIBgAAAAAAAABmaWxsZXItMA=="))])
+                                                    size: 41, durationMs: 0, offset: 16, data: "AAAEOAAAB4AIBgAAAAAAAABmaWxsZXItMA=="))])
 
     /// Every method of the client socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [

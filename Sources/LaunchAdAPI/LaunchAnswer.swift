@@ -206,6 +206,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
             inner.field("width", facts.width)
             inner.field("height", facts.height)
             inner.field("size", facts.size)
+            inner.field("durationMs", facts.durationMs)
         }
     }
 

@@ -107,11 +107,13 @@ public struct PrefetchItem: Codable, Sendable, Hashable {
     public var width: Int
     public var height: Int
     public var size: Int
+    /// How long the creative plays, in milliseconds (0 for a still image); `nil` from an older edge.
+    public var durationMs: Int?
     public var startsAt: Timestamp
     public var endsAt: Timestamp
 
     public init(campaignId: Int64, sha256: String, url: String, contentType: String, width: Int, height: Int, size: Int,
-                startsAt: Timestamp, endsAt: Timestamp) {
+                durationMs: Int? = nil, startsAt: Timestamp, endsAt: Timestamp) {
         self.campaignId = campaignId
         self.sha256 = sha256
         self.url = url
@@ -119,6 +121,7 @@ public struct PrefetchItem: Codable, Sendable, Hashable {
         self.width = width
         self.height = height
         self.size = size
+        self.durationMs = durationMs
         self.startsAt = startsAt
         self.endsAt = endsAt
     }

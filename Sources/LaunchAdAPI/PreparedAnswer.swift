@@ -85,7 +85,7 @@ enum PreparedAnswer {
         quotedPath.withUnsafeBytes { json.append(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }  // without its opening quote
     }
 
-    /// `,"contentType":…,"width":…,"height":…,"size":…`
+    /// `,"contentType":…,"width":…,"height":…,"size":…,"durationMs":…`
     private static func writeShape(_ facts: CreativeFacts, into json: inout JSONWriter) {
         json.writeRaw(",\"contentType\":")
         json.write(string: facts.contentType)
@@ -95,5 +95,7 @@ enum PreparedAnswer {
         json.write(int: facts.height)
         json.writeRaw(",\"size\":")
         json.write(int: facts.size)
+        json.writeRaw(",\"durationMs\":")
+        json.write(int: facts.durationMs)
     }
 }

@@ -165,9 +165,10 @@ extension CreativeChunk: JSONSchemaDescribable {
             "width": .integer("Pixels.", minimum: 1, maximum: 16_384),
             "height": .integer("Pixels.", minimum: 1, maximum: 16_384),
             "size": .integer("The whole creative's size in bytes.", minimum: 1),
+            "durationMs": .integer("How long the creative plays once, in milliseconds; 0 for a still image. Absent from an older campaignd or relay: read as 0.", minimum: 0, maximum: Int64(CreativeInspector.maxDurationMs)),
             "offset": .integer("Where these bytes start.", minimum: 0),
             "data": .base64("The bytes from offset, at most 1 MiB; empty at the end."),
-        ], required: ["sha256", "contentType", "width", "height", "size", "offset", "data"],
+        ], required: ["sha256", "contentType", "width", "height", "size", "durationMs", "offset", "data"],
                 description: "A piece of a creative's bytes.")
     }
 }
@@ -237,6 +238,7 @@ private let creativeProperties: [(String, JSONSchema)] = [
     ("width", .integer("Pixels.", minimum: 1, maximum: 16_384)),
     ("height", .integer("Pixels.", minimum: 1, maximum: 16_384)),
     ("size", .integer("Bytes.", minimum: 1)),
+    ("durationMs", .integer("How long it plays once, in milliseconds, read from the file at upload: an animated GIF's frame delays summed (a delay of 10 ms or less counts as 100 ms, as players draw it), an MP4's duration (its video track's mdhd, else its mvhd); 0 for a still image. Absent from older edges: read it as 0.", minimum: 0, maximum: Int64(CreativeInspector.maxDurationMs))),
 ]
 
 extension LaunchAnswer: JSONSchemaDescribable {

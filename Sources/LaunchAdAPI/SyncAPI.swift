@@ -44,7 +44,7 @@ public enum SyncAPI {
         errors: [APIError.creativeNotFound, APIError.busy],
         examples: [RPCExample("a whole small creative", params: CreativeChunkParams(sha256: APIExamples.creative.sha256),
                               result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
-                                                    size: 41, offset: 0, data: APIExamples.creativeBase64))])
+                                                    size: 41, durationMs: 0, offset: 0, data: APIExamples.creativeBase64))])
     public static let ack = RPCMethod<EdgeAck, EdgeAckResult>(
         "edge.ack", summary: "An edge acknowledges the sequence number it applied.",
         description: "An edge sends it as a notification (no answer) after each save of its state, and on each heartbeat it is level with: as a notification, and once in 10 seconds as a call, so that a refusal reaches it. With CURVE, campaignd takes an acknowledgement only for the edge id its key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007. With CURVE it also takes one only sealed by that edge (mac, over its fields and sentAt), newer than the last it took from the edge and within 30 s of its clock; otherwise the answer is -32008.",

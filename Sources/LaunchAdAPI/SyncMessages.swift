@@ -1,3 +1,4 @@
+import Foundation
 import JSONRPC
 import LaunchAdDomain
 
@@ -79,24 +80,33 @@ extension CreativeChunkParams {
     }
 }
 
-/// A piece of a creative's bytes (base64), at most 1 MiB.
+/// A piece of a creative's bytes (base64), at most 1 MiB, with the creative's facts.
 public struct CreativeChunk: Codable, Sendable {
     public var sha256: String
     public var contentType: String
     public var width: Int
     public var height: Int
     public var size: Int
+    /// How long the creative plays, in milliseconds (0 for a still image); `nil` from an older campaignd or relay.
+    public var durationMs: Int?
     public var offset: Int
     public var data: String
 
-    public init(sha256: String, contentType: String, width: Int, height: Int, size: Int, offset: Int, data: String) {
+    public init(sha256: String, contentType: String, width: Int, height: Int, size: Int, durationMs: Int? = nil, offset: Int, data: String) {
         self.sha256 = sha256
         self.contentType = contentType
         self.width = width
         self.height = height
         self.size = size
+        self.durationMs = durationMs
         self.offset = offset
         self.data = data
+    }
+
+    /// The chunk of `bytes` at `offset` of the creative `facts` describes: what every `creative.get` answers.
+    public init(_ facts: CreativeFacts, offset: Int, bytes: [UInt8]) {
+        self.init(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height, size: facts.size,
+                  durationMs: facts.durationMs, offset: offset, data: Data(bytes).base64EncodedString())
     }
 }
 

@@ -71,6 +71,7 @@ extension CreativeFacts: JSONWritable {
             object.field("width", width)
             object.field("height", height)
             object.field("size", size)
+            object.field("durationMs", durationMs)
         }
     }
 }

@@ -43,8 +43,7 @@ enum RelaySyncHandlers {
         table.register(SyncAPI.creative) { params, _ in
             let (offset, length) = try params.checked()
             if let (facts, bytes) = try context.followed.read(sha256: params.sha256, offset: offset, length: length) {
-                return CreativeChunk(sha256: facts.sha256, contentType: facts.contentType, width: facts.width, height: facts.height,
-                                     size: facts.size, offset: offset, data: Data(bytes).base64EncodedString())
+                return CreativeChunk(facts, offset: offset, bytes: bytes)
             }
             // Not here yet (the relay fetches it as the edges below do, at the same moment): upstream has it.
             return try await context.upstream.call(SyncAPI.creative, params)

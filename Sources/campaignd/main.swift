@@ -45,8 +45,10 @@ struct CampaignDaemon: AsyncParsableCommand {
     var insecure = Environment.flag("CAMPAIGND_INSECURE")
     @Option(help: "Write the bound endpoints here once serving. [CAMPAIGND_READY_FILE]")
     var readyFile: String?
-    @Option(help: "The largest creative accepted, in bytes. [CAMPAIGND_MAX_CREATIVE_BYTES]")
+    @Option(help: "The largest image creative (JPEG, PNG, GIF, WebP) accepted, in bytes. [CAMPAIGND_MAX_CREATIVE_BYTES]")
     var maxCreativeBytes = Int(Environment.string("CAMPAIGND_MAX_CREATIVE_BYTES", default: "5242880")) ?? -1
+    @Option(help: "The largest video creative (MP4) accepted, in bytes. [CAMPAIGND_MAX_VIDEO_BYTES]")
+    var maxVideoBytes = Int(Environment.string("CAMPAIGND_MAX_VIDEO_BYTES", default: "16777216")) ?? -1
     @Option(help: "Bytes of large replies (snapshot pages, changes, creative chunks, long lists) each of the admin and sync sockets holds for peers that have not read them; past it such calls get Busy (-32006). [CAMPAIGND_MAX_HELD_REPLY_BYTES]")
     var maxHeldReplyBytes = Int(Environment.string("CAMPAIGND_MAX_HELD_REPLY_BYTES", default: "268435456")) ?? -1
     @Option(help: "Bytes of the update stream queued for one subscriber that does not keep up; past it that subscriber loses messages (and catches up from the change log). [CAMPAIGND_UPDATES_QUEUE_BYTES]")
@@ -79,6 +81,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         guard (1...(64 << 20)).contains(maxCreativeBytes) else {
             throw ValidationError("--max-creative-bytes must be between 1 and 67108864")
         }
+        guard (1...(64 << 20)).contains(maxVideoBytes) else { throw ValidationError("--max-video-bytes must be between 1 and 67108864") }
         guard maxHeldReplyBytes >= CampaignServiceConfiguration.minHeldReplyBytes else {
             throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(CampaignServiceConfiguration.minHeldReplyBytes)")
         }
@@ -133,6 +136,7 @@ struct CampaignDaemon: AsyncParsableCommand {
         configuration.insecure = insecure
         configuration.readyFile = readyFile ?? Environment.value("CAMPAIGND_READY_FILE")
         configuration.maxCreativeBytes = maxCreativeBytes
+        configuration.maxVideoBytes = maxVideoBytes
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.updatesQueueBytes = updatesQueueBytes
         configuration.edgeRetention = DurationText.seconds(edgeRetention) ?? CampaignServiceConfiguration.defaultEdgeRetention

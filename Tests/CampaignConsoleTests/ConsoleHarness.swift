@@ -34,7 +34,7 @@ func createCampaign(_ service: InProcessCampaignService, _ admin: RPCClient, nam
                     change: (inout CampaignFields) -> Void = { _ in }) async throws -> Int64 {
     var hashes: [String] = []
     for bytes in creatives {
-        let contentType = bytes.starts(with: [0x89, 0x50]) ? "image/png" : "image/jpeg"
+        let contentType = try CreativeInspector.sniff(bytes)
         hashes.append(try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: contentType, data: Data(bytes).base64EncodedString())).sha256)
     }
     var fields = CampaignFixture.fields(name: name, creative: hashes[0])

@@ -22,7 +22,7 @@ struct ConsolePagesTests {
     func campaignPage() async throws {
         try await withConsole { service, client, admin in
             let tall = CampaignFixture.png(width: 1170, height: 2532)
-            let classic = CampaignFixture.png(width: 1080, height: 1920, seed: 1)
+            let classic = MediaBytes.gif(width: 1080, height: 1920, delays: [50, 50, 60])
             let id = try await createCampaign(service, admin, creatives: [tall, classic]) {
                 $0.countdown = 5
                 $0.skipAfter = 2
@@ -54,6 +54,9 @@ struct ConsolePagesTests {
             }
             #expect(page.body.contains("data-countdown=\"5\" data-skippable=\"true\" data-skip-after=\"2\""))
             #expect(page.body.contains("opens deep link shop://sale/autumn"))
+            // What each variant is, and how long an animation or a video plays.
+            #expect(page.body.contains("<h3>1170×2532 · image/png · variant "))
+            #expect(page.body.contains("<h3>1080×1920 · image/gif, plays 1.6 s · variant "))
             #expect(page.body.contains("An edge answers this campaign now"))
             #expect(page.body.contains("impressions by hour (total 40)"))
             #expect(page.body.contains("clicks by hour (total 3)"))

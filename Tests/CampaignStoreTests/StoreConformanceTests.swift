@@ -164,6 +164,74 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("a creative keeps the duration read at upload; those stored before durations were get theirs from their bytes at the next start, 0 when the bytes are gone",
+          arguments: StoreEngine.allCases)
+    func creativeDurations(engine: StoreEngine) async throws {
+        let video = MediaBytes.Track(width: 1080, height: 1920, timescale: 30_000, duration: 150_150)
+        let files: [(type: String, bytes: [UInt8], durationMs: Int)] = [
+            ("image/gif", MediaBytes.gif(width: 640, height: 960, delays: [10, 20, 0]), 400),
+            ("video/mp4", MediaBytes.isoMedia(duration: 5_005, tracks: [video]), 5_005),
+            // A QuickTime movie taken as MP4 before brands were checked: its length is read all the same.
+            ("video/mp4", MediaBytes.isoMedia(brand: "qt  ", compatible: ["qt  "], version: 1, duration: 1,
+                                              tracks: [MediaBytes.Track(width: 720, height: 1280, timescale: 600, duration: 1_800)]), 3_000),
+            ("image/png", CampaignFixture.png(width: 1080, height: 1920, seed: 3), 0),
+            ("image/gif", MediaBytes.gif(width: 10, height: 10, delays: [100, 100]), 2_000),  // its bytes go missing (SQLite)
+        ]
+        let facts = files.map { file in
+            CreativeFacts(sha256: CreativeFiles.name(of: file.bytes), contentType: file.type, width: 10, height: 10, size: file.bytes.count,
+                          durationMs: file.durationMs)
+        }
+        // As an older campaignd left them: the creatives without the column.
+        let older = "ALTER TABLE creatives DROP COLUMN duration_ms;"
+        func check(_ open: () async throws -> any Store, bytesGone: Bool) async throws {
+            let store = try await open()
+            #expect(try await store.fillCreativeDurations() == files.count)
+            for (index, expected) in facts.enumerated() {
+                var expected = expected
+                if bytesGone && index == files.count - 1 { expected.durationMs = 0 }
+                #expect(try await store.creative(sha256: expected.sha256) == expected)
+                #expect(try await store.creativeChunk(sha256: expected.sha256, offset: 0, length: 16) == (bytesGone && index == files.count - 1
+                    ? .notFound : .bytes(expected, Array(files[index].bytes.prefix(16)))))
+            }
+            // Once: a second start reads no bytes.
+            #expect(try await open().fillCreativeDurations() == 0)
+        }
+        switch engine {
+        case .sqlite:
+            let folder = try makeTemporaryDirectory("store")
+            defer { removeTemporaryDirectory(folder) }
+            let store = try SQLiteStore(directory: folder.path)
+            for (fact, file) in zip(facts, files) { try await store.addCreative(fact, bytes: file.bytes, actor: "local", now: Self.now) }
+            #expect(try await store.fillCreativeDurations() == 0)
+            #expect(try await store.creative(sha256: facts[1].sha256) == facts[1])
+            try Self.sqlite(folder.appendingPathComponent(SQLiteStore.fileName).path,
+                            older + "DELETE FROM grdb_migrations WHERE identifier = 'v8 creative durations';")
+            try FileManager.default.removeItem(at: try CreativeFiles(directory: folder.path).root
+                .appendingPathComponent(String(facts[4].sha256.prefix(2))).appendingPathComponent(facts[4].sha256))
+            // Read before the start that fills them, an older row is a still image's.
+            #expect(try await SQLiteStore(directory: folder.path).creative(sha256: facts[1].sha256)?.durationMs == 0)
+            try await check({ try SQLiteStore(directory: folder.path) }, bytesGone: true)
+        case .postgres:
+            try await withPostgresDatabase { url, cluster in
+                guard case .postgres(let location) = try DatabaseURL(parsing: url) else { throw PostgresCluster.Failure(description: url) }
+                let logger = Logger(label: "store-test")
+                let store = try await PostgresStore.connect(location, logger: logger)
+                defer { store.close() }
+                for (fact, file) in zip(facts, files) { try await store.addCreative(fact, bytes: file.bytes, actor: "local", now: Self.now) }
+                #expect(try await store.fillCreativeDurations() == 0)
+                #expect(try await store.creative(sha256: facts[1].sha256) == facts[1])
+                try cluster.execute(older, database: url)
+                var opened: [PostgresStore] = []
+                defer { opened.forEach { $0.close() } }
+                try await check({
+                    let store = try await PostgresStore.connect(location, logger: logger)
+                    opened.append(store)
+                    return store
+                }, bytesGone: false)
+            }
+        }
+    }
+
     /// Runs `sql` on the SQLite file at `path` with SQLite's shell.
     static func sqlite(_ path: String, _ sql: String) throws {
         let shell = Process()

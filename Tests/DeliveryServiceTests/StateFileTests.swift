@@ -62,8 +62,12 @@ struct StateFileTests {
             #expect(loaded.creatives == state.creatives, "\(step)")
         }
 
+        // A video's length (durationMs) is kept with its other facts.
+        let video = CreativeFacts(sha256: String(repeating: "e", count: 64), contentType: "video/mp4", width: 1080, height: 1920, size: 4_096,
+                                  durationMs: 5_005)
         var state = EdgeState(epoch: "e1", seq: 3, campaigns: [1: Self.campaign(1, app: "a"), 2: Self.campaign(2, app: "b"),
-                                                               3: Self.campaign(3, app: "a")], creatives: [Self.facts.sha256: Self.facts])
+                                                               3: Self.campaign(3, app: "a")],
+                              creatives: [Self.facts.sha256: Self.facts, video.sha256: video])
         try check(state, "first save")
         state = state.applying([Self.change(4, Self.campaign(2, app: "b", version: 2, forced: true))])
         try check(state, "a campaign forced")
@@ -149,12 +153,14 @@ struct StateFileTests {
         #expect(try size(second) < grown)
         expectLoaded(state(11, campaigns: 1), discarded: false, "shrunk")
 
-        // An older edge's state.json (no generation, no second copy) is read, and the first save goes to the other copy.
+        // An older edge's state.json (no generation, no second copy, creatives without durationMs) is read, and the
+        // first save goes to the other copy.
         try FileManager.default.removeItem(at: second)
-        let older = #"{"epoch":"old","seq":7,"campaigns":[],"creatives":[]}"#
+        let older = #"{"epoch":"old","seq":7,"campaigns":[],"creatives":[{"sha256":"\#(Self.facts.sha256)","contentType":"image/png","width":1080,"height":1920,"size":10}]}"#
         try Data(ChecksummedFile.contents(body: Array(older.utf8))).write(to: first)
         let (loaded, discarded) = StateFile(directory: directory).load()
         #expect(loaded.epoch == "old" && loaded.seq == 7 && !discarded)
+        #expect(loaded.creatives == [Self.facts.sha256: Self.facts] && Self.facts.durationMs == 0)
         let upgraded = StateFile(directory: directory)
         try upgraded.save(state(12))
         #expect(copy(first)?.epoch == "old" && copy(second)?.seq == 12 && copy(second)?.generation == 1)

@@ -47,7 +47,10 @@ struct LaunchAnswerTests {
                     // Muted is the default: videoSound is written only when true, never as false.
                     campaign.videoSound = [nil, true, false][(checked + 1) % 3]
                     let expired = Engine.campaign(7, state: .expired)
-                    let decision = Engine.decide([campaign, expired])
+                    // A still image, or an animation of a length (the creative's durationMs).
+                    var held = Engine.held
+                    held[Engine.tall.sha256]?.durationMs = [0, 2_340][checked % 2]
+                    let decision = Engine.decide([campaign, expired], creatives: held)
                     var copy = decision
                     copy.revoked = revoked
                     let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
@@ -57,6 +60,7 @@ struct LaunchAnswerTests {
                             == (try Self.encoded(answer)))
                     #expect(Self.written(answer).contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
                     #expect(!Self.written(answer).contains("videoSound\":false"))
+                    #expect(Self.written(answer).contains(#""size":100,"durationMs":\#([0, 2_340][checked % 2])}"#))
                     checked += 1
                 }
             }
@@ -122,9 +126,15 @@ struct PrefetchAnswerTests {
     @Test("a creative's facts written directly are byte for byte their Codable encoding")
     func creativeFacts() throws {
         for facts in [CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 20_045),
-                      CreativeFacts(sha256: "", contentType: "image/\"x\"\u{7f}\n", width: .min, height: 0, size: .max)] {
+                      CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/gif", width: 640, height: 960, size: 20_045,
+                                    durationMs: 3_500),
+                      CreativeFacts(sha256: "", contentType: "image/\"x\"\u{7f}\n", width: .min, height: 0, size: .max, durationMs: .max)] {
             #expect(Self.written(facts) == (try Self.encoded(facts)))
         }
+        // Facts kept before durations were (an edge's state file, an older peer's answer) read as a still image's.
+        let older = try JSONParser.parse(#"{"sha256":"\#(String(repeating: "a", count: 64))","contentType":"image/gif","width":640,"height":960,"size":9}"#)
+        #expect(try JSONValueDecoder(rejectUnknownKeys: true).decode(CreativeFacts.self, from: older)
+                == CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/gif", width: 640, height: 960, size: 9))
     }
 
     @Test("an acknowledgement and a relay's batch of them written directly are byte for byte their Codable encoding")
@@ -148,7 +158,8 @@ struct PrefetchAnswerTests {
         let facts = [
             CreativeFacts(sha256: String(repeating: "a", count: 64), contentType: "image/png", width: 1179, height: 2556, size: 20_045),
             CreativeFacts(sha256: String(repeating: "b", count: 64), contentType: "image/\"x\"\u{7f}", width: 1, height: 99_999, size: 0),
-            CreativeFacts(sha256: String(repeating: "c", count: 64), contentType: "video/mp4", width: 1080, height: 1920, size: Int.max),
+            CreativeFacts(sha256: String(repeating: "c", count: 64), contentType: "video/mp4", width: 1080, height: 1920, size: Int.max,
+                          durationMs: 5_005),
         ]
         let campaigns = [Int64(1), 42, Int64.max, -3].enumerated().map { offset, id in
             APIExamples.campaign {
@@ -167,7 +178,7 @@ struct PrefetchAnswerTests {
                 let campaign = candidate.campaign, facts = creative.facts
                 items.append(PrefetchItem(campaignId: campaign.id, sha256: facts.sha256, url: base + "/creatives/" + facts.sha256,
                                           contentType: facts.contentType, width: facts.width, height: facts.height, size: facts.size,
-                                          startsAt: campaign.startsAt, endsAt: campaign.endsAt))
+                                          durationMs: facts.durationMs, startsAt: campaign.startsAt, endsAt: campaign.endsAt))
             }
         }
         #expect(held.count == 1 + 2 + 3 + 3)  // the creative the edge does not hold is left out

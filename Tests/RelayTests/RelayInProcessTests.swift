@@ -53,6 +53,28 @@ struct RelayInProcessTests {
         }
     }
 
+    @Test("a creative's length (durationMs) reaches an edge behind a relay: in the relay's state, its creative.get, and the edge's answer")
+    func durationThroughRelay() async throws {
+        try await withCampaignService { campaign in
+            let admin = try campaign.admin()
+            let gif = MediaBytes.gif(width: 1080, height: 1920, delays: [30, 30, 45])
+            let facts = try await admin.call(AdminAPI.creativeUpload, CreativeUploadParams(contentType: "image/gif", data: Data(gif).base64EncodedString()))
+            #expect(facts.durationMs == 1_050)
+            try await withRelay("relay-media", connectedTo: campaign) { relay in
+                try await withEdges(["edge-media"], connectedTo: { _ in relay }) { edges in
+                    let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: facts.sha256))
+                    #expect(await edges[0].waitFor(seq: created.seq, creatives: 1))
+                    #expect(relay.app.followed.cell.state.creatives[facts.sha256] == facts)
+                    let sync = try relay.sync()
+                    #expect(try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: facts.sha256, offset: 0, length: 8)).durationMs == 1_050)
+                    await sync.close()
+                    #expect(try await edges[0].query().creative == facts)
+                }
+            }
+            await admin.close()
+        }
+    }
+
     @Test("reports from an edge behind two relays reach campaignd's counts")
     func reportsThroughRelays() async throws {
         try await withCampaignService { campaign in

@@ -28,6 +28,15 @@ struct AdctlTests {
         var (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "creative", "upload", png.path], in: directory)
         #expect(status == 0, "\(output)")
         let sha = try #require(try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["sha256"]?.stringValue)
+        // An animation says how long it plays; a QuickTime movie is named and refused before it is sent.
+        let gif = directory.appendingPathComponent("splash.gif"), movie = directory.appendingPathComponent("splash.mov")
+        try Data(MediaBytes.gif(width: 1179, height: 2556, delays: [40, 40, 70])).write(to: gif)
+        try Data(MediaBytes.isoMedia(brand: "qt  ", compatible: ["qt  "], duration: 3_000,
+                                     tracks: [MediaBytes.Track(width: 1080, height: 1920, timescale: 600, duration: 1_800)])).write(to: movie)
+        (status, output) = try await Self.adctl(["--endpoint", admin, "creative", "upload", gif.path], in: directory)
+        #expect(status == 0 && output.contains("type    image/gif") && output.contains("length  1500 ms"), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "creative", "upload", movie.path], in: directory)
+        #expect(status != 0 && output.contains("a QuickTime movie (brand qt), not an MP4"), "\(output)")
 
         (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "create", "--name", "Double 12", "--app", "shop",
                                                  "--starts", "now", "--ends", "+2h", "--creative", "\(sha):3", "--priority", "60",
