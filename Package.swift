@@ -78,6 +78,7 @@ let package = Package(
             name: "LaunchAdRuntime",
             dependencies: [
                 "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "DurableFiles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -124,6 +125,7 @@ let package = Package(
             name: "CampaignService",
             dependencies: [
                 "Locking", "LaunchAdDomain", "LaunchAdAPI", "CampaignConsole", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -135,6 +137,7 @@ let package = Package(
             name: "DeliveryService",
             dependencies: [
                 "CHeap", "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
@@ -156,6 +159,7 @@ let package = Package(
             name: "RelayService",
             dependencies: [
                 "Locking", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "DeliveryService", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -194,15 +198,14 @@ let package = Package(
         .executableTarget(
             name: "campaignd",
             dependencies: [
-                "CampaignConsole", "CampaignService", "CampaignStore", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
+                "CampaignService", "CampaignStore", "LaunchAdRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "deliveryd",
             dependencies: [
-                "DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
+                "DeliveryService", "LaunchAdRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -210,9 +213,8 @@ let package = Package(
         .executableTarget(
             name: "relayd",
             dependencies: [
-                "RelayService", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
+                "RelayService", "LaunchAdRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
@@ -276,6 +278,8 @@ let package = Package(
         // relayd: in process and as real processes between campaignd and deliveryd.
         .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
                                                        "LaunchAdRuntime", "ZeroMQ", "Locking"]),
+        .testTarget(name: "DaemonOptionsTests", dependencies: ["CampaignService", "DeliveryService", "RelayService", "LaunchAdRuntime", "LaunchAdTesting",
+                                                           .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ",
                                                      .product(name: "Logging", package: "swift-log")]),
         .testTarget(
