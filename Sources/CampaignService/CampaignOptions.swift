@@ -15,7 +15,8 @@ public enum CampaignDefaults: DaemonDefaults {
     public static let keysHelp = "campaignd.key, admin/*.pub, edges/*.pub, relays/*.pub"
 }
 
-/// `campaignd`'s options: each flag with its environment variable, and every check of them.
+/// `campaignd`'s options: each flag with its environment variable, and every check of them. Each option's help is
+/// its documentation; `DaemonEnvironment` reads the variable it names.
 public struct CampaignOptions: ParsableArguments {
     /// campaignd's `--help` above the options.
     public static let command = CommandConfiguration(

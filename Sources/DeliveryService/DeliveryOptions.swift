@@ -16,7 +16,8 @@ public enum DeliveryDefaults: FollowerDefaults {
     public static let maxUpdatesPriority = DeliveryServiceConfiguration.maxUpdatesPriority
 }
 
-/// `deliveryd`'s options: each flag with its environment variable, and every check of them.
+/// `deliveryd`'s options: each flag with its environment variable, and every check of them. Each option's help is
+/// its documentation; `DaemonEnvironment` reads the variable it names.
 public struct DeliveryOptions: ParsableArguments {
     /// deliveryd's `--help` above the options.
     public static let command = CommandConfiguration(

@@ -7,10 +7,13 @@ public protocol DaemonDefaults {
     static var program: String { get }
     /// The variables' prefix: `CAMPAIGND` for `CAMPAIGND_LOG_LEVEL`.
     static var environmentPrefix: String { get }
+    /// `--http-address`'s default.
     static var httpAddress: String { get }
+    /// What `--http-address` serves, as its help says it.
     static var httpAddressHelp: String { get }
     /// The addresses the HTTP timeouts apply to, as their help names them ("the HTTP address").
     static var httpAddresses: String { get }
+    /// `--http-idle-timeout`'s default, in seconds.
     static var httpIdleTimeout: Int { get }
     /// The files `--keys-dir` holds.
     static var keysHelp: String { get }
@@ -25,7 +28,8 @@ extension DaemonDefaults {
 }
 
 /// The options every daemon takes (HTTP address and its timeouts, CURVE keys, the ready file, logging), declared
-/// once with their checks; a daemon's own options take them with `@OptionGroup`.
+/// once with their checks; a daemon's own options take them with `@OptionGroup`. Each option's help is its
+/// documentation (and names its variable).
 public struct DaemonOptions<Daemon: DaemonDefaults>: ParsableArguments {
     @Option(help: Daemon.help(Daemon.httpAddressHelp, "HTTP_ADDRESS"))
     public var httpAddress = Daemon.httpAddress

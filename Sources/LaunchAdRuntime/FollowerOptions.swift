@@ -5,13 +5,14 @@ import LaunchAdAPI
 public protocol FollowerDefaults: DaemonDefaults {
     /// What the daemon is, in its help: "edge" or "relay".
     static var role: String { get }
+    /// `--cache-dir`'s default.
     static var cacheDir: String { get }
     /// The most nice values `--updates-priority` takes (its configuration's bound).
     static var maxUpdatesPriority: Int32 { get }
 }
 
 /// The options of a daemon that follows campaignd or a relay (deliveryd, relayd): its cache, its region and its
-/// update stream's thread, declared once with their checks.
+/// update stream's thread, declared once with their checks. Each option's help is its documentation.
 public struct FollowerOptions<Daemon: FollowerDefaults>: ParsableArguments {
     @Option(help: Daemon.help("State and creatives on disk.", "CACHE_DIR"))
     public var cacheDir = Daemon.cacheDir

@@ -16,7 +16,8 @@ public enum RelayDefaults: FollowerDefaults {
     public static let maxUpdatesPriority = RelayServiceConfiguration.maxUpdatesPriority
 }
 
-/// `relayd`'s options: each flag with its environment variable, and every check of them.
+/// `relayd`'s options: each flag with its environment variable, and every check of them. Each option's help is
+/// its documentation; `DaemonEnvironment` reads the variable it names.
 public struct RelayOptions: ParsableArguments {
     /// relayd's `--help` above the options.
     public static let command = CommandConfiguration(
