@@ -86,6 +86,7 @@ let package = Package(
             name: "LaunchAdRuntime",
             dependencies: [
                 "Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "DurableFiles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -132,6 +133,7 @@ let package = Package(
             name: "CampaignService",
             dependencies: [
                 "Locking", "LaunchAdDomain", "LaunchAdAPI", "CampaignConsole", "CampaignStore", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -143,6 +145,7 @@ let package = Package(
             name: "DeliveryService",
             dependencies: [
                 "CHeap", "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
@@ -164,6 +167,7 @@ let package = Package(
             name: "RelayService",
             dependencies: [
                 "Locking", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "DeliveryService", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -202,15 +206,14 @@ let package = Package(
         .executableTarget(
             name: "campaignd",
             dependencies: [
-                "CampaignConsole", "CampaignService", "CampaignStore", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
+                "CampaignService", "CampaignStore", "LaunchAdRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "deliveryd",
             dependencies: [
-                "DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdRuntime", "ZeroMQ",
+                "DeliveryService", "LaunchAdRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -218,9 +221,8 @@ let package = Package(
         .executableTarget(
             name: "relayd",
             dependencies: [
-                "RelayService", "LaunchAdAPI", "LaunchAdRuntime", "ZeroMQ",
+                "RelayService", "LaunchAdRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "adctl", dependencies: ["AdminCommands"]),
@@ -285,6 +287,8 @@ let package = Package(
         // relayd: in process and as real processes between campaignd and deliveryd.
         .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
                                                        "LaunchAdRuntime", "ZeroMQ", "Locking"]),
+        .testTarget(name: "DaemonOptionsTests", dependencies: ["CampaignService", "DeliveryService", "RelayService", "LaunchAdRuntime", "LaunchAdTesting",
+                                                           .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ",
                                                      .product(name: "Logging", package: "swift-log")]),
         .testTarget(

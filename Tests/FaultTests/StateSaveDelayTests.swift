@@ -44,17 +44,5 @@ extension FaultTests {
             await admin.close()
             await fixture.stop()
         }
-
-        @Test("a state save delay that is not 0 to 60000 milliseconds is refused, from the flag or the environment")
-        func refused() async throws {
-            let directory = try makeTemporaryDirectory()
-            defer { removeTemporaryDirectory(directory) }
-            let base = ["--cache-dir", directory.appendingPathComponent("cache").path, "--client-endpoint", "tcp://127.0.0.1:0",
-                        "--http-address", "127.0.0.1:0"]
-            try await ChildProcess.expectRefused("deliveryd", base,
-                                                 [(["--state-save-delay", "60001"], [:]), ([], ["DELIVERYD_STATE_SAVE_DELAY": "soon"])],
-                                                 message: "--state-save-delay must be a number of milliseconds, 0 to 60000",
-                                                 directory: directory)
-        }
     }
 }

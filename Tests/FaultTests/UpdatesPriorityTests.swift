@@ -66,13 +66,13 @@ extension FaultTests {
             await fixture.stop()
         }
 
-        @Test("an update priority that is not 0 to 20 is refused, from the flag or the environment, by deliveryd and relayd")
+        @Test("an update priority that is not 0 to 20 is refused, from the flag or the environment, by deliveryd's and relayd's mains (every other refusal: DaemonOptionsTests, in process)")
         func refused() async throws {
             let directory = try makeTemporaryDirectory()
             defer { removeTemporaryDirectory(directory) }
             for program in ["deliveryd", "relayd"] {
                 try await ChildProcess.expectRefused(program, ["--cache-dir", directory.appendingPathComponent("cache").path],
-                                                     [(["--updates-priority", "21"], [:]), ([], ["\(program.uppercased())_UPDATES_PRIORITY": "high"])],
+                                                     [(["--updates-priority", "21"], [:]), ([], ["\(program.uppercased())_UPDATES_PRIORITY": "-1"])],
                                                      message: "--updates-priority must be a number of nice values, 0 to 20",
                                                      directory: directory)
             }

@@ -254,24 +254,6 @@ extension GreedyPeerTests {
         await admin.close()
         await fixture.stop()
     }
-
-    @Test("the bounds in bytes refuse a value below what one large reply, one message or one page needs, from the flag or the environment")
-    func boundsRefused() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(directory) }
-        let folder = directory.appendingPathComponent("data").path
-        for (name, prefix, base) in [("campaignd", "CAMPAIGND", ["--data-dir", folder]), ("relayd", "RELAYD", ["--cache-dir", folder])] {
-            try await ChildProcess.expectRefused(name, base, [(["--max-held-reply-bytes", "1048576"], [:]),
-                                                              ([], ["\(prefix)_MAX_HELD_REPLY_BYTES": "lots"])],
-                                                 message: "--max-held-reply-bytes must be a number of bytes, at least 8388608", directory: directory)
-            try await ChildProcess.expectRefused(name, base, [(["--updates-queue-bytes", "1000"], [:]),
-                                                              ([], ["\(prefix)_UPDATES_QUEUE_BYTES": "-1"])],
-                                                 message: "--updates-queue-bytes must be a number of bytes, at least 262144", directory: directory)
-        }
-        try await ChildProcess.expectRefused("relayd", ["--cache-dir", folder], [(["--change-window-bytes", "65536"], [:]),
-                                                                                 ([], ["RELAYD_CHANGE_WINDOW_BYTES": "0"])],
-                                             message: "--change-window-bytes must be a number of bytes, at least 4194304", directory: directory)
-    }
 }
 
 /// A SUB socket connected to `endpoint`, subscribed to every topic, whose own queue holds one message.
