@@ -29,8 +29,9 @@ struct LaunchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The printer's `ms` count from here: opening the SDK's folder is part of a cold start.
+        // The printer's `ms` and the launch's deadline count from here: opening the SDK's folder is part of a cold start.
         let printer = EventPrinter(json: options.json)
+        let deadline = LaunchDeadline(budget: options.launchBudget)
         let clock: any LaunchAdClock = speed == 1 ? SystemClock() : ScaledClock(speed: speed)
         let client: LaunchAdClient
         do {
@@ -39,6 +40,12 @@ struct LaunchCommand: AsyncParsableCommand {
             throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
         }
         let kind: LaunchKind = hot ? .hot(backgroundSeconds: background ?? 0) : .cold
-        _ = await client.play(kind, user: UserScript(skipAt: skipAt, clickAt: clickAt)) { printer.print($0) }
+        let user = UserScript(skipAt: skipAt, clickAt: clickAt)
+        await deadline.run { ended in
+            _ = await client.play(kind, user: user) { event in
+                printer.print(event)
+                if case .end = event { ended() }
+            }
+        }
     }
 }

@@ -37,6 +37,7 @@ struct LayoutCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let text = options.screen, let screen = AdScreen(parsing: text, safeTop: safeTop, safeBottom: safeBottom) else { return }
+        let deadline = LaunchDeadline(budget: options.launchBudget)
         var configuration = options.configuration()
         // The ad the edge answers now, its creative fetched within the wait budget: the cache's choice is not asked.
         configuration.policy = .fresh
@@ -47,7 +48,7 @@ struct LayoutCommand: AsyncParsableCommand {
             throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
         }
         let decision = await client.launch(.cold)
-        await client.settle()
+        await deadline.drain { await client.settle() }
         var model = Model(screen: "\(text) safeTop=\(safeTop) safeBottom=\(safeBottom)")
         switch decision {
         case .show(let ad):

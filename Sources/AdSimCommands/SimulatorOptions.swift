@@ -54,6 +54,10 @@ struct SimulatorOptions: ParsableArguments {
         return (width, height)
     }
 
+    /// Seconds a launch may wait for the edge (its answer and the creative it names): adsim does not outlive a launch's
+    /// end by more than that from its start (``LaunchDeadline``).
+    var launchBudget: Double { waitBudget }
+
     func configuration() -> LaunchAdConfiguration {
         var configuration = LaunchAdConfiguration(edge: URL(string: edge)!, app: app, platform: platform, appVersion: appVersion,
                                                   deviceId: device, stateDirectory: URL(fileURLWithPath: stateDir))
