@@ -25,7 +25,8 @@ public struct AdSim: AsyncParsableCommand {
 
     /// Flags every command reads that take a value, and those that take none: DESIGN puts them before the command.
     static let globalValueFlags: Set<String> = ["--edge", "--app", "--platform", "--app-version", "--device", "--state-dir",
-                                                "--screen", "--policy", "--wait-budget", "--region", "--locale"]
+                                                "--screen", "--policy", "--wait-budget", "--region", "--locale",
+                                                "--clock-offset"]
     static let globalFlags: Set<String> = ["--json"]
 
     /// Moves the command's word (`launch`, `refresh`, `layout`) before the flags that precede it, where ArgumentParser wants it.

@@ -32,13 +32,7 @@ struct LaunchCommand: AsyncParsableCommand {
         // The printer's `ms` and the launch's deadline count from here: opening the SDK's folder is part of a cold start.
         let printer = EventPrinter(json: options.json)
         let deadline = LaunchDeadline(budget: options.launchBudget)
-        let clock: any LaunchAdClock = speed == 1 ? SystemClock() : ScaledClock(speed: speed)
-        let client: LaunchAdClient
-        do {
-            client = try LaunchAdClient(configuration: options.configuration(), clock: clock)
-        } catch {
-            throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
-        }
+        let client = try options.client(speed: speed)
         let kind: LaunchKind = hot ? .hot(backgroundSeconds: background ?? 0) : .cold
         let user = UserScript(skipAt: skipAt, clickAt: clickAt)
         await deadline.run { ended in

@@ -41,12 +41,7 @@ struct LayoutCommand: AsyncParsableCommand {
         var configuration = options.configuration()
         // The ad the edge answers now, its creative fetched within the wait budget: the cache's choice is not asked.
         configuration.policy = .fresh
-        let client: LaunchAdClient
-        do {
-            client = try LaunchAdClient(configuration: configuration)
-        } catch {
-            throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
-        }
+        let client = try options.client(configuration)
         let decision = await client.launch(.cold)
         await deadline.drain { await client.settle() }
         var model = Model(screen: "\(text) safeTop=\(safeTop) safeBottom=\(safeBottom)")

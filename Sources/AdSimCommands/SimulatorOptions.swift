@@ -28,6 +28,9 @@ struct SimulatorOptions: ParsableArguments {
     var policy: String = LaunchPolicy.cacheFirst.rawValue
     @Option(name: .customLong("wait-budget"), help: "Seconds a fresh launch waits for its ad.")
     var waitBudget: Double = 3
+    @Option(name: .customLong("clock-offset"),
+            help: "Seconds the device's clock is ahead of the real time (behind when negative): a phone offline for a day, at once.")
+    var clockOffset: Double = 0
 
     func validate() throws {
         guard let url = URL(string: edge), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -37,10 +40,22 @@ struct SimulatorOptions: ParsableArguments {
             throw ValidationError("--policy must be \(LaunchPolicy.allCases.map(\.rawValue).joined(separator: " or ")), not \(policy)")
         }
         guard waitBudget > 0, waitBudget <= 60 else { throw ValidationError("--wait-budget must be over 0 and at most 60 seconds") }
+        // Ten years either way: far enough for any campaign's window, near enough that a date stays a date.
+        guard clockOffset.isFinite, abs(clockOffset) <= Self.tenYears else {
+            throw ValidationError("--clock-offset must be within \(Int(Self.tenYears)) seconds either way, not \(clockOffset)")
+        }
         if let screen, Self.size(screen) == nil { throw ValidationError("--screen must be WxH in pixels (1080x1920) or WxH@S in points (390x844@3), not \(screen)") }
         for (flag, value) in [("--app", app), ("--platform", platform), ("--app-version", appVersion), ("--device", device)] where value.isEmpty {
             throw ValidationError("\(flag) must not be empty")
         }
+    }
+
+    static let tenYears = 10 * 365.25 * 86_400
+
+    /// The device's clock: the system's, run `speed` times faster from now, moved by `--clock-offset`.
+    func clock(speed: Double = 1) -> any LaunchAdClock {
+        let base: any LaunchAdClock = speed == 1 ? SystemClock() : ScaledClock(speed: speed)
+        return clockOffset == 0 ? base : OffsetClock(base: base, offset: clockOffset)
     }
 
     static func size(_ text: String) -> (width: Int, height: Int)? {
@@ -57,6 +72,15 @@ struct SimulatorOptions: ParsableArguments {
     /// Seconds a launch may wait for the edge (its answer and the creative it names): adsim does not outlive a launch's
     /// end by more than that from its start (``LaunchDeadline``).
     var launchBudget: Double { waitBudget }
+
+    /// The SDK on the state folder, with `configuration` (this command line's by default) and the device's clock.
+    func client(_ configuration: LaunchAdConfiguration? = nil, speed: Double = 1) throws -> LaunchAdClient {
+        do {
+            return try LaunchAdClient(configuration: configuration ?? self.configuration(), clock: clock(speed: speed))
+        } catch {
+            throw SimulatorFailure("cannot open --state-dir \(stateDir): \(error)")
+        }
+    }
 
     func configuration() -> LaunchAdConfiguration {
         var configuration = LaunchAdConfiguration(edge: URL(string: edge)!, app: app, platform: platform, appVersion: appVersion,
