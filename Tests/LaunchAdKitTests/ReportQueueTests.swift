@@ -12,7 +12,8 @@ struct ReportQueueTests {
             _ = try await world.create()
             let clock = ManualClock()
             let state = world.folder.appendingPathComponent("device")
-            let ad = try #require(await world.client(.fresh, clock: clock, state: state).launch().ad)
+            // The ad from another folder: this one's queue holds only the session's events (not that launch's funnel).
+            let ad = try #require(await world.client(.fresh, clock: clock).launch().ad)
 
             // The edge out of reach: the events wait in the folder, and a failed send backs off.
             let away = try world.client(clock: clock, state: state, edge: KitWorld.unreachable)

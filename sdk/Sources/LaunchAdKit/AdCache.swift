@@ -86,6 +86,31 @@ actor AdCache {
         return released
     }
 
+    /// Forgets every campaign but `kept` (their choices too) and deletes the creatives no kept campaign uses, with
+    /// every partial download but theirs.
+    func clear(keeping kept: Set<Int64>) throws {
+        let released = manifest.keep(only: kept)
+        let used = manifest.used
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: partialFolder.path)) ?? []
+        where !used.contains(String(name.dropLast(".part".count))) {
+            try? FileManager.default.removeItem(at: partialFolder.appendingPathComponent(name))
+        }
+        try remove(released)
+        try save()
+    }
+
+    /// The bytes the cache takes on disk: its creatives, its partial downloads and its manifest.
+    func bytesOnDisk() -> Int {
+        let files = FileManager.default
+        var paths = [manifestFile.path]
+        for folder in [creativesFolder, partialFolder] {
+            paths += ((try? files.contentsOfDirectory(atPath: folder.path)) ?? []).map { folder.appendingPathComponent($0).path }
+        }
+        return paths.reduce(0) { total, path in
+            total + (((try? files.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0)
+        }
+    }
+
     /// Deletes creatives (the prefetch's `delete`, or what revoked campaigns left) and the campaigns' use of them.
     func remove(_ sha256s: [String]) throws {
         guard !sha256s.isEmpty else { return }

@@ -81,8 +81,13 @@ public final class AdPresenter {
     private var wakes: [AdWake] = []
     /// Whether the app went to the background while the landing page was up outside it.
     private var leftForLanding = false
+    /// Whether a landing page the app opened (from an earlier ad, a push, a link) is up: the countdown neither starts
+    /// nor runs meanwhile (``setLandingPageUp(_:)``).
+    public private(set) var landingPageUp = false
+    /// Whether the app is in the background (the countdown waits for both this and the landing page).
+    private var inBackground = false
 
-    /// `report` queues impression, click and skip; `finished` hears the end once the surface is released.
+    /// `report` queues impression, click and skip, and `failed` when the media cannot be shown; `finished` hears the end once the surface is released.
     public init(screen: AdScreen, surface: any AdSurface, clock: any LaunchAdClock, scheduler: any AdScheduler,
                 options: AdPresentationOptions = AdPresentationOptions(),
                 report: @escaping @MainActor (ReportKind, LaunchAd) -> Void = { _, _ in },
@@ -137,6 +142,8 @@ public final class AdPresenter {
         }
         var session = AdSession(ad: ad)
         session.show(at: clock.now())
+        // Over a landing page (or in the background), the ad is up but its countdown waits, not one second counted.
+        if !countdownMayRun { session.enterBackground(at: clock.now()) }
         self.session = session
         phase = .showing
         // The launch screen goes once the media covers it; a half display keeps it for the logo strip below.
@@ -148,11 +155,12 @@ public final class AdPresenter {
         delegate?.launchAdDidShow(ad)
         report(.impression, ad)
         redrawControls()
-        resume()
+        if countdownMayRun { resume() }
     }
 
     func mediaFailed() {
-        guard phase == .loading else { return }
+        guard phase == .loading, let ad else { return }
+        report(.failed, ad)
         end(.failed)
     }
 
@@ -198,10 +206,10 @@ public final class AdPresenter {
 
     /// The app went to the background: the countdown, the animation and the video stop where they are.
     public func enterBackground() {
+        inBackground = true
         switch phase {
         case .showing:
-            session?.enterBackground(at: clock.now())
-            pause()
+            holdCountdown()
         case .landing(inApp: false):
             leftForLanding = true
         default:
@@ -209,18 +217,43 @@ public final class AdPresenter {
         }
     }
 
-    /// The app came back: the countdown goes on from where it stopped, or, back from a landing page outside the
-    /// app, the ad ends.
+    /// The app came back: the countdown goes on from where it stopped (unless a landing page is up), or, back from
+    /// a landing page outside the app, the ad ends.
     public func enterForeground() {
+        inBackground = false
         switch phase {
         case .showing:
-            session?.enterForeground(at: clock.now())
-            resume()
+            resumeCountdown()
         case .landing(inApp: false) where leftForLanding:
             end(.click)
         default:
             break
         }
+    }
+
+    /// A landing page the app opened by itself (not this ad's click: an earlier ad's, a push's, a link's) is up, or
+    /// closed. While it is up the countdown never starts: an ad whose media appears meanwhile stays at its full
+    /// count, and one counting down stops, until it closes.
+    public func setLandingPageUp(_ up: Bool) {
+        guard up != landingPageUp else { return }
+        landingPageUp = up
+        guard phase == .showing else { return }
+        if up { holdCountdown() } else { resumeCountdown() }
+    }
+
+    private var countdownMayRun: Bool { !inBackground && !landingPageUp }
+
+    /// The countdown, the animation and the video stop where they are.
+    private func holdCountdown() {
+        session?.enterBackground(at: clock.now())
+        pause()
+    }
+
+    /// They go on, once nothing holds them.
+    private func resumeCountdown() {
+        guard countdownMayRun else { return }
+        session?.enterForeground(at: clock.now())
+        resume()
     }
 
     // MARK: Time

@@ -8,12 +8,18 @@ public enum EndReason: String, Sendable, Codable, CaseIterable {
     case skip
     /// The user tapped the ad: the app opens its jump.
     case click
-    /// No decision within the wait budget (`fresh`): the launch went on without an ad.
+    /// No ad within the launch's budget (`fresh`'s wait budget, or `revalidate`'s with nothing cached to fall back
+    /// on): the launch went on without an ad.
     case timeout
     /// No ad to show.
     case none
     /// The media could not be shown (unreadable, or no first frame in time): the launch went on without the ad.
     case failed
+    /// The app held ads back for a while (``LaunchAdClient/suppress(for:)``): nothing asked, nothing reported.
+    case suppressed
+    /// The app was opened in a way its configuration shows no ad for (``LaunchAdConfiguration/showOn``): nothing
+    /// asked, nothing reported.
+    case notForOpening
 }
 
 /// What the launch screen shows: what a UIKit or SwiftUI view binds to.

@@ -43,6 +43,8 @@ struct CacheManifest: Codable, Sendable, Equatable {
         var clickArea: AdClickArea?
         /// The campaign's `videoSound` (absent in manifests written before the SDK played sound: muted).
         var videoSound: Bool?
+        /// The media's length in milliseconds (absent in manifests written before the edge said it: 0).
+        var durationMs: Int?
     }
 
     struct Creative: Codable, Sendable, Equatable {
@@ -61,6 +63,9 @@ struct CacheManifest: Codable, Sendable, Equatable {
     /// The creatives' bytes on disk, together.
     var bytes: Int { creatives.values.reduce(0) { $0 + $1.size } }
 
+    /// The creatives some campaign it knows lists or shows.
+    var used: Set<String> { Set(campaigns.values.flatMap { $0.creatives + ($0.presentation.map { [$0.sha256] } ?? []) }) }
+
     /// Forgets `ids` (revoked: expired, deleted or paused) and returns the creatives no campaign left uses.
     mutating func revoke(_ ids: [Int64]) -> [String] {
         var released: Set<String> = []
@@ -70,8 +75,16 @@ struct CacheManifest: Codable, Sendable, Equatable {
             released.formUnion(campaign.creatives)
             if let presentation = campaign.presentation { released.insert(presentation.sha256) }
         }
-        let used = Set(campaigns.values.flatMap { $0.creatives + ($0.presentation.map { [$0.sha256] } ?? []) })
         return released.subtracting(used).sorted()
+    }
+
+    /// Forgets every campaign but `kept` and the launch choices of the others; returns the creatives no kept
+    /// campaign uses.
+    mutating func keep(only kept: Set<Int64>) -> [String] {
+        campaigns = campaigns.filter { kept.contains($0.key) }
+        next = next.filter { kept.contains($0.value) }
+        let used = used
+        return creatives.keys.filter { !used.contains($0) }.sorted()
     }
 
     /// Reads the manifest in `folder`; an empty one when there is none or it does not parse (the cache then fills

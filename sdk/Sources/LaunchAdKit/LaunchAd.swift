@@ -16,9 +16,10 @@ public struct LaunchAd: Sendable, Equatable {
 
     /// Where the decision came from.
     public enum Source: String, Sendable {
-        /// Already on disk at launch (cache first).
+        /// The cached choice, shown without this launch's answer (cache first, or revalidate with no answer in
+        /// time), or the cached version of the campaign the answer still chose.
         case cache
-        /// This launch's answer, within the wait budget (fresh).
+        /// This launch's answer, within the budget (fresh; revalidate's forced ad, or its choice already on disk).
         case fresh
     }
 
@@ -40,6 +41,9 @@ public struct LaunchAd: Sendable, Equatable {
     /// The creative's size in pixels (what ``AdLayout`` aspect-fills; 1×1 when the answer did not say).
     public var pixelWidth: Int
     public var pixelHeight: Int
+    /// The media's length in milliseconds: a GIF's frame delays together, a video's duration; 0 for a still image
+    /// (and when the edge did not say).
+    public var durationMs: Int
     /// The campaign's `display`: the whole screen, or the top with the app's logo strip below.
     public var display: AdDisplay
     /// The campaign's `clickArea`: a button, or the whole ad.
@@ -49,7 +53,7 @@ public struct LaunchAd: Sendable, Equatable {
 
     public init(campaignId: Int64, version: Int, sha256: String, file: URL, contentType: String, countdown: Int, skippable: Bool,
                 skipAfter: Int, jump: Jump?, forced: Bool, expiresAt: Date, source: Source, pixelWidth: Int = 1, pixelHeight: Int = 1,
-                display: AdDisplay = .full, clickArea: AdClickArea = .button, videoSound: Bool = false) {
+                display: AdDisplay = .full, clickArea: AdClickArea = .button, videoSound: Bool = false, durationMs: Int = 0) {
         self.campaignId = campaignId
         self.version = version
         self.sha256 = sha256
@@ -67,6 +71,7 @@ public struct LaunchAd: Sendable, Equatable {
         self.display = display
         self.clickArea = clickArea
         self.videoSound = videoSound
+        self.durationMs = durationMs
     }
 }
 
@@ -74,7 +79,8 @@ public struct LaunchAd: Sendable, Equatable {
 public enum LaunchDecision: Sendable, Equatable {
     /// Show this ad (start an ``AdSession`` with it).
     case show(LaunchAd)
-    /// Go on without an ad: `.none` (nothing to show) or `.timeout` (fresh, past the wait budget).
+    /// Go on without an ad: `.none` (nothing to show), `.timeout` (past the launch's budget with nothing to show),
+    /// `.suppressed` (``LaunchAdClient/suppress(for:)``) or `.notForOpening` (not in ``LaunchAdConfiguration/showOn``).
     case noAd(EndReason)
 }
 

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The SDK: what an app holds from start to exit. `launch(_:)` decides under the configured policy, `refresh()`
-/// fills and prunes the cache, `record(_:of:launch:)` and `flushReports()` carry impressions, clicks and skips to
-/// the edge. Every time it reads (validity, backoff, sessions) comes from its ``LaunchAdClock``.
+/// The SDK: what an app holds from start to exit. `launch(_:openedBy:)` decides under the configured policy,
+/// `refresh()` fills and prunes the cache, `record(_:of:launch:)` and `flushReports()` carry the launches' funnel,
+/// impressions, clicks and skips to the edge, `suppress(for:)` holds ads back, `cacheSize()` and
+/// `clearCache(keeping:)` answer for the disk. Every time it reads (validity, backoff, sessions, suppression) comes
+/// from its ``LaunchAdClock``.
 public actor LaunchAdClient {
     public nonisolated let configuration: LaunchAdConfiguration
     public nonisolated let clock: any LaunchAdClock
@@ -11,6 +13,9 @@ public actor LaunchAdClient {
     let reports: ReportQueue
     /// Work a launch started that goes on after its decision (the answer updating the cache).
     private var background: [Task<Void, Never>] = []
+    /// Until when ads are held back (``suppress(for:)``), saved in `suppressed.json` in the state folder.
+    private var suppressedUntil: Date?
+    private let suppressionFile: URL
 
     /// Opens the state folder (made if missing) and what an earlier run left in it: the cache and the report queue.
     public init(configuration: LaunchAdConfiguration, clock: any LaunchAdClock = SystemClock()) throws {
@@ -20,30 +25,135 @@ public actor LaunchAdClient {
         connection = EdgeConnection(edge: configuration.edge)
         cache = try AdCache(folder: configuration.stateDirectory.appendingPathComponent("cache"), maxBytes: configuration.cacheBytes)
         reports = ReportQueue(file: configuration.stateDirectory.appendingPathComponent("reports.json"))
+        suppressionFile = configuration.stateDirectory.appendingPathComponent("suppressed.json")
+        suppressedUntil = (try? Data(contentsOf: suppressionFile)).flatMap { try? JSONDecoder().decode(Suppression.self, from: $0) }?.until
+    }
+
+    // MARK: Launch rules
+
+    /// What `suppressed.json` holds.
+    private struct Suppression: Codable {
+        /// Seconds since 1970 by the SDK's clock.
+        var until: Date
+    }
+
+    /// Holds ads back for `seconds` from now (after a purchase, a permission dialog, another full-screen ad): a
+    /// launch until then shows none, asks nothing and reports nothing (``EndReason/suppressed``). Saved in the state
+    /// folder, so it holds across a restart; 0 lifts it. A later call replaces an earlier one.
+    public func suppress(for seconds: Double) throws {
+        guard seconds.isFinite, seconds >= 0 else { throw InvalidSuppression(seconds: seconds) }
+        if seconds == 0 {
+            suppressedUntil = nil
+            if FileManager.default.fileExists(atPath: suppressionFile.path) { try FileManager.default.removeItem(at: suppressionFile) }
+            return
+        }
+        let until = clock.now().addingTimeInterval(seconds)
+        try JSONEncoder().encode(Suppression(until: until)).write(to: suppressionFile, options: .atomic)
+        suppressedUntil = until
+    }
+
+    /// A suppression that is not a number of seconds from 0 up.
+    public struct InvalidSuppression: Error, CustomStringConvertible {
+        public let seconds: Double
+        public var description: String { "suppress(for:) takes seconds from 0 up, not \(seconds)" }
+    }
+
+    // MARK: The cache
+
+    /// The bytes the SDK's cache takes on disk: creatives, partial downloads and the manifest.
+    public func cacheSize() async -> Int { await cache.bytesOnDisk() }
+
+    /// Removes every cached creative and choice (and partial download) except those of the campaigns `keeping`:
+    /// a launch then shows none of the others until the edge answers them again.
+    public func clearCache(keeping: Set<Int64> = []) async throws {
+        try await cache.clear(keeping: keeping)
     }
 
     // MARK: Launch
 
-    /// Decides what this launch shows. Cache first: a valid ad already on disk at once (or none), while this
-    /// launch's answer updates the cache in the background. Fresh: the edge's answer and its creative if both come
-    /// within the wait budget, otherwise `.noAd(.timeout)` (the answer still updates the cache when it comes).
-    public func launch(_ kind: LaunchKind = .cold) async -> LaunchDecision {
-        switch configuration.policy {
-        case .cacheFirst:
-            let ad = await cachedAd(kind)
-            let timeout = configuration.requestTimeout
-            background.append(Task { _ = try? await self.ask(kind, timeout: timeout) })
-            return ad.map(LaunchDecision.show) ?? .noAd(.none)
-        case .fresh:
-            let timeout = max(configuration.requestTimeout, configuration.waitBudget)
-            let work = Task { try await self.ask(kind, timeout: timeout) }
-            background.append(Task { _ = try? await work.value })
-            switch await Self.within(seconds: configuration.waitBudget, work) {
-            case nil: return .noAd(.timeout)
-            case .success(let ad?): return .show(ad)
-            case .success(nil), .failure: return .noAd(.none)
-            }
+    /// Decides what this launch shows, under the configured policy, for a launch opened `openedBy`:
+    ///
+    /// - `revalidate` asks the edge within `revalidateBudget`. An answer in time rules: what it revoked is gone, a
+    ///   forced ad shows if its creative is on disk or arrives within `waitBudget`, an ad whose creative is on disk
+    ///   shows, the cached choice shows in a newer version the answer chose; anything else waits for a later launch
+    ///   (its creative fetched meanwhile). No answer in time: the cached choice, as cache first.
+    /// - `cacheFirst` shows the cached choice at once (or none) while this launch's answer updates the cache.
+    /// - `fresh` shows the edge's answer if it and its creative come within `waitBudget`, otherwise
+    ///   `.noAd(.timeout)`.
+    ///
+    /// A cached choice older than `maxCachedAge` never shows without an answer in time. A launch opened in a way
+    /// `showOn` leaves out, or while ``suppress(for:)`` holds, shows nothing and asks nothing. The others queue a
+    /// `request` report, and `noAd` or `timeout` when they show nothing. The launch's work (its query, its creative)
+    /// ends within twice `waitBudget` of its start (``settle()`` waits for it, for tests).
+    public func launch(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap) async -> LaunchDecision {
+        await decide(kind, openedBy: openedBy, launchId: UUID().uuidString.lowercased())
+    }
+
+    /// ``launch(_:openedBy:)`` with the id its funnel reports take (the session's impression, click and skip share it).
+    func decide(_ kind: LaunchKind, openedBy: LaunchOpening, launchId: String) async -> LaunchDecision {
+        // The app's own rules exclude these launches: they are not ad requests, so nothing is asked or reported.
+        guard configuration.showOn.contains(openedBy) else { return .noAd(.notForOpening) }
+        if let until = suppressedUntil, clock.now() < until { return .noAd(.suppressed) }
+        _ = try? await report(.request, launch: launchId, campaignId: nil)
+        let deadline = ContinuousClock.now + .seconds(min(configuration.requestTimeout, 2 * configuration.waitBudget))
+        let (decision, funnel) = switch configuration.policy {
+        case .revalidate: await revalidate(kind, deadline: deadline)
+        case .cacheFirst: await cacheFirst(kind, deadline: deadline)
+        case .fresh: await fresh(kind, deadline: deadline)
         }
+        if let funnel { _ = try? await report(funnel, launch: launchId, campaignId: nil) }
+        return decision
+    }
+
+    private func cacheFirst(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async -> (LaunchDecision, ReportKind?) {
+        let ad = await cachedAd(kind, ageLimited: true)
+        background.append(Task { _ = try? await self.ask(kind, deadline: deadline) })
+        return ad.map { (.show($0), nil) } ?? (.noAd(.none), .noAd)
+    }
+
+    private func fresh(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async -> (LaunchDecision, ReportKind?) {
+        let work = Task { try await self.ask(kind, deadline: deadline) }
+        background.append(Task { _ = try? await work.value })
+        switch await Self.within(seconds: configuration.waitBudget, work) {
+        case nil: return (.noAd(.timeout), .timeout)
+        case .success(let ad?): return (.show(ad), nil)
+        case .success(nil), .failure: return (.noAd(.none), .noAd)
+        }
+    }
+
+    private func revalidate(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async -> (LaunchDecision, ReportKind?) {
+        // What would show without an answer, read before the answer changes the cache (a newer version of the
+        // campaign replaces its presentation, not yet its creative).
+        let cached = await cachedAd(kind, ageLimited: false)
+        let fallback = await cachedAd(kind, ageLimited: true)
+        let query = Task { try await self.query(kind, deadline: deadline) }
+        let answered: QueryAnswer
+        switch await Self.within(seconds: configuration.revalidateBudget, query) {
+        case nil:
+            // Late: the answer, when it comes, is cached for the next launch.
+            background.append(Task {
+                guard let answer = try? await query.value, let choice = try? await self.apply(answer, kind) else { return }
+                _ = try? await self.fetch(choice, deadline: deadline)
+            })
+            return fallback.map { (.show($0), nil) } ?? (.noAd(.timeout), .timeout)
+        case .failure:
+            return fallback.map { (.show($0), nil) } ?? (.noAd(.none), .noAd)
+        case .success(let answer):
+            answered = answer
+        }
+        guard let choice = try? await apply(answered, kind) else { return (.noAd(.none), .noAd) }
+        if await cache.holds(choice.presentation.sha256), let ad = await fetched(choice, source: .fresh) {
+            return (.show(ad), nil)
+        }
+        let fetch = Task { try await self.fetch(choice, deadline: deadline) }
+        background.append(Task { _ = try? await fetch.value })
+        if choice.presentation.forced {
+            if case .success(let ad?) = await Self.within(seconds: configuration.waitBudget, fetch) { return (.show(ad), nil) }
+            return (.noAd(.timeout), .timeout)
+        }
+        if let cached, cached.campaignId == choice.id { return (.show(cached), nil) }
+        // The edge has an ad, shown from a later launch once its creative is here: not a `noAd`.
+        return (.noAd(.none), nil)
     }
 
     /// Waits for the work launches started in the background (the cache's update from their answers).
@@ -54,14 +164,17 @@ public actor LaunchAdClient {
     }
 
     /// The ad the latest answer chose for this kind of launch, if it is still valid by the device's clock (started,
-    /// not past `expiresAt`, not revoked or paused since) and its creative is on disk; for a hot start, only after
-    /// as long in the background as the edge showed it needs.
-    func cachedAd(_ kind: LaunchKind) async -> LaunchAd? {
+    /// not past `expiresAt`, not revoked or paused since, and, `ageLimited`, answered within `maxCachedAge`) and its
+    /// creative is on disk; for a hot start, only after as long in the background as the edge showed it needs.
+    func cachedAd(_ kind: LaunchKind, ageLimited: Bool) async -> LaunchAd? {
         let now = clock.now()
         let manifest = await cache.manifest
         guard let id = manifest.next[kind.key], let campaign = manifest.campaigns[id], let presentation = campaign.presentation,
               await cache.holds(presentation.sha256), campaign.expiresAt > now, (campaign.startsAt ?? now) <= now
         else { return nil }
+        if ageLimited {
+            guard let answered = campaign.answeredAt, now.timeIntervalSince(answered) <= configuration.maxCachedAge else { return nil }
+        }
         if case .hot(let seconds) = kind {
             guard let least = campaign.hotAfterSeconds, seconds >= least else { return nil }
         }
@@ -69,11 +182,31 @@ public actor LaunchAdClient {
         return await ad(campaign, presentation, source: .cache)
     }
 
-    /// Asks the edge for this launch, applies the answer to the cache (revoked campaigns and their creatives go;
-    /// the answered campaign is noted as the next launch's, its creative fetched), and returns the answered ad once
-    /// its creative is on disk.
-    func ask(_ kind: LaunchKind, timeout: Double) async throws -> LaunchAd? {
-        let answer: QueryAnswer = try await connection.call("launch.query", queryParams(kind), timeout: timeout)
+    /// What an answer chose: the campaign, how to show it, and where its creative is.
+    struct Choice: Sendable {
+        var id: Int64
+        var presentation: CacheManifest.Presentation
+        var url: URL
+        var size: Int
+    }
+
+    /// Asks the edge for this launch, applies the answer to the cache and returns the answered ad once its creative
+    /// is on disk (nil: the edge had none).
+    func ask(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async throws -> LaunchAd? {
+        let answer = try await query(kind, deadline: deadline)
+        guard let choice = try await apply(answer, kind) else { return nil }
+        return try await fetch(choice, deadline: deadline)
+    }
+
+    /// `launch.query` for this launch, within what is left until `deadline`.
+    private func query(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async throws -> QueryAnswer {
+        try await connection.call("launch.query", queryParams(kind), timeout: Self.seconds(until: deadline))
+    }
+
+    /// Applies an answer to the cache: revoked campaigns and their creatives go; the answered campaign is noted as
+    /// the next launch's (its presentation, window and answer time). Returns what it chose (nil: no ad, or an
+    /// answer without what showing needs).
+    private func apply(_ answer: QueryAnswer, _ kind: LaunchKind) async throws -> Choice? {
         try await cache.revoke(answer.revoked)
         let now = clock.now()
         guard answer.hasAd, let id = answer.id, let creative = answer.creative, let imgUrl = answer.imgUrl,
@@ -87,7 +220,7 @@ public actor LaunchAdClient {
             skippable: answer.skippable ?? true, skipAfter: answer.skipAfter ?? 0, jumpType: answer.jumpType ?? "none",
             jumpValue: answer.jumpValue, forced: answer.forced ?? false, width: creative.width, height: creative.height,
             display: answer.display.flatMap(AdDisplay.init(rawValue:)), clickArea: answer.clickArea.flatMap(AdClickArea.init(rawValue:)),
-            videoSound: answer.videoSound)
+            videoSound: answer.videoSound, durationMs: creative.durationMs)
         try await cache.update { manifest in
             var campaign = manifest.campaigns[id]
                 ?? .init(id: id, startsAt: nil, expiresAt: expiresAt, creatives: [], presentation: nil, answeredAt: nil, hotAfterSeconds: nil)
@@ -100,11 +233,29 @@ public actor LaunchAdClient {
             manifest.campaigns[id] = campaign
             manifest.next[kind.key] = id
         }
-        try await cache.fetch(sha256: creative.sha256, from: url, size: creative.size, contentType: creative.contentType, now: now,
-                              timeout: timeout)
-        try await cache.touch(creative.sha256, at: clock.now())
-        guard expiresAt > clock.now(), let campaign = await cache.manifest.campaigns[id] else { return nil }
-        return await ad(campaign, presentation, source: .fresh)
+        return Choice(id: id, presentation: presentation, url: url, size: creative.size)
+    }
+
+    /// Fetches a choice's creative (unless on disk) within what is left until `deadline`; the ad once it is there
+    /// and its campaign still valid.
+    private func fetch(_ choice: Choice, deadline: ContinuousClock.Instant) async throws -> LaunchAd? {
+        let sha256 = choice.presentation.sha256
+        try await cache.fetch(sha256: sha256, from: choice.url, size: choice.size, contentType: choice.presentation.contentType,
+                              now: clock.now(), timeout: Self.seconds(until: deadline))
+        return await fetched(choice, source: .fresh)
+    }
+
+    /// The chosen ad, its creative on disk (marked used now), if its campaign is still valid.
+    private func fetched(_ choice: Choice, source: LaunchAd.Source) async -> LaunchAd? {
+        try? await cache.touch(choice.presentation.sha256, at: clock.now())
+        guard let campaign = await cache.manifest.campaigns[choice.id], campaign.expiresAt > clock.now() else { return nil }
+        return await ad(campaign, choice.presentation, source: source)
+    }
+
+    /// Seconds from now until `deadline` (a little at least: a call given no time at all fails at once).
+    private static func seconds(until deadline: ContinuousClock.Instant) -> Double {
+        let left = (deadline - ContinuousClock.now).components
+        return max(0.001, Double(left.seconds) + Double(left.attoseconds) / 1e18)
     }
 
     private func ad(_ campaign: CacheManifest.Campaign, _ presentation: CacheManifest.Presentation, source: LaunchAd.Source) async -> LaunchAd {
@@ -115,7 +266,7 @@ public actor LaunchAdClient {
                         jump: jump, forced: presentation.forced, expiresAt: campaign.expiresAt, source: source,
                         pixelWidth: presentation.width ?? 1, pixelHeight: presentation.height ?? 1,
                         display: presentation.display ?? .full, clickArea: presentation.clickArea ?? .button,
-                        videoSound: presentation.videoSound ?? false)
+                        videoSound: presentation.videoSound ?? false, durationMs: presentation.durationMs ?? 0)
     }
 
     private func queryParams(_ kind: LaunchKind) async -> QueryParams {
@@ -198,11 +349,17 @@ public actor LaunchAdClient {
     /// saved before it returns. Returns the event id.
     @discardableResult
     public func record(_ kind: ReportKind, of ad: LaunchAd, launch: String) async throws -> String {
+        try await report(kind, launch: launch, campaignId: ad.campaignId, sha256: ad.sha256)
+    }
+
+    /// Queues an event of launch `launch`, with the app's id (every event carries it: the funnel is counted by app).
+    @discardableResult
+    func report(_ kind: ReportKind, launch: String, campaignId: Int64?, sha256: String? = nil) async throws -> String {
         let eventId = "\(launch)-\(kind.rawValue)"
         // The edge takes event ids of 1 to 64 bytes: a longer one would be refused, and the event lost.
-        guard !launch.isEmpty, eventId.utf8.count <= 64 else { throw InvalidLaunchId(launch: launch) }
-        try await reports.enqueue(ReportEvent(eventId: eventId, type: kind.rawValue, campaignId: ad.campaignId,
-                                              deviceId: configuration.deviceId, sha256: ad.sha256, at: RFC3339.text(clock.now())))
+        guard !launch.isEmpty, launch.utf8.count <= InvalidLaunchId.longest else { throw InvalidLaunchId(launch: launch) }
+        try await reports.enqueue(ReportEvent(eventId: eventId, type: kind.rawValue, campaignId: campaignId, app: configuration.app,
+                                              deviceId: configuration.deviceId, sha256: sha256, at: RFC3339.text(clock.now())))
         return eventId
     }
 
@@ -218,7 +375,9 @@ public actor LaunchAdClient {
     /// A launch id that makes no event id the edge takes (1 to 64 bytes with `-impression`).
     public struct InvalidLaunchId: Error, CustomStringConvertible {
         public let launch: String
-        public var description: String { "the launch id must be 1 to \(64 - "-impression".utf8.count) bytes, not \(launch.utf8.count)" }
+        /// The longest launch id: 64 bytes less the longest kind's suffix (`-impression`), the same for every kind.
+        static let longest = 64 - 1 - (ReportKind.allCases.map(\.rawValue.utf8.count).max() ?? 0)
+        public var description: String { "the launch id must be 1 to \(Self.longest) bytes, not \(launch.utf8.count)" }
     }
 
     /// The ids of the events waiting to be sent.

@@ -19,6 +19,8 @@ public final class LaunchAdController {
     private let screen: @MainActor () -> AdScreen?
     private let makeSurface: @MainActor () -> (any AdSurface)?
     private var backgroundSince: Date?
+    /// Whether a landing page the app opened by itself is up (``landingPageOpened()``).
+    public private(set) var landingPageUp = false
     /// The reports under way: each queued, then sent.
     private var reporting: [Task<ReportFlush?, Never>] = []
 
@@ -33,21 +35,23 @@ public final class LaunchAdController {
         self.makeSurface = makeSurface
     }
 
-    /// A launch: the cover goes up now, the ad (or nothing) once the client decides.
-    public func launch(_ kind: LaunchKind = .cold) {
+    /// A launch opened `openedBy`: the cover goes up now, the ad (or nothing) once the client decides.
+    public func launch(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap) {
         guard presenter == nil, let screen = screen(), let surface = makeSurface() else { return }
         lastLaunch = kind
         let client = client
         // One id per launch: its impression, click and skip share it, and the edge counts each once.
         let launchId = UUID().uuidString.lowercased()
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
-                                    report: { [weak self] kind, ad in self?.send(kind, of: ad, launch: launchId) },
+                                    report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil })
         presenter.delegate = delegate
+        presenter.setLandingPageUp(landingPageUp)
         self.presenter = presenter
         presenter.cover()
         Task { @MainActor [weak self, weak presenter] in
-            let decision = await client.launch(kind)
+            let decision = await client.decide(kind, openedBy: openedBy, launchId: launchId)
+            self?.send(nil, launch: launchId)
             guard let presenter else { return }
             switch decision {
             case .show(let ad): presenter.present(ad, on: self?.screen())
@@ -73,11 +77,26 @@ public final class LaunchAdController {
         }
     }
 
-    /// Queues the event (on disk, so it survives a kill) and sends what the queue holds.
-    private func send(_ kind: ReportKind, of ad: LaunchAd, launch: String) {
+    /// The app opened a landing page by itself (an earlier ad's jump it handles, a push's, a link's): until
+    /// ``landingPageClosed()`` no ad's countdown starts or runs (an ad that appears meanwhile waits at its full
+    /// count, over the page the user is reading, for as long as it stays).
+    public func landingPageOpened() {
+        landingPageUp = true
+        presenter?.setLandingPageUp(true)
+    }
+
+    /// The app's landing page closed: a waiting countdown starts.
+    public func landingPageClosed() {
+        landingPageUp = false
+        presenter?.setLandingPageUp(false)
+    }
+
+    /// Queues a session's event (on disk, so it survives a kill) and sends what the queue holds: the launch's
+    /// funnel (queued by the client as it decided) with it, or alone when `event` is nil.
+    private func send(_ event: (ReportKind, LaunchAd)?, launch: String) {
         let client = client
         reporting.append(Task {
-            guard (try? await client.record(kind, of: ad, launch: launch)) != nil else { return nil }
+            if let (kind, ad) = event, (try? await client.record(kind, of: ad, launch: launch)) == nil { return nil }
             return await client.flushReports()
         })
     }

@@ -29,20 +29,22 @@ public struct UserScript: Sendable, Equatable {
 
 extension LaunchAdClient {
     /// Plays one launch on the SDK's clock: decides, shows the ad with a tick each second, ends it by countdown, or
-    /// by the scripted skip or click, queues impression, skip and click, then waits for the cache's update and sends
-    /// the reports. Returns how the launch ended. (An app drives ``AdSession`` from its own UI instead.)
-    public func play(_ kind: LaunchKind = .cold, user: UserScript = UserScript(),
+    /// by the scripted skip or click, queues impression, skip and click, then waits for the cache's update (bounded:
+    /// a launch's work ends within twice the wait budget of its start) and sends the reports, the launch's funnel
+    /// with them. Returns how the launch ended. (An app drives ``AdSession`` from its own UI instead.)
+    public func play(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap, user: UserScript = UserScript(),
                      onEvent: @Sendable (PlaybackEvent) -> Void) async -> EndReason {
         onEvent(.waiting)
-        let decision = await launch(kind)
+        let launchId = UUID().uuidString.lowercased()
+        let decision = await decide(kind, openedBy: openedBy, launchId: launchId)
         guard case .show(let ad) = decision else {
             let reason: EndReason
             if case .noAd(let why) = decision { reason = why } else { reason = .none }
             onEvent(.end(reason, jump: nil))
             await settle()
+            _ = await flushReports()
             return reason
         }
-        let launchId = UUID().uuidString.lowercased()
         var recorded: [(ReportKind, String)] = []
         var session = AdSession(ad: ad)
         session.show(at: clock.now())

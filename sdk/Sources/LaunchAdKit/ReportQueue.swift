@@ -1,8 +1,11 @@
 import Foundation
 
-/// What a session reports to the edge.
+/// What the SDK reports to the edge: a session's impression, click and skip, and the launch funnel's `request`
+/// (a launch the SDK decided), `noAd` (neither the edge nor the cache had an ad), `timeout` (the budget passed with
+/// nothing shown) and `failed` (the media could not be shown).
 public enum ReportKind: String, Sendable, Codable, CaseIterable {
     case impression, click, skip
+    case request, noAd, timeout, failed
 }
 
 /// The result of sending what the queue holds.
@@ -21,7 +24,7 @@ public struct ReportFlush: Sendable, Equatable {
     public init() {}
 }
 
-/// Impressions, clicks and skips waiting for the edge, in `reports.json` in the state folder, written atomically
+/// Events waiting for the edge, in `reports.json` in the state folder, written atomically
 /// before anything is sent, so they outlive a kill of the app; each event once per event id (the edge counts a
 /// resent id once, so a retry is safe). A failed send waits 1, 2, 4 ... up to 300 seconds (by the SDK's clock)
 /// before the next, also across restarts.
@@ -36,6 +39,8 @@ actor ReportQueue {
 
     private let file: URL
     private var stored: Stored
+    /// The latest flush asked for (the next waits for it).
+    private var flushing: Task<Void, Never>?
     static let batch = 100
     static let remembered = 1_000
 
@@ -53,8 +58,19 @@ actor ReportQueue {
         try save()
     }
 
-    /// Sends what waits, in batches, unless the backoff says not yet (`force` ignores it).
-    func flush(now: Date, force: Bool = false, send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async -> ReportFlush {
+    /// Sends what waits, in batches, unless the backoff says not yet (`force` ignores it). One flush at a time: a
+    /// flush asked for while another runs starts after it (two at once would send the same events twice).
+    func flush(now: Date, force: Bool = false, send: @escaping @Sendable ([ReportEvent]) async throws -> ReportAnswer) async -> ReportFlush {
+        let previous = flushing
+        let turn = Task {
+            await previous?.value
+            return await self.flushAlone(now: now, force: force, send: send)
+        }
+        flushing = Task { _ = await turn.value }
+        return await turn.value
+    }
+
+    private func flushAlone(now: Date, force: Bool, send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async -> ReportFlush {
         var result = ReportFlush()
         if !force, let next = stored.nextAttempt, now < next {
             result.pending = stored.pending.count
@@ -99,16 +115,25 @@ actor ReportQueue {
         return true
     }
 
-    /// Sends one event; when the edge refuses it and it carries a time (a device clock far off is refused), once
-    /// more without it (the edge then counts it when received) before it is given up.
+    /// Sends one event; when the edge refuses it, again without its time (a device clock far off is refused: the
+    /// edge then counts it when received), then without its `app` (an edge from before the funnel knows no such
+    /// member), then without both, before it is given up.
     private func sendAlone(_ event: ReportEvent, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async throws -> ReportAnswer {
-        do {
-            return try await send([event])
-        } catch EdgeError.rpc where event.at != nil {
-            var untimed = event
-            untimed.at = nil
-            return try await send([untimed])
+        var forms = [event]
+        for (dropTime, dropApp) in [(true, false), (false, true), (true, true)] {
+            var form = event
+            if dropTime { form.at = nil }
+            if dropApp { form.app = nil }
+            if !forms.contains(form) { forms.append(form) }
         }
+        for form in forms.dropLast() {
+            do {
+                return try await send([form])
+            } catch EdgeError.rpc {
+                continue
+            }
+        }
+        return try await send([forms[forms.count - 1]])
     }
 
     private func settle(_ events: [ReportEvent]) {

@@ -31,6 +31,29 @@ struct QueryAnswer: Decodable {
         var width: Int
         var height: Int
         var size: Int
+        /// The media's length (GIF, video); absent from older edges: 0.
+        var durationMs: Int?
+    }
+
+    /// `showMoment`: 0, show this answer at this launch (forced, or its creative is in the query's `cached`); 1,
+    /// fetch it now and show it from a later launch. Older edges wrote the launch moments here as a string (`cold`,
+    /// `hot`, `cold,hot`), now `launchTypes`: read as `moments`.
+    enum ShowMoment: Decodable, Equatable {
+        case now
+        case later
+        case moments(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int.self) {
+                guard number == 0 || number == 1 else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "showMoment must be 0 or 1, not \(number)")
+                }
+                self = number == 0 ? .now : .later
+            } else {
+                self = .moments(try container.decode(String.self))
+            }
+        }
     }
 
     var hasAd: Bool
@@ -44,6 +67,9 @@ struct QueryAnswer: Decodable {
     var skippable: Bool?
     var skipAfter: Int?
     var forced: Bool?
+    var showMoment: ShowMoment?
+    /// The launch moments the campaign is for (`["cold"]`, `["hot"]`, `["cold","hot"]`).
+    var launchTypes: [String]?
     /// `full` or `half`, `button` or `full` (DESIGN, "Apps and the rules of their markets"); absent: full, button.
     var display: String?
     var clickArea: String?
@@ -86,11 +112,13 @@ struct PrefetchAnswer: Decodable {
     var seq: Int64
 }
 
-/// One event of `launch.report`.
+/// One event of `launch.report`: a session's impression, click or skip (with its campaign), or a launch's `request`,
+/// `noAd`, `timeout` or `failed` (a campaign only when one is known); each with the app it is of.
 struct ReportEvent: Codable, Sendable, Equatable {
     var eventId: String
     var type: String
-    var campaignId: Int64
+    var campaignId: Int64?
+    var app: String?
     var deviceId: String
     var sha256: String?
     var at: String?

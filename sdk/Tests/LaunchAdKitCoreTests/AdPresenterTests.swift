@@ -222,18 +222,55 @@ struct AdPresenterTests {
         #expect(stage.ended == [.countdown])
     }
 
-    @Test("no first frame within the media timeout: the cover fades, the launch goes on, nothing is reported")
+    @Test("a landing page the app opened is up when the media appears: the ad waits at its full count, however long; the countdown starts when the page closes, and stops again if it reopens")
+    func countdownHeldByALandingPage() {
+        let stage = Stage()
+        stage.presenter.cover()
+        stage.presenter.setLandingPageUp(true)
+        stage.presenter.present(sampleAd(countdown: 3, skipAfter: 3))
+        stage.appear()
+        stage.scheduler.advance(by: 30)
+        #expect(stage.presenter.phase == .showing)
+        #expect(stage.delegate.heard == ["show", "tick 3"])
+        // Background and foreground meanwhile do not start it either.
+        stage.presenter.enterBackground()
+        stage.scheduler.advance(by: 5)
+        stage.presenter.enterForeground()
+        stage.scheduler.advance(by: 5)
+        #expect(stage.delegate.heard == ["show", "tick 3"])
+        stage.presenter.setLandingPageUp(false)  // at 40 s
+        stage.scheduler.advance(by: 1.5)
+        stage.presenter.setLandingPageUp(true)  // 1.5 s counted
+        stage.scheduler.advance(by: 20)
+        #expect(stage.delegate.heard == ["show", "tick 3", "tick 2"])
+        stage.presenter.setLandingPageUp(false)  // at 61.5 s
+        stage.scheduler.advance(by: 10)
+        let controls = stage.snapshot().compactMap { entry -> String? in
+            switch entry.call {
+            case .element(.skip, let text, _), .element(.countdown, let text, _): "\(entry.at) \(text)"
+            default: nil
+            }
+        }
+        #expect(controls == ["0.0 3s", "41.0 2s", "62.0 1s"])
+        #expect(stage.ended == [.countdown])
+        // 1.5 s from 40 s, 1.5 s from 61.5 s: the countdown ends at 63 s, the fade then takes 0.5 s.
+        #expect(stage.snapshot().last.map { $0.at } == 63.5)
+        #expect(stage.reported == [.impression])
+    }
+
+    @Test("no first frame within the media timeout: the cover fades, the launch goes on, `failed` is reported (no impression)")
     func mediaTimeout() {
         let stage = Stage()
         stage.presenter.cover()
         stage.presenter.present(sampleAd())
         stage.scheduler.advance(by: 2.6)
         #expect(stage.ended == [.failed])
-        #expect(stage.reported.isEmpty)
+        #expect(stage.reported == [.failed])
         #expect(stage.snapshot().suffix(2).map(\.call) == [.fadeOut(0.5), .remove])
         #expect(stage.snapshot().last.map { $0.at } == 2.5)
         stage.appear()  // too late: nothing happens
         #expect(stage.delegate.heard == ["end failed"])
+        #expect(stage.reported == [.failed])
     }
 
     @Test("no ad this launch: the cover fades away")
