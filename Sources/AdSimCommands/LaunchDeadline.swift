@@ -1,4 +1,5 @@
 import Foundation
+import LaunchAdKit
 
 /// How long the work of one of adsim's launches may keep the process: until the launch has ended and its budget has
 /// passed since it began, whichever is later. Past that, adsim exits although a request the launch started may still
@@ -11,7 +12,10 @@ struct LaunchDeadline: Sendable {
     /// The most the launch may wait for the edge: its answer, and the creative it names.
     let budget: Duration
 
-    init(budget seconds: Double, started: ContinuousClock.Instant = .now) {
+    /// The deadline of a launch under `configuration` begun at `started`: its budget is the wait budget, and for a
+    /// revalidate launch the answer's budget before it (a forced ad's creative is awaited once the answer is in).
+    init(_ configuration: LaunchAdConfiguration, started: ContinuousClock.Instant = .now) {
+        let seconds = configuration.waitBudget + (configuration.policy == .revalidate ? configuration.revalidateBudget : 0)
         self.started = started
         budget = .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }

@@ -37,10 +37,10 @@ struct LayoutCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let text = options.screen, let screen = AdScreen(parsing: text, safeTop: safeTop, safeBottom: safeBottom) else { return }
-        let deadline = LaunchDeadline(budget: options.launchBudget)
         var configuration = options.configuration()
         // The ad the edge answers now, its creative fetched within the wait budget: the cache's choice is not asked.
         configuration.policy = .fresh
+        let deadline = LaunchDeadline(configuration)
         let client = try options.client(configuration)
         let decision = await client.launch(.cold)
         await deadline.drain { await client.settle() }

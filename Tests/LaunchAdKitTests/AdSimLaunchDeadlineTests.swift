@@ -14,13 +14,13 @@ struct AdSimLaunchDeadlineTests {
 
     /// One `adsim ... --json launch --speed 20` against `edge` with the device's folder `state`: the events it printed
     /// and the time from its start to its exit.
-    static func launch(_ edge: ScriptedEdge, state: URL, policy: String, directory: URL) async throws -> (events: [JSONValue], took: Duration) {
+    static func launch(_ edge: ScriptedEdge, state: URL, policy: String, flags: [String] = [], directory: URL) async throws
+        -> (events: [JSONValue], took: Duration) {
         let started = ContinuousClock.now
         let process = try ChildProcess("adsim", [
             "--edge", edge.url.absoluteString, "--app", "shop", "--platform", "ios", "--app-version", "5.2.0", "--device", "device-hang",
             "--state-dir", state.path, "--screen", "1179x2556", "--json", "--policy", policy, "--wait-budget", String(budget),
-            "launch", "--speed", "20",
-        ], directory: directory)
+        ] + flags + ["launch", "--speed", "20"], directory: directory)
         let status = await process.exitStatus(timeout: .seconds(30))
         let took = ContinuousClock.now - started
         guard status == 0 else { throw KitTestFailure("adsim exited \(status.map(String.init) ?? "late"): \(process.log)") }
@@ -28,12 +28,14 @@ struct AdSimLaunchDeadlineTests {
     }
 
     /// One launch under `policy` from an empty folder against an edge that hangs every call.
-    static func launchAgainstHangingEdge(policy: String) async throws -> (events: [JSONValue], took: Duration, edge: ScriptedEdge) {
+    static func launchAgainstHangingEdge(policy: String, flags: [String] = []) async throws
+        -> (events: [JSONValue], took: Duration, edge: ScriptedEdge) {
         let directory = try makeTemporaryDirectory("adsim-hang")
         defer { removeTemporaryDirectory(directory) }
         let edge = try ScriptedEdge()
         edge.hangRPC()
-        let (events, took) = try await launch(edge, state: directory.appendingPathComponent("state"), policy: policy, directory: directory)
+        let (events, took) = try await launch(edge, state: directory.appendingPathComponent("state"), policy: policy, flags: flags,
+                                              directory: directory)
         return (events, took, edge)
     }
 
@@ -48,6 +50,15 @@ struct AdSimLaunchDeadlineTests {
         #expect((end["ms"]?.intValue ?? 0) >= Int(Self.budget * 1000), "\(events)")
         #expect(took < .milliseconds(Int(Self.budget * 1000)) + Self.margin, "adsim took \(took)")
         #expect(edge.server.requests.contains { $0.path == "/rpc" }, "the launch never reached the edge")
+    }
+
+    @Test("revalidate with nothing on disk: no ad at the revalidate budget, the process gone within the launch's whole budget")
+    func revalidateEndsAtItsBudgets() async throws {
+        let (events, took, _) = try await Self.launchAgainstHangingEdge(policy: "revalidate", flags: ["--revalidate-budget", "0.5"])
+        let end = try #require(Self.event("end", in: events), "\(events)")
+        #expect(end["reason"] == "timeout" && (500..<Int(Self.budget * 1000)).contains(end["ms"]?.intValue ?? 0), "\(events)")
+        // A forced ad's creative may be awaited for the wait budget once the answer is in: the launch's whole budget.
+        #expect(took < .milliseconds(Int((0.5 + Self.budget) * 1000)) + Self.margin, "adsim took \(took)")
     }
 
     @Test("cache first with nothing on disk: no ad at once, and the question left to the edge is given the budget, no more")
