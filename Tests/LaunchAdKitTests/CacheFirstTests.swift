@@ -37,7 +37,7 @@ struct CacheFirstTests {
         }
     }
 
-    @Test("pause and expire reach the cache: the launch after the change learns it, and from the next on the ad is gone, offline too; resumed, it returns")
+    @Test("cache first (not the default, documented so): the launch after a pause or expire still shows what is on disk and learns the change; from the next on the ad is gone, offline too; resumed, it returns")
     func revokeAndPause() async throws {
         try await withKitWorld { world in
             let campaign = try await world.create()
@@ -49,7 +49,8 @@ struct CacheFirstTests {
             await sdk.settle()
 
             try await world.apply(AdminAPI.campaignPause, to: campaign.id)
-            // This launch shows what was on disk (cache first); its answer revokes it.
+            // Cache first decides before it asks: this launch shows what was on disk, and its answer revokes it.
+            // (Revalidate, the default, does not show it: RevalidateTests.)
             #expect(await sdk.launch().ad?.campaignId == campaign.id)
             await sdk.settle()
             #expect(await sdk.launch() == .noAd(.none))

@@ -31,14 +31,20 @@ struct KitWorld {
         return try LaunchAdClient(configuration: configuration, clock: clock)
     }
 
-    /// Creates a campaign of `shop` showing the uploaded creative (or `creative`), and waits until the edge has it.
-    func create(name: String = "campaign", creative: String? = nil, duration: Double = 3600,
+    /// Creates a campaign of `shop` showing the uploaded creative (or `creative`), and waits until the edge has it
+    /// (and holds `creatives` creatives in all).
+    func create(name: String = "campaign", creative: String? = nil, duration: Double = 3600, creatives: Int = 1,
                 configure: (inout CampaignFields) -> Void = { _ in }) async throws -> Campaign {
         var fields = CampaignFixture.fields(name: name, creative: creative ?? self.creative, duration: duration)
         configure(&fields)
         let created = try await admin.call(AdminAPI.campaignCreate, fields)
-        guard await edge.waitFor(seq: created.seq, creatives: 1) else { throw KitTestFailure("the edge did not apply the campaign") }
+        guard await edge.waitFor(seq: created.seq, creatives: creatives) else { throw KitTestFailure("the edge did not apply the campaign") }
         return created.campaign
+    }
+
+    /// Uploads another creative of the screen's size (`seed` makes its bytes differ).
+    func upload(seed: Int) async throws -> String {
+        try await fixture.uploadPNG(admin, width: Self.screen.width, height: Self.screen.height, seed: seed)
     }
 
     /// Pauses, expires, forces ... campaign `id`, and waits until the edge has applied it.

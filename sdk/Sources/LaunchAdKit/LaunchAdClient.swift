@@ -13,8 +13,9 @@ public actor LaunchAdClient {
     let reports: ReportQueue
     /// Work a launch started that goes on after its decision (the answer updating the cache).
     private var background: [Task<Void, Never>] = []
-    /// Until when ads are held back (``suppress(for:)``), saved in `suppressed.json` in the state folder.
-    private var suppressedUntil: Date?
+    /// Until when ads are held back (``suppress(for:)``), saved in `suppressed.json` in the state folder; read
+    /// without the actor (``excluded(openedBy:)``), so a lock of its own.
+    private let suppressedUntil = SuppressionTime()
     private let suppressionFile: URL
 
     /// Opens the state folder (made if missing) and what an earlier run left in it: the cache and the report queue.
@@ -26,10 +27,18 @@ public actor LaunchAdClient {
         cache = try AdCache(folder: configuration.stateDirectory.appendingPathComponent("cache"), maxBytes: configuration.cacheBytes)
         reports = ReportQueue(file: configuration.stateDirectory.appendingPathComponent("reports.json"))
         suppressionFile = configuration.stateDirectory.appendingPathComponent("suppressed.json")
-        suppressedUntil = (try? Data(contentsOf: suppressionFile)).flatMap { try? JSONDecoder().decode(Suppression.self, from: $0) }?.until
+        suppressedUntil.set((try? Data(contentsOf: suppressionFile)).flatMap { try? JSONDecoder().decode(Suppression.self, from: $0) }?.until)
     }
 
     // MARK: Launch rules
+
+    /// Why a launch opened `openedBy` shows no ad whatever the edge says (``EndReason/notForOpening``, or
+    /// ``EndReason/suppressed`` while ``suppress(for:)`` holds), or nil: known at once, before any cover goes up.
+    public nonisolated func excluded(openedBy: LaunchOpening) -> EndReason? {
+        guard configuration.showOn.contains(openedBy) else { return .notForOpening }
+        if let until = suppressedUntil.get(), clock.now() < until { return .suppressed }
+        return nil
+    }
 
     /// What `suppressed.json` holds.
     private struct Suppression: Codable {
@@ -43,13 +52,13 @@ public actor LaunchAdClient {
     public func suppress(for seconds: Double) throws {
         guard seconds.isFinite, seconds >= 0 else { throw InvalidSuppression(seconds: seconds) }
         if seconds == 0 {
-            suppressedUntil = nil
+            suppressedUntil.set(nil)
             if FileManager.default.fileExists(atPath: suppressionFile.path) { try FileManager.default.removeItem(at: suppressionFile) }
             return
         }
         let until = clock.now().addingTimeInterval(seconds)
         try JSONEncoder().encode(Suppression(until: until)).write(to: suppressionFile, options: .atomic)
-        suppressedUntil = until
+        suppressedUntil.set(until)
     }
 
     /// A suppression that is not a number of seconds from 0 up.
@@ -92,8 +101,7 @@ public actor LaunchAdClient {
     /// ``launch(_:openedBy:)`` with the id its funnel reports take (the session's impression, click and skip share it).
     func decide(_ kind: LaunchKind, openedBy: LaunchOpening, launchId: String) async -> LaunchDecision {
         // The app's own rules exclude these launches: they are not ad requests, so nothing is asked or reported.
-        guard configuration.showOn.contains(openedBy) else { return .noAd(.notForOpening) }
-        if let until = suppressedUntil, clock.now() < until { return .noAd(.suppressed) }
+        if let reason = excluded(openedBy: openedBy) { return .noAd(reason) }
         _ = try? await report(.request, launch: launchId, campaignId: nil)
         let deadline = ContinuousClock.now + .seconds(min(configuration.requestTimeout, 2 * configuration.waitBudget))
         let (decision, funnel) = switch configuration.policy {
@@ -106,7 +114,7 @@ public actor LaunchAdClient {
     }
 
     private func cacheFirst(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async -> (LaunchDecision, ReportKind?) {
-        let ad = await cachedAd(kind, ageLimited: true)
+        let ad = await cachedAd(kind).flatMap { $0.withinMaxAge ? $0.ad : nil }
         background.append(Task { _ = try? await self.ask(kind, deadline: deadline) })
         return ad.map { (.show($0), nil) } ?? (.noAd(.none), .noAd)
     }
@@ -124,8 +132,8 @@ public actor LaunchAdClient {
     private func revalidate(_ kind: LaunchKind, deadline: ContinuousClock.Instant) async -> (LaunchDecision, ReportKind?) {
         // What would show without an answer, read before the answer changes the cache (a newer version of the
         // campaign replaces its presentation, not yet its creative).
-        let cached = await cachedAd(kind, ageLimited: false)
-        let fallback = await cachedAd(kind, ageLimited: true)
+        let cached = await cachedAd(kind)
+        let fallback = cached.flatMap { $0.withinMaxAge ? $0.ad : nil }
         let query = Task { try await self.query(kind, deadline: deadline) }
         let answered: QueryAnswer
         switch await Self.within(seconds: configuration.revalidateBudget, query) {
@@ -151,7 +159,7 @@ public actor LaunchAdClient {
             if case .success(let ad?) = await Self.within(seconds: configuration.waitBudget, fetch) { return (.show(ad), nil) }
             return (.noAd(.timeout), .timeout)
         }
-        if let cached, cached.campaignId == choice.id { return (.show(cached), nil) }
+        if let cached = cached?.ad, cached.campaignId == choice.id { return (.show(cached), nil) }
         // The edge has an ad, shown from a later launch once its creative is here: not a `noAd`.
         return (.noAd(.none), nil)
     }
@@ -163,23 +171,30 @@ public actor LaunchAdClient {
         for task in tasks { await task.value }
     }
 
+    /// What a process that ends with its launch does last, within `seconds` at most: waits for the launch's work in
+    /// the background, then sends the reports. What does not fit waits on disk for the next run.
+    func finish(within seconds: Double) async {
+        let limit = ContinuousClock.now + .seconds(seconds)
+        _ = await Self.within(seconds: seconds, Task { await self.settle() })
+        _ = await flushReports(timeout: Self.seconds(until: limit))
+    }
+
     /// The ad the latest answer chose for this kind of launch, if it is still valid by the device's clock (started,
-    /// not past `expiresAt`, not revoked or paused since, and, `ageLimited`, answered within `maxCachedAge`) and its
-    /// creative is on disk; for a hot start, only after as long in the background as the edge showed it needs.
-    func cachedAd(_ kind: LaunchKind, ageLimited: Bool) async -> LaunchAd? {
+    /// not past `expiresAt`, not revoked or paused since) and its creative is on disk; for a hot start, only after as
+    /// long in the background as the edge showed it needs. `withinMaxAge`: the answer that chose it is younger than
+    /// `maxCachedAge` (without it, the ad shows only if this launch's answer chooses it again).
+    func cachedAd(_ kind: LaunchKind) async -> (ad: LaunchAd, withinMaxAge: Bool)? {
         let now = clock.now()
         let manifest = await cache.manifest
         guard let id = manifest.next[kind.key], let campaign = manifest.campaigns[id], let presentation = campaign.presentation,
               await cache.holds(presentation.sha256), campaign.expiresAt > now, (campaign.startsAt ?? now) <= now
         else { return nil }
-        if ageLimited {
-            guard let answered = campaign.answeredAt, now.timeIntervalSince(answered) <= configuration.maxCachedAge else { return nil }
-        }
         if case .hot(let seconds) = kind {
             guard let least = campaign.hotAfterSeconds, seconds >= least else { return nil }
         }
         try? await cache.touch(presentation.sha256, at: now)
-        return await ad(campaign, presentation, source: .cache)
+        let young = campaign.answeredAt.map { now.timeIntervalSince($0) <= configuration.maxCachedAge } ?? false
+        return (await ad(campaign, presentation, source: .cache), young)
     }
 
     /// What an answer chose: the campaign, how to show it, and where its creative is.
@@ -280,8 +295,8 @@ public actor LaunchAdClient {
     private nonisolated var screen: ScreenSize? { configuration.screen.map { ScreenSize(width: $0.width, height: $0.height) } }
 
     /// `work`'s result, or nil once `seconds` of real time have passed (the work goes on).
-    static func within<T: Sendable>(seconds: Double, _ work: Task<T, any Error>) async -> Result<T, any Error>? {
-        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, any Error>) in
+    static func within<T: Sendable, Failure: Error>(seconds: Double, _ work: Task<T, Failure>) async -> Result<T, Failure>? {
+        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result<T, Failure>?, any Error>) in
             let once = Once(continuation)
             Task { once.resume(returning: await work.result) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { once.resume(returning: nil) }
@@ -366,7 +381,12 @@ public actor LaunchAdClient {
     /// Sends the queued events (unless the backoff after a failure says not yet, or `force`).
     @discardableResult
     public func flushReports(force: Bool = false) async -> ReportFlush {
-        let connection = connection, timeout = configuration.requestTimeout
+        await flushReports(force: force, timeout: configuration.requestTimeout)
+    }
+
+    /// ``flushReports(force:)`` with each call to the edge given at most `timeout` seconds.
+    func flushReports(force: Bool = false, timeout: Double) async -> ReportFlush {
+        let connection = connection
         return await reports.flush(now: clock.now(), force: force) { events in
             try await connection.call("launch.report", ReportParams(events: events), as: ReportAnswer.self, timeout: timeout)
         }
@@ -382,6 +402,16 @@ public actor LaunchAdClient {
 
     /// The ids of the events waiting to be sent.
     public func pendingReports() async -> [String] { await reports.pending.map(\.eventId) }
+}
+
+/// A time behind a lock: the suppression, read from outside the client's actor.
+final class SuppressionTime: @unchecked Sendable {
+    // @unchecked: `until` is guarded by `lock`.
+    private let lock = NSLock()
+    private var until: Date?
+
+    func get() -> Date? { lock.holding { until } }
+    func set(_ date: Date?) { lock.holding { until = date } }
 }
 
 extension LaunchKind {

@@ -36,8 +36,16 @@ public final class LaunchAdController {
     }
 
     /// A launch opened `openedBy`: the cover goes up now, the ad (or nothing) once the client decides.
+    /// A launch the app's rules exclude (``LaunchAdConfiguration/showOn``, ``LaunchAdClient/suppress(for:)``) puts
+    /// up no cover at all: the delegate hears at once that no ad came, and the app goes where it was opened for.
     public func launch(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap) {
-        guard presenter == nil, let screen = screen(), let surface = makeSurface() else { return }
+        guard presenter == nil else { return }
+        if let reason = client.excluded(openedBy: openedBy) {
+            lastLaunch = kind
+            delegate?.launchAdDidEnd(nil, reason: reason)
+            return
+        }
+        guard let screen = screen(), let surface = makeSurface() else { return }
         lastLaunch = kind
         let client = client
         // One id per launch: its impression, click and skip share it, and the edge counts each once.
@@ -66,14 +74,15 @@ public final class LaunchAdController {
         presenter?.enterBackground()
     }
 
-    /// The app came back: a showing ad goes on (or ends, back from its landing page); with none, a hot launch.
-    public func willEnterForeground() {
+    /// The app came back (`openedBy` a tap on its icon, a notification, a link, a shortcut): a showing ad goes on
+    /// (or ends, back from its landing page); with none, a hot launch.
+    public func willEnterForeground(openedBy: LaunchOpening = .userTap) {
         let away = backgroundSince.map { client.clock.now().timeIntervalSince($0) }
         backgroundSince = nil
         if let presenter {
             presenter.enterForeground()
         } else if hotStarts, let away {
-            launch(.hot(backgroundSeconds: max(0, Int(away.rounded(.down)))))
+            launch(.hot(backgroundSeconds: max(0, Int(away.rounded(.down)))), openedBy: openedBy)
         }
     }
 

@@ -29,9 +29,9 @@ public struct UserScript: Sendable, Equatable {
 
 extension LaunchAdClient {
     /// Plays one launch on the SDK's clock: decides, shows the ad with a tick each second, ends it by countdown, or
-    /// by the scripted skip or click, queues impression, skip and click, then waits for the cache's update (bounded:
-    /// a launch's work ends within twice the wait budget of its start) and sends the reports, the launch's funnel
-    /// with them. Returns how the launch ended. (An app drives ``AdSession`` from its own UI instead.)
+    /// by the scripted skip or click, queues impression, skip and click, then, within the wait budget at most (a
+    /// process that ends with the launch is not held longer), waits for the cache's update and sends the reports,
+    /// the launch's funnel with them. Returns how the launch ended. (An app drives ``AdSession`` from its own UI instead.)
     public func play(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap, user: UserScript = UserScript(),
                      onEvent: @Sendable (PlaybackEvent) -> Void) async -> EndReason {
         onEvent(.waiting)
@@ -41,8 +41,7 @@ extension LaunchAdClient {
             let reason: EndReason
             if case .noAd(let why) = decision { reason = why } else { reason = .none }
             onEvent(.end(reason, jump: nil))
-            await settle()
-            _ = await flushReports()
+            await finish(within: configuration.waitBudget)
             return reason
         }
         var recorded: [(ReportKind, String)] = []
@@ -91,8 +90,7 @@ extension LaunchAdClient {
             if case .ended = session.state { break }
         }
         onEvent(.end(reason, jump: reason == .click ? jump : nil))
-        await settle()
-        _ = await flushReports()
+        await finish(within: configuration.waitBudget)
         let pending = Set(await pendingReports())
         for (kind, id) in recorded { onEvent(.report(kind, eventId: id, sent: !pending.contains(id))) }
         return reason

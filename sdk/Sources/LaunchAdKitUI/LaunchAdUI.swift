@@ -19,12 +19,14 @@ public final class LaunchAdUI {
     /// Waiting for the first scene (started from `didFinishLaunching` in an app with scenes).
     private var sceneObserver: NSObjectProtocol?
 
-    /// Starts launch ads (once; later calls answer the running instance). Nil when the SDK's state folder cannot be
-    /// opened: the app goes on without ads.
+    /// Starts launch ads (once; later calls answer the running instance), the cold launch `openedBy` what opened
+    /// the app (a notification, a link or a shortcut in `launchOptions` or the scene's `connectionOptions`; a tap on
+    /// the icon otherwise). Nil when the SDK's state folder cannot be opened: the app goes on without ads.
     @discardableResult
     public static func start(_ configuration: LaunchAdConfiguration, delegate: (any LaunchAdDelegate)? = nil,
                              options: AdPresentationOptions = AdPresentationOptions(),
-                             appearance: LaunchAdAppearance = LaunchAdAppearance()) -> LaunchAdUI? {
+                             appearance: LaunchAdAppearance = LaunchAdAppearance(),
+                             openedBy: LaunchOpening = .userTap) -> LaunchAdUI? {
         if let shared { return shared }
         var configuration = configuration
         // The edge picks the creative nearest the screen's shape: the screen in pixels, portrait.
@@ -38,9 +40,9 @@ public final class LaunchAdUI {
         shared = ui
         ui.observeTheApp()
         if ui.activeScene() != nil {
-            ui.controller.launch(.cold)
+            ui.controller.launch(.cold, openedBy: openedBy)
         } else {
-            ui.launchWhenASceneConnects()
+            ui.launchWhenASceneConnects(openedBy: openedBy)
         }
         return ui
     }
@@ -77,13 +79,13 @@ public final class LaunchAdUI {
     }
 
     /// Called from `didFinishLaunching` in an app with scenes: the first scene is not connected yet.
-    private func launchWhenASceneConnects() {
+    private func launchWhenASceneConnects(openedBy: LaunchOpening) {
         sceneObserver = NotificationCenter.default.addObserver(forName: UIScene.willConnectNotification, object: nil, queue: .main) { [weak self] _ in
             Task { @MainActor in
                 guard let self, let observer = self.sceneObserver else { return }
                 NotificationCenter.default.removeObserver(observer)
                 self.sceneObserver = nil
-                self.controller.launch(.cold)
+                self.controller.launch(.cold, openedBy: openedBy)
             }
         }
     }

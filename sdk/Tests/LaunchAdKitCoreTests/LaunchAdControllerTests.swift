@@ -54,4 +54,66 @@ struct LaunchAdControllerTests {
         #expect(surfaces == 2)
         await client.settle()
     }
+
+    @Test("with a landing page of the app's up, the launch's ad appears and waits at its full count; its countdown starts when the page closes")
+    func landingPageHoldsTheCountdown() async throws {
+        let device = Device(clock: ManualClock(Date(timeIntervalSinceReferenceDate: 0)))
+        defer { device.remove() }
+        try device.seed(7)
+        let client = try device.client(.cacheFirst)
+        let scheduler = VirtualScheduler(clock: device.clock)
+        let log = CallLog()
+        let delegate = RecordingDelegate()
+        weak var made: RecordingSurface?
+        let controller = LaunchAdController(client: client, scheduler: scheduler, screen: { Stage.screen }, makeSurface: {
+            let surface = RecordingSurface(clock: device.clock, log: log)
+            made = surface
+            return surface
+        })
+        controller.delegate = delegate
+        controller.landingPageOpened()
+        controller.launch()
+        for _ in 0..<500 where controller.presenter?.phase == .covering {
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        #expect(controller.presenter?.phase == .loading && controller.presenter?.ad?.campaignId == 7)
+        try #require(made?.events).mediaAppeared(nil)
+        scheduler.advance(by: 30)
+        #expect(delegate.heard == ["show", "tick 3 skip"])
+        controller.landingPageClosed()
+        scheduler.advance(by: 10)
+        #expect(delegate.heard == ["show", "tick 3 skip", "tick 2 skip", "tick 1 skip", "end countdown"])
+        #expect(log.calls.last.map { $0.at } == 33.5, "3 s counted from the page's close at 30 s, then the fade")
+        #expect(controller.presenter == nil)
+        _ = await controller.settleReports()
+        await client.settle()
+    }
+
+    @Test("a launch opened by a push, or while ads are suppressed, puts up no cover: the delegate hears at once that no ad came")
+    func excludedLaunches() async throws {
+        let clock = ManualClock(Date(timeIntervalSinceReferenceDate: 0))
+        let (client, folder) = try Self.client(clock: clock)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var surfaces = 0
+        let delegate = RecordingDelegate()
+        let controller = LaunchAdController(client: client, scheduler: VirtualScheduler(clock: clock), screen: { Stage.screen }, makeSurface: {
+            surfaces += 1
+            return RecordingSurface(clock: clock, log: CallLog())
+        })
+        controller.delegate = delegate
+        controller.launch(.cold, openedBy: .push)
+        #expect(surfaces == 0 && controller.presenter == nil && controller.lastLaunch == .cold)
+        #expect(delegate.heard == ["end notForOpening"])
+
+        try await client.suppress(for: 300)
+        controller.didEnterBackground()
+        clock.advance(by: 120)
+        controller.willEnterForeground()
+        #expect(surfaces == 0 && controller.lastLaunch == .hot(backgroundSeconds: 120))
+        #expect(delegate.heard == ["end notForOpening", "end suppressed"])
+        clock.advance(by: 200)  // the suppression is over: the cover goes up again
+        controller.launch(.cold, openedBy: .userTap)
+        #expect(surfaces == 1 && controller.presenter != nil)
+        await client.settle()
+    }
 }
