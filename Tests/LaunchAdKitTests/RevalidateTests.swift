@@ -232,7 +232,7 @@ struct FunnelWireTests {
             + #""expiresAt":"\#(RFC3339Text.now(plus: 3600))","epoch":"scripted","seq":1,"revoked":[]}"#
     }
 
-    @Test("showMoment as a number (and as the older string), launchTypes and creative.durationMs: the ad carries the media's length")
+    @Test("showMoment as a number (1 later, 0 now even before the creative is on disk) and as the older string, launchTypes and creative.durationMs: the ad carries the media's length")
     func newAnswerFields() async throws {
         let edge = try ScriptedEdge()
         let folder = try makeTemporaryDirectory("wire")
@@ -255,6 +255,12 @@ struct FunnelWireTests {
         }())
         #expect(await offline.launch().ad?.durationMs == 2_400)
         await offline.settle()
+
+        // showMoment 0 for a creative not on disk (a forced ad, as a newer edge writes it): fetched and shown now.
+        let empty = try Self.client(edge, folder.appendingPathComponent("empty"))
+        let now = try #require(await empty.launch().ad)
+        #expect(now.campaignId == 52 && now.source == .fresh && now.durationMs == 2_400)
+        await empty.settle()
 
         // An older edge: the moments as a string in showMoment, no durationMs.
         edge.answerJSON { host in Self.answer(creative, host: host, showMoment: #""cold,hot""#, durationMs: nil) }

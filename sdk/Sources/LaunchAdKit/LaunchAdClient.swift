@@ -42,7 +42,7 @@ public actor LaunchAdClient {
 
     /// What `suppressed.json` holds.
     private struct Suppression: Codable {
-        /// Seconds since 1970 by the SDK's clock.
+        /// By the SDK's clock (Codable's own date: seconds since 2001).
         var until: Date
     }
 
@@ -82,10 +82,11 @@ public actor LaunchAdClient {
 
     /// Decides what this launch shows, under the configured policy, for a launch opened `openedBy`:
     ///
-    /// - `revalidate` asks the edge within `revalidateBudget`. An answer in time rules: what it revoked is gone, a
-    ///   forced ad shows if its creative is on disk or arrives within `waitBudget`, an ad whose creative is on disk
-    ///   shows, the cached choice shows in a newer version the answer chose; anything else waits for a later launch
-    ///   (its creative fetched meanwhile). No answer in time: the cached choice, as cache first.
+    /// - `revalidate` asks the edge within `revalidateBudget`. An answer in time rules: what it revoked is gone; the
+    ///   ad it chose shows if its creative is on disk, or, forced (`showMoment` 0), if it arrives within
+    ///   `waitBudget`; the cached choice shows only while the answer still chooses it (the cached version of a
+    ///   campaign the answer chose in a newer one whose creative is not here yet); anything else waits for a later
+    ///   launch, its creative fetched meanwhile. No answer in time: the cached choice, as cache first.
     /// - `cacheFirst` shows the cached choice at once (or none) while this launch's answer updates the cache.
     /// - `fresh` shows the edge's answer if it and its creative come within `waitBudget`, otherwise
     ///   `.noAd(.timeout)`.
@@ -155,7 +156,8 @@ public actor LaunchAdClient {
         }
         let fetch = Task { try await self.fetch(choice, deadline: deadline) }
         background.append(Task { _ = try? await fetch.value })
-        if choice.presentation.forced {
+        // Shown now though not on disk: forced (its creative being in `cached` is the other reason for 0, handled above).
+        if choice.showNow {
             if case .success(let ad?) = await Self.within(seconds: configuration.waitBudget, fetch) { return (.show(ad), nil) }
             return (.noAd(.timeout), .timeout)
         }
@@ -197,12 +199,14 @@ public actor LaunchAdClient {
         return (await ad(campaign, presentation, source: .cache), young)
     }
 
-    /// What an answer chose: the campaign, how to show it, and where its creative is.
+    /// What an answer chose: the campaign, how to show it, where its creative is, and whether to show it at this
+    /// launch (`showMoment` 0, or `forced` from an edge that wrote the moments there).
     struct Choice: Sendable {
         var id: Int64
         var presentation: CacheManifest.Presentation
         var url: URL
         var size: Int
+        var showNow: Bool
     }
 
     /// Asks the edge for this launch, applies the answer to the cache and returns the answered ad once its creative
@@ -248,7 +252,8 @@ public actor LaunchAdClient {
             manifest.campaigns[id] = campaign
             manifest.next[kind.key] = id
         }
-        return Choice(id: id, presentation: presentation, url: url, size: creative.size)
+        return Choice(id: id, presentation: presentation, url: url, size: creative.size,
+                      showNow: answer.showMoment == .now || presentation.forced)
     }
 
     /// Fetches a choice's creative (unless on disk) within what is left until `deadline`; the ad once it is there

@@ -44,6 +44,7 @@ public struct LaunchAdConfiguration: Sendable {
     public var screen: (width: Int, height: Int)?
     /// The SDK's folder: the cache's files and the report queue.
     public var stateDirectory: URL
+    /// How launches decide: ``LaunchPolicy/revalidate`` by default.
     public var policy: LaunchPolicy = .revalidate
     /// Seconds a `fresh` launch waits for its answer and creative (3 s, as the common splash SDKs), and a
     /// `revalidate` launch for a forced ad's creative that is not on disk yet.

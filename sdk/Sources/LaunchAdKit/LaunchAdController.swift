@@ -87,8 +87,8 @@ public final class LaunchAdController {
     }
 
     /// The app opened a landing page by itself (an earlier ad's jump it handles, a push's, a link's): until
-    /// ``landingPageClosed()`` no ad's countdown starts or runs (an ad that appears meanwhile waits at its full
-    /// count, over the page the user is reading, for as long as it stays).
+    /// ``landingPageClosed()`` no ad's countdown starts or runs; an ad whose media appears meanwhile waits at its
+    /// full count, so the user reading the page loses none of its seconds.
     public func landingPageOpened() {
         landingPageUp = true
         presenter?.setLandingPageUp(true)

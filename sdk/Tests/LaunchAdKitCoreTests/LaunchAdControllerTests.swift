@@ -1,5 +1,5 @@
 import Foundation
-import LaunchAdKit
+@testable import LaunchAdKit
 import LaunchAdKitTesting
 import Testing
 
@@ -57,27 +57,11 @@ struct LaunchAdControllerTests {
 
     @Test("with a landing page of the app's up, the launch's ad appears and waits at its full count; its countdown starts when the page closes")
     func landingPageHoldsTheCountdown() async throws {
-        let device = Device(clock: ManualClock(Date(timeIntervalSinceReferenceDate: 0)))
-        defer { device.remove() }
-        try device.seed(7)
-        let client = try device.client(.cacheFirst)
-        let scheduler = VirtualScheduler(clock: device.clock)
-        let log = CallLog()
-        let delegate = RecordingDelegate()
-        weak var made: RecordingSurface?
-        let controller = LaunchAdController(client: client, scheduler: scheduler, screen: { Stage.screen }, makeSurface: {
-            let surface = RecordingSurface(clock: device.clock, log: log)
-            made = surface
-            return surface
-        })
-        controller.delegate = delegate
-        controller.landingPageOpened()
-        controller.launch()
-        for _ in 0..<500 where controller.presenter?.phase == .covering {
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
+        let seeded = try await Seeded(before: { $0.landingPageOpened() })
+        defer { seeded.device.remove() }
+        let (client, scheduler, delegate, controller, log) = (seeded.client, seeded.scheduler, seeded.delegate, seeded.controller, seeded.log)
         #expect(controller.presenter?.phase == .loading && controller.presenter?.ad?.campaignId == 7)
-        try #require(made?.events).mediaAppeared(nil)
+        try #require(seeded.made?.events).mediaAppeared(nil)
         scheduler.advance(by: 30)
         #expect(delegate.heard == ["show", "tick 3 skip"])
         controller.landingPageClosed()
@@ -86,6 +70,21 @@ struct LaunchAdControllerTests {
         #expect(log.calls.last.map { $0.at } == 33.5, "3 s counted from the page's close at 30 s, then the fade")
         #expect(controller.presenter == nil)
         _ = await controller.settleReports()
+        await client.settle()
+    }
+
+    @Test("media that never shows its first frame: the launch goes on, and its funnel holds `request` and `failed` with the campaign and the app")
+    func failedMediaReported() async throws {
+        let seeded = try await Seeded()
+        let (device, client, delegate, controller) = (seeded.device, seeded.client, seeded.delegate, seeded.controller)
+        defer { device.remove() }
+        seeded.scheduler.advance(by: 3)  // past the media timeout (2 s) and the fade
+        #expect(delegate.heard == ["end failed"])
+        _ = await controller.settleReports()  // the edge is out of reach: the events wait on disk
+        let events = try device.queued()
+        #expect(events.map(\.type) == ["request", "failed"])
+        #expect(events.map(\.campaignId) == [nil, 7] && events.allSatisfy { $0.app == "shop" })
+        #expect(Set(events.map { $0.eventId.split(separator: "-").dropLast().joined(separator: "-") }).count == 1, "one launch's id")
         await client.settle()
     }
 
@@ -116,4 +115,43 @@ struct LaunchAdControllerTests {
         #expect(surfaces == 1 && controller.presenter != nil)
         await client.settle()
     }
+}
+
+/// A controller over a device whose cache holds campaign 7 (cache first, the edge out of reach), launched once
+/// (`before` runs first) and past its cover: the ad's media is loading on a recording surface.
+@MainActor
+final class Seeded {
+    let device = Device(clock: ManualClock(Date(timeIntervalSinceReferenceDate: 0)))
+    let client: LaunchAdClient
+    let scheduler: VirtualScheduler
+    let delegate = RecordingDelegate()
+    let log = CallLog()
+    let controller: LaunchAdController
+    weak var made: RecordingSurface?
+
+    init(before: (LaunchAdController) -> Void = { _ in }) async throws {
+        try device.seed(7)
+        client = try device.client(.cacheFirst)
+        scheduler = VirtualScheduler(clock: device.clock)
+        let (clock, log) = (device.clock, log)
+        let box = SurfaceBox()
+        controller = LaunchAdController(client: client, scheduler: scheduler, screen: { Stage.screen }, makeSurface: {
+            let surface = RecordingSurface(clock: clock, log: log)
+            box.surface = surface
+            return surface
+        })
+        controller.delegate = delegate
+        before(controller)
+        controller.launch()
+        for _ in 0..<500 where controller.presenter?.phase == .covering {
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        made = box.surface
+    }
+}
+
+/// The surface a controller made, held weakly (the presenter alone keeps it).
+@MainActor
+final class SurfaceBox {
+    weak var surface: RecordingSurface?
 }
