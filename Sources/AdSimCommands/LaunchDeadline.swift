@@ -3,9 +3,9 @@ import LaunchAdKit
 
 /// How long the work of one of adsim's launches may keep the process: until the launch has ended and its budget has
 /// passed since it began, whichever is later. Past that, adsim exits although a request the launch started may still
-/// be waiting (an edge that accepts and never answers holds the SDK's background request for its whole
-/// `requestTimeout`, 15 s): a launch's work must not outlive it by more than its own budget, and what it left
-/// (the cache, the report queue) is on disk for the next launch.
+/// be waiting (an edge that accepts and never answers holds it; the SDK gives a launch's work up to twice the wait
+/// budget, and `play` waits for it up to the wait budget after the ad): a launch's work must not outlive it by more
+/// than its own budget, and what it left (the cache, the report queue) is on disk for the next launch.
 struct LaunchDeadline: Sendable {
     /// When the launch began (the SDK opening its folder is part of it).
     let started: ContinuousClock.Instant

@@ -4,7 +4,8 @@ import LaunchAdTesting
 import Testing
 
 /// adsim as a child process against an edge that accepts and never answers (a listener the test opens): the process
-/// ends with its launch, never held by the request the launch left waiting (the SDK's `requestTimeout` is 15 s).
+/// ends with its launch, never held by the request the launch left waiting (the SDK's `requestTimeout` is 15 s; before
+/// adsim bounded it, such a launch printed `end` at its budget and exited 15 s later).
 @Suite("adsim exits when its launch ends, even against an edge that never answers", .timeLimit(.minutes(2)))
 struct AdSimLaunchDeadlineTests {
     /// The launch's budget given to adsim (`--wait-budget`), in seconds.
