@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # LaunchAdKit's cold start: the time from `launch` (the SDK opening its state folder) to the launch's decision, as
 # adsim prints it (the `ms` of its `show` event), against a real deliveryd (release builds, loopback, one live
-# campaign whose creative is the 20 KB tall PNG):
-#   cached   cache-first, the creative already on disk (the folder warmed by one launch before);
-#   fresh    fresh, an empty folder: the launch query over HTTP, then the creative's download and sha256 check;
-#   rtt      the reference in the same run: one bare `curl` POST of the same launch query to the same /rpc
-#            (a new connection each time, as the SDK's first call of a process makes).
-# Prints each round, then the medians and the ratio fresh/rtt.
+# campaign whose creative is the 20 KB tall PNG). Each round, one device's folder warmed by a launch before (the
+# answer and the creative on disk), then launched under each policy, and an empty folder:
+#   cache-first  what is on disk, at once (the answer only updates the cache);
+#   revalidate   the launch query within the revalidate budget, what is on disk shown when the answer still chooses it;
+#   fresh        the launch query, then the creative (on disk already: no download) within the wait budget;
+#   empty        fresh from an empty folder: the query, then the creative's download and sha256 check;
+#   rtt          the reference in the same run: one bare `curl` POST of the same launch query to the same /rpc
+#                (a new connection each time, as the SDK's first call of a process makes).
+# Prints the host's load average, each round, then the medians and what revalidate and fresh add to cache-first.
 #
 #   bench/kit-cold-start.sh [ROUNDS]      (default 11)
 #
@@ -36,29 +39,33 @@ adsim() {
   "$ADSIM_BIN/adsim" --edge "http://$HTTP" --app shop --platform ios --app-version 5.2.0 --device "$1" --state-dir "$RUN/$1" \
     --screen 1179x2556 --json --policy "$2" launch --speed 100
 }
-# The decision's milliseconds: the `show` event's, or fail when the launch showed nothing. It reads the whole
-# timeline first: adsim killed by SIGPIPE for writing its later events to a closed pipe would fail the round.
+# The decision's milliseconds: the `show` event's, or fail when the launch showed nothing.
+# Reads adsim's whole output: leaving early would cut the pipe adsim still writes its last events to.
 decision() { python3 -c '
 import json, sys
-for line in sys.stdin.read().splitlines():
-    event = json.loads(line)
-    if event["event"] == "show": print(event["ms"]); sys.exit(0)
-sys.exit("no ad shown")'; }
+shows = [event["ms"] for event in map(json.loads, sys.stdin.read().splitlines()) if event["event"] == "show"]
+print(shows[0]) if shows else sys.exit("no ad shown")'; }
 QUERY='{"jsonrpc":"2.0","id":1,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","deviceId":"curl","screen":{"width":1179,"height":2556}}}'
 
-printf 'round\tcached_ms\tfresh_ms\trtt_ms\n' | tee "$RUN/rounds.tsv"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'round\tcache_first_ms\trevalidate_ms\tfresh_ms\tempty_ms\trtt_ms\n' | tee "$RUN/rounds.tsv"
 for round in $(seq "$ROUNDS"); do
   adsim "warm-$round" cache-first >/dev/null   # caches the answer and the creative
-  cached=$(adsim "warm-$round" cache-first | decision)
-  fresh=$(adsim "empty-$round" fresh | decision)
+  # The three policies in a turning order, so none always runs first after the warming launch.
+  policies=(cache-first revalidate fresh)
+  ms=()
+  for i in 0 1 2; do slot=$(((round + i) % 3)); ms[slot]=$(adsim "warm-$round" "${policies[slot]}" | decision); done
+  row="$round\t${ms[0]}\t${ms[1]}\t${ms[2]}\t$(adsim "empty-$round" fresh | decision)"
   rtt=$(curl -s -o /dev/null -w '%{time_total}' -H 'Content-Type: application/json' -d "$QUERY" "http://$HTTP/rpc" \
         | python3 -c 'import sys; print(round(float(sys.stdin.read()) * 1000, 2))')
-  printf '%s\t%s\t%s\t%s\n' "$round" "$cached" "$fresh" "$rtt" | tee -a "$RUN/rounds.tsv"
+  printf "$row\t%s\n" "$rtt" | tee -a "$RUN/rounds.tsv"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$RUN/rounds.tsv" <<'PY'
 import statistics, sys
 rows = [line.split("\t") for line in open(sys.argv[1]).read().split("\n")[1:] if line]
 med = lambda i: statistics.median(float(r[i]) for r in rows)
-cached, fresh, rtt = med(1), med(2), med(3)
-print(f"medians over {len(rows)} rounds: cached {cached:.1f} ms, fresh {fresh:.1f} ms, bare query (curl) {rtt:.2f} ms; fresh/rtt {fresh / rtt:.1f}")
+first, revalidate, fresh, empty, rtt = (med(i) for i in range(1, 6))
+print(f"medians over {len(rows)} rounds: cache-first {first:.1f} ms, revalidate {revalidate:.1f} ms (+{revalidate - first:.1f}), "
+      f"fresh {fresh:.1f} ms (+{fresh - first:.1f}), fresh from an empty folder {empty:.1f} ms, bare query (curl) {rtt:.2f} ms")
 PY

@@ -9,12 +9,15 @@ public struct AdSim: AsyncParsableCommand {
         discussion: """
             One line per event (waiting, show, tick, end, report), or one JSON object per line with --json; layout prints \
             the frames of the ad the edge answers, as JSON. The SDK's \
-            cache and report queue live in --state-dir, so successive runs behave as successive launches of one app.
+            cache and report queue live in --state-dir, so successive runs behave as successive launches of one app. \
+            adsim exits when the launch has ended and its budget (--wait-budget, and --revalidate-budget before it for \
+            revalidate) has passed since it began, whatever the edge still holds.
 
             Examples:
               adsim --edge http://127.0.0.1:8200 --app shop --platform ios --app-version 5.2.0 --device d-1 \\
                 --state-dir /tmp/shop launch
               adsim ... --policy fresh --wait-budget 3 --json launch --skip-at 2 --speed 10
+              adsim ... --revalidate-budget 0.5 --max-cached-age 86400 --clock-offset 90000 launch --opened-by push
               adsim ... launch --hot --background 120
               adsim ... refresh
               adsim ... layout --screen 390x844@3 --safe-top 47 --safe-bottom 34
@@ -25,7 +28,8 @@ public struct AdSim: AsyncParsableCommand {
 
     /// Flags every command reads that take a value, and those that take none: DESIGN puts them before the command.
     static let globalValueFlags: Set<String> = ["--edge", "--app", "--platform", "--app-version", "--device", "--state-dir",
-                                                "--screen", "--policy", "--wait-budget", "--region", "--locale"]
+                                                "--screen", "--policy", "--wait-budget", "--region", "--locale",
+                                                "--clock-offset", "--revalidate-budget", "--max-cached-age"]
     static let globalFlags: Set<String> = ["--json"]
 
     /// Moves the command's word (`launch`, `refresh`, `layout`) before the flags that precede it, where ArgumentParser wants it.

@@ -17,6 +17,8 @@ struct LaunchCommand: AsyncParsableCommand {
     var clickAt: Double?
     @Option(help: "Run the session's clock this many times faster.")
     var speed: Double = 1
+    @Option(name: .customLong("opened-by"), help: "How the app was opened: userTap, push, url or shortcut (ads show only for those the SDK allows: userTap).")
+    var openedBy: String = LaunchOpening.userTap.rawValue
 
     func validate() throws {
         if hot != (background != nil) { throw ValidationError("--hot and --background S go together") }
@@ -26,19 +28,25 @@ struct LaunchCommand: AsyncParsableCommand {
             if let value, value < 0 { throw ValidationError("\(flag) must not be negative") }
         }
         guard speed > 0, speed <= 1000 else { throw ValidationError("--speed must be over 0 and at most 1000") }
+        guard LaunchOpening(rawValue: openedBy) != nil else {
+            throw ValidationError("--opened-by must be \(SimulatorOptions.names(LaunchOpening.allCases.map(\.rawValue))), not \(openedBy)")
+        }
     }
 
     func run() async throws {
-        // The printer's `ms` count from here: opening the SDK's folder is part of a cold start.
+        // The printer's `ms` and the launch's deadline count from here: opening the SDK's folder is part of a cold start.
         let printer = EventPrinter(json: options.json)
-        let clock: any LaunchAdClock = speed == 1 ? SystemClock() : ScaledClock(speed: speed)
-        let client: LaunchAdClient
-        do {
-            client = try LaunchAdClient(configuration: options.configuration(), clock: clock)
-        } catch {
-            throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
-        }
+        let configuration = options.configuration()
+        let deadline = LaunchDeadline(configuration)
+        let client = try options.client(configuration, speed: speed)
         let kind: LaunchKind = hot ? .hot(backgroundSeconds: background ?? 0) : .cold
-        _ = await client.play(kind, user: UserScript(skipAt: skipAt, clickAt: clickAt)) { printer.print($0) }
+        let user = UserScript(skipAt: skipAt, clickAt: clickAt)
+        let opening = LaunchOpening(rawValue: openedBy) ?? .userTap
+        await deadline.run { ended in
+            _ = await client.play(kind, openedBy: opening, user: user) { event in
+                printer.print(event)
+                if case .end = event { ended() }
+            }
+        }
     }
 }

@@ -40,14 +40,10 @@ struct LayoutCommand: AsyncParsableCommand {
         var configuration = options.configuration()
         // The ad the edge answers now, its creative fetched within the wait budget: the cache's choice is not asked.
         configuration.policy = .fresh
-        let client: LaunchAdClient
-        do {
-            client = try LaunchAdClient(configuration: configuration)
-        } catch {
-            throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
-        }
+        let deadline = LaunchDeadline(configuration)
+        let client = try options.client(configuration)
         let decision = await client.launch(.cold)
-        await client.settle()
+        await deadline.drain { await client.settle() }
         var model = Model(screen: "\(text) safeTop=\(safeTop) safeBottom=\(safeBottom)")
         switch decision {
         case .show(let ad):

@@ -10,12 +10,7 @@ struct RefreshCommand: AsyncParsableCommand {
     @OptionGroup var options: SimulatorOptions
 
     func run() async throws {
-        let client: LaunchAdClient
-        do {
-            client = try LaunchAdClient(configuration: options.configuration())
-        } catch {
-            throw SimulatorFailure("cannot open --state-dir \(options.stateDir): \(error)")
-        }
+        let client = try options.client()
         let summary: LaunchAdClient.RefreshSummary
         do {
             summary = try await client.refresh()

@@ -7,65 +7,20 @@ import Testing
 /// adctl → campaignd → deliveryd → adsim, every one a real process of the build.
 @Suite("adsim plays the app against a real edge as operators change campaigns", .timeLimit(.minutes(4)))
 struct AdSimEndToEndTests {
-    struct System {
-        let fixture: CampaignFixture
-        let edge: EdgeProcess
-        let directory: URL
+    typealias Outcome = AdSimSystem.Outcome
 
-        /// Runs adctl against campaignd; what it printed, or a failure with it.
-        func adctl(_ arguments: [String]) async throws -> String {
-            let process = try ChildProcess("adctl", ["--endpoint", fixture.endpoints["admin"]!, "--json"] + arguments, directory: directory)
-            let status = await process.exitStatus(timeout: .seconds(60))
-            guard status == 0 else { throw KitTestFailure("adctl \(arguments.joined(separator: " ")) exited \(status.map(String.init) ?? "late"): \(process.log)") }
-            return process.log
-        }
-
-        /// Runs one `adsim ... --json COMMAND` with the device's folder `state`; the JSON objects it printed.
-        func adsim(_ state: String, policy: String = "fresh", _ command: [String] = ["launch", "--speed", "20"]) async throws -> [JSONValue] {
-            let process = try ChildProcess("adsim", [
-                "--edge", "http://\(edge.endpoints["http"]!)", "--app", "shop", "--platform", "ios", "--app-version", "5.2.0",
-                "--device", "device-e2e", "--state-dir", directory.appendingPathComponent(state).path, "--screen", "1179x2556",
-                "--json", "--policy", policy,
-            ] + command, directory: directory)
-            let status = await process.exitStatus(timeout: .seconds(60))
-            guard status == 0 else { throw KitTestFailure("adsim exited \(status.map(String.init) ?? "late"): \(process.log)") }
-            return try process.log.split(separator: "\n").map { try JSONParser.parse(String($0)) }
-        }
-    }
-
-    /// The campaign a timeline showed, or nil; and how it ended.
-    struct Outcome: Equatable {
-        var shown: Int?
-        var end: String?
-    }
-
-    static func outcome(_ events: [JSONValue]) -> Outcome {
-        Outcome(shown: events.first { $0["event"] == "show" }?["campaignId"]?.intValue,
-                end: events.first { $0["event"] == "end" }?["reason"]?.stringValue)
-    }
+    static func outcome(_ events: [JSONValue]) -> Outcome { Outcome(events) }
 
     @Test("create, force, expire and pause: a fresh launch follows each at once, a cache-first launch within one launch")
     func operatorsAndApp() async throws {
-        let fixture = try await CampaignFixture()
-        let edge = try await fixture.startEdge("edge-adsim")
-        // `--wait` fails at once while campaignd knows no edge, and it knows one from the edge's first save.
-        #expect(await fixture.waitUntilListed(["edge-adsim"]))
-        let system = System(fixture: fixture, edge: edge, directory: fixture.directory)
-        do {
-            let png = fixture.directory.appendingPathComponent("splash.png")
-            try Data(CampaignFixture.png(width: 1179, height: 2556)).write(to: png)
-            let upload = try JSONParser.parse(try await system.adctl(["creative", "upload", png.path]).trimmingCharacters(in: .whitespacesAndNewlines))
-            let sha256 = try #require(upload["sha256"]?.stringValue)
-            func create(_ name: String) async throws -> Int {
-                let output = try await system.adctl(["campaign", "create", "--name", name, "--app", "shop", "--starts", "now", "--ends", "+2h",
-                                                     "--creative", sha256, "--countdown", "3", "--skip-after", "1",
-                                                     "--jump-url", "https://shop.example.com/\(name)", "--wait"])
-                return try #require(try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["campaign"]?["id"]?.intValue)
-            }
+        try await AdSimSystem.with { system in
+            let fixture = system.fixture, edge = system.edge
+            let sha256 = try await system.upload()
+            func create(_ name: String) async throws -> Int { try await system.create(name, creative: sha256) }
 
             // Created: a fresh launch shows it, counts down, and reports the impression.
             let first = try await create("a")
-            var events = try await system.adsim("fresh")
+            var events = try await system.adsim("fresh", policy: "fresh")
             #expect(events.map { $0["event"]?.stringValue ?? "" }.first == "waiting")
             #expect(Self.outcome(events) == Outcome(shown: first, end: "countdown"))
             // A tick for each second the countdown button shows (one may be passed over when the host is slow to wake
@@ -109,7 +64,7 @@ struct AdSimEndToEndTests {
             _ = try await system.adctl(["campaign", "update", String(first), "--display", "full", "--click-area", "button", "--wait"])
 
             // Clicked: the jump goes to the app.
-            events = try await system.adsim("fresh", ["launch", "--click-at", "0.5", "--speed", "20"])
+            events = try await system.adsim("fresh", policy: "fresh", ["launch", "--click-at", "0.5", "--speed", "20"])
             let end = events.first { $0["event"] == "end" }
             #expect(end?["reason"] == "click" && end?["jumpValue"] == "https://shop.example.com/a")
             // Cache first: the first launch caches, the next shows from disk.
@@ -119,38 +74,32 @@ struct AdSimEndToEndTests {
             // Forced: fresh at once; cache first from the launch after.
             let second = try await create("b")
             _ = try await system.adctl(["campaign", "force", String(second), "--wait"])
-            #expect(Self.outcome(try await system.adsim("fresh")).shown == second)
+            #expect(Self.outcome(try await system.adsim("fresh", policy: "fresh")).shown == second)
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == first)
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == second)
 
             // Expired: gone for fresh at once; cache first shows its disk once more, then not.
             _ = try await system.adctl(["campaign", "expire", String(second), "--wait"])
-            #expect(Self.outcome(try await system.adsim("fresh")).shown == first)
+            #expect(Self.outcome(try await system.adsim("fresh", policy: "fresh")).shown == first)
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == second)
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == first)
 
             // refresh: the prefetch keeps the live campaign's creative on a device that never launched.
-            var refreshed = try await system.adsim("refresher", ["refresh"])
+            var refreshed = try await system.adsim("refresher", policy: "fresh", ["refresh"])
             #expect(refreshed.first?["event"] == "refresh" && refreshed.first?["kept"] == [.string(sha256)])
 
             // Paused: no ad.
             _ = try await system.adctl(["campaign", "pause", String(first), "--wait"])
-            #expect(Self.outcome(try await system.adsim("fresh")) == Outcome(shown: nil, end: "none"))
+            #expect(Self.outcome(try await system.adsim("fresh", policy: "fresh")) == Outcome(shown: nil, end: "none"))
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == first)
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")) == Outcome(shown: nil, end: "none"))
 
             // refresh: the paused campaign is revoked and its creative deleted from the device.
-            refreshed = try await system.adsim("refresher", ["refresh"])
+            refreshed = try await system.adsim("refresher", policy: "fresh", ["refresh"])
             #expect(refreshed.first?["deleted"] == [.string(sha256)] && refreshed.first?["kept"] == [])
             #expect(refreshed.first?["revoked"]?.arrayValue?.compactMap(\.intValue).contains(first) == true, "\(refreshed)")
             #expect(try FileManager.default.contentsOfDirectory(
                 atPath: fixture.directory.appendingPathComponent("refresher/cache/creatives").path).isEmpty)
-        } catch {
-            await edge.stop()
-            await fixture.stop()
-            throw error
         }
-        await edge.stop()
-        await fixture.stop()
     }
 }
