@@ -59,7 +59,7 @@ var full = MethodTable()
 full.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
               compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
     let decision = DecisionEngine.decide(request, index: state.appIndex(request.app), device: .unknown, now: now, serviceNow: now)
-    LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &json)
+    LaunchAnswer.write(decision, cached: request.cached, state: state.answerState, creativeBase: base, into: &json)
 })
 let fullDispatcher = JSONRPCDispatcher(methods: full, info: OpenRPCInfo(title: "bench", version: "1"))
 var readOnly = MethodTable()
@@ -110,7 +110,7 @@ measure("answer built and written") { _ in
 }
 measure("answer written from the decision") { _ in
     var writer = JSONWriter(reservingCapacity: 512)
-    LaunchAnswer.write(decision, state: state.answerState, creativeBase: base, into: &writer)
+    LaunchAnswer.write(decision, cached: [], state: state.answerState, creativeBase: base, into: &writer)
     sink &+= writer.count
 }
 

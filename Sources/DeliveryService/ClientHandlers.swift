@@ -26,7 +26,8 @@ enum ClientHandlers {
         methods.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
                          compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
             let (decision, state) = decide(request, context)
-            LaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
+            LaunchAnswer.write(decision, cached: request.cached, state: state.answerState, creativeBase: context.publicBase.prepared,
+                               into: &json)
         })
         // Reports and prefetches are read straight from the message's bytes too when their calls are compact.
         methods.register(ClientAPI.launchReport, reading: LaunchReportParams.init(json:), checking: { $0 },

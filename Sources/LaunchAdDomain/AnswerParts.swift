@@ -14,15 +14,36 @@ public struct AnswerParts: Sendable {
     }
 }
 
+/// A launch answer's prepared parts in both its forms, which differ only in `showMoment` (``ShowMoment``): each
+/// query picks one instead of writing the number into bytes of its own. The two forms share their tail; a forced
+/// campaign's are one and the same (it is always shown now).
+public struct LaunchAnswerParts: Sendable {
+    /// `showMoment` 0: shown at this launch.
+    public let now: AnswerParts
+    /// `showMoment` 1: downloaded now, shown at a later launch.
+    public let later: AnswerParts
+
+    public init(now: AnswerParts, later: AnswerParts) {
+        self.now = now
+        self.later = later
+    }
+
+    /// The form for `showMoment`.
+    @inlinable
+    public func parts(_ showMoment: ShowMoment) -> AnswerParts {
+        showMoment == .now ? now : later
+    }
+}
+
 /// How the parts of an answer are prepared for a campaign and one of its creatives: given to the engine's index by
 /// the layer that writes answers, so the domain holds prepared bytes without knowing their format.
 public struct AnswerPreparer: Sendable {
-    /// The parts of a launch answer: (campaign, creative, its path on the edge, showMoment, expiresAt as text).
-    public let answer: @Sendable (Campaign, CreativeFacts, String, String, String) -> AnswerParts
+    /// The parts of a launch answer in both forms: (campaign, creative, its path on the edge, expiresAt as text).
+    public let answer: @Sendable (Campaign, CreativeFacts, String, String) -> LaunchAnswerParts
     /// The parts of a prefetch answer's item: (campaign, creative, its path on the edge, startsAt, endsAt as text).
     public let prefetchItem: @Sendable (Campaign, CreativeFacts, String, String, String) -> AnswerParts
 
-    public init(answer: @escaping @Sendable (Campaign, CreativeFacts, String, String, String) -> AnswerParts,
+    public init(answer: @escaping @Sendable (Campaign, CreativeFacts, String, String) -> LaunchAnswerParts,
                 prefetchItem: @escaping @Sendable (Campaign, CreativeFacts, String, String, String) -> AnswerParts) {
         self.answer = answer
         self.prefetchItem = prefetchItem

@@ -16,10 +16,11 @@ struct LaunchAnswerTests {
     }
 
     /// The answer as the query path writes it: straight from the decision, without a `LaunchAnswer`.
-    static func writtenFromDecision(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) -> String {
+    static func writtenFromDecision(_ decision: Decision, cached: Set<String> = [], epoch: String, seq: Int64, creativeBaseURL: String) -> String {
         var writer = JSONWriter()
         writer.writeRaw("[")  // written after other bytes, as in a response
-        LaunchAnswer.write(decision, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL), into: &writer)
+        LaunchAnswer.write(decision, cached: cached, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL),
+                           into: &writer)
         return String(decoding: writer.bytes.dropFirst(), as: UTF8.self)
     }
 
@@ -50,13 +51,22 @@ struct LaunchAnswerTests {
                     let decision = Engine.decide([campaign, expired])
                     var copy = decision
                     copy.revoked = revoked
-                    let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
-                    #expect(answer.hasAd && answer.isPrepared)
-                    #expect(Self.written(answer) == (try Self.encoded(answer)))
-                    #expect(Self.writtenFromDecision(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
-                            == (try Self.encoded(answer)))
-                    #expect(Self.written(answer).contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
-                    #expect(!Self.written(answer).contains("videoSound\":false"))
+                    let shown = try #require(copy.creative?.sha256)
+                    // Not held by the client, held among others, and listed without the one chosen.
+                    for cached in [[], [Engine.wide.sha256, Engine.tall.sha256], [String(repeating: "e", count: 64)]] as [Set<String>] {
+                        let answer = LaunchAnswer(copy, cached: cached, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                        #expect(answer.hasAd && answer.isPrepared)
+                        let written = Self.written(answer)
+                        #expect(written == (try Self.encoded(answer)))
+                        #expect(Self.writtenFromDecision(copy, cached: cached, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                                == (try Self.encoded(answer)))
+                        let moment = forced || cached.contains(shown) ? 0 : 1
+                        #expect(answer.showMoment == moment && answer.launchTypes == campaign.launchTypes)
+                        let types = campaign.launchTypes.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+                        #expect(written.contains(#","showMoment":\#(moment),"launchTypes":[\#(types)],"imgUrl":"#), "\(written)")
+                        #expect(written.contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
+                        #expect(!written.contains("videoSound\":false"))
+                    }
                     checked += 1
                 }
             }
@@ -89,6 +99,14 @@ struct LaunchAnswerTests {
         #expect(!answer.isPrepared)
         #expect(Self.written(answer) == (try Self.encoded(answer)))
         #expect(Self.written(answer).contains("shop://changed"))
+        // showMoment is one of the prepared members too.
+        var moment = LaunchAnswer(decision, epoch: "e", seq: 1, creativeBaseURL: "http://x")
+        #expect(moment.showMoment == 1 && moment.isPrepared)
+        moment.showMoment = 0
+        moment.launchTypes = [.hot]
+        #expect(!moment.isPrepared)
+        #expect(Self.written(moment) == (try Self.encoded(moment)))
+        #expect(Self.written(moment).contains(#""showMoment":0,"launchTypes":["hot"],"#))
         // epoch, seq and revoked are written per answer either way.
         var other = LaunchAnswer(decision, epoch: "e", seq: 1, creativeBaseURL: "http://x")
         other.seq = 2
