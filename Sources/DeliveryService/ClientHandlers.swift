@@ -26,8 +26,7 @@ enum ClientHandlers {
         methods.register(ClientAPI.launchQuery, reading: LaunchQueryParams.request(json:), checking: { try $0.validated() },
                          compact: LaunchQueryParams.request(compact:), writing: { request, _, json in
             let (decision, state) = decide(request, context)
-            LaunchAnswer.write(decision, cached: request.cached, state: state.answerState, creativeBase: context.publicBase.prepared,
-                               into: &json)
+            LaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         })
         // Reports and prefetches are read straight from the message's bytes too when their calls are compact.
         methods.register(ClientAPI.launchReport, reading: LaunchReportParams.init(json:), checking: { $0 },
@@ -129,8 +128,7 @@ enum ClientHandlers {
     static func launchAd(_ context: Context) -> @Sendable (LaunchRequest, inout JSONWriter) -> Void {
         { request, json in
             let (decision, state) = decide(request, context)
-            ClassicLaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared,
-                                      cached: request.cached, into: &json)
+            ClassicLaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         }
     }
 

@@ -6,9 +6,8 @@ import LaunchAdDomain
 /// ad at this launch, 1 to download it now and show it later; ``ShowMoment``) and `launchTypes` as `launch.query`
 /// answers them.
 public enum ClassicLaunchAnswer {
-    /// Writes the envelope of `decision` for a request whose client holds `cached`.
-    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, cached: Set<String>,
-                             into json: inout JSONWriter) {
+    /// Writes the envelope of `decision`.
+    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, into json: inout JSONWriter) {
         json.writeRaw(#"{"code":200,"msg":"SUCCESS","data":"#)
         json.writeObject { data in
             if let candidate = decision.candidate, let held = decision.held {
@@ -21,7 +20,7 @@ public enum ClassicLaunchAnswer {
                 data.field("creative") { writer in LaunchAnswer.writeCreative(facts, json: &writer) }
                 data.field("jumpType", campaign.jump.type.rawValue)
                 data.field("jumpValue", campaign.jump.value)
-                data.field("showMoment", ShowMoment(forced: campaign.forced, sha256: facts.sha256, cached: cached).rawValue)
+                data.field("showMoment", decision.showMoment.rawValue)
                 data.field("launchTypes") { writer in LaunchAnswer.writeLaunchTypes(campaign.launchTypes, json: &writer) }
                 data.field("countdown", campaign.countdown)
                 data.field("skippable", campaign.skippable)

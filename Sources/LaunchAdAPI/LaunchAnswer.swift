@@ -111,8 +111,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         self.revoked = revoked
     }
 
-    /// The answer for a decision, to a client that holds the creatives `cached` (their sha256).
-    public init(_ decision: Decision, cached: Set<String> = [], epoch: String, seq: Int64, creativeBaseURL: String) {
+    /// The answer for a decision.
+    public init(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) {
         self.epoch = epoch
         self.seq = seq
         revoked = decision.revoked
@@ -125,8 +125,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         hasAd = true
         id = campaign.id
         version = campaign.version
-        let moment = ShowMoment(forced: campaign.forced, sha256: facts.sha256, cached: cached)
-        showMoment = moment.rawValue
+        showMoment = decision.showMoment.rawValue
         launchTypes = campaign.launchTypes
         imgUrl = creativeBaseURL + held.path
         creative = facts
@@ -141,22 +140,20 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         videoSound = campaign.videoSound == true ? true : nil
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
-        prepared = held.answerParts.parts(moment)
+        prepared = held.answerParts.parts(decision.showMoment)
         creativeBase = CreativeBase(creativeBaseURL)
     }
 
-    /// Writes the answer for `decision` to a client that holds `cached` straight from the parts prepared with its
-    /// campaign and creative (the form for its `showMoment`), without making a ``LaunchAnswer``: what
-    /// `LaunchAnswer(decision, cached: …).write(json:)` writes, for the query path.
-    public static func write(_ decision: Decision, cached: Set<String>, state: AnswerState, creativeBase: CreativeBase,
-                             into json: inout JSONWriter) {
-        guard let candidate = decision.candidate, let held = decision.held else {
+    /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative (the form
+    /// for its `showMoment`), without making a ``LaunchAnswer``: what `LaunchAnswer(decision, …).write(json:)`
+    /// writes, for the query path.
+    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, into json: inout JSONWriter) {
+        guard decision.candidate != nil, let held = decision.held else {
             json.writeRaw("{\"hasAd\":false")
             writeState(state, revoked: decision.revoked, json: &json)
             return
         }
-        let moment = ShowMoment(forced: candidate.campaign.forced, sha256: held.facts.sha256, cached: cached)
-        writePrepared(held.answerParts.parts(moment), creativeBase: creativeBase, json: &json)
+        writePrepared(held.answerParts.parts(decision.showMoment), creativeBase: creativeBase, json: &json)
         writeState(state, revoked: decision.revoked, json: &json)
     }
 

@@ -16,11 +16,10 @@ struct LaunchAnswerTests {
     }
 
     /// The answer as the query path writes it: straight from the decision, without a `LaunchAnswer`.
-    static func writtenFromDecision(_ decision: Decision, cached: Set<String> = [], epoch: String, seq: Int64, creativeBaseURL: String) -> String {
+    static func writtenFromDecision(_ decision: Decision, epoch: String, seq: Int64, creativeBaseURL: String) -> String {
         var writer = JSONWriter()
         writer.writeRaw("[")  // written after other bytes, as in a response
-        LaunchAnswer.write(decision, cached: cached, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL),
-                           into: &writer)
+        LaunchAnswer.write(decision, state: AnswerState(epoch: epoch, seq: seq), creativeBase: CreativeBase(creativeBaseURL), into: &writer)
         return String(decoding: writer.bytes.dropFirst(), as: UTF8.self)
     }
 
@@ -48,17 +47,17 @@ struct LaunchAnswerTests {
                     // Muted is the default: videoSound is written only when true, never as false.
                     campaign.videoSound = [nil, true, false][(checked + 1) % 3]
                     let expired = Engine.campaign(7, state: .expired)
-                    let decision = Engine.decide([campaign, expired])
-                    var copy = decision
-                    copy.revoked = revoked
-                    let shown = try #require(copy.creative?.sha256)
-                    // Not held by the client, held among others, and listed without the one chosen.
-                    for cached in [[], [Engine.wide.sha256, Engine.tall.sha256], [String(repeating: "e", count: 64)]] as [Set<String>] {
-                        let answer = LaunchAnswer(copy, cached: cached, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                    // The client holds nothing, the creative of its shape and another, only the other (the nearest
+                    // aspect ratio still wins), or one the edge does not know.
+                    for cached in [[], [Engine.wide.sha256, Engine.tall.sha256], [Engine.wide.sha256], [String(repeating: "e", count: 64)]] as [Set<String>] {
+                        var copy = Engine.decide([campaign, expired], Engine.request(cached: cached))
+                        copy.revoked = revoked
+                        let shown = try #require(copy.creative?.sha256)
+                        let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
                         #expect(answer.hasAd && answer.isPrepared)
                         let written = Self.written(answer)
                         #expect(written == (try Self.encoded(answer)))
-                        #expect(Self.writtenFromDecision(copy, cached: cached, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                        #expect(Self.writtenFromDecision(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
                                 == (try Self.encoded(answer)))
                         let moment = forced || cached.contains(shown) ? 0 : 1
                         #expect(answer.showMoment == moment && answer.launchTypes == campaign.launchTypes)
