@@ -153,7 +153,9 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
             writeState(state, revoked: decision.revoked, json: &json)
             return
         }
-        writePrepared(held.answerParts.parts(decision.showMoment), creativeBase: creativeBase, json: &json)
+        // The two arrays written, read straight from the creative (a copy of its parts would retain all three).
+        writePrepared(head: decision.showMoment == .now ? held.answerParts.headNow : held.answerParts.headLater,
+                      tail: held.answerParts.tail, creativeBase: creativeBase, json: &json)
         writeState(state, revoked: decision.revoked, json: &json)
     }
 
@@ -196,9 +198,15 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     /// `{"hasAd":true,` through `"expiresAt":"…"` (or a prefetch item's members): the members prepared with the
     /// campaign and creative, with the edge's base URL inside `imgUrl` (or `url`).
     static func writePrepared(_ parts: AnswerParts, creativeBase: CreativeBase, json: inout JSONWriter) {
-        json.writeRaw(parts.head)
+        writePrepared(head: parts.head, tail: parts.tail, creativeBase: creativeBase, json: &json)
+    }
+
+    /// `writePrepared(_:creativeBase:json:)` of a head and a tail.
+    @inline(__always)
+    static func writePrepared(head: [UInt8], tail: [UInt8], creativeBase: CreativeBase, json: inout JSONWriter) {
+        json.writeRaw(head)
         json.writeRaw(creativeBase.escaped)
-        json.writeRaw(parts.tail)
+        json.writeRaw(tail)
     }
 
     /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.

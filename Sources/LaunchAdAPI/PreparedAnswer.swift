@@ -64,9 +64,8 @@ enum PreparedAnswer {
         if campaign.videoSound == true { tail.writeRaw(",\"videoSound\":true") }
         tail.writeRaw(",\"expiresAt\":")
         tail.write(string: expiresAt)
-        let rest = tail.bytes
-        let now = AnswerParts(head: head(.now), tail: rest)
-        return LaunchAnswerParts(now: now, later: campaign.forced ? now : AnswerParts(head: head(.later), tail: rest))
+        let now = head(.now)
+        return LaunchAnswerParts(headNow: now, headLater: campaign.forced ? now : head(.later), tail: tail.bytes)
     }
 
     /// A prefetch item's members, in the order and form of its `Codable` encoding: `{"campaignId":…,"sha256":…,

@@ -14,24 +14,26 @@ public struct AnswerParts: Sendable {
     }
 }
 
-/// A launch answer's prepared parts in both its forms, which differ only in `showMoment` (``ShowMoment``): each
-/// query picks one instead of writing the number into bytes of its own. The two forms share their tail; a forced
-/// campaign's are one and the same (it is always shown now).
+/// A launch answer's prepared parts in both its forms, which differ only in `showMoment` (``ShowMoment``), held in
+/// the head: each query picks one head instead of writing the number into bytes of its own, and the query path
+/// reads only the two arrays it writes. A forced campaign's heads are one and the same (it is always shown now).
 public struct LaunchAnswerParts: Sendable {
-    /// `showMoment` 0: shown at this launch.
-    public let now: AnswerParts
-    /// `showMoment` 1: downloaded now, shown at a later launch.
-    public let later: AnswerParts
+    /// The head with `showMoment` 0: shown at this launch.
+    public let headNow: [UInt8]
+    /// The head with `showMoment` 1: downloaded now, shown at a later launch.
+    public let headLater: [UInt8]
+    /// What comes after the edge's base URL, in both forms.
+    public let tail: [UInt8]
 
-    public init(now: AnswerParts, later: AnswerParts) {
-        self.now = now
-        self.later = later
+    public init(headNow: [UInt8], headLater: [UInt8], tail: [UInt8]) {
+        self.headNow = headNow
+        self.headLater = headLater
+        self.tail = tail
     }
 
     /// The form for `showMoment`.
-    @inlinable
     public func parts(_ showMoment: ShowMoment) -> AnswerParts {
-        showMoment == .now ? now : later
+        AnswerParts(head: showMoment == .now ? headNow : headLater, tail: tail)
     }
 }
 
