@@ -134,8 +134,7 @@ enum ClientHandlers {
     static func launchAd(_ context: Context) -> @Sendable (LaunchRequest, inout JSONWriter) -> Void {
         { request, json in
             let (decision, state) = decide(request, context)
-            ClassicLaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared,
-                                      cached: request.cached, into: &json)
+            ClassicLaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         }
     }
 

@@ -2,18 +2,12 @@ import JSONRPC
 import LaunchAdDomain
 
 /// The launch answer in the envelope of the widely copied splash-ad contract that `GET /launch-ad` answers:
-/// `{"code":200,"msg":"SUCCESS","data":{…}}`, `data` holding the launch answer's fields with `showMoment` a number:
-/// 0 to show the ad at this launch (it is forced, or the client holds its creative, per `cached`), 1 to download it
-/// now and show it from the cache at a later launch.
+/// `{"code":200,"msg":"SUCCESS","data":{…}}`, `data` holding the launch answer's fields: `showMoment` (0 to show the
+/// ad at this launch, 1 to download it now and show it later; ``ShowMoment``) and `launchTypes` as `launch.query`
+/// answers them.
 public enum ClassicLaunchAnswer {
-    /// `showMoment` for the ad of `decision` given what the client holds.
-    public static func showMoment(forced: Bool, sha256: String, cached: Set<String>) -> Int {
-        forced || cached.contains(sha256) ? 0 : 1
-    }
-
-    /// Writes the envelope of `decision` for a request whose client holds `cached`.
-    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, cached: Set<String>,
-                             into json: inout JSONWriter) {
+    /// Writes the envelope of `decision`.
+    public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, into json: inout JSONWriter) {
         json.writeRaw(#"{"code":200,"msg":"SUCCESS","data":"#)
         json.writeObject { data in
             if let candidate = decision.candidate, let held = decision.held {
@@ -26,7 +20,8 @@ public enum ClassicLaunchAnswer {
                 data.field("creative") { writer in LaunchAnswer.writeCreative(facts, json: &writer) }
                 data.field("jumpType", campaign.jump.type.rawValue)
                 data.field("jumpValue", campaign.jump.value)
-                data.field("showMoment", showMoment(forced: campaign.forced, sha256: facts.sha256, cached: cached))
+                data.field("showMoment", decision.showMoment.rawValue)
+                data.field("launchTypes") { writer in LaunchAnswer.writeLaunchTypes(campaign.launchTypes, json: &writer) }
                 data.field("countdown", campaign.countdown)
                 data.field("skippable", campaign.skippable)
                 data.field("skipAfter", ifPresent: campaign.skipAfter)

@@ -47,11 +47,15 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     public var hasAd: Bool { didSet { prepared = nil } }
     public var id: Int64? { didSet { prepared = nil } }
     public var version: Int? { didSet { prepared = nil } }
+    /// 0: show the ad at this launch (it is forced, or its creative is among the query's `cached`); 1: download it
+    /// now and show it from the cache at a later launch (see ``ShowMoment``).
+    public var showMoment: Int? { didSet { prepared = nil } }
+    /// The launch moments the campaign is for (`cold`, `hot`): what `showMoment` said before it was a number.
+    public var launchTypes: [LaunchType]? { didSet { prepared = nil } }
     public var imgUrl: String? { didSet { prepared = nil } }
     public var creative: Creative? { didSet { prepared = nil } }
     public var jumpType: String? { didSet { prepared = nil } }
     public var jumpValue: String? { didSet { prepared = nil } }
-    public var showMoment: String? { didSet { prepared = nil } }
     public var countdown: Int? { didSet { prepared = nil } }
     public var skippable: Bool? { didSet { prepared = nil } }
     public var skipAfter: Int? { didSet { prepared = nil } }
@@ -75,24 +79,25 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     private var creativeBase = CreativeBase("")
 
     enum CodingKeys: String, CodingKey {
-        case hasAd, id, version, imgUrl, creative, jumpType, jumpValue, showMoment, countdown, skippable, skipAfter, forced,
-             display, clickArea, videoSound, expiresAt, epoch, seq, revoked
+        case hasAd, id, version, showMoment, launchTypes, imgUrl, creative, jumpType, jumpValue, countdown, skippable, skipAfter,
+             forced, display, clickArea, videoSound, expiresAt, epoch, seq, revoked
     }
 
     /// An answer from its fields (examples and clients; the service makes its answers from decisions).
-    public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, imgUrl: String? = nil, creative: Creative? = nil,
-                jumpType: String? = nil, jumpValue: String? = nil, showMoment: String? = nil, countdown: Int? = nil,
+    public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, showMoment: Int? = nil, launchTypes: [LaunchType]? = nil,
+                imgUrl: String? = nil, creative: Creative? = nil, jumpType: String? = nil, jumpValue: String? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, display: CampaignDisplay? = nil,
                 clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil, expiresAt: Timestamp? = nil, epoch: String, seq: Int64,
                 revoked: [Int64]) {
         self.hasAd = hasAd
         self.id = id
         self.version = version
+        self.showMoment = showMoment
+        self.launchTypes = launchTypes
         self.imgUrl = imgUrl
         self.creative = creative
         self.jumpType = jumpType
         self.jumpValue = jumpValue
-        self.showMoment = showMoment
         self.countdown = countdown
         self.skippable = skippable
         self.skipAfter = skipAfter
@@ -120,11 +125,12 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         hasAd = true
         id = campaign.id
         version = campaign.version
+        showMoment = decision.showMoment.rawValue
+        launchTypes = campaign.launchTypes
         imgUrl = creativeBaseURL + held.path
         creative = facts
         jumpType = campaign.jump.type.rawValue
         jumpValue = campaign.jump.value
-        showMoment = candidate.showMoment
         countdown = campaign.countdown
         skippable = campaign.skippable
         skipAfter = campaign.skipAfter
@@ -134,19 +140,22 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         videoSound = campaign.videoSound == true ? true : nil
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
-        prepared = held.answerParts
+        prepared = held.answerParts.parts(decision.showMoment)
         creativeBase = CreativeBase(creativeBaseURL)
     }
 
-    /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative, without
-    /// making a ``LaunchAnswer``: what `LaunchAnswer(decision, …).write(json:)` writes, for the query path.
+    /// Writes the answer for `decision` straight from the parts prepared with its campaign and creative (the form
+    /// for its `showMoment`), without making a ``LaunchAnswer``: what `LaunchAnswer(decision, …).write(json:)`
+    /// writes, for the query path.
     public static func write(_ decision: Decision, state: AnswerState, creativeBase: CreativeBase, into json: inout JSONWriter) {
         guard decision.candidate != nil, let held = decision.held else {
             json.writeRaw("{\"hasAd\":false")
             writeState(state, revoked: decision.revoked, json: &json)
             return
         }
-        writePrepared(held.answerParts, creativeBase: creativeBase, json: &json)
+        // The two arrays written, read straight from the creative (a copy of its parts would retain all three).
+        writePrepared(head: decision.showMoment == .now ? held.answerParts.headNow : held.answerParts.headLater,
+                      tail: held.answerParts.tail, creativeBase: creativeBase, json: &json)
         writeState(state, revoked: decision.revoked, json: &json)
     }
 
@@ -161,13 +170,16 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
             if hasAd {
                 object.field("id", ifPresent: id.map(Int.init))
                 object.field("version", ifPresent: version)
+                object.field("showMoment", ifPresent: showMoment)
+                if let launchTypes {
+                    object.field("launchTypes") { writer in Self.writeLaunchTypes(launchTypes, json: &writer) }
+                }
                 object.field("imgUrl", ifPresent: imgUrl)
                 if let creative {
                     object.field("creative") { writer in Self.writeCreative(creative, json: &writer) }
                 }
                 object.field("jumpType", ifPresent: jumpType)
                 object.field("jumpValue", ifPresent: jumpValue)
-                object.field("showMoment", ifPresent: showMoment)
                 object.field("countdown", ifPresent: countdown)
                 object.field("skippable", ifPresent: skippable)
                 object.field("skipAfter", ifPresent: skipAfter)
@@ -186,9 +198,15 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     /// `{"hasAd":true,` through `"expiresAt":"…"` (or a prefetch item's members): the members prepared with the
     /// campaign and creative, with the edge's base URL inside `imgUrl` (or `url`).
     static func writePrepared(_ parts: AnswerParts, creativeBase: CreativeBase, json: inout JSONWriter) {
-        json.writeRaw(parts.head)
+        writePrepared(head: parts.head, tail: parts.tail, creativeBase: creativeBase, json: &json)
+    }
+
+    /// `writePrepared(_:creativeBase:json:)` of a head and a tail.
+    @inline(__always)
+    static func writePrepared(head: [UInt8], tail: [UInt8], creativeBase: CreativeBase, json: inout JSONWriter) {
+        json.writeRaw(head)
         json.writeRaw(creativeBase.escaped)
-        json.writeRaw(parts.tail)
+        json.writeRaw(tail)
     }
 
     /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.
@@ -208,6 +226,11 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
             inner.field("size", facts.size)
             inner.field("durationMs", facts.durationMs)
         }
+    }
+
+    /// A campaign's launch moments, as the answer's `launchTypes` has them.
+    static func writeLaunchTypes(_ launchTypes: [LaunchType], json writer: inout JSONWriter) {
+        writer.writeArray(launchTypes) { writer, type in writer.write(string: type.rawValue) }
     }
 
     static func writeRevoked(_ revoked: [Int64], json writer: inout JSONWriter) {

@@ -5,8 +5,8 @@ extension AnswerPreparer {
     /// The launch answer's and the prefetch item's parts, as ``LaunchAnswer`` and ``PrefetchItem`` encode them (the
     /// launch answer's tests hold the prepared and the `Codable` bytes equal).
     public static let json = AnswerPreparer(
-        answer: { campaign, facts, path, showMoment, expiresAt in
-            PreparedAnswer.answer(campaign: campaign, facts: facts, path: path, showMoment: showMoment, expiresAt: expiresAt)
+        answer: { campaign, facts, path, expiresAt in
+            PreparedAnswer.answer(campaign: campaign, facts: facts, path: path, expiresAt: expiresAt)
         },
         prefetchItem: { campaign, facts, path, startsAt, endsAt in
             PreparedAnswer.prefetchItem(campaign: campaign, facts: facts, path: path, startsAt: startsAt, endsAt: endsAt)
@@ -15,15 +15,26 @@ extension AnswerPreparer {
 
 /// Writes the parts of answers that depend only on a campaign and one of its creatives (see ``AnswerParts``).
 enum PreparedAnswer {
-    /// `{"hasAd":true,"id":…,"version":…,"imgUrl":"`, then (after the base URL) the rest of `imgUrl` (the creative's
-    /// path) and its closing quote, `,"creative":{…},"jumpType":…,…,"expiresAt":"…"`.
-    static func answer(campaign: Campaign, facts: CreativeFacts, path: String, showMoment: String, expiresAt: String) -> AnswerParts {
-        var head = JSONWriter(reservingCapacity: 64)
-        head.writeRaw("{\"hasAd\":true,\"id\":")
-        head.write(int: Int(campaign.id))
-        head.writeRaw(",\"version\":")
-        head.write(int: campaign.version)
-        head.writeRaw(",\"imgUrl\":\"")
+    /// `{"hasAd":true,"id":…,"version":…,"showMoment":…,"launchTypes":[…],"imgUrl":"`, in both forms of
+    /// `showMoment` (one for a forced campaign, always shown now), then (after the base URL) the rest of `imgUrl`
+    /// (the creative's path) and its closing quote, `,"creative":{…},"jumpType":…,…,"expiresAt":"…"`.
+    static func answer(campaign: Campaign, facts: CreativeFacts, path: String, expiresAt: String) -> LaunchAnswerParts {
+        var start = JSONWriter(reservingCapacity: 64)
+        start.writeRaw("{\"hasAd\":true,\"id\":")
+        start.write(int: Int(campaign.id))
+        start.writeRaw(",\"version\":")
+        start.write(int: campaign.version)
+        start.writeRaw(",\"showMoment\":")
+        var launchTypes = JSONWriter(reservingCapacity: 48)
+        launchTypes.writeRaw(",\"launchTypes\":")
+        LaunchAnswer.writeLaunchTypes(campaign.launchTypes, json: &launchTypes)
+        launchTypes.writeRaw(",\"imgUrl\":\"")
+        func head(_ showMoment: ShowMoment) -> [UInt8] {
+            var head = start
+            head.write(int: showMoment.rawValue)
+            launchTypes.withUnsafeBytes { head.append($0) }
+            return head.bytes
+        }
         var tail = JSONWriter(reservingCapacity: 400)
         writePathEnd(path, into: &tail)
         tail.writeRaw(",\"creative\":{\"sha256\":")
@@ -33,8 +44,6 @@ enum PreparedAnswer {
         tail.write(string: campaign.jump.type.rawValue)
         tail.writeRaw(",\"jumpValue\":")
         tail.write(string: campaign.jump.value)
-        tail.writeRaw(",\"showMoment\":")
-        tail.write(string: showMoment)
         tail.writeRaw(",\"countdown\":")
         tail.write(int: campaign.countdown)
         tail.writeRaw(campaign.skippable ? ",\"skippable\":true" : ",\"skippable\":false")
@@ -55,7 +64,8 @@ enum PreparedAnswer {
         if campaign.videoSound == true { tail.writeRaw(",\"videoSound\":true") }
         tail.writeRaw(",\"expiresAt\":")
         tail.write(string: expiresAt)
-        return AnswerParts(head: head.bytes, tail: tail.bytes)
+        let now = head(.now)
+        return LaunchAnswerParts(headNow: now, headLater: campaign.forced ? now : head(.later), tail: tail.bytes)
     }
 
     /// A prefetch item's members, in the order and form of its `Codable` encoding: `{"campaignId":…,"sha256":…,

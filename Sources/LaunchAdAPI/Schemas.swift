@@ -244,17 +244,18 @@ private let creativeProperties: [(String, JSONSchema)] = [
 extension LaunchAnswer: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         let creative = JSONSchema.object(properties: creativeProperties, required: creativeProperties.map(\.0))
-        let adFields = ["id", "version", "imgUrl", "creative", "jumpType", "jumpValue", "showMoment", "countdown",
+        let adFields = ["id", "version", "showMoment", "launchTypes", "imgUrl", "creative", "jumpType", "jumpValue", "countdown",
                         "skippable", "forced", "expiresAt"]
         return JSONSchema.object([
             "hasAd": .boolean("Whether to show an ad now; the ad's fields come only when true."),
             "id": campaignIDSchema.described("The campaign."),
             "version": .integer("The campaign's version.", minimum: 1),
+            "showMoment": .integer("0: show the ad at this launch (the campaign is forced, or its creative is among the query's cached); 1: download it now and show it from the cache at a later launch.", minimum: 0, maximum: 1),
+            "launchTypes": .array(of: LaunchType.jsonSchema, "The launch moments the campaign is for (before showMoment was a number, it said them).", minItems: 1, uniqueItems: true),
             "imgUrl": .string("Where to download the creative: the edge's /creatives/{sha256}.", format: "uri"),
             "creative": creative,
             "jumpType": .cases(of: Jump.Kind.self),
             "jumpValue": .string("The URL or deep link; empty for none."),
-            "showMoment": .oneOf(["cold", "hot", "cold,hot"], "The launch types the ad is for."),
             "countdown": .integer("Seconds to show.", minimum: 1, maximum: 10),
             "skippable": .boolean(),
             "skipAfter": .integer("Seconds before the skip button shows, when set.", minimum: 0, maximum: 10),

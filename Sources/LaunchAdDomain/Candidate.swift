@@ -16,12 +16,12 @@ public final class HeldCreative: Sendable {
     /// Its sha256 as a device's history keeps it (``DeviceView/variantKey(_:)``).
     public let variantKey: UInt64
     /// The launch answer's members that depend only on the campaign and this creative, as JSON text, written once
-    /// when the state changes instead of on every query (see ``AnswerParts``).
-    public let answerParts: AnswerParts
+    /// when the state changes instead of on every query, in both forms of `showMoment` (see ``LaunchAnswerParts``).
+    public let answerParts: LaunchAnswerParts
     /// The same for a `launch.prefetch` answer's item: the creative with its campaign's id and window.
     public let prefetchParts: AnswerParts
 
-    init(facts: CreativeFacts, weight: Int, path: String, logAspect: Double, answerParts: AnswerParts, prefetchParts: AnswerParts) {
+    init(facts: CreativeFacts, weight: Int, path: String, logAspect: Double, answerParts: LaunchAnswerParts, prefetchParts: AnswerParts) {
         self.facts = facts
         self.weight = weight
         self.path = path
@@ -42,25 +42,23 @@ public final class Candidate: Sendable {
     /// With a test audience, the devices it is answered to (`nil`: every device).
     let testDevices: Set<String>?
     public let held: [HeldCreative]
-    /// Parts of the answer that only change with the campaign, written once here rather than per query.
-    public let showMoment: String
+    /// The campaign's end as the answer writes it, formatted once here rather than per query.
     public let expiresAtText: String
 
     init(_ campaign: Campaign, creatives: [String: CreativeFacts], preparer: AnswerPreparer) {
         self.campaign = campaign
-        showMoment = campaign.launchTypes.map(\.rawValue).joined(separator: ",")
         expiresAtText = campaign.endsAt.rfc3339
         minVersion = campaign.targeting.appVersions?.min.flatMap(AppVersion.init)
         maxVersion = campaign.targeting.appVersions?.max.flatMap(AppVersion.init)
         locales = campaign.targeting.locales?.map { $0.lowercased() }
         testDevices = campaign.audience == .test ? Set(campaign.testDevices ?? []) : nil
-        let showMoment = self.showMoment, expiresAt = self.expiresAtText, startsAt = campaign.startsAt.rfc3339
+        let expiresAt = self.expiresAtText, startsAt = campaign.startsAt.rfc3339
         held = campaign.creatives.compactMap { ref in
             creatives[ref.sha256].map { facts in
                 let path = "/creatives/" + facts.sha256
                 return HeldCreative(facts: facts, weight: ref.weight, path: path,
                                     logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))),
-                                    answerParts: preparer.answer(campaign, facts, path, showMoment, expiresAt),
+                                    answerParts: preparer.answer(campaign, facts, path, expiresAt),
                                     prefetchParts: preparer.prefetchItem(campaign, facts, path, startsAt, expiresAt))
             }
         }

@@ -10,6 +10,8 @@ public struct Decision: Sendable {
     public var candidate: Candidate?
     public var held: HeldCreative?
     public var revoked: [Int64]
+    /// When the client shows the chosen creative (see ``ShowMoment``); `.later` when nothing was chosen.
+    public var showMoment: ShowMoment = .later
 
     public var campaign: Campaign? { candidate?.campaign }
     public var creative: CreativeFacts? { held?.facts }
@@ -181,7 +183,8 @@ public enum DecisionEngine {
         }
         guard let chosen else { return Decision(candidate: nil, held: nil, revoked: revoked) }
         let (candidate, seed) = chosen
-        return Decision(candidate: candidate, held: chooseCreative(candidate, request: request, device: device, seed: seed), revoked: revoked)
+        let creative = chooseCreative(candidate, request: request, device: device, seed: seed)
+        return Decision(candidate: candidate, held: creative?.held, revoked: revoked, showMoment: creative?.showMoment ?? .later)
     }
 
     /// The revoked list when the clock has ended candidates: those first (campaignd has not said so yet, or cannot
@@ -335,18 +338,21 @@ public enum DecisionEngine {
     }
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
-    /// variants not yet seen, by weight.
-    static func chooseCreative(_ candidate: Candidate, request: LaunchRequest, device: DeviceView, seed: UInt64) -> HeldCreative? {
+    /// variants not yet seen, by weight; and when the client shows it (what the choice learnt of the client's set
+    /// decides it, so that a sha256 is not hashed twice).
+    static func chooseCreative(_ candidate: Candidate, request: LaunchRequest, device: DeviceView, seed: UInt64)
+        -> (held: HeldCreative, showMoment: ShowMoment)? {
         let held = candidate.held
         guard !held.isEmpty else { return nil }
-        if held.count == 1 { return held[0] }
+        let forced = candidate.campaign.forced
+        if held.count == 1 { return (held[0], ShowMoment(forced: forced, sha256: held[0].facts.sha256, cached: request.cached)) }
         let target = logAspect(request.screen)
         let best = target.map { nearestDistance(held, to: $0) } ?? .infinity
         // Each creative's standing, worked out once (the client's set is asked only when it holds something:
         // hashing a sha256 costs more than the rest of the choice).
         let cached = request.cached, seenNone = !device.hasSeenAnyVariant
         let near: UInt8 = 1, inCache: UInt8 = 2, unseen: UInt8 = 4, pool: UInt8 = 8
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: held.count) { flags -> HeldCreative in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: held.count) { flags -> (held: HeldCreative, showMoment: ShowMoment) in
             var anyCached = false
             for (offset, creative) in held.enumerated() {
                 var flag: UInt8 = 0
@@ -380,11 +386,16 @@ public enum DecisionEngine {
             var total = 0
             for offset in held.indices where flags[offset] & chosen == chosen { total += max(1, held[offset].weight) }
             var point = Int(mix(seed ^ 0x9E37_79B9_7F4A_7C15) % UInt64(max(1, total)))
+            // The pool holds only the nearest, whose flags say whether the client holds them.
+            func answer(_ offset: Int) -> (held: HeldCreative, showMoment: ShowMoment) {
+                (held[offset], forced || flags[offset] & inCache != 0 ? .now : .later)
+            }
             for offset in held.indices where flags[offset] & chosen == chosen {
                 point -= max(1, held[offset].weight)
-                if point < 0 { return held[offset] }
+                if point < 0 { return answer(offset) }
             }
-            return held.indices.first { flags[$0] & chosen == chosen }.map { held[$0] } ?? held[0]
+            if let offset = held.indices.first(where: { flags[$0] & chosen == chosen }) { return answer(offset) }
+            return (held[0], ShowMoment(forced: forced, sha256: held[0].facts.sha256, cached: cached))
         }
     }
 

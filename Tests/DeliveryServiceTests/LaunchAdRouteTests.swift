@@ -75,6 +75,56 @@ struct LaunchAdRouteTests {
         }
     }
 
+    @Test("showMoment is a number and launchTypes the campaign's over ZeroMQ, POST /rpc and GET /launch-ad: 1 not cached, 0 cached, 0 forced")
+    func showMomentOnEveryBinding() async throws {
+        try await HTTPRPCTests.withLiveEdge { edge, admin, campaign, fixture in
+            var fields = CampaignFields()
+            fields.launchTypes = [.cold, .hot]
+            fields.minBackgroundSeconds = 60
+            let updated = try await admin.call(AdminAPI.campaignUpdate, CampaignUpdateParams(id: campaign.id, fields: fields))
+            #expect(await edge.waitFor(seq: updated.seq))
+            let peer = try TestPeer(fixture.context, type: .dealer, endpoint: edge.endpoints["client"]!)
+            let http = try HTTPTestConnection(edge.endpoints["http"]!)
+            let sha = campaign.creatives[0].sha256, other = String(repeating: "e", count: 64)
+            /// The answer to one query over each binding: the client socket's result, `/rpc`'s and `/launch-ad`'s data.
+            func answers(cached: [String]) async throws -> [(String, JSONValue)] {
+                let listed = cached.isEmpty ? "" : #","cached":["\#(cached.joined(separator: #"",""#))"]"#
+                let call = #"{"jsonrpc":"2.0","id":1,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","deviceId":"d-1"\#(listed)}}"#
+                let zmq = try #require(try await HTTPRPCTests.overZeroMQ(peer, call))
+                #expect(http.send(HTTPTestConnection.rpc(call)))
+                let rpc = try #require(http.response())
+                #expect(rpc.body == zmq, "the same bytes over HTTP as over the client socket")
+                http.send(HTTPTestConnection.request("GET", Self.base + "&deviceId=d-1" + (cached.isEmpty ? "" : "&cached=" + cached.joined(separator: ","))))
+                let classic = try #require(http.response())
+                return [("zeromq", try #require(try JSONParser.parse(zmq)["result"])),
+                        ("rpc", try #require(try JSONParser.parse(rpc.body)["result"])),
+                        ("launch-ad", try #require(try JSONParser.parse(classic.body)["data"]))]
+            }
+            func check(cached: [String], showMoment: Int) async throws {
+                for (binding, answer) in try await answers(cached: cached) {
+                    #expect(answer["hasAd"] == .bool(true) && answer["id"]?.intValue == Int(campaign.id), "\(binding)")
+                    if case .number? = answer["showMoment"] {} else { Issue.record("\(binding): showMoment is not a number: \(answer)") }
+                    #expect(answer["showMoment"]?.intValue == showMoment, "\(binding), cached \(cached): \(answer)")
+                    #expect(answer["launchTypes"] == .array([.string("cold"), .string("hot")]), "\(binding): \(answer)")
+                }
+            }
+            try await check(cached: [], showMoment: 1)
+            try await check(cached: [other], showMoment: 1)
+            try await check(cached: [other, sha], showMoment: 0)
+            // The Codable answer reads it as the apps' clients do.
+            let decoded = try await edge.query(LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-1", cached: [sha]))
+            #expect(decoded.showMoment == 0 && decoded.launchTypes == [.cold, .hot])
+
+            let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: campaign.id))
+            #expect(await edge.waitFor(seq: forced.seq))
+            try await check(cached: [], showMoment: 0)
+            try await check(cached: [other], showMoment: 0)
+            let unforced = try await admin.call(AdminAPI.campaignUnforce, CampaignID(id: campaign.id))
+            #expect(await edge.waitFor(seq: unforced.seq))
+            try await check(cached: [], showMoment: 1)
+        }
+    }
+
     @Test("bad and missing parameters: code 400 naming the parameter, HTTP 400; another method: 405")
     func refusals() async throws {
         try await HTTPRPCTests.withLiveEdge { edge, _, _, _ in

@@ -370,6 +370,23 @@ struct DecisionEngineTests {
         }
     }
 
+    @Test("showMoment: now when forced or when the client holds the creative chosen, later when it holds none or only others")
+    func showMoment() {
+        for creatives in [[Self.tall], [Self.tall, Self.wide, Self.square]] {
+            let campaign = Self.campaign(1, creatives: creatives), forced = Self.campaign(2, forced: true, creatives: creatives)
+            let cases: [(Set<String>, ShowMoment)] = [
+                ([], .later), ([Self.tall.sha256], .now), ([Self.wide.sha256, Self.tall.sha256], .now), ([Self.wide.sha256], .later),
+                ([String(repeating: "e", count: 64)], .later),
+            ]
+            for (cached, moment) in cases {
+                let decision = Self.decide([campaign], Self.request(cached: cached))
+                #expect(decision.creative == Self.tall && decision.showMoment == moment, "\(creatives.count) creatives, cached \(cached)")
+                #expect(Self.decide([forced], Self.request(cached: cached)).showMoment == .now)
+            }
+        }
+        #expect(Self.decide([]).campaign == nil && Self.decide([]).showMoment == .later)
+    }
+
     @Test("a screen's creatives: the nearest shape (all without a screen), and every creative a query from it is answered with")
     func creativesForScreen() throws {
         let twin = CreativeFacts(sha256: String(repeating: "d", count: 64), contentType: "image/png", width: 1170, height: 2532, size: 1)

@@ -86,6 +86,7 @@ struct IndexedDecisionTests {
             #expect(indexed.campaign?.id == scanned.campaign?.id, "\(label): campaign")
             #expect(indexed.creative?.sha256 == scanned.creative?.sha256, "\(label): creative")
             #expect(indexed.revoked == scanned.revoked, "\(label): revoked")
+            #expect(indexed.showMoment == scanned.showMoment, "\(label): showMoment")
             if let campaign = indexed.campaign {
                 answered += 1
                 #expect(DecisionEngine.rotationGroup(of: campaign, in: index) == PlainScanEngine.rotationGroup(of: campaign, in: index), "\(label): group")

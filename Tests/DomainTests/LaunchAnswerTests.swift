@@ -50,17 +50,28 @@ struct LaunchAnswerTests {
                     // A still image, or an animation of a length (the creative's durationMs).
                     var held = Engine.held
                     held[Engine.tall.sha256]?.durationMs = [0, 2_340][checked % 2]
-                    let decision = Engine.decide([campaign, expired], creatives: held)
-                    var copy = decision
-                    copy.revoked = revoked
-                    let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
-                    #expect(answer.hasAd && answer.isPrepared)
-                    #expect(Self.written(answer) == (try Self.encoded(answer)))
-                    #expect(Self.writtenFromDecision(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
-                            == (try Self.encoded(answer)))
-                    #expect(Self.written(answer).contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
-                    #expect(!Self.written(answer).contains("videoSound\":false"))
-                    #expect(Self.written(answer).contains(#""size":100,"durationMs":\#([0, 2_340][checked % 2])}"#))
+                    // The client holds nothing, the creative of its shape and another, only the other (the nearest
+                    // aspect ratio still wins), or one the edge does not know.
+                    for cached in [[], [Engine.wide.sha256, Engine.tall.sha256], [Engine.wide.sha256], [String(repeating: "e", count: 64)]] as [Set<String>] {
+                        var copy = Engine.decide([campaign, expired], Engine.request(cached: cached), creatives: held)
+                        copy.revoked = revoked
+                        let shown = try #require(copy.creative?.sha256)
+                        let answer = LaunchAnswer(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                        #expect(answer.hasAd && answer.isPrepared)
+                        let written = Self.written(answer)
+                        #expect(written == (try Self.encoded(answer)))
+                        #expect(Self.writtenFromDecision(copy, epoch: "ep\"och", seq: 99, creativeBaseURL: "http://127.0.0.1:8200")
+                                == (try Self.encoded(answer)))
+                        let moment = forced || cached.contains(shown) ? 0 : 1
+                        #expect(answer.showMoment == moment && answer.launchTypes == campaign.launchTypes)
+                        let types = campaign.launchTypes.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+                        #expect(written.contains(#","showMoment":\#(moment),"launchTypes":[\#(types)],"imgUrl":"#), "\(written)")
+                        #expect(written.contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
+                        #expect(!written.contains("videoSound\":false"))
+                        if shown == Engine.tall.sha256 {
+                            #expect(written.contains(#""size":100,"durationMs":\#([0, 2_340][checked % 2])}"#), "\(written)")
+                        }
+                    }
                     checked += 1
                 }
             }
@@ -93,6 +104,14 @@ struct LaunchAnswerTests {
         #expect(!answer.isPrepared)
         #expect(Self.written(answer) == (try Self.encoded(answer)))
         #expect(Self.written(answer).contains("shop://changed"))
+        // showMoment is one of the prepared members too.
+        var moment = LaunchAnswer(decision, epoch: "e", seq: 1, creativeBaseURL: "http://x")
+        #expect(moment.showMoment == 1 && moment.isPrepared)
+        moment.showMoment = 0
+        moment.launchTypes = [.hot]
+        #expect(!moment.isPrepared)
+        #expect(Self.written(moment) == (try Self.encoded(moment)))
+        #expect(Self.written(moment).contains(#""showMoment":0,"launchTypes":["hot"],"#))
         // epoch, seq and revoked are written per answer either way.
         var other = LaunchAnswer(decision, epoch: "e", seq: 1, creativeBaseURL: "http://x")
         other.seq = 2

@@ -59,8 +59,10 @@ enum PlainScanEngine {
             if point < 0 { chosen = first + offset; break }
         }
         let candidate = candidates[chosen]
-        return Decision(candidate: candidate, held: DecisionEngine.chooseCreative(candidate, request: request, device: device, seed: seed),
-                        revoked: revoked)
+        // showMoment the plain way: a lookup of the chosen creative in the client's set.
+        let held = DecisionEngine.chooseCreative(candidate, request: request, device: device, seed: seed)?.held
+        return Decision(candidate: candidate, held: held, revoked: revoked,
+                        showMoment: held.map { ShowMoment(forced: candidate.campaign.forced, sha256: $0.facts.sha256, cached: request.cached) } ?? .later)
     }
 
     /// The rotation group as a scan: the app's candidates with the campaign's forced flag and priority.

@@ -134,9 +134,9 @@ final class ScriptedEdge: Sendable {
         var answer: LaunchAnswer
         if let creative = answering {
             answer = LaunchAnswer(
-                hasAd: true, id: creative.campaignId, version: 1, imgUrl: "http://\(request.headers["host"] ?? "")/creatives/\(creative.sha256)",
+                hasAd: true, id: creative.campaignId, version: 1, showMoment: 1, launchTypes: [.cold], imgUrl: "http://\(request.headers["host"] ?? "")/creatives/\(creative.sha256)",
                 creative: CreativeFacts(sha256: creative.sha256, contentType: "image/png", width: 1179, height: 2556, size: creative.bytes.count),
-                jumpType: "none", showMoment: "cold", countdown: 3, skippable: true, skipAfter: 1, forced: false,
+                jumpType: "none", countdown: 3, skippable: true, skipAfter: 1, forced: false,
                 expiresAt: Timestamp(seconds: Date().timeIntervalSince1970 + 3600), epoch: "scripted", seq: 1, revoked: [])
         } else {
             answer = LaunchAnswer(hasAd: false, epoch: "scripted", seq: 1, revoked: [])

@@ -61,8 +61,11 @@ struct HTTPClientsTests {
                                               "-w", "\\n%{http_code} %{http_version}", "\(base)/rpc"])
             #expect(answer.output.hasSuffix("200 1.1") && answer.output.contains(#""hasAd":true"#), "\(answer)")
             #expect(answer.output.contains(#""imgUrl":"http://"#))
+            // showMoment a number on both bindings (1: not held, not forced), the campaign's moments in launchTypes.
+            #expect(answer.output.contains(#""showMoment":1,"launchTypes":["cold"],"#), "\(answer)")
             let launch = try runTool("curl", ["-sS", "-w", "\\n%{http_code}", "\(base)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"])
             #expect(launch.output.hasPrefix(#"{"code":200,"msg":"SUCCESS","data":{"hasAd":true"#) && launch.output.hasSuffix("200"), "\(launch)")
+            #expect(launch.output.contains(#""showMoment":1,"launchTypes":["cold"],"#), "\(launch)")
             let wrongType = try runTool("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: text/plain",
                                                  "--data-binary", Self.query, "\(base)/rpc"])
             #expect(wrongType.output == "415")

@@ -91,6 +91,17 @@ for (name, dispatcher) in [("dispatch launch.query (all of it)", fullDispatcher)
         }
     }
 }
+// The same queries from phones that list what they hold (`cached`: the creative of their shape and two others), as
+// the SDK sends them: the answer's showMoment is then decided by a lookup in that list.
+let cachedList = ([facts[0].sha256, String(repeating: "e", count: 64), String(repeating: "f", count: 64)]).map { "\"\($0)\"" }.joined(separator: ",")
+let requestsWithCached = (0..<1000).map { device in
+    Array(#"{"jsonrpc":"2.0","id":\#(device),"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-\#(device % 10_000)","screen":{"width":1179,"height":2556},"cached":[\#(cachedList)]}}"#.utf8)
+}
+measure("dispatch launch.query, cached listed") { i in
+    requestsWithCached[i % 1000].withUnsafeBytes { bytes in
+        if case .reply(let writer) = fullDispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) { sink &+= writer.count }
+    }
+}
 let validated = try LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", region: "cn-east", locale: "zh-CN",
                                       deviceId: "d-1", screen: .init(width: 1179, height: 2556)).validated()
 // The requests of 10,000 devices, made before the measure so that it times the decision alone.
