@@ -373,15 +373,19 @@ public final class SQLiteStore: Store {
         }
         // One creative at a time, its file read outside any transaction: the bytes of thousands of videos are never
         // all in memory, and writers wait for no file.
+        var filled = 0
         for creative in timed {
-            let bytes = try? files.read(sha256: creative.sha256, offset: 0, length: creative.size)
+            // Bytes that are not there read as 0 for good; a file that cannot be read now is left for the next start.
+            let bytes: [UInt8]?
+            do { bytes = try files.read(sha256: creative.sha256, offset: 0, length: creative.size) } catch { continue }
             let duration = bytes.map { CreativeInspector.durationMs(of: $0, contentType: creative.contentType) } ?? 0
             try await pool.write { db in
                 try db.execute(sql: "UPDATE creatives SET duration_ms = ? WHERE sha256 = ? AND duration_ms IS NULL",
                                arguments: [duration, creative.sha256])
             }
+            filled += 1
         }
-        return stills + timed.count
+        return stills + filled
     }
 
     public func creativeChunk(sha256: String, offset: Int, length: Int) async throws -> CreativeChunkRead {

@@ -41,6 +41,12 @@ public final class FollowedState: Sendable {
         for (sha256, facts) in saved.creatives {
             if let bytes = try? files.read(sha256: sha256, offset: 0, length: facts.size + 1), bytes.count == facts.size,
                CreativeFiles.name(of: bytes) == sha256 {
+                var facts = facts
+                // A state saved before creatives' durations were kept reads them as 0: an animation's or a video's is
+                // read from the bytes just read (a still GIF is read again at each start, and stays 0).
+                if facts.durationMs == 0, facts.contentType == "image/gif" || facts.contentType == "video/mp4" {
+                    facts.durationMs = CreativeInspector.durationMs(of: bytes, contentType: facts.contentType)
+                }
                 verified[sha256] = facts
             } else {
                 logger.warning("discarded a creative that did not verify", metadata: ["sha256": "\(sha256)"])

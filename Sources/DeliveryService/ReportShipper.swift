@@ -138,11 +138,12 @@ final class ReportShipper: Service {
             if field.hasPrefix("hourly"), report.hourly != nil {
                 outbox.pending?.hourly = nil
                 logger.warning("campaignd refuses this report's hours; its totals go again without them", metadata: ["error": "\(error.message)"])
-            } else if field.hasPrefix("apps"), report.apps != nil {
-                // The funnel's counts have no totals to fall back on: hours campaignd no longer keeps are let go,
-                // rather than holding the campaigns' counts back for good.
-                outbox.pending?.apps = nil
-                logger.warning("campaignd refuses this report's counts by app; they are dropped and the rest goes again", metadata: ["error": "\(error.message)"])
+            } else if field.hasPrefix("apps"), let apps = report.apps {
+                // The funnel's counts have no totals to fall back on: what campaignd refuses is let go, rather than
+                // holding the campaigns' counts back for good, and only that: the rest goes again.
+                outbox.pending?.apps = Self.keptApps(apps, refusedField: field)
+                logger.warning("campaignd refuses some of this report's counts by app; they are dropped and the rest goes again",
+                               metadata: ["error": "\(error.message)"])
             } else {
                 logger.warning("campaignd refuses this edge's report; its counts wait", metadata: ["error": "\(error.message)"])
             }
@@ -151,6 +152,24 @@ final class ReportShipper: Service {
             logger.debug("could not ship counts yet", metadata: ["error": "\(error)"])
             return false
         }
+    }
+
+    /// The counts by app that go again after campaignd refused `refusedField` of them: without the item it names,
+    /// and, when it refused that item's hour (older than its stats retention), without every item as old or older
+    /// (they come oldest first: each would be refused in turn), or, for an hour ahead of `now`, every item as far
+    /// ahead; none when the refusal names no item.
+    static func keptApps(_ apps: [AppHourlyCount], refusedField field: String, now: Timestamp = .now()) -> [AppHourlyCount]? {
+        guard field.hasPrefix("apps["), let close = field.firstIndex(of: "]"),
+              let index = Int(field[field.index(field.startIndex, offsetBy: 5)..<close]), apps.indices.contains(index)
+        else { return nil }
+        let refused = apps[index]
+        let kept: [AppHourlyCount]
+        if field.hasSuffix(".hour") {
+            kept = refused.hour > now ? apps.filter { $0.hour < refused.hour } : apps.filter { $0.hour > refused.hour }
+        } else {
+            kept = apps.enumerated().filter { $0.offset != index }.map(\.element)
+        }
+        return kept.isEmpty ? nil : kept
     }
 
     /// `lastId` (read from the file, or answered by campaignd), or, when it is beyond the ids campaignd takes now

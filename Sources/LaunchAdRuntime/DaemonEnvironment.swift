@@ -43,7 +43,10 @@ public enum DaemonEnvironment {
     private static let known = Locked<[ObjectIdentifier: [Variable]]>([:])
 
     private static func described<T: ParsableArguments>(_ type: T.Type) -> [Variable] {
-        guard let description = try? JSONDecoder().decode(Description.self, from: Data(type._dumpHelp().utf8)) else { return [] }
+        // A description that no longer reads (another ArgumentParser) must not leave every variable silently unread.
+        guard let description = try? JSONDecoder().decode(Description.self, from: Data(type._dumpHelp().utf8)) else {
+            preconditionFailure("cannot read \(type)'s options from ArgumentParser's description: their environment variables would go unread")
+        }
         return (description.command.arguments ?? []).compactMap { argument in
             guard let flag = argument.names?.first(where: { $0.kind == "long" })?.name,
                   let name = variableName(in: argument.abstract ?? "") else { return nil }

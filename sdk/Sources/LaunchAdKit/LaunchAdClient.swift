@@ -93,7 +93,8 @@ public actor LaunchAdClient {
     ///
     /// A cached choice older than `maxCachedAge` never shows without an answer in time. A launch opened in a way
     /// `showOn` leaves out, or while ``suppress(for:)`` holds, shows nothing and asks nothing. The others queue a
-    /// `request` report, and `noAd` or `timeout` when they show nothing. The launch's work (its query, its creative)
+    /// `request` report, and `noAd` when the edge (or, cache first, the cache) had no ad or `timeout` when no answer
+    /// came in time or none could be had (the edge unreachable), when they show nothing. The launch's work (its query, its creative)
     /// ends within twice `waitBudget` of its start (``settle()`` waits for it, for tests).
     public func launch(_ kind: LaunchKind = .cold, openedBy: LaunchOpening = .userTap) async -> LaunchDecision {
         await decide(kind, openedBy: openedBy, launchId: UUID().uuidString.lowercased())
@@ -126,7 +127,10 @@ public actor LaunchAdClient {
         switch await Self.within(seconds: configuration.waitBudget, work) {
         case nil: return (.noAd(.timeout), .timeout)
         case .success(let ad?): return (.show(ad), nil)
-        case .success(nil), .failure: return (.noAd(.none), .noAd)
+        case .success(nil): return (.noAd(.none), .noAd)
+        // No answer (the edge unreachable, or what came could not be read): not a want of ads, so the funnel
+        // counts it with the launches that had no answer in time.
+        case .failure: return (.noAd(.none), .timeout)
         }
     }
 
@@ -146,7 +150,8 @@ public actor LaunchAdClient {
             })
             return fallback.map { (.show($0), nil) } ?? (.noAd(.timeout), .timeout)
         case .failure:
-            return fallback.map { (.show($0), nil) } ?? (.noAd(.none), .noAd)
+            // No answer: as late as one that never comes, for the funnel too (not a want of ads).
+            return fallback.map { (.show($0), nil) } ?? (.noAd(.none), .timeout)
         case .success(let answer):
             answered = answer
         }

@@ -86,6 +86,16 @@ public final class LaunchAdController {
         }
     }
 
+    /// How the app was opened, learnt after its launch began: iOS hands the app a link, a notification's response or
+    /// a shortcut after it comes to the foreground, when a hot launch (started as `userTap`, the default) already has
+    /// its cover up. When the configuration shows no ads for `opening` (``LaunchAdConfiguration/showOn``), a launch
+    /// still deciding, or an ad whose media has not appeared yet, ends at once (`notForOpening`) and the app goes
+    /// where it was opened for; an ad already on the screen plays on.
+    public func opened(by opening: LaunchOpening) {
+        guard let presenter, !client.configuration.showOn.contains(opening) else { return }
+        presenter.dismiss(.notForOpening)
+    }
+
     /// The app opened a landing page by itself (an earlier ad's jump it handles, a push's, a link's): until
     /// ``landingPageClosed()`` no ad's countdown starts or runs; an ad whose media appears meanwhile waits at its
     /// full count, so the user reading the page loses none of its seconds.

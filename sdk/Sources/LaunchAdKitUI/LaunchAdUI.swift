@@ -47,6 +47,15 @@ public final class LaunchAdUI {
         return ui
     }
 
+    /// How the app was opened, when iOS tells it after the launch began: call it from the scene's
+    /// `scene(_:openURLContexts:)` and `windowScene(_:performActionFor:completionHandler:)` and from
+    /// `userNotificationCenter(_:didReceive:withCompletionHandler:)` (`.url`, `.shortcut`, `.push`). A return from the
+    /// background starts its hot launch as a tap on the icon before these arrive; an opening the configuration shows
+    /// no ads for ends that launch before its ad appears (``LaunchAdController/opened(by:)``).
+    public func opened(by opening: LaunchOpening) {
+        controller.opened(by: opening)
+    }
+
     private init(client: LaunchAdClient, options: AdPresentationOptions, appearance: LaunchAdAppearance) {
         self.appearance = appearance
         controller = LaunchAdController(client: client, options: options,

@@ -117,6 +117,44 @@ struct LaunchAdControllerTests {
     }
 }
 
+@Suite("how the app was opened, learnt after its launch began", .timeLimit(.minutes(1)))
+@MainActor
+struct LateOpeningTests {
+    @Test("a link arriving while the launch's ad loads ends it before it appears (notForOpening); a tap on the icon changes nothing")
+    func linkEndsTheLoadingAd() async throws {
+        let seeded = try await Seeded()
+        defer { seeded.device.remove() }
+        let (client, delegate, controller) = (seeded.client, seeded.delegate, seeded.controller)
+        #expect(controller.presenter?.phase == .loading)
+        controller.opened(by: .userTap)  // shown for: nothing changes
+        #expect(controller.presenter?.phase == .loading)
+        let events = try #require(seeded.made?.events)
+        controller.opened(by: .url)
+        #expect(controller.presenter?.phase != .loading)
+        events.mediaAppeared(nil)  // too late: the ad is not shown
+        seeded.scheduler.advance(by: 10)
+        #expect(delegate.heard == ["end notForOpening"])
+        #expect(controller.presenter == nil)
+        let queued = try seeded.device.queued().map(\.type)
+        #expect(!queued.contains("impression"), "\(queued)")
+        _ = await controller.settleReports()
+        await client.settle()
+    }
+
+    @Test("an ad already on the screen plays on when the opening comes late")
+    func shownAdPlaysOn() async throws {
+        let seeded = try await Seeded()
+        defer { seeded.device.remove() }
+        let (client, delegate, controller) = (seeded.client, seeded.delegate, seeded.controller)
+        try #require(seeded.made?.events).mediaAppeared(nil)
+        controller.opened(by: .push)
+        seeded.scheduler.advance(by: 10)
+        #expect(delegate.heard.first == "show" && delegate.heard.last == "end countdown", "\(delegate.heard)")
+        _ = await controller.settleReports()
+        await client.settle()
+    }
+}
+
 /// A controller over a device whose cache holds campaign 7 (cache first, the edge out of reach), launched once
 /// (`before` runs first) and past its cover: the ad's media is loading on a recording surface.
 @MainActor

@@ -157,7 +157,7 @@ struct LaunchRulesTests {
         #expect(await (try device.client(.cacheFirst)).cacheSize() == manifestBytes(), "a new SDK over the folder finds it empty")
     }
 
-    @Test("every launch the SDK decides reports `request` with the app; `noAd` when the cache had nothing; the event ids are the launch's")
+    @Test("every launch the SDK decides reports `request` with the app; `timeout` when the edge could not be reached and nothing was cached (an outage is not a want of ads); the event ids are the launch's")
     func funnelReports() async throws {
         let device = Device()
         defer { device.remove() }
@@ -169,11 +169,11 @@ struct LaunchRulesTests {
         #expect(await seeded.launch().shown?.campaignId == 7)
         await seeded.settle()
         let events = try device.queued()
-        #expect(events.map(\.type) == ["request", "noAd", "request"])
+        #expect(events.map(\.type) == ["request", "timeout", "request"])
         #expect(events.allSatisfy { $0.app == "shop" && $0.deviceId == "d-1" && $0.campaignId == nil && $0.at != nil })
         let launches = events.map { $0.eventId.split(separator: "-").dropLast().joined(separator: "-") }
         #expect(launches[0] == launches[1] && launches[1] != launches[2])
-        #expect(events.map { String($0.eventId.split(separator: "-").last!) } == ["request", "noAd", "request"])
+        #expect(events.map { String($0.eventId.split(separator: "-").last!) } == ["request", "timeout", "request"])
     }
 }
 
