@@ -62,7 +62,7 @@ public final class SpawnedProcess: Sendable {
     /// signal never reaches another process given the id after the reaping.
     private let ended = Locked<Termination?>(nil)
 
-    /// Starts `executable` (a path, or a name looked up on `PATH`) with `arguments`; its output goes to `output`.
+    /// Starts `executable` (a path, or a name looked up on the test process's `PATH`) with `arguments`; its output goes to `output`.
     public convenience init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                             output: Output = .discarded) throws {
         var redirections = [Redirection.open(0, "/dev/null", O_RDONLY)]
@@ -101,6 +101,8 @@ public final class SpawnedProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // The threads of Swift's concurrency pool block most signals (SIGTERM, SIGINT and SIGHUP among them): a child
+        // would inherit the mask of the one that started it, and take a test's SIGTERM only if it unblocked it itself.
         var signals = sigset_t()
         sigemptyset(&signals)
         posix_spawnattr_setsigmask(&attributes, &signals)
