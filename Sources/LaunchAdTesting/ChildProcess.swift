@@ -3,9 +3,8 @@ import JSONRPC
 import Testing
 
 /// A program of this package run as a child process, for end-to-end tests.
-public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: the Process is touched only through these methods, which Foundation makes thread-safe.
-    public let process: Process
+public final class ChildProcess: Sendable {
+    private let process: SpawnedProcess
     public let output: URL
     public let name: String
 
@@ -26,43 +25,35 @@ public final class ChildProcess: @unchecked Sendable {
                       environment: environment)
     }
 
-    /// Starts any program (a tool of the system, a script) the same way.
+    /// Starts any program (a tool of the system, a script) the same way. Killed, if it still runs, when the last
+    /// reference to it goes.
     public init(executable: URL, _ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
         self.name = executable.lastPathComponent
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
         output = directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).log")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        process = try SpawnedProcess(executable.path, arguments, environment: environment, output: .file(output))
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    /// The child's process id.
+    public var pid: pid_t { process.pid }
+
+    /// Whether it has not exited yet.
+    public var isRunning: Bool { process.isRunning }
+
+    /// Its exit status (128 plus the signal's number when a signal ended it), or `nil` while it runs.
+    public var terminationStatus: Int32? { process.termination?.status }
 
     /// What the process printed so far.
     public var log: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
     /// Sends a signal (SIGTERM by default, SIGKILL for a crash).
     public func signal(_ number: Int32 = SIGTERM) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
-    /// Waits for the process to exit; its status, or `nil` if it is still running after `timeout`.
+    /// Waits for the process to exit; its status (128 plus the signal's number when a signal ended it), or `nil` if it
+    /// is still running after `timeout`.
     public func exitStatus(timeout: Duration = .seconds(10)) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return process.terminationStatus
+        await process.exitStatus(timeout: timeout)
     }
 
     /// Waits for a ready file and returns the endpoints it names.

@@ -61,30 +61,18 @@ public final class PostgresCluster: Sendable {
     public var log: String { (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? "" }
 
     /// Runs one of PostgreSQL's programs, as the server's user when we are root; throws with its output when it fails.
-    /// Spawned and waited for by hand: Foundation's `Process` learns of an exit from a descriptor its child inherits,
-    /// which the server `pg_ctl` starts keeps open, so it would wait for the server's end rather than `pg_ctl`'s.
+    /// Its output goes to a file, not a pipe: the server `pg_ctl` starts keeps the descriptors it inherited open, so
+    /// a pipe would not end with `pg_ctl`.
     func run(_ program: String, _ arguments: [String]) throws {
         let executable = program == "cp" ? "/bin/cp" : binaries.appendingPathComponent(program).path
         let command = getuid() == 0 ? ["/usr/sbin/runuser", "-u", try Self.serverUser().name, "--", executable] + arguments
                                     : [executable] + arguments
         let outputFile = directory.appendingPathComponent("\(program)-\(UUID().uuidString.prefix(8)).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Failure(description: "cannot start \(command[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        guard status == 0 else {
-            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+        let ended = try SpawnedProcess(command[0], Array(command.dropFirst()), output: .file(outputFile)).waitForExit()
+        guard ended == .exited(0) else {
+            let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (\(ended)): \(text)")
         }
     }
 
@@ -111,13 +99,10 @@ public final class PostgresCluster: Sendable {
         for name in ["postgres", "launchad-pg"] {
             if let entry = getpwnam(name) { return (name, entry.pointee.pw_uid, entry.pointee.pw_gid) }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
-        process.arguments = ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "launchad-pg"]
-        try process.run()
-        process.waitUntilExit()
+        let made = try SpawnedProcess.run("/usr/sbin/useradd", ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                                                                "launchad-pg"])
         guard let entry = getpwnam("launchad-pg") else {
-            throw Failure(description: "running as root, there is no postgres user to run PostgreSQL as, and useradd launchad-pg failed (\(process.terminationStatus))")
+            throw Failure(description: "running as root, there is no postgres user to run PostgreSQL as, and useradd launchad-pg failed (\(made.termination)): \(made.error)")
         }
         return ("launchad-pg", entry.pointee.pw_uid, entry.pointee.pw_gid)
     }

@@ -50,3 +50,13 @@ public func withCampaignStore<T>(
         }
     }
 }
+
+/// Runs `sql` on the SQLite file at `path` with SQLite's shell, stopping at the first error: to leave rows as an older
+/// campaignd (or a hand at the database) could have, beneath the store's own checks. Throws with what it printed
+/// when it fails.
+public func runSQLiteShell(_ path: String, _ sql: String) throws {
+    let finished = try SpawnedProcess.run("sqlite3", ["-bail", path, sql])
+    guard finished.termination == .exited(0) else {
+        throw SpawnedProcess.Failure(description: "sqlite3 \(path) failed (\(finished.termination)): \(finished.error)")
+    }
+}

@@ -67,7 +67,7 @@ struct ConsoleHistoryTests {
         defer { process.signal(SIGKILL) }
         let endpoints = try await ChildProcess.waitForReadyFile(ready)
         let client = ConsoleClient(try #require(endpoints["console"]))
-        let pid = process.process.processIdentifier
+        let pid = process.pid
         _ = try await client.get("/")  // the console's first answer: what serving allocates is in the baseline
         let before = Self.residentBytes(pid)
 

@@ -144,7 +144,7 @@ struct StoreConformanceTests {
             let folder = try makeTemporaryDirectory("store")
             defer { removeTemporaryDirectory(folder) }
             _ = try SQLiteStore(directory: folder.path)
-            try Self.sqlite(folder.appendingPathComponent(SQLiteStore.fileName).path,
+            try runSQLiteShell(folder.appendingPathComponent(SQLiteStore.fileName).path,
                             older + "DELETE FROM grdb_migrations WHERE identifier = 'v6 relay path of acknowledgements';")
             try await check { try SQLiteStore(directory: folder.path) }
         case .postgres:
@@ -204,7 +204,7 @@ struct StoreConformanceTests {
             for (fact, file) in zip(facts, files) { try await store.addCreative(fact, bytes: file.bytes, actor: "local", now: Self.now) }
             #expect(try await store.fillCreativeDurations() == 0)
             #expect(try await store.creative(sha256: facts[1].sha256) == facts[1])
-            try Self.sqlite(folder.appendingPathComponent(SQLiteStore.fileName).path,
+            try runSQLiteShell(folder.appendingPathComponent(SQLiteStore.fileName).path,
                             older + "DELETE FROM grdb_migrations WHERE identifier = 'v8 creative durations';")
             try FileManager.default.removeItem(at: try CreativeFiles(directory: folder.path).root
                 .appendingPathComponent(String(facts[4].sha256.prefix(2))).appendingPathComponent(facts[4].sha256))
@@ -230,16 +230,6 @@ struct StoreConformanceTests {
                 }, bytesGone: false)
             }
         }
-    }
-
-    /// Runs `sql` on the SQLite file at `path` with SQLite's shell.
-    static func sqlite(_ path: String, _ sql: String) throws {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlite3", "-bail", path, sql]
-        try shell.run()
-        shell.waitUntilExit()
-        guard shell.terminationStatus == 0 else { throw PostgresCluster.Failure(description: "sqlite3 \(path) failed: \(shell.terminationStatus)") }
     }
 
     @Test("the change log answers after a seq (nothing at the current one, nil past it) and keeps who made each change", arguments: StoreEngine.allCases)

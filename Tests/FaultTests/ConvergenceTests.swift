@@ -110,7 +110,7 @@ extension FaultTests {
                 last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(seed)", creative: creative)).seq
             }
             #expect(await edge.waitFor(seq: last))
-            let pid = edge.process.process.processIdentifier
+            let pid = edge.process.pid
             func downloads() -> Int {
                 let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
                 return tasks.filter { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.hasPrefix("rpc-creatives") == true }.count

@@ -12,7 +12,7 @@ extension FaultTests {
     struct UpdatesPriorityTests {
         /// The nice `process`'s update stream thread should have with `boost`, its main thread's nice, and its threads.
         static func expected(_ process: ChildProcess, boost: Int) async throws -> (nice: Int, main: Int, threads: [ProcessThread]) {
-            let pid = Int(process.process.processIdentifier)
+            let pid = Int(process.pid)
             let threads = ProcessThread.list("\(pid)")
             let main = try #require(threads.first { $0.tid == pid }, "no main thread among \(threads)").nice
             let ahead = max(-20, main - boost)

@@ -52,7 +52,7 @@ struct GreedyPeerTests {
         // Each read once, as a peer that reads: what serving them normally allocates is in the baseline.
         #expect(try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: sha)).size == png.count)
         #expect(try await admin.call(AdminAPI.campaignList, CampaignListParams()).campaigns.count == 20)
-        let pid = fixture.process.process.processIdentifier
+        let pid = fixture.process.pid
         let before = try #require(residentBytes(pid))
 
         // 400 chunks (560 MB) and 400 lists (280 MB) asked for, none read.
@@ -126,7 +126,7 @@ struct GreedyPeerTests {
         let sha = try await fixture.uploadPNG(admin)
         let created = try await admin.call(AdminAPI.campaignCreate, Self.largerFields(creative: sha))
         let id = created.campaign.id
-        let pid = fixture.process.process.processIdentifier
+        let pid = fixture.process.pid
         // Updates to `versions`, ten at a time.
         @Sendable func update(_ versions: Range<Int>) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in

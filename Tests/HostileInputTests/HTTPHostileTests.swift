@@ -24,7 +24,7 @@ struct HTTPHostileTests {
         let edge = try await fixture.startEdge("edge-http-hostile", arguments: ["--http-idle-timeout", "2"])
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
         let address = try #require(edge.endpoints["http"])
-        let pid = edge.process.process.processIdentifier
+        let pid = edge.process.pid
 
         // Warm up, so the baseline holds what serving normally allocates.
         let warm = try HTTPTestConnection(address)
@@ -110,7 +110,7 @@ struct HTTPHostileTests {
         stop.value.store(true, ordering: .relaxed)
         let (latencies, wrong) = try await good.value
         let sorted = latencies.sorted()
-        #expect(edge.process.process.isRunning)
+        #expect(edge.process.isRunning)
         #expect(wrong == 0, "\(wrong) wrong answers to the good client")
         #expect(sorted.count > 100, "only \(sorted.count) good calls")
         let p99 = sorted.isEmpty ? .seconds(99) : sorted[min(sorted.count - 1, sorted.count * 99 / 100)]

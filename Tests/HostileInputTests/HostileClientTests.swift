@@ -33,7 +33,7 @@ struct HostileClientTests {
         let edge = try await fixture.startEdge("edge-hostile")
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
         let endpoint = try #require(edge.endpoints["client"])
-        let pid = edge.process.process.processIdentifier
+        let pid = edge.process.pid
         let context = fixture.context
 
         // Warm up, so the baseline holds what serving normally allocates.
@@ -80,7 +80,7 @@ struct HostileClientTests {
         let floodReport = try await flood.value
 
         // The edge is up and answers.
-        #expect(edge.process.process.isRunning)
+        #expect(edge.process.isRunning)
         let after = try await edge.query()
         #expect(after.hasAd && after.id == created.campaign.id)
         latencies.sort()

@@ -166,12 +166,7 @@ struct PeerNumberTests {
             try postgres.cluster.execute(sql, database: postgres.url)
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [URL(fileURLWithPath: dataDirectory).appendingPathComponent(SQLiteStore.fileName).path, sql]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
+        try runSQLiteShell(URL(fileURLWithPath: dataDirectory).appendingPathComponent(SQLiteStore.fileName).path, sql)
     }
 
     @Test("what a campaignd from before the bounds stored (ids at Int64.max, overflowed sums, far-future hours, negative seqs) is put back at start; counts saturate; stats answers before and after a restart",

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchAdTesting
 import Testing
 
 /// An app adds the SDK alone: its own package under sdk/, with no package dependency, LaunchAdKit on Foundation only
@@ -46,17 +47,9 @@ struct PackageGraphTests {
 
     @Test("swift package dump-package in sdk/ shows no dependency; the root depends on it by path")
     func dumpPackage() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", Self.sdk.path, "dump-package"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let dumped = try SpawnedProcess.run("swift", ["package", "--package-path", Self.sdk.path, "dump-package"])
+        #expect(dumped.termination == .exited(0), "\(dumped.error)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(dumped.output.utf8)) as? [String: Any])
         #expect((manifest["dependencies"] as? [Any])?.isEmpty == true)
         let products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(Set(products) == ["LaunchAdKit", "LaunchAdKitUI", "LaunchAdKitTesting"])

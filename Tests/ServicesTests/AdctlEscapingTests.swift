@@ -11,16 +11,6 @@ struct AdctlEscapingTests {
     static let hostileName = "Sale\nFORGED 99 row live\u{1B}[2J\u{202E}gpj.exe\u{0}!"
     static let escapedName = #"Sale\u{0A}FORGED 99 row live\u{1B}[2J\u{202E}gpj.exe\u{00}!"#
 
-    /// Runs sqlite3 on `file`.
-    static func sqlite(_ file: URL, _ sql: String) throws {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlite3", "-bail", file.path, sql]
-        try shell.run()
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0, "sqlite3 \(sql)")
-    }
-
     @Test("A campaign name and an edge's id and region stored before the rules print as escapes in tables, one-line errors and get; --json stays JSON")
     func storedBeforeTheRules() async throws {
         let fixture = try await CampaignFixture()
@@ -32,7 +22,7 @@ struct AdctlEscapingTests {
         // campaignd stopped, the rows written as an older campaignd (or a hand at the database) could have left them.
         try await fixture.restart(signal: SIGTERM) { data in
             let file = data.appendingPathComponent("campaigns.sqlite")
-            try Self.sqlite(file, """
+            try runSQLiteShell(file.path, """
                 UPDATE campaigns SET body = json_set(body, '$.name', 'Sale' || char(10) || 'FORGED 99 row live' || char(27) || '[2J' || char(8238) \
                 || 'gpj.exe' || char(0) || '!') WHERE id = \(id);
                 INSERT INTO edge_acks (edge_id, region, epoch, applied_seq, last_seen) VALUES \

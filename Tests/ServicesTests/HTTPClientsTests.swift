@@ -7,17 +7,8 @@ import ZMQRPC
 
 /// Runs a program to its end: its exit status and what it wrote to standard output and error.
 func runTool(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [executable] + arguments
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    let finished = try SpawnedProcess.run(executable, arguments)
+    return (finished.termination.status, finished.output, finished.error)
 }
 
 @Suite("Real HTTP clients against deliveryd: curl (HTTP/1.1, HTTP/2 over TLS), Python's http.client", .timeLimit(.minutes(3)))
