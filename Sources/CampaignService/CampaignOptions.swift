@@ -23,8 +23,7 @@ public struct CampaignOptions: ParsableArguments {
         commandName: CampaignDefaults.program,
         abstract: "The campaign service: campaigns, creatives, the admin API and the change stream.",
         discussion: """
-            Every option can also be set with the environment variable in brackets; a flag on the command line wins \
-            over its variable. A socket bound beyond loopback needs --keys-dir (CURVE) or an explicit --insecure.
+            \(DaemonEnvironment.precedence) A socket bound beyond loopback needs --keys-dir (CURVE) or an explicit --insecure.
 
             Example:
               campaignd --data-dir /var/lib/campaignd --ready-file /run/campaignd.ready

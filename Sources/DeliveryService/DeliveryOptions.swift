@@ -24,8 +24,7 @@ public struct DeliveryOptions: ParsableArguments {
         commandName: DeliveryDefaults.program,
         abstract: "The edge delivery service: answers apps' launch queries from its copy of the campaigns.",
         discussion: """
-            Every option can also be set with the environment variable in brackets; a flag on the command line wins \
-            over its variable.
+            \(DaemonEnvironment.precedence)
 
             Example:
               deliveryd --edge-id edge-sh-1 --region cn-east --cache-dir /var/cache/deliveryd

@@ -6,6 +6,9 @@ import Locking
 /// (`[CAMPAIGND_DATA_DIR]`), the one place the variable is named, and a variable set (not empty) stands for its flag
 /// given before the command line, so a flag on the command line wins.
 public enum DaemonEnvironment {
+    /// What each daemon's `--help` says of its variables, in the words of ``arguments(_:_:environment:)``.
+    public static let precedence = "Every option can also be set with the environment variable in brackets; a flag on the command line wins over its variable."
+
     /// One option or flag of a type, and the variable its help names.
     public struct Variable: Equatable, Sendable {
         public let flag: String

@@ -24,8 +24,7 @@ public struct RelayOptions: ParsableArguments {
         commandName: RelayDefaults.program,
         abstract: "The regional relay: follows campaignd (or another relay) and serves the edges below as campaignd does.",
         discussion: """
-            Every option can also be set with the environment variable in brackets; a flag on the command line wins \
-            over its variable.
+            \(DaemonEnvironment.precedence)
 
             Example:
               relayd --relay-id relay-eu-1 --region eu-central --cache-dir /var/cache/relayd \\
