@@ -69,10 +69,10 @@ struct DaemonOptionsTests {
         let environment = ["DELIVERYD_EDGE_ID": "edge-env", "DELIVERYD_REGION": "eu", "DELIVERYD_RATE_LIMIT": "50", "DELIVERYD_INSECURE": "yes",
                            "DELIVERYD_KEYS_DIR": "/keys", "DELIVERYD_UPDATES_PRIORITY": "7", "DELIVERYD_TLS_CERT": "", "RELAYD_REGION": "elsewhere"]
         let edge = try DeliveryOptions.parse(["--edge-id", "edge-flag", "--updates-priority", "3"], environment: environment).configuration()
-        #expect(edge.edgeId == "edge-flag" && edge.updatesPriority == 3)
-        #expect(edge.region == "eu" && edge.rateLimit == 50 && edge.insecure && edge.keysDirectory == "/keys" && edge.tlsCertificate == nil)
+        #expect(edge.following.followerId == "edge-flag" && edge.following.updatesPriority == 3)
+        #expect(edge.following.region == "eu" && edge.rateLimit == 50 && edge.insecure && edge.keysDirectory == "/keys" && edge.tlsCertificate == nil)
         let plain = try DeliveryOptions.parse([], environment: [:]).configuration()
-        #expect(plain.edgeId == "edge-1" && plain.region == "local" && plain.rateLimit == nil && !plain.insecure && plain.keysDirectory == nil)
+        #expect(plain.following.followerId == "edge-1" && plain.following.region == "local" && plain.rateLimit == nil && !plain.insecure && plain.keysDirectory == nil)
         #expect(try DeliveryOptions.parse([], environment: ["DELIVERYD_INSECURE": "0"]).configuration().insecure == false)
 
         let relay = try RelayOptions.parse(["--change-window", "5"], environment: ["RELAYD_CHANGE_WINDOW": "9", "RELAYD_READY_FILE": "/run/r",
