@@ -2,9 +2,9 @@ import LaunchAdAPI
 import LaunchAdRuntime
 
 /// How a daemon follows its upstream (campaignd, or a relay): where it keeps the state and the creatives, whom it
-/// follows and as whom, and how it saves. `deliveryd` and `relayd` each hold one in their configuration, filled
-/// from the options they share (``LaunchAdRuntime/FollowerOptions``, through ``LaunchAdRuntime/FollowerOptions/apply(to:)``)
-/// and from their own.
+/// follows and as whom, and how it saves. `deliveryd` and `relayd` each hold one in their configuration (`following`),
+/// filled from the options they share (`FollowerOptions`, through ``LaunchAdRuntime/FollowerOptions/apply(to:)``) and
+/// from their own.
 public struct FollowingConfiguration: Sendable {
     /// The state and the creatives on disk, answered (or served) from when upstream is away.
     public var cacheDirectory: String
