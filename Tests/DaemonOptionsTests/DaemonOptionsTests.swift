@@ -83,6 +83,28 @@ struct DaemonOptionsTests {
         #expect(campaign.edgeRetention == 7200 && campaign.maxCreativeBytes == 1000 && campaign.console == nil)
     }
 
+    @Test("deliveryd and relayd fill how they follow upstream alike from the options they share, and their ids and upstreams from their own")
+    func followingConfigurations() throws {
+        let shared = ["--cache-dir", "/var/cache/x", "--region", "eu-west", "--updates-hwm", "42", "--updates-priority", "2"]
+        let edge = try DeliveryOptions.parse(shared + ["--edge-id", "edge-9", "--campaign-sync", "tcp://c:1", "--campaign-updates", "tcp://c:2",
+                                                       "--snapshot-page", "7", "--creative-memory-bytes", "2097152", "--state-save-delay", "30"],
+                                             environment: [:]).configuration().following
+        let relay = try RelayOptions.parse(shared + ["--relay-id", "relay-9", "--upstream-sync", "tcp://c:1", "--upstream-updates", "tcp://c:2"],
+                                           environment: [:]).configuration().following
+        for following in [edge, relay] {
+            #expect(following.cacheDirectory == "/var/cache/x" && following.region == "eu-west" && following.updatesHighWaterMark == 42
+                    && following.updatesPriority == 2 && following.upstreamSync == "tcp://c:1" && following.upstreamUpdates == "tcp://c:2")
+        }
+        #expect(edge.followerId == "edge-9" && relay.followerId == "relay-9")
+        #expect(edge.snapshotPageSize == 7 && edge.creativeCacheBytes == 2_097_152 && edge.stateSaveDelay == .milliseconds(30))
+        // The relay takes the edge's defaults for what only deliveryd has a flag for.
+        #expect(relay.snapshotPageSize == 1000 && relay.creativeCacheBytes == 64 << 20 && relay.stateSaveDelay == .milliseconds(10))
+        let (plainEdge, plainRelay) = (try DeliveryOptions.parse([], environment: [:]).configuration().following,
+                                       try RelayOptions.parse([], environment: [:]).configuration().following)
+        #expect(plainEdge.cacheDirectory == "./deliveryd-cache" && plainEdge.followerId == "edge-1")
+        #expect(plainRelay.cacheDirectory == "./relayd-cache" && plainRelay.followerId == "relay-1")
+    }
+
     @Test("the options all three daemons share are refused alike, from the flag or the environment, naming the flag")
     func sharedRefusals() {
         for (type, prefix) in Self.daemons {
