@@ -11,12 +11,16 @@
 //                                        logs, metrics, the HTTP server's set-up)
 //   CampaignStore (the Store interface, its SQLite and PostgreSQL engines) --------.
 //   CampaignConsole (the web console, over the admin dispatcher; no store) --------+-> CampaignService -> campaignd
-//   CHeap (glibc allocator settings) -> DeliveryService (the edge: sync, answers, HTTP; no store) -> deliveryd
-//   DeliveryService -> RelayService (the regional tier: follows upstream with the edge's sync engine) -> relayd
+//   LaunchAdRuntime -> CampaignFollowing (following campaignd or a relay: the state and its file, the sync engine,
+//                      the creative cache; no store) ---------------.
+//   CHeap (glibc allocator settings) -------------------------------+-> DeliveryService (the edge: answers, HTTP,
+//                                                                        devices, reports) -> deliveryd
+//   CampaignFollowing -> RelayService (the regional tier: serves the edges below as campaignd does) -> relayd
+//                        (the edge and the relay share CampaignFollowing; neither depends on the other)
 //   AdminCommands (every adctl command) -> adctl;   SeededRandomness -> LaunchAdLoad (the load engine) -> adload
 //   sdk/ (the client SDK, a package of its own with no dependency: LaunchAdKit, LaunchAdKitUI, LaunchAdKitTesting)
 //     LaunchAdKit -> AdSimCommands -> adsim;   LaunchAdKit's AdLayout -> CampaignConsole (the phone preview)
-//   bench/ (outside `swift test`): rpc-bench-server (over ZMQRPC), query-microbench (over DeliveryService)
+//   bench/ (outside `swift test`): rpc-bench-server (over ZMQRPC), query-microbench (over DeliveryService, CampaignFollowing)
 //   fuzz/: CodecFuzzing (the codec's invariants) -> codec-fuzz (libFuzzer), and HostileInputTests
 //   LaunchAdTesting (harnesses: child processes, services in process, PostgreSQL clusters, keys) -> Tests/*
 import PackageDescription
@@ -140,15 +144,26 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Following an upstream (campaignd, or a relay): the followed state and its file, the sync engine, the creative
+        // cache. The edge and the relay both build on it; neither depends on the other.
+        .target(
+            name: "CampaignFollowing",
+            dependencies: [
+                "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(name: "CHeap"),
         .target(
             name: "DeliveryService",
             dependencies: [
-                "CHeap", "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "CampaignFollowing", "CHeap", "Locking", "LaunchAdDomain", "LaunchAdAPI", "DurableFiles", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -162,11 +177,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The regional tier: follows upstream with the edge's sync engine and serves the edges below as campaignd does.
+        // The regional tier: follows upstream as an edge does (CampaignFollowing) and serves the edges below as campaignd does.
         .target(
             name: "RelayService",
             dependencies: [
-                "Locking", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "DeliveryService", "ZMQRPC", "JSONRPC", "ZeroMQ",
+                "CampaignFollowing", "Locking", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdRuntime", "ZMQRPC", "JSONRPC", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -245,7 +260,7 @@ let package = Package(
 
         .executableTarget(
             name: "query-microbench",
-            dependencies: ["DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdLoad", "JSONRPC"],
+            dependencies: ["CampaignFollowing", "DeliveryService", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdLoad", "JSONRPC"],
             path: "bench/QueryMicrobench"
         ),
 
@@ -274,8 +289,11 @@ let package = Package(
         .testTarget(name: "ZMQRPCTests", dependencies: ["Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "SeededRandomness", "LaunchAdTesting"]),
         .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking", "DurableFiles",
-                                                                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Logging", package: "swift-log")]),
+        // The followed state, its file and the sync session's queue, without a daemon around them.
+        .testTarget(name: "CampaignFollowingTests", dependencies: ["CampaignFollowing", "CampaignStore", "DurableFiles", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting", "Locking", "ZMQRPC", "ZeroMQ",
+                                                                   .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignFollowing", "CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking",
+                                                                 .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZeroMQ"]),
         .testTarget(
             name: "AdminCommandsTests",
@@ -283,9 +301,9 @@ let package = Package(
         ),
         // Real processes under faults: kill -9, lost updates, partitions, a new epoch, an unwritable cache; clock skew with
         // edges built in process on an offset clock.
-        .testTarget(name: "FaultTests", dependencies: ["Locking", "CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
+        .testTarget(name: "FaultTests", dependencies: ["Locking", "CampaignFollowing", "CampaignStore", "DeliveryService", "DurableFiles", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "JSONRPC", "SeededRandomness"]),
         // relayd: in process and as real processes between campaignd and deliveryd.
-        .testTarget(name: "RelayTests", dependencies: ["DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
+        .testTarget(name: "RelayTests", dependencies: ["CampaignFollowing", "DeliveryService", "RelayService", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC",
                                                        "LaunchAdRuntime", "ZeroMQ", "Locking"]),
         .testTarget(name: "DaemonOptionsTests", dependencies: ["CampaignService", "DeliveryService", "RelayService", "LaunchAdRuntime", "LaunchAdTesting",
                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -1,3 +1,4 @@
+import CampaignFollowing
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -107,7 +108,7 @@ enum ClientHandlers {
         })
         methods.register(ClientAPI.edgeStatus, inline: { _, _ in
             let state = context.cell.state
-            return EdgeStatus(edgeId: context.configuration.edgeId, region: context.configuration.region, epoch: state.epoch,
+            return EdgeStatus(edgeId: context.configuration.following.followerId, region: context.configuration.following.region, epoch: state.epoch,
                               seq: state.seq, loaded: state.isLoaded, stale: !context.status.connected,
                               skewSeconds: context.status.skew, campaigns: state.campaigns.count,
                               creatives: state.creatives.count, resyncs: context.status.resyncs, gaps: context.status.gaps,

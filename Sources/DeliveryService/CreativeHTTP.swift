@@ -1,3 +1,4 @@
+import CampaignFollowing
 import Foundation
 import Hummingbird
 import LaunchAdDomain

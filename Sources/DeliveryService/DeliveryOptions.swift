@@ -1,4 +1,5 @@
 import ArgumentParser
+import CampaignFollowing
 import LaunchAdAPI
 import LaunchAdRuntime
 
@@ -13,7 +14,7 @@ public enum DeliveryDefaults: FollowerDefaults {
     public static let keysHelp = "edge.key, campaignd.pub"
     public static let role = "edge"
     public static let cacheDir = "./deliveryd-cache"
-    public static let maxUpdatesPriority = DeliveryServiceConfiguration.maxUpdatesPriority
+    public static let maxUpdatesPriority = FollowingConfiguration.maxUpdatesPriority
 }
 
 /// `deliveryd`'s options: each flag with its environment variable, and every check of them. Each option's help is
@@ -77,8 +78,8 @@ public struct DeliveryOptions: ParsableArguments {
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
             throw ValidationError("--max-held-reply-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minHeldReplyBytes)")
         }
-        guard creativeMemoryBytes >= DeliveryServiceConfiguration.minCreativeCacheBytes else {
-            throw ValidationError("--creative-memory-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minCreativeCacheBytes)")
+        guard creativeMemoryBytes >= FollowingConfiguration.minCreativeCacheBytes else {
+            throw ValidationError("--creative-memory-bytes must be a number of bytes, at least \(FollowingConfiguration.minCreativeCacheBytes)")
         }
         guard deviceMemoryBytes >= DeliveryServiceConfiguration.minDeviceMemoryBytes else {
             throw ValidationError("--device-memory-bytes must be a number of bytes, at least \(DeliveryServiceConfiguration.minDeviceMemoryBytes)")
@@ -86,8 +87,8 @@ public struct DeliveryOptions: ParsableArguments {
         guard (1...SyncAPI.maxSnapshotPage).contains(snapshotPage) else {
             throw ValidationError("--snapshot-page must be a number of campaigns, 1 to \(SyncAPI.maxSnapshotPage)")
         }
-        guard (0...DeliveryServiceConfiguration.maxStateSaveDelayMilliseconds).contains(stateSaveDelay) else {
-            throw ValidationError("--state-save-delay must be a number of milliseconds, 0 to \(DeliveryServiceConfiguration.maxStateSaveDelayMilliseconds)")
+        guard (0...FollowingConfiguration.maxStateSaveDelayMilliseconds).contains(stateSaveDelay) else {
+            throw ValidationError("--state-save-delay must be a number of milliseconds, 0 to \(FollowingConfiguration.maxStateSaveDelayMilliseconds)")
         }
         guard EdgeID.isValid(edgeId) else { throw ValidationError("--edge-id must be \(EdgeID.rule)") }
     }
@@ -95,9 +96,9 @@ public struct DeliveryOptions: ParsableArguments {
     /// The service's configuration from these options (the one place that maps one to the other).
     public func configuration() -> DeliveryServiceConfiguration {
         var configuration = DeliveryServiceConfiguration()
-        configuration.cacheDirectory = following.cacheDir
-        configuration.campaignSync = campaignSync
-        configuration.campaignUpdates = campaignUpdates
+        following.apply(to: &configuration.following)
+        configuration.following.upstreamSync = campaignSync
+        configuration.following.upstreamUpdates = campaignUpdates
         configuration.clientEndpoint = clientEndpoint
         configuration.httpAddress = common.httpAddress
         configuration.opsAddress = opsAddress.isEmpty ? nil : opsAddress
@@ -109,19 +110,16 @@ public struct DeliveryOptions: ParsableArguments {
         configuration.httpBodyTimeout = .seconds(httpBodyTimeout)
         configuration.httpMaxInFlight = httpMaxInFlight
         configuration.httpMaxConnections = httpMaxConnections
-        configuration.edgeId = edgeId
-        configuration.region = following.region
+        configuration.following.followerId = edgeId
         configuration.publicURL = publicUrl.isEmpty ? nil : publicUrl
         configuration.keysDirectory = common.keysDirectory
         configuration.insecure = common.insecure
         configuration.readyFile = common.readyFilePath
-        configuration.updatesHighWaterMark = following.updatesHwm
-        configuration.updatesPriority = following.updatesPriority
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
-        configuration.snapshotPageSize = snapshotPage
-        configuration.creativeCacheBytes = creativeMemoryBytes
+        configuration.following.snapshotPageSize = snapshotPage
+        configuration.following.creativeCacheBytes = creativeMemoryBytes
         configuration.deviceMemoryBytes = deviceMemoryBytes
-        configuration.stateSaveDelay = .milliseconds(stateSaveDelay)
+        configuration.following.stateSaveDelay = .milliseconds(stateSaveDelay)
         return configuration
     }
 }

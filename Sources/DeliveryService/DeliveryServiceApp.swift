@@ -1,3 +1,4 @@
+import CampaignFollowing
 import DurableFiles
 import Foundation
 import Hummingbird
@@ -18,7 +19,7 @@ public final class DeliveryServiceApp: Sendable {
     public let configuration: DeliveryServiceConfiguration
     private let context: ZMQContext
     private let client: RPCServer
-    private let sync: SyncEngine
+    private let sync: any Service
     private let shipper: ReportShipper
     private let deviceSaver: DeviceSaver
     private let http: any Service
@@ -34,10 +35,10 @@ public final class DeliveryServiceApp: Sendable {
         self.configuration = configuration
         // Every line this edge logs names it, so the logs of many edges can be searched together.
         var logger = logger
-        logger[metadataKey: LogField.edgeId] = .string(configuration.edgeId)
+        logger[metadataKey: LogField.edgeId] = .string(configuration.following.followerId)
         // Each may list several campaignd (comma-separated): every one is checked.
-        try BindPolicy.check(EndpointList.split(configuration.campaignSync).map { ("campaign sync", $0) }
-                                + EndpointList.split(configuration.campaignUpdates).map { ("campaign updates", $0) },
+        try BindPolicy.check(EndpointList.split(configuration.following.upstreamSync).map { ("campaign sync", $0) }
+                                + EndpointList.split(configuration.following.upstreamUpdates).map { ("campaign updates", $0) },
                              curve: configuration.keysDirectory != nil, insecure: configuration.insecure)
         context = try ZMQContext()
         var curve: CurveClientOptions?
@@ -51,9 +52,9 @@ public final class DeliveryServiceApp: Sendable {
         }
 
         // The state on disk comes first: answer from it at once, before campaignd is reached.
-        let followed = try FollowedState(configuration: configuration, context: context, curve: curve, sealer: sealer, logger: logger,
+        let followed = try FollowedState(configuration: configuration.following, context: context, curve: curve, sealer: sealer, logger: logger,
                                          clock: clock)
-        let directory = URL(fileURLWithPath: configuration.cacheDirectory)
+        let directory = URL(fileURLWithPath: configuration.following.cacheDirectory)
         let cell = followed.cell
         self.cell = cell
         let status = followed.status
@@ -61,7 +62,7 @@ public final class DeliveryServiceApp: Sendable {
         let cacheHealth = followed.cacheHealth
         self.cacheHealth = cacheHealth
         let cache = followed.cache
-        sync = followed.engine
+        sync = followed.service
 
         // The client socket: public, small messages, strict params.
         let tls = try configuration.tlsCertificate.map { certificate -> TLSConfiguration in

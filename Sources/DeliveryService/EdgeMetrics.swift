@@ -1,3 +1,4 @@
+import CampaignFollowing
 import Foundation
 import JSONRPC
 import LaunchAdRuntime

@@ -1,3 +1,4 @@
+import CampaignFollowing
 import DurableFiles
 import Foundation
 import JSONRPC

@@ -49,7 +49,7 @@ final class ReportShipper: Service {
     }
 
     func run() async throws {
-        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.following.upstreamSync)
         clientConfiguration.curve = curve
         clientConfiguration.name = "reports"
         // Each round sends the pending report again itself, after writing what came since: a call that retried would
@@ -96,8 +96,8 @@ final class ReportShipper: Service {
             let apps = ledger.drainApps()
             if !hourly.isEmpty || !apps.isEmpty {
                 let id = Self.nextId(after: outbox.lastId, now: .now())
-                outbox.pending = EdgeReport(edgeId: configuration.edgeId, reportId: id, counts: HourlyCount.totals(hourly), hourly: hourly,
-                                            apps: apps.isEmpty ? nil : apps, region: configuration.region)
+                outbox.pending = EdgeReport(edgeId: configuration.following.followerId, reportId: id, counts: HourlyCount.totals(hourly),
+                                            hourly: hourly, apps: apps.isEmpty ? nil : apps, region: configuration.following.region)
                 outbox.lastId = id
             }
         }

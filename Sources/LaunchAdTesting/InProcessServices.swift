@@ -88,11 +88,11 @@ public func withEdge<T>(
     _ body: (InProcessEdge) async throws -> T
 ) async throws -> T {
     var configuration = DeliveryServiceConfiguration()
-    configuration.cacheDirectory = campaign.cacheDirectory(name).path
-    configuration.edgeId = name
-    configuration.region = "test"
-    configuration.campaignSync = sync ?? campaign.endpoints["sync"]!
-    configuration.campaignUpdates = updates ?? campaign.endpoints["updates"]!
+    configuration.following.cacheDirectory = campaign.cacheDirectory(name).path
+    configuration.following.followerId = name
+    configuration.following.region = "test"
+    configuration.following.upstreamSync = sync ?? campaign.endpoints["sync"]!
+    configuration.following.upstreamUpdates = updates ?? campaign.endpoints["updates"]!
     configuration.clientEndpoint = "tcp://127.0.0.1:0"
     configuration.httpAddress = "127.0.0.1:0"
     try configure(&configuration)

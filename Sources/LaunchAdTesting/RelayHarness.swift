@@ -35,11 +35,11 @@ public func withRelay<T>(
     _ body: (InProcessRelay) async throws -> T
 ) async throws -> T {
     var configuration = RelayServiceConfiguration()
-    configuration.cacheDirectory = upstream.cacheDirectory(name).path
-    configuration.relayId = name
-    configuration.region = "test"
-    configuration.upstreamSync = upstream.endpoints["sync"]!
-    configuration.upstreamUpdates = upstream.endpoints["updates"]!
+    configuration.following.cacheDirectory = upstream.cacheDirectory(name).path
+    configuration.following.followerId = name
+    configuration.following.region = "test"
+    configuration.following.upstreamSync = upstream.endpoints["sync"]!
+    configuration.following.upstreamUpdates = upstream.endpoints["updates"]!
     configuration.syncEndpoint = "tcp://127.0.0.1:0"
     configuration.updatesEndpoint = "tcp://127.0.0.1:0"
     configuration.httpAddress = "127.0.0.1:0"

@@ -1,4 +1,4 @@
-import DeliveryService
+import CampaignFollowing
 import JSONRPC
 import LaunchAdRuntime
 import Prometheus

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CampaignFollowing
 import LaunchAdAPI
 import LaunchAdRuntime
 
@@ -12,8 +13,8 @@ public enum RelayDefaults: FollowerDefaults {
     public static let httpIdleTimeout = 60
     public static let keysHelp = "relay.key, campaignd.pub (upstream's), edges/*.pub and relays/*.pub (below)"
     public static let role = "relay"
-    public static let cacheDir = RelayServiceConfiguration().cacheDirectory
-    public static let maxUpdatesPriority = RelayServiceConfiguration.maxUpdatesPriority
+    public static let cacheDir = RelayServiceConfiguration().following.cacheDirectory
+    public static let maxUpdatesPriority = FollowingConfiguration.maxUpdatesPriority
 }
 
 /// `relayd`'s options: each flag with its environment variable, and every check of them. Each option's help is
@@ -36,7 +37,7 @@ public struct RelayOptions: ParsableArguments {
     @OptionGroup public var common: DaemonOptions<RelayDefaults>
     @OptionGroup public var following: FollowerOptions<RelayDefaults>
     @Option(help: RelayDefaults.help("This relay's id.", "RELAY_ID"))
-    public var relayId = RelayServiceConfiguration().relayId
+    public var relayId = RelayServiceConfiguration().following.followerId
     @Option(help: RelayDefaults.help("Upstream's sync endpoint (campaignd's or a relay's), or several, comma-separated.", "UPSTREAM_SYNC"))
     public var upstreamSync = DefaultEndpoints.campaignSync
     @Option(help: RelayDefaults.help("Upstream's update stream, or several, comma-separated.", "UPSTREAM_UPDATES"))
@@ -73,15 +74,14 @@ public struct RelayOptions: ParsableArguments {
     /// The service's configuration from these options (the one place that maps one to the other).
     public func configuration() -> RelayServiceConfiguration {
         var configuration = RelayServiceConfiguration()
-        configuration.cacheDirectory = following.cacheDir
-        configuration.upstreamSync = upstreamSync
-        configuration.upstreamUpdates = upstreamUpdates
+        following.apply(to: &configuration.following)
+        configuration.following.upstreamSync = upstreamSync
+        configuration.following.upstreamUpdates = upstreamUpdates
         configuration.syncEndpoint = syncEndpoint
         configuration.updatesEndpoint = updatesEndpoint
         configuration.httpAddress = common.httpAddress
         configuration.httpConnections = common.operatorsHTTP
-        configuration.relayId = relayId
-        configuration.region = following.region
+        configuration.following.followerId = relayId
         configuration.keysDirectory = common.keysDirectory
         configuration.insecure = common.insecure
         configuration.readyFile = common.readyFilePath
@@ -89,8 +89,6 @@ public struct RelayOptions: ParsableArguments {
         configuration.changeWindowBytes = changeWindowBytes
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.updatesQueueBytes = updatesQueueBytes
-        configuration.updatesHighWaterMark = following.updatesHwm
-        configuration.updatesPriority = following.updatesPriority
         return configuration
     }
 }

@@ -1,4 +1,4 @@
-import DeliveryService
+import CampaignFollowing
 import LaunchAdAPI
 import LaunchAdDomain
 import Locking

@@ -1,4 +1,4 @@
-import DeliveryService
+import CampaignFollowing
 import Foundation
 import Hummingbird
 import JSONRPC
@@ -35,13 +35,13 @@ public final class RelayServiceApp: Sendable {
         // Every line this relay logs names it.
         let logger = {
             var logger = logger
-            logger[metadataKey: "relay_id"] = .string(configuration.relayId)
+            logger[metadataKey: "relay_id"] = .string(configuration.following.followerId)
             return logger
         }()
         let curveOn = configuration.keysDirectory != nil
         try BindPolicy.check([("sync", configuration.syncEndpoint), ("updates", configuration.updatesEndpoint)]
-                                + EndpointList.split(configuration.upstreamSync).map { ("upstream sync", $0) }
-                                + EndpointList.split(configuration.upstreamUpdates).map { ("upstream updates", $0) },
+                                + EndpointList.split(configuration.following.upstreamSync).map { ("upstream sync", $0) }
+                                + EndpointList.split(configuration.following.upstreamUpdates).map { ("upstream updates", $0) },
                              curve: curveOn, insecure: configuration.insecure)
         context = try ZMQContext()
 
@@ -93,20 +93,20 @@ public final class RelayServiceApp: Sendable {
         // restart of the relay catches up (with nothing, when nothing changed) instead of taking a snapshot.
         publisher.replaced(by: followed.cell.state)
 
-        var upstreamConfiguration = RPCClientConfiguration(endpoint: configuration.upstreamSync)
+        var upstreamConfiguration = RPCClientConfiguration(endpoint: configuration.following.upstreamSync)
         upstreamConfiguration.curve = clientCurve
         upstreamConfiguration.timeout = .seconds(3)
         upstreamConfiguration.name = "upstream"
         let upstream = try RPCClient(context: context, configuration: upstreamConfiguration)
         self.upstream = upstream
-        let forwarder = AckForwarder(relayId: configuration.relayId, upstream: upstream, logger: logger)
+        let forwarder = AckForwarder(relayId: configuration.following.followerId, upstream: upstream, logger: logger)
         self.forwarder = forwarder
 
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = serverCurve
         syncConfiguration.maxInFlight = 256
         syncConfiguration.monitor = syncMonitor
-        let handlers = RelaySyncHandlers.Context(relayId: configuration.relayId, followed: followed, publisher: publisher,
+        let handlers = RelaySyncHandlers.Context(relayId: configuration.following.followerId, followed: followed, publisher: publisher,
                                                  forwarder: forwarder, upstream: upstream, edgeKeys: edgeKeys)
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
             logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])

@@ -1,15 +1,13 @@
-import DeliveryService
+import CampaignFollowing
 import LaunchAdAPI
 import LaunchAdRuntime
 
 /// Everything `relayd` can be told (DESIGN's "relayd: the regional tier").
 public struct RelayServiceConfiguration: Sendable {
-    /// The relay's state and creatives on disk, served from when upstream is away.
-    public var cacheDirectory = "./relayd-cache"
-    /// Upstream's sync socket (campaignd's, or a relay's), or several, comma-separated: calls go to whichever answers.
-    public var upstreamSync = DefaultEndpoints.campaignSync
-    /// Upstream's update stream, or several, comma-separated.
-    public var upstreamUpdates = DefaultEndpoints.campaignUpdates
+    /// How the relay follows upstream (campaignd, or another relay) as an edge does: its cache folder (served from
+    /// when upstream is away), upstream's sockets, the relay's id (its own acknowledgements upstream carry it, and it
+    /// is put in front of the `via` of those it passes on) and region.
+    public var following = FollowingConfiguration(cacheDirectory: "./relayd-cache", followerId: "relay-1")
     /// The sync ROUTER the edges (and relays) below connect to.
     public var syncEndpoint = "tcp://127.0.0.1:7301"
     /// The update stream PUB the edges (and relays) below subscribe to.
@@ -18,10 +16,6 @@ public struct RelayServiceConfiguration: Sendable {
     public var httpAddress = "127.0.0.1:8300"
     /// The HTTP address's header and idle timeouts.
     public var httpConnections = HTTPConnectionPolicy()
-    /// The relay's id: its own acknowledgements upstream carry it, and it is put in front of the `via` of those it
-    /// passes on.
-    public var relayId = "relay-1"
-    public var region = "local"
     /// CURVE keys: `relay.key` (the relay's pair, upstream and below), `campaignd.pub` (upstream's server key),
     /// `edges/EDGE_ID.pub` and `relays/RELAY_ID.pub` (who may connect below).
     public var keysDirectory: String?
@@ -42,28 +36,6 @@ public struct RelayServiceConfiguration: Sendable {
     public static let minHeldReplyBytes = 8 * 1024 * 1024
     /// The most bytes of the update stream queued for one subscriber that does not keep up, as campaignd's.
     public var updatesQueueBytes = 256 * 1024 * 1024
-    /// Receive high-water mark of the upstream update stream.
-    public var updatesHighWaterMark: Int32 = 100_000
-    /// Nice values ahead of the relay's other threads for the thread that receives, applies and passes on the update
-    /// stream, where the process may (``DeliveryServiceConfiguration/updatesPriority``).
-    public var updatesPriority = DeliveryServiceConfiguration().updatesPriority
-    /// The largest ``updatesPriority``.
-    public static let maxUpdatesPriority = DeliveryServiceConfiguration.maxUpdatesPriority
 
     public init() {}
-
-    /// The sync engine's configuration: the relay follows upstream as an edge does.
-    var following: DeliveryServiceConfiguration {
-        var configuration = DeliveryServiceConfiguration()
-        configuration.cacheDirectory = cacheDirectory
-        configuration.campaignSync = upstreamSync
-        configuration.campaignUpdates = upstreamUpdates
-        configuration.edgeId = relayId
-        configuration.region = region
-        configuration.keysDirectory = keysDirectory
-        configuration.insecure = insecure
-        configuration.updatesHighWaterMark = updatesHighWaterMark
-        configuration.updatesPriority = updatesPriority
-        return configuration
-    }
 }

@@ -1,4 +1,4 @@
-import DeliveryService
+import CampaignFollowing
 import Foundation
 import JSONRPC
 import LaunchAdAPI

@@ -57,8 +57,8 @@ struct ConsoleBrowserTests {
             let out = ProcessInfo.processInfo.environment["LAUNCHAD_CONSOLE_SCREENSHOTS"] == "1"
                 ? repository.appendingPathComponent("docs/console") : service.directory.appendingPathComponent("screenshots")
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-            try await withEdge("edge-east", connectedTo: service, configure: { $0.region = "cn-east" }) { east in
-                try await withEdge("edge-south", connectedTo: service, configure: { $0.region = "cn-south" }) { south in
+            try await withEdge("edge-east", connectedTo: service, configure: { $0.following.region = "cn-east" }) { east in
+                try await withEdge("edge-south", connectedTo: service, configure: { $0.following.region = "cn-south" }) { south in
                     let seq = try await service.app.store.currentSeq()
                     #expect(await east.waitFor(seq: seq))
                     #expect(await south.waitFor(seq: seq))

@@ -69,10 +69,10 @@ struct DaemonOptionsTests {
         let environment = ["DELIVERYD_EDGE_ID": "edge-env", "DELIVERYD_REGION": "eu", "DELIVERYD_RATE_LIMIT": "50", "DELIVERYD_INSECURE": "yes",
                            "DELIVERYD_KEYS_DIR": "/keys", "DELIVERYD_UPDATES_PRIORITY": "7", "DELIVERYD_TLS_CERT": "", "RELAYD_REGION": "elsewhere"]
         let edge = try DeliveryOptions.parse(["--edge-id", "edge-flag", "--updates-priority", "3"], environment: environment).configuration()
-        #expect(edge.edgeId == "edge-flag" && edge.updatesPriority == 3)
-        #expect(edge.region == "eu" && edge.rateLimit == 50 && edge.insecure && edge.keysDirectory == "/keys" && edge.tlsCertificate == nil)
+        #expect(edge.following.followerId == "edge-flag" && edge.following.updatesPriority == 3)
+        #expect(edge.following.region == "eu" && edge.rateLimit == 50 && edge.insecure && edge.keysDirectory == "/keys" && edge.tlsCertificate == nil)
         let plain = try DeliveryOptions.parse([], environment: [:]).configuration()
-        #expect(plain.edgeId == "edge-1" && plain.region == "local" && plain.rateLimit == nil && !plain.insecure && plain.keysDirectory == nil)
+        #expect(plain.following.followerId == "edge-1" && plain.following.region == "local" && plain.rateLimit == nil && !plain.insecure && plain.keysDirectory == nil)
         #expect(try DeliveryOptions.parse([], environment: ["DELIVERYD_INSECURE": "0"]).configuration().insecure == false)
 
         let relay = try RelayOptions.parse(["--change-window", "5"], environment: ["RELAYD_CHANGE_WINDOW": "9", "RELAYD_READY_FILE": "/run/r",
@@ -81,6 +81,28 @@ struct DaemonOptionsTests {
         let campaign = try CampaignOptions.parse([], environment: ["CAMPAIGND_EDGE_RETENTION": "2h", "CAMPAIGND_DATABASE": "sqlite",
                                                                    "CAMPAIGND_MAX_CREATIVE_BYTES": "1000"]).configuration()
         #expect(campaign.edgeRetention == 7200 && campaign.maxCreativeBytes == 1000 && campaign.console == nil)
+    }
+
+    @Test("deliveryd and relayd fill how they follow upstream alike from the options they share, and their ids and upstreams from their own")
+    func followingConfigurations() throws {
+        let shared = ["--cache-dir", "/var/cache/x", "--region", "eu-west", "--updates-hwm", "42", "--updates-priority", "2"]
+        let edge = try DeliveryOptions.parse(shared + ["--edge-id", "edge-9", "--campaign-sync", "tcp://c:1", "--campaign-updates", "tcp://c:2",
+                                                       "--snapshot-page", "7", "--creative-memory-bytes", "2097152", "--state-save-delay", "30"],
+                                             environment: [:]).configuration().following
+        let relay = try RelayOptions.parse(shared + ["--relay-id", "relay-9", "--upstream-sync", "tcp://c:1", "--upstream-updates", "tcp://c:2"],
+                                           environment: [:]).configuration().following
+        for following in [edge, relay] {
+            #expect(following.cacheDirectory == "/var/cache/x" && following.region == "eu-west" && following.updatesHighWaterMark == 42
+                    && following.updatesPriority == 2 && following.upstreamSync == "tcp://c:1" && following.upstreamUpdates == "tcp://c:2")
+        }
+        #expect(edge.followerId == "edge-9" && relay.followerId == "relay-9")
+        #expect(edge.snapshotPageSize == 7 && edge.creativeCacheBytes == 2_097_152 && edge.stateSaveDelay == .milliseconds(30))
+        // The relay takes the edge's defaults for what only deliveryd has a flag for.
+        #expect(relay.snapshotPageSize == 1000 && relay.creativeCacheBytes == 64 << 20 && relay.stateSaveDelay == .milliseconds(10))
+        let (plainEdge, plainRelay) = (try DeliveryOptions.parse([], environment: [:]).configuration().following,
+                                       try RelayOptions.parse([], environment: [:]).configuration().following)
+        #expect(plainEdge.cacheDirectory == "./deliveryd-cache" && plainEdge.followerId == "edge-1")
+        #expect(plainRelay.cacheDirectory == "./relayd-cache" && plainRelay.followerId == "relay-1")
     }
 
     @Test("the options all three daemons share are refused alike, from the flag or the environment, naming the flag")

@@ -41,7 +41,7 @@ struct StateSaveTests {
 
                 // The token bucket allows `stateSaveBurst` writes at once, then one every `stateSaveInterval`; a save
                 // a change would be about 300 writes.
-                let configuration = DeliveryServiceConfiguration()
+                let configuration = DeliveryServiceConfiguration().following
                 let bound = Double(configuration.stateSaveBurst) + spanned / configuration.stateSaveInterval + 1
                 #expect(writes >= 1 && writes <= bound, "\(writes) writes for 300 changes over \(spanned); at most \(bound) allowed")
             }

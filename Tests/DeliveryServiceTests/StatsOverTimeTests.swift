@@ -16,7 +16,7 @@ struct StatsOverTimeTests {
             fields.creatives = [CreativeRef(sha256: first), CreativeRef(sha256: second)]
             let created = try await admin.call(AdminAPI.campaignCreate, fields)
             let id = created.campaign.id
-            try await withEdge("edge-hours", connectedTo: fixture, configure: { $0.region = "eu-west" }) { edge in
+            try await withEdge("edge-hours", connectedTo: fixture, configure: { $0.following.region = "eu-west" }) { edge in
                 #expect(await edge.waitFor(seq: created.seq, creatives: 2))
                 let now = Timestamp.now()
                 let hour = HourlyCount.hour(of: now)

@@ -1,4 +1,5 @@
 import CampaignStore
+@testable import CampaignFollowing
 @testable import DeliveryService
 import Foundation
 import JSONRPC

@@ -1,5 +1,6 @@
 import CampaignStore
 import DurableFiles
+@testable import CampaignFollowing
 @testable import DeliveryService
 import Foundation
 #if canImport(FoundationNetworking)

@@ -1,3 +1,4 @@
+@testable import CampaignFollowing
 @testable import DeliveryService
 import Foundation
 import LaunchAdAPI

@@ -1,3 +1,4 @@
+import CampaignFollowing
 import DeliveryService
 import Foundation
 import LaunchAdAPI

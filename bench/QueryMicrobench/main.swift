@@ -8,6 +8,7 @@
 // The scale measures run only when asked for (`query-microbench 200000 scale`): the decision over adload's population
 // of 10,000 devices at 100, 1,000 and 10,000 campaigns of one app (``ScaleCampaigns``), and the time a change takes
 // to apply at each size.
+import CampaignFollowing
 import DeliveryService
 import Foundation
 import JSONRPC

@@ -2,6 +2,8 @@
 # Package.swift says what is there: each target's declared dependencies (as `swift package dump-package` reads
 # them) must equal the modules its Swift files import, nothing undeclared and nothing unused. The toolchain's own
 # modules are not counted. Exits 1 and names each target that differs.
+# The edge (DeliveryService) and the relay (RelayService) both follow upstream through CampaignFollowing: neither
+# depends on the other, directly or through another target, and CampaignFollowing on neither.
 # It also holds the SDK's package (sdk/) to what an app may add (below), and keeps shared mutable state behind the project's lock: no Swift file outside Sources/Locking names
 # `Mutex` in code (comments aside), so ThreadSanitizer sees every lock (`Locked` is `Mutex` in other builds), and no
 # `Locked` there or anywhere holds a function type as its value (a read through `withLock`'s inout wraps the closure
@@ -32,6 +34,23 @@ for t in pkg['targets']:
     if undeclared or unused:
         bad=True
         print(f'{name}: undeclared {sorted(undeclared)} unused {sorted(unused)}')
+# The edge and the relay side by side over CampaignFollowing: no path of target dependencies from one to the other.
+target_deps={t['name']:{(d.get('byName') or d.get('target'))[0] for d in t['dependencies'] if 'byName' in d or 'target' in d} & names
+             for t in pkg['targets']}
+def path(start,goal):
+    seen=set(); stack=[[start]]
+    while stack:
+        route=stack.pop()
+        for n in sorted(target_deps.get(route[-1],())):
+            if n==goal: return route+[n]
+            if n not in seen: seen.add(n); stack.append(route+[n])
+    return None
+for start,goal in [('RelayService','DeliveryService'),('DeliveryService','RelayService'),
+                   ('CampaignFollowing','DeliveryService'),('CampaignFollowing','RelayService')]:
+    route=path(start,goal)
+    if route:
+        bad=True
+        print(f"{start} depends on {goal} ({' -> '.join(route)}): the edge and the relay share CampaignFollowing, not each other")
 # The SDK (sdk/, what an app adds) is a package of its own: no package dependency at all; LaunchAdKit depends on
 # nothing and imports Foundation alone; LaunchAdKitUI and LaunchAdKitTesting depend on LaunchAdKit alone; LaunchAdKitUI imports Apple's frameworks, and
 # keeps every file under `#if canImport(UIKit)` so that the package builds on Linux.
@@ -84,5 +103,5 @@ if closure_sites:
     print('a closure as Locked\'s value (each withLock { $0 } wraps it in more thunks; keep it in a LockedCallback or a struct):')
     for l in closure_sites: print('  '+l)
 if not bad:
-    print(f'package graph: the dependencies of all {len(names)} targets are their imports; the SDK package depends on nothing and LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking; no closure as Locked\'s value')
+    print(f'package graph: the dependencies of all {len(names)} targets are their imports; the edge and the relay share CampaignFollowing, neither depending on the other; the SDK package depends on nothing and LaunchAdKit needs Foundation only; no Mutex outside Sources/Locking; no closure as Locked\'s value')
 sys.exit(1 if bad else 0)

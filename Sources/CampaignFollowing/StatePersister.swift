@@ -18,7 +18,7 @@ import ZeroMQ
 /// edge busy answering apps still saves and acknowledges, a little later. The thread starts when a save is due and
 /// ends after ``idleLimit`` with none.
 final class StatePersister: Sendable {
-    let configuration: DeliveryServiceConfiguration
+    let configuration: FollowingConfiguration
     let cell: StateCell
     let creativeFiles: CreativeFiles
     let stateFile: StateFile
@@ -51,7 +51,7 @@ final class StatePersister: Sendable {
         var refilled: ContinuousClock.Instant
     }
 
-    init(configuration: DeliveryServiceConfiguration, cell: StateCell, creativeFiles: CreativeFiles, stateFile: StateFile,
+    init(configuration: FollowingConfiguration, cell: StateCell, creativeFiles: CreativeFiles, stateFile: StateFile,
          cache: CreativeCache, cacheHealth: CacheHealth, logger: Logger) {
         self.configuration = configuration
         self.cell = cell
@@ -66,7 +66,7 @@ final class StatePersister: Sendable {
         waker = try? Waker()
     }
 
-    /// Asks for the state to be saved soon: after ``DeliveryServiceConfiguration/stateSaveDelay``, so that changes
+    /// Asks for the state to be saved soon: after ``FollowingConfiguration/stateSaveDelay``, so that changes
     /// that follow within it share the save; while changes keep coming, a token bucket spaces saves by
     /// `stateSaveInterval` after a burst of `stateSaveBurst`. A request while a save is due is that save's.
     func save() {

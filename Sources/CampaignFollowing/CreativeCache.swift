@@ -5,7 +5,7 @@ import Locking
 /// The hot creatives' bytes in memory, within a byte budget, least recently used first out; the rest is read from
 /// disk. Bytes come from files that were verified by sha256 when stored, or, while the cache folder cannot be
 /// written, from verified downloads pinned here until they reach the disk (within a budget of the same size).
-final class CreativeCache: Sendable {
+public final class CreativeCache: Sendable {
     private struct Entry {
         var bytes: [UInt8]
         var lastUse: UInt64
@@ -24,8 +24,9 @@ final class CreativeCache: Sendable {
     private let storage = Locked(Storage())
     private let files: CreativeFiles
     let budget: Int
-    let hits = Atomic<Int>(0)
-    let misses = Atomic<Int>(0)
+    /// Reads served from memory, and reads that went to the disk (for the edge's metrics).
+    public let hits = Atomic<Int>(0)
+    public let misses = Atomic<Int>(0)
 
     init(files: CreativeFiles, budget: Int) {
         self.files = files
@@ -33,7 +34,7 @@ final class CreativeCache: Sendable {
     }
 
     /// Bytes `offset ..< offset + length` of a creative of `size` bytes, or `nil` when it is not stored.
-    func read(sha256: String, size: Int, offset: Int, length: Int) throws -> [UInt8]? {
+    public func read(sha256: String, size: Int, offset: Int, length: Int) throws -> [UInt8]? {
         let cached = storage.withLock { storage -> [UInt8]? in
             if let pinned = storage.pinned[sha256] { return pinned }
             guard var entry = storage.entries[sha256] else { return nil }
@@ -106,7 +107,7 @@ final class CreativeCache: Sendable {
     var pinnedBytes: Int { storage.withLock { $0.pinnedBytes } }
 
     /// Bytes held in memory now.
-    var bytesHeld: Int { storage.withLock { $0.bytes + $0.pinnedBytes } }
+    public var bytesHeld: Int { storage.withLock { $0.bytes + $0.pinnedBytes } }
 
     static func slice(_ bytes: [UInt8], offset: Int, length: Int) -> [UInt8] {
         guard offset < bytes.count else { return [] }

@@ -22,7 +22,7 @@ import ZMQRPC
 /// survives a `kill -9` of the edge. If the cache folder cannot be written, the
 /// edge acknowledges what it applied in memory and reports the disk in `/healthz`.
 final class SyncEngine: Service {
-    let configuration: DeliveryServiceConfiguration
+    let configuration: FollowingConfiguration
     let context: ZMQContext
     let cell: StateCell
     let status: SyncStatus
@@ -55,7 +55,7 @@ final class SyncEngine: Service {
     /// Three heartbeats' time: with no word from upstream for longer, the session ends and the next one reconnects.
     static let silenceLimit: Duration = .seconds(3)
 
-    init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
+    init(configuration: FollowingConfiguration, context: ZMQContext, cell: StateCell, status: SyncStatus,
          creativeFiles: CreativeFiles, stateFile: StateFile, cache: CreativeCache, cacheHealth: CacheHealth,
          curve: CurveClientOptions?, sealer: RecordSealer? = nil, logger: Logger, clock: @escaping @Sendable () -> Timestamp,
          follower: (any SyncFollower)? = nil) {
@@ -113,13 +113,13 @@ final class SyncEngine: Service {
     /// One connection to campaignd: subscribe, snapshot, follow, until contact is lost. The sync client and the
     /// subscriber are closed when it ends, however it ends, before the next one begins.
     private func session() async throws {
-        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.upstreamSync)
         clientConfiguration.curve = curve
         clientConfiguration.timeout = .seconds(3)
         clientConfiguration.name = "sync"
         let client = try RPCClient(context: context, configuration: clientConfiguration)
         try await closing({ await client.close() }) {
-            var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.campaignUpdates,
+            var subscriberConfiguration = Subscriber.Configuration(endpoint: configuration.upstreamUpdates,
                                                                    topics: UpdateStream.topics)
             subscriberConfiguration.curve = curve
             subscriberConfiguration.highWaterMark = configuration.updatesHighWaterMark
@@ -466,7 +466,7 @@ final class SyncEngine: Service {
     private func savedAcknowledgement() -> EdgeAck? {
         let (epoch, seq) = persister.persisted.withLock { $0 }
         guard !epoch.isEmpty else { return nil }
-        let ack = EdgeAck(edgeId: configuration.edgeId, region: configuration.region, epoch: epoch, appliedSeq: seq)
+        let ack = EdgeAck(edgeId: configuration.followerId, region: configuration.region, epoch: epoch, appliedSeq: seq)
         return sealer?.sealed(ack) ?? ack
     }
 
@@ -488,7 +488,7 @@ final class SyncEngine: Service {
                 let reason = error.code == APIError.edgeKeyMismatch.code ? "its key is listed for another edge id"
                     : "their seal does not verify (is origin.pub campaignd's key, and this edge's key listed in its edges/?)"
                 logger.error("campaignd refuses this edge's acknowledgements: \(reason)",
-                             metadata: [LogField.edgeId: "\(configuration.edgeId)", "error": "\(error.message)"])
+                             metadata: [LogField.edgeId: "\(configuration.followerId)", "error": "\(error.message)"])
             }
         } catch {}
     }

@@ -15,12 +15,12 @@ public final class FollowedState: Sendable {
     public let status: SyncStatus
     public let cacheHealth: CacheHealth
     /// The creatives' bytes: read through ``read(sha256:offset:length:)``.
-    let cache: CreativeCache
+    public let cache: CreativeCache
     let files: CreativeFiles
     let engine: SyncEngine
 
     /// `sealer`, with CURVE: seals each acknowledgement for campaignd (see ``RecordSealer``).
-    public init(configuration: DeliveryServiceConfiguration, context: ZMQContext, curve: CurveClientOptions?, sealer: RecordSealer? = nil,
+    public init(configuration: FollowingConfiguration, context: ZMQContext, curve: CurveClientOptions?, sealer: RecordSealer? = nil,
                 logger: Logger, clock: @escaping @Sendable () -> Timestamp, follower: (any SyncFollower)? = nil) throws {
         let directory = URL(fileURLWithPath: configuration.cacheDirectory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,4 +1,4 @@
-@testable import DeliveryService
+@testable import CampaignFollowing
 import Foundation
 import JSONRPC
 import LaunchAdDomain

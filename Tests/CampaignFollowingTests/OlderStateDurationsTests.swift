@@ -1,4 +1,4 @@
-@testable import DeliveryService
+@testable import CampaignFollowing
 @testable import DurableFiles
 import Foundation
 import JSONRPC
@@ -28,8 +28,7 @@ struct OlderStateDurationsTests {
         let older = #"{"epoch":"old","seq":3,"campaigns":[],"creatives":[\#(listed.joined(separator: ","))]}"#
         try Data(ChecksummedFile.contents(body: Array(older.utf8))).write(to: directory.appendingPathComponent("state.json"))
 
-        var configuration = DeliveryServiceConfiguration()
-        configuration.cacheDirectory = directory.path
+        let configuration = FollowingConfiguration(cacheDirectory: directory.path, followerId: "edge-1")
         let followed = try FollowedState(configuration: configuration, context: try ZMQContext(), curve: nil,
                                          logger: Logger(label: "older-durations"), clock: { .now() })
         let held = followed.cell.state.creatives

@@ -11,7 +11,7 @@ import ZMQRPC
 /// campaignd's sync socket, each verified by its sha256, stored in the cache folder (or held in memory while the
 /// folder refuses writes), then made known to the state.
 final class CreativeDownloader: Sendable {
-    let configuration: DeliveryServiceConfiguration
+    let configuration: FollowingConfiguration
     let context: ZMQContext
     let cell: StateCell
     let creativeFiles: CreativeFiles
@@ -29,7 +29,7 @@ final class CreativeDownloader: Sendable {
     private let starts: AsyncStream<String>
     private let start: AsyncStream<String>.Continuation
 
-    init(configuration: DeliveryServiceConfiguration, context: ZMQContext, cell: StateCell, creativeFiles: CreativeFiles,
+    init(configuration: FollowingConfiguration, context: ZMQContext, cell: StateCell, creativeFiles: CreativeFiles,
          cache: CreativeCache, cacheHealth: CacheHealth, persister: StatePersister, curve: CurveClientOptions?, logger: Logger) {
         self.configuration = configuration
         self.context = context
@@ -112,7 +112,7 @@ final class CreativeDownloader: Sendable {
         defer { _ = downloading.withLock { $0.remove(sha256) } }
         // Asked for as the engine stopped: left for the next start.
         guard !Task.isCancelled else { return }
-        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.campaignSync)
+        var clientConfiguration = RPCClientConfiguration(endpoint: configuration.upstreamSync)
         clientConfiguration.curve = curve
         clientConfiguration.name = "creatives"
         guard let client = try? RPCClient(context: context, configuration: clientConfiguration) else { return }

@@ -1,4 +1,4 @@
-@testable import DeliveryService
+@testable import CampaignFollowing
 import DurableFiles
 import Foundation
 import Logging
@@ -17,7 +17,8 @@ struct CacheHealthTests {
         let stateFile = StateFile(directory: directory)
         let health = CacheHealth()
         let cache = CreativeCache(files: files, budget: 1 << 20)
-        let persister = StatePersister(configuration: DeliveryServiceConfiguration(), cell: StateCell(), creativeFiles: files,
+        let configuration = FollowingConfiguration(cacheDirectory: directory.path, followerId: "edge-1")
+        let persister = StatePersister(configuration: configuration, cell: StateCell(), creativeFiles: files,
                                        stateFile: stateFile, cache: cache, cacheHealth: health, logger: Logger(label: "test"))
         return (persister, health, cache, stateFile)
     }

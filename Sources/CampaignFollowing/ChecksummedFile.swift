@@ -5,14 +5,14 @@ import JSONRPC
 
 /// A file of the cache folder that is never trusted unless it verifies: `{"checksum":…,"body":…}`, the checksum
 /// being the sha256 of the body's exact bytes.
-enum ChecksummedFile {
+public enum ChecksummedFile {
     private static let prefix = Array("{\"checksum\":\"".utf8)
     private static let separator = Array("\",\"body\":".utf8)
     /// What fills a file overwritten in place after its bytes.
     static let filler = UInt8(ascii: " ")
 
     /// The file's bytes for `body`.
-    static func contents(body: [UInt8]) -> [UInt8] {
+    public static func contents(body: [UInt8]) -> [UInt8] {
         var file = prefix
         file.reserveCapacity(body.count + 100)
         file += SHA256.hash(data: body).hexBytes
@@ -39,7 +39,7 @@ enum ChecksummedFile {
 
     /// The body of the file at `url`, decoded: `nil` when there is no file, or (`discarded`) when its bytes do not
     /// verify or do not decode.
-    static func read<Body: Decodable>(_ type: Body.Type, at url: URL) -> (body: Body?, discarded: Bool) {
+    public static func read<Body: Decodable>(_ type: Body.Type, at url: URL) -> (body: Body?, discarded: Bool) {
         guard let data = FileManager.default.contents(atPath: url.path) else { return (nil, false) }
         guard let bytes = body(of: [UInt8](data)),
               let decoded = try? JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: bytes) else {

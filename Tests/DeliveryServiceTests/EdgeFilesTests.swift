@@ -1,0 +1,145 @@
+import CampaignFollowing
+@testable import DeliveryService
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import Testing
+
+/// The edge's own files in the cache folder: the report file and the event journal, read back as saved and never
+/// trusted when a byte is off; and the event ledger's memory of counted events across a restart.
+@Suite("edge report file and event journal", .timeLimit(.minutes(1)))
+struct EdgeFilesTests {
+    @Test("the report file reads back what was saved, is not written again for the same counts, and is discarded when any byte is off")
+    func reportFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reportfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(ReportFile(directory: directory).load() == (.empty, false))
+        let file = ReportFile(directory: directory)
+        let body = ReportFile.Body(lastReportId: 1_764_000_000_123,
+                                   pending: EdgeReport(edgeId: "edge \"1\"", reportId: 1_764_000_000_123,
+                                                       counts: [CampaignStats(id: 4, impressions: 10, clicks: 2, skips: 1)]),
+                                   unsent: [HourlyCount(id: 4, hour: Timestamp(rfc3339: "2026-11-25T10:00:00Z")!, impressions: 3),
+                                            HourlyCount(id: 9, hour: Timestamp(rfc3339: "2026-11-25T11:00:00Z")!, clicks: 1)])
+        try file.save(body)
+        #expect(ReportFile(directory: directory).load() == (body, false))
+        // The same body again is not written: the file stays as it is, even if something else changed it.
+        let written = try Data(contentsOf: file.url)
+        try Data("x".utf8).write(to: file.url)
+        try file.save(body)
+        #expect(try Data(contentsOf: file.url) == Data("x".utf8))
+        try written.write(to: file.url)
+        // Damage anywhere is never trusted: a body byte, a checksum byte, the framing, a cut.
+        let bytes = [UInt8](written)
+        let bodyAt = bytes.count - 20, checksumAt = 20
+        for (what, damaged) in [("body", bytes.enumerated().map { $0.offset == bodyAt ? $0.element ^ 1 : $0.element }),
+                                ("checksum", bytes.enumerated().map { $0.offset == checksumAt ? ($0.element == 0x61 ? 0x62 : 0x61) : $0.element }),
+                                ("framing", Array(bytes.dropFirst())), ("cut", Array(bytes.dropLast(5))), ("empty", [])] {
+            try Data(damaged).write(to: file.url)
+            #expect(ReportFile(directory: directory).load() == (.empty, true), "\(what)")
+        }
+        // A verified body that is not a report file's is not taken either.
+        try Data(ChecksummedFile.contents(body: Array("{\"seq\":1}".utf8))).write(to: file.url)
+        #expect(ReportFile(directory: directory).load() == (.empty, true))
+    }
+
+    @Test("the event journal reads back its fingerprints in order across files, keeps two files, and cuts off a batch that does not verify")
+    func eventJournal() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyURL = directory.appendingPathComponent(EventJournal.keyName)
+        func files() -> [Int] { EventJournal.journalFiles(in: directory) }
+        func newest() -> URL { directory.appendingPathComponent("\(EventJournal.prefix)\(files().last!)") }
+
+        // A new folder: nothing read, and the key is written with the first batch.
+        var (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints.isEmpty && !loaded.discarded)
+        #expect(!FileManager.default.fileExists(atPath: keyURL.path))
+        let key = journal.key
+        try journal.append([1, 2])
+        try journal.append([])
+        try journal.append([3, 4])
+        #expect(FileManager.default.fileExists(atPath: keyURL.path))
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(journal.key == key)
+        #expect(loaded.fingerprints == [1, 2, 3, 4] && !loaded.discarded)
+
+        // A file holds a generation (3 here), then the next begins and the one before the current goes.
+        try journal.append([5])
+        try journal.append([6, 7])
+        #expect(files() == [1, 2])
+        try journal.append([8, 9, 10])
+        #expect(files() == [2, 3])
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10] && !loaded.discarded)
+
+        // A batch cut short (a crash in a write), or one with a byte off, ends what is read; the next batch is
+        // written where the good ones end.
+        let good = try Data(contentsOf: newest())
+        for damage in [{ (bytes: [UInt8]) in Array(bytes.dropLast(3)) },
+                       { (bytes: [UInt8]) in bytes.enumerated().map { $0.offset == bytes.count - 1 ? $0.element ^ 0x10 : $0.element } }] {
+            try Data(good).write(to: newest())
+            (journal, _) = EventJournal.open(directory: directory, perFile: 10)
+            try journal.append([11])
+            try Data(damage([UInt8](try Data(contentsOf: newest())))).write(to: newest())
+            (journal, loaded) = EventJournal.open(directory: directory, perFile: 10)
+            #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10] && loaded.discarded)
+            try journal.append([12])
+            (journal, loaded) = EventJournal.open(directory: directory, perFile: 10)
+            #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10, 12] && !loaded.discarded)
+            #expect(files() == [2, 3])
+        }
+        try Data(good).write(to: newest())
+
+        // Files older than the two newest (a rotation cut short) are deleted unread.
+        try Data(EventJournal.batch([99])).write(to: directory.appendingPathComponent("\(EventJournal.prefix)1"))
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints == [5, 6, 7, 8, 9, 10] && files() == [2, 3])
+
+        // Without a valid key the fingerprints mean nothing: a new key, and the files are deleted.
+        try Data([1, 2, 3]).write(to: keyURL)
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 3)
+        #expect(loaded.fingerprints.isEmpty && loaded.discarded && files().isEmpty && journal.key != key)
+    }
+
+    @Test("an event counted before a restart is a duplicate after it, by the fingerprints the journal kept")
+    func ledgerRemembers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func event(_ id: String) -> LaunchEvent { LaunchEvent(eventId: id, type: .impression, campaignId: 1, deviceId: "d") }
+        var (journal, loaded) = EventJournal.open(directory: directory, perFile: 100)
+        var ledger = EventLedger(capacity: 200, key: journal.key)
+        #expect(ledger.admit(event("a")) && ledger.admit(event("b")))
+        var saved = ledger.takeForSave()
+        #expect(saved.unsent.map(\.impressions) == [2] && saved.fingerprints.count == 2)
+        try journal.append(saved.fingerprints)
+        #expect(ledger.admit(event("c")))  // counted after the save: not on disk
+        #expect(ledger.takeForSave().fingerprints.count == 1)
+        ledger.putBack(fingerprints: [7])  // a write that failed: taken again with the next save, first
+        #expect(ledger.admit(event("d")))
+        saved = ledger.takeForSave()
+        #expect(saved.fingerprints.first == 7 && saved.fingerprints.count == 2)
+
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 100)
+        ledger = EventLedger(capacity: 200, key: journal.key)
+        ledger.remember(loaded.fingerprints)
+        #expect(!ledger.admit(event("a")) && !ledger.admit(event("b")))
+        #expect(ledger.admit(event("c")))
+        // Another folder's key makes other fingerprints.
+        #expect(EventKey.random().fingerprint("a") != journal.key.fingerprint("a"))
+    }
+}
+
+@Suite("report files of older edges", .timeLimit(.minutes(1)))
+struct OlderReportFileTests {
+    @Test("an older edge's report file, with counts per campaign only, is read: its counts go under the hour it is read in")
+    func olderReportFile() throws {
+        let json = #"{"lastReportId":5,"unsent":[{"id":4,"impressions":3,"clicks":1,"skips":0}]}"#
+        let old = try JSONValueDecoder(rejectUnknownKeys: true).decode(ReportFile.Body.self, fromJSON: Array(json.utf8))
+        let now = Timestamp(rfc3339: "2026-11-25T10:42:00Z")!
+        #expect(old.hourly(now: now) == [HourlyCount(id: 4, hour: Timestamp(rfc3339: "2026-11-25T10:00:00Z")!, impressions: 3, clicks: 1)])
+        let new = ReportFile.Body(lastReportId: 6, pending: nil, unsent: old.hourly(now: now))
+        #expect(new.unsent == old.unsent && new.hourly(now: now.adding(seconds: 7200)) == old.hourly(now: now))
+    }
+}
