@@ -33,6 +33,8 @@ struct CampaignFieldOptions: ParsableArguments {
     @Option(help: "How much of the screen the ad takes: full (default) or half (the app's logo strip below).") var display: String?
     @Option(help: "What a tap opens the jump from: button (default) or full (the whole ad).") var clickArea: String?
     @Flag(inversion: .prefixedNo, help: "Whether a video creative plays with its sound (default: muted).") var videoSound: Bool?
+    @Option(help: "Who the ad is for, shown with it: 1 to 100 characters, no space at either end.") var advertiser: String?
+    @Option(help: "Who paid for the ad, when not the advertiser (the same rule).") var paidBy: String?
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -51,65 +53,82 @@ struct CampaignFieldOptions: ParsableArguments {
                 throw ValidationError("\(file) is not JSON: \(error)")
             }
         }
-        if let name { fields.name = name }
-        if let app { fields.app = app }
-        if let starts { fields.startsAt = try FriendlyTime.parse(starts, now: now) }
-        if let ends { fields.endsAt = try FriendlyTime.parse(ends, now: now) }
-        if let priority { fields.priority = priority }
-        if let weight { fields.weight = weight }
-        if let forced { fields.forced = forced }
-        if let countdown { fields.countdown = countdown }
-        if let skippable { fields.skippable = skippable }
-        if let skipAfter { fields.skipAfter = skipAfter }
-        if let launchTypes {
-            fields.launchTypes = try Self.list(launchTypes).map { value in
-                guard let type = LaunchType(rawValue: value) else { throw ValidationError("--launch-types: \(value) is not cold or hot") }
-                return type
+        // Every field, so a new one does not compile until it says which flags set it.
+        for key in CampaignFields.CodingKeys.allCases {
+            switch key {
+            case .name: if let name { fields.name = name }
+            case .app: if let app { fields.app = app }
+            case .startsAt: if let starts { fields.startsAt = try FriendlyTime.parse(starts, now: now) }
+            case .endsAt: if let ends { fields.endsAt = try FriendlyTime.parse(ends, now: now) }
+            case .priority: if let priority { fields.priority = priority }
+            case .weight: if let weight { fields.weight = weight }
+            case .forced: if let forced { fields.forced = forced }
+            case .countdown: if let countdown { fields.countdown = countdown }
+            case .skippable: if let skippable { fields.skippable = skippable }
+            case .skipAfter: if let skipAfter { fields.skipAfter = skipAfter }
+            case .launchTypes:
+                if let launchTypes {
+                    fields.launchTypes = try Self.list(launchTypes).map { value in
+                        guard let type = LaunchType(rawValue: value) else { throw ValidationError("--launch-types: \(value) is not cold or hot") }
+                        return type
+                    }
+                }
+            case .minBackgroundSeconds: if let minBackground { fields.minBackgroundSeconds = minBackground }
+            case .jump:
+                if jumpUrl != nil && jumpDeeplink != nil { throw ValidationError("give --jump-url or --jump-deeplink, not both") }
+                if let jumpUrl { fields.jump = Jump(type: .url, value: jumpUrl) }
+                if let jumpDeeplink { fields.jump = Jump(type: .deeplink, value: jumpDeeplink) }
+            case .creatives:
+                if !creative.isEmpty {
+                    fields.creatives = try creative.map { text in
+                        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+                        guard let sha = parts.first, !sha.isEmpty else { throw ValidationError("--creative needs a sha256") }
+                        guard parts.count == 1 || Int(parts[1]) != nil else { throw ValidationError("--creative \(text): the weight after ':' must be a number") }
+                        return CreativeRef(sha256: sha, weight: parts.count == 2 ? Int(parts[1])! : 100)
+                    }
+                }
+            case .targeting:
+                var targeting = fields.targeting ?? Targeting()
+                var targeted = fields.targeting != nil
+                if let platforms { targeting.platforms = Self.list(platforms); targeted = true }
+                if minVersion != nil || maxVersion != nil {
+                    targeting.appVersions = VersionRange(min: minVersion ?? targeting.appVersions?.min, max: maxVersion ?? targeting.appVersions?.max)
+                    targeted = true
+                }
+                if let regions { targeting.regions = Self.list(regions); targeted = true }
+                if let locales { targeting.locales = Self.list(locales); targeted = true }
+                if targeted { fields.targeting = targeting }
+            case .frequencyCap:
+                if let cap {
+                    let parts = cap.split(separator: "/")
+                    guard parts.count == 2, let shows = Int(parts[0]), let hours = Int(parts[1]) else {
+                        throw ValidationError("--cap \(cap): write SHOWS/HOURS, as in 2/24")
+                    }
+                    fields.frequencyCap = FrequencyCap(shows: shows, hours: hours)
+                }
+            case .audience:
+                if let audience {
+                    guard let value = Audience(rawValue: audience) else { throw ValidationError("--audience must be all or test (got \(audience))") }
+                    fields.audience = value
+                }
+            case .testDevices: if let testDevices { fields.testDevices = Self.list(testDevices) }
+            case .display:
+                if let display {
+                    guard let value = CampaignDisplay(rawValue: display) else { throw ValidationError("--display must be full or half (got \(display))") }
+                    fields.display = value
+                }
+            case .clickArea:
+                if let clickArea {
+                    guard let value = CampaignClickArea(rawValue: clickArea) else {
+                        throw ValidationError("--click-area must be button or full (got \(clickArea))")
+                    }
+                    fields.clickArea = value
+                }
+            case .videoSound: if let videoSound { fields.videoSound = videoSound }
+            case .advertiser: if let advertiser { fields.advertiser = advertiser }
+            case .paidBy: if let paidBy { fields.paidBy = paidBy }
             }
         }
-        if let minBackground { fields.minBackgroundSeconds = minBackground }
-        if jumpUrl != nil && jumpDeeplink != nil { throw ValidationError("give --jump-url or --jump-deeplink, not both") }
-        if let jumpUrl { fields.jump = Jump(type: .url, value: jumpUrl) }
-        if let jumpDeeplink { fields.jump = Jump(type: .deeplink, value: jumpDeeplink) }
-        if !creative.isEmpty {
-            fields.creatives = try creative.map { text in
-                let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-                guard let sha = parts.first, !sha.isEmpty else { throw ValidationError("--creative needs a sha256") }
-                guard parts.count == 1 || Int(parts[1]) != nil else { throw ValidationError("--creative \(text): the weight after ':' must be a number") }
-                return CreativeRef(sha256: sha, weight: parts.count == 2 ? Int(parts[1])! : 100)
-            }
-        }
-        var targeting = fields.targeting ?? Targeting()
-        var targeted = fields.targeting != nil
-        if let platforms { targeting.platforms = Self.list(platforms); targeted = true }
-        if minVersion != nil || maxVersion != nil {
-            targeting.appVersions = VersionRange(min: minVersion ?? targeting.appVersions?.min, max: maxVersion ?? targeting.appVersions?.max)
-            targeted = true
-        }
-        if let regions { targeting.regions = Self.list(regions); targeted = true }
-        if let locales { targeting.locales = Self.list(locales); targeted = true }
-        if targeted { fields.targeting = targeting }
-        if let cap {
-            let parts = cap.split(separator: "/")
-            guard parts.count == 2, let shows = Int(parts[0]), let hours = Int(parts[1]) else {
-                throw ValidationError("--cap \(cap): write SHOWS/HOURS, as in 2/24")
-            }
-            fields.frequencyCap = FrequencyCap(shows: shows, hours: hours)
-        }
-        if let audience {
-            guard let value = Audience(rawValue: audience) else { throw ValidationError("--audience must be all or test (got \(audience))") }
-            fields.audience = value
-        }
-        if let testDevices { fields.testDevices = Self.list(testDevices) }
-        if let display {
-            guard let value = CampaignDisplay(rawValue: display) else { throw ValidationError("--display must be full or half (got \(display))") }
-            fields.display = value
-        }
-        if let clickArea {
-            guard let value = CampaignClickArea(rawValue: clickArea) else { throw ValidationError("--click-area must be button or full (got \(clickArea))") }
-            fields.clickArea = value
-        }
-        if let videoSound { fields.videoSound = videoSound }
         return fields
     }
 }

@@ -78,6 +78,8 @@ enum CampaignPage {
         rows.append(("targeting", target.isEmpty ? "everyone" : target.joined(separator: "; ")))
         if let cap = campaign.frequencyCap { rows.append(("frequency cap", "\(cap.shows) in \(cap.hours) h")) }
         if let audience = campaign.audience { rows.append(("audience", audience.rawValue)) }
+        if let advertiser = campaign.advertiser { rows.append(("advertiser", advertiser)) }
+        if let paidBy = campaign.paidBy { rows.append(("paid by", paidBy)) }
         rows.append(("version", "\(campaign.version), updated \(campaign.updatedAt.rfc3339)"))
         return "<table id=\"fields\"><tbody>" + rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined() + "</tbody></table>"
     }

@@ -21,48 +21,65 @@ public struct CampaignChangeResult: Codable, Sendable {
     }
 }
 
-/// `campaign.update` params: the id and the fields to change.
+/// `campaign.update` params: the id and the fields to change, side by side in one object (`{"id":42,"priority":90}`).
+@dynamicMemberLookup
 public struct CampaignUpdateParams: Codable, Sendable {
     public var id: Int64
-    public var name: String?
-    public var app: String?
-    public var startsAt: Timestamp?
-    public var endsAt: Timestamp?
-    public var priority: Int?
-    public var weight: Int?
-    public var forced: Bool?
-    public var countdown: Int?
-    public var skippable: Bool?
-    public var skipAfter: Int?
-    public var launchTypes: [LaunchType]?
-    public var minBackgroundSeconds: Int?
-    public var jump: Jump?
-    public var creatives: [CreativeRef]?
-    public var targeting: Targeting?
-    public var frequencyCap: FrequencyCap?
-    public var audience: Audience?
-    public var testDevices: [String]?
-    public var display: CampaignDisplay?
-    public var clickArea: CampaignClickArea?
-    public var videoSound: Bool?
+    public var fields: CampaignFields
+
+    /// A field, as `params.priority`.
+    public subscript<Value>(dynamicMember path: WritableKeyPath<CampaignFields, Value>) -> Value {
+        get { fields[keyPath: path] }
+        set { fields[keyPath: path] = newValue }
+    }
 
     public init(id: Int64, fields: CampaignFields) {
         self.id = id
-        name = fields.name; app = fields.app; startsAt = fields.startsAt; endsAt = fields.endsAt
-        priority = fields.priority; weight = fields.weight; forced = fields.forced; countdown = fields.countdown
-        skippable = fields.skippable; skipAfter = fields.skipAfter; launchTypes = fields.launchTypes
-        minBackgroundSeconds = fields.minBackgroundSeconds; jump = fields.jump; creatives = fields.creatives
-        targeting = fields.targeting; frequencyCap = fields.frequencyCap
-        audience = fields.audience; testDevices = fields.testDevices
-        display = fields.display; clickArea = fields.clickArea; videoSound = fields.videoSound
+        self.fields = fields
     }
 
-    public var fields: CampaignFields {
-        CampaignFields(name: name, app: app, startsAt: startsAt, endsAt: endsAt, priority: priority, weight: weight,
-                       forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter,
-                       launchTypes: launchTypes, minBackgroundSeconds: minBackgroundSeconds, jump: jump,
-                       creatives: creatives, targeting: targeting, frequencyCap: frequencyCap, audience: audience,
-                       testDevices: testDevices, display: display, clickArea: clickArea, videoSound: videoSound)
+    /// `id`, or one of the fields: the members a strict decoding accepts.
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+
+        init?(stringValue: String) {
+            guard stringValue == "id" || CampaignFields.CodingKeys(stringValue: stringValue) != nil else { return nil }
+            self.stringValue = stringValue
+        }
+
+        init(_ field: CampaignFields.CodingKeys) { stringValue = field.stringValue }
+        static let id = Key(stringValue: "id")!
+    }
+
+    public init(from decoder: any Decoder) throws {
+        struct Decode: CampaignFieldVisitor {
+            let container: KeyedDecodingContainer<Key>
+            var fields = CampaignFields()
+            mutating func visit<Value>(_ field: CampaignField<Value>) throws(any Error) {
+                fields[keyPath: field.patch] = try container.decodeIfPresent(Value.self, forKey: Key(field.key))
+            }
+        }
+        let container = try decoder.container(keyedBy: Key.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        var decode = Decode(container: container)
+        try CampaignFields.CodingKeys.acceptAll(&decode)
+        fields = decode.fields
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        struct Encode: CampaignFieldVisitor {
+            var container: KeyedEncodingContainer<Key>
+            let fields: CampaignFields
+            mutating func visit<Value>(_ field: CampaignField<Value>) throws(any Error) {
+                try container.encodeIfPresent(fields[keyPath: field.patch], forKey: Key(field.key))
+            }
+        }
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(id, forKey: .id)
+        var encode = Encode(container: container, fields: fields)
+        try CampaignFields.CodingKeys.acceptAll(&encode)
     }
 }
 

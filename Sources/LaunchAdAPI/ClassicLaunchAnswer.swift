@@ -26,6 +26,8 @@ public enum ClassicLaunchAnswer {
                 data.field("skippable", campaign.skippable)
                 data.field("skipAfter", ifPresent: campaign.skipAfter)
                 data.field("forced", campaign.forced)
+                data.field("advertiser", ifPresent: campaign.advertiser)
+                data.field("paidBy", ifPresent: campaign.paidBy)
                 data.field("expiresAt", candidate.expiresAtText)
             } else {
                 data.field("hasAd", false)

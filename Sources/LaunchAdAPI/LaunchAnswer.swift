@@ -65,6 +65,9 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     public var clickArea: CampaignClickArea? { didSet { prepared = nil } }
     /// `true` when the campaign's video plays with its sound; absent otherwise (the SDK plays it muted).
     public var videoSound: Bool? { didSet { prepared = nil } }
+    /// The campaign's `advertiser` and `paidBy`, when it has them: who the ad is for and who paid for it.
+    public var advertiser: String? { didSet { prepared = nil } }
+    public var paidBy: String? { didSet { prepared = nil } }
     public var expiresAt: Timestamp? { didSet { prepared = nil; expiresAtText = nil } }
     public var epoch: String
     public var seq: Int64
@@ -80,15 +83,15 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
 
     enum CodingKeys: String, CodingKey {
         case hasAd, id, version, showMoment, launchTypes, imgUrl, creative, jumpType, jumpValue, countdown, skippable, skipAfter,
-             forced, display, clickArea, videoSound, expiresAt, epoch, seq, revoked
+             forced, display, clickArea, videoSound, advertiser, paidBy, expiresAt, epoch, seq, revoked
     }
 
     /// An answer from its fields (examples and clients; the service makes its answers from decisions).
     public init(hasAd: Bool, id: Int64? = nil, version: Int? = nil, showMoment: Int? = nil, launchTypes: [LaunchType]? = nil,
                 imgUrl: String? = nil, creative: Creative? = nil, jumpType: String? = nil, jumpValue: String? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, forced: Bool? = nil, display: CampaignDisplay? = nil,
-                clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil, expiresAt: Timestamp? = nil, epoch: String, seq: Int64,
-                revoked: [Int64]) {
+                clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil, advertiser: String? = nil, paidBy: String? = nil,
+                expiresAt: Timestamp? = nil, epoch: String, seq: Int64, revoked: [Int64]) {
         self.hasAd = hasAd
         self.id = id
         self.version = version
@@ -105,6 +108,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         self.display = display
         self.clickArea = clickArea
         self.videoSound = videoSound
+        self.advertiser = advertiser
+        self.paidBy = paidBy
         self.expiresAt = expiresAt
         self.epoch = epoch
         self.seq = seq
@@ -138,6 +143,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
         display = campaign.display
         clickArea = campaign.clickArea
         videoSound = campaign.videoSound == true ? true : nil
+        advertiser = campaign.advertiser
+        paidBy = campaign.paidBy
         expiresAt = campaign.endsAt
         expiresAtText = candidate.expiresAtText
         prepared = held.answerParts.parts(decision.showMoment)
@@ -187,6 +194,8 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
                 object.field("display", ifPresent: display?.rawValue)
                 object.field("clickArea", ifPresent: clickArea?.rawValue)
                 object.field("videoSound", ifPresent: videoSound)
+                object.field("advertiser", ifPresent: advertiser)
+                object.field("paidBy", ifPresent: paidBy)
                 object.field("expiresAt", ifPresent: expiresAtText ?? expiresAt?.rfc3339)
             }
             object.field("epoch", epoch)

@@ -62,6 +62,15 @@ enum PreparedAnswer {
         }
         // Muted is the default: the answer says only when the video plays with its sound.
         if campaign.videoSound == true { tail.writeRaw(",\"videoSound\":true") }
+        // Unset, they are left out (not null): the hot path writes the same bytes for campaigns without them.
+        if let advertiser = campaign.advertiser {
+            tail.writeRaw(",\"advertiser\":")
+            tail.write(string: advertiser)
+        }
+        if let paidBy = campaign.paidBy {
+            tail.writeRaw(",\"paidBy\":")
+            tail.write(string: paidBy)
+        }
         tail.writeRaw(",\"expiresAt\":")
         tail.write(string: expiresAt)
         let now = head(.now)

@@ -159,18 +159,24 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var clickArea: CampaignClickArea?
     /// `true`: a video creative plays with its sound (absent or `false`: muted, what users expect of a launch ad).
     public var videoSound: Bool?
+    /// Who the ad is for, as shown to people ("Ad by …"); absent until a market requires it.
+    public var advertiser: String?
+    /// Who paid for the ad, when not the advertiser.
+    public var paidBy: String?
     public var state: CampaignState
     /// Grows by one with each change.
     public var version: Int
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
 
-    /// The members, declared once, in the order the `Codable` conformance reads them (so the reader's errors come in
-    /// the same order): the `Codable` conformance's keys and the reader's slots.
+    /// The members, in the order the `Codable` conformance reads them (so the reader's errors come in the same
+    /// order): the `Codable` conformance's keys and the reader's slots. Between `id` and `state` come the operator's
+    /// fields, ``CampaignFields/CodingKeys``, in their order and under their names, each one slot further on
+    /// (``CampaignFields/CodingKeys/campaignKey``; ``Campaign/fields`` checks it when first used).
     public enum CodingKeys: Int, JSONFieldKey {
         case id, name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
         case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea
-        case videoSound, state, version, createdAt, updatedAt
+        case videoSound, advertiser, paidBy, state, version, createdAt, updatedAt
     }
 
     public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil, display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil) {
@@ -227,13 +233,24 @@ public struct CampaignFields: Sendable, Codable, Hashable {
     public var display: CampaignDisplay?
     public var clickArea: CampaignClickArea?
     public var videoSound: Bool?
+    public var advertiser: String?
+    public var paidBy: String?
+
+    /// The fields, declared once, in their wire order: the `Codable` conformance's keys, and the one list every
+    /// other place that handles each field follows through an exhaustive `switch` (``CampaignField``).
+    public enum CodingKeys: Int, JSONFieldKey {
+        case name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
+        case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea
+        case videoSound, advertiser, paidBy
+    }
 
     public init(name: String? = nil, app: String? = nil, startsAt: Timestamp? = nil, endsAt: Timestamp? = nil,
                 priority: Int? = nil, weight: Int? = nil, forced: Bool? = nil, countdown: Int? = nil,
                 skippable: Bool? = nil, skipAfter: Int? = nil, launchTypes: [LaunchType]? = nil,
                 minBackgroundSeconds: Int? = nil, jump: Jump? = nil, creatives: [CreativeRef]? = nil,
                 targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil, audience: Audience? = nil, testDevices: [String]? = nil,
-                display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil) {
+                display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil,
+                advertiser: String? = nil, paidBy: String? = nil) {
         self.name = name
         self.app = app
         self.startsAt = startsAt
@@ -255,5 +272,7 @@ public struct CampaignFields: Sendable, Codable, Hashable {
         self.display = display
         self.clickArea = clickArea
         self.videoSound = videoSound
+        self.advertiser = advertiser
+        self.paidBy = paidBy
     }
 }

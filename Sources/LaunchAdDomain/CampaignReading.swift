@@ -65,40 +65,45 @@ extension FrequencyCap: JSONReadable {
 }
 
 extension Campaign: JSONReadable {
-    static let fields = JSONFields(CodingKeys.self)
+    static let fields: JSONFields<CodingKeys> = {
+        // The reader finds each operator field one slot on from its key in `CampaignFields.CodingKeys`.
+        for key in CampaignFields.CodingKeys.allCases {
+            precondition(key.campaignKey.stringValue == key.stringValue,
+                         "Campaign.CodingKeys.\(key.campaignKey.stringValue) stands where CampaignFields has \(key.stringValue)")
+        }
+        return JSONFields(CodingKeys.self)
+    }()
+
+    /// A campaign whose every member the reader then sets.
+    private static let blank = Campaign(
+        id: 0, name: "", app: "", startsAt: Timestamp(milliseconds: 0), endsAt: Timestamp(milliseconds: 0),
+        priority: 0, weight: 0, forced: false, countdown: 0, skippable: false, skipAfter: nil, launchTypes: [], minBackgroundSeconds: nil,
+        jump: .none, creatives: [], targeting: .everyone, frequencyCap: nil, state: .deleted, version: 0,
+        createdAt: Timestamp(milliseconds: 0), updatedAt: Timestamp(milliseconds: 0))
+
+    /// Reads each operator field in order: a required one must be there, an optional one may be absent or `null`.
+    private struct FieldReader: CampaignFieldVisitor {
+        let object: JSONObjectReader<Campaign.CodingKeys>
+        var campaign: Campaign
+
+        mutating func visit<Value>(_ field: CampaignField<Value>) throws(any Error) {
+            let key = field.key.campaignKey
+            switch field.stored {
+            case .required(let path): campaign[keyPath: path] = try Value(field: object.require(key))
+            case .optional(let path): campaign[keyPath: path] = try object.optional(key).map { try Value(field: $0) }
+            }
+        }
+    }
 
     public init(json: JSONReader) throws {
         let object = try json.object(Self.fields)
-        let id = try object.require(.id).integer(Int64.self)
-        let name = try object.string(.name)
-        let app = try object.string(.app)
-        let startsAt = try object.require(.startsAt).timestamp()
-        let endsAt = try object.require(.endsAt).timestamp()
-        let priority = try object.int(.priority)
-        let weight = try object.int(.weight)
-        let forced = try object.require(.forced).bool()
-        let countdown = try object.int(.countdown)
-        let skippable = try object.require(.skippable).bool()
-        let skipAfter = try object.optionalInt(.skipAfter)
-        let launchTypes = try object.require(.launchTypes).array().map { try $0.enumeration(LaunchType.self) }
-        let minBackgroundSeconds = try object.optionalInt(.minBackgroundSeconds)
-        let jump = try Jump(json: object.require(.jump))
-        let creatives = try object.require(.creatives).array().map { try CreativeRef(json: $0) }
-        let targeting = try Targeting(json: object.require(.targeting))
-        let frequencyCap = try object.optional(.frequencyCap).map { try FrequencyCap(json: $0) }
-        let audience = try object.optional(.audience)?.enumeration(Audience.self)
-        let testDevices = try object.optional(.testDevices)?.strings()
-        let display = try object.optional(.display)?.enumeration(CampaignDisplay.self)
-        let clickArea = try object.optional(.clickArea)?.enumeration(CampaignClickArea.self)
-        let videoSound = try object.optional(.videoSound)?.bool()
-        let state = try object.require(.state).enumeration(CampaignState.self)
-        let version = try object.int(.version)
-        let createdAt = try object.require(.createdAt).timestamp()
-        self.init(id: id, name: name, app: app, startsAt: startsAt, endsAt: endsAt, priority: priority, weight: weight,
-                  forced: forced, countdown: countdown, skippable: skippable, skipAfter: skipAfter, launchTypes: launchTypes,
-                  minBackgroundSeconds: minBackgroundSeconds, jump: jump, creatives: creatives, targeting: targeting,
-                  frequencyCap: frequencyCap, state: state, version: version, createdAt: createdAt,
-                  updatedAt: try object.require(.updatedAt).timestamp(), audience: audience, testDevices: testDevices,
-                  display: display, clickArea: clickArea, videoSound: videoSound)
+        var reader = FieldReader(object: object, campaign: Self.blank)
+        reader.campaign.id = try object.require(.id).integer(Int64.self)
+        try CampaignFields.CodingKeys.acceptAll(&reader)
+        self = reader.campaign
+        state = try object.require(.state).enumeration(CampaignState.self)
+        version = try object.int(.version)
+        createdAt = try object.require(.createdAt).timestamp()
+        updatedAt = try object.require(.updatedAt).timestamp()
     }
 }

@@ -39,6 +39,9 @@ public enum CampaignRules {
     /// characters of CJK are 600 bytes).
     public static let maxNameCharacters = 200
     public static let maxNameBytes = 800
+    /// An advertiser's or a payer's name: a display name shown next to the ad, shorter than a campaign's.
+    public static let maxPartyCharacters = 100
+    public static let maxPartyBytes = 400
 
     // MARK: Creating and updating
 
@@ -50,16 +53,13 @@ public enum CampaignRules {
         guard let startsAt = fields.startsAt else { throw FieldError("startsAt", "is required") }
         guard let endsAt = fields.endsAt else { throw FieldError("endsAt", "is required") }
         guard let creatives = fields.creatives else { throw FieldError("creatives", "is required: at least one uploaded creative") }
-        let launchTypes = fields.launchTypes ?? [.cold]
-        let campaign = Campaign(
-            id: id, name: name, app: app, startsAt: startsAt, endsAt: endsAt,
-            priority: fields.priority ?? 50, weight: fields.weight ?? 100, forced: fields.forced ?? false,
-            countdown: fields.countdown ?? 3, skippable: fields.skippable ?? true, skipAfter: fields.skipAfter,
-            launchTypes: launchTypes, minBackgroundSeconds: fields.minBackgroundSeconds,
-            jump: fields.jump ?? .none, creatives: creatives, targeting: fields.targeting ?? .everyone,
-            frequencyCap: fields.frequencyCap, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
-            version: 1, createdAt: now, updatedAt: now, audience: fields.audience, testDevices: fields.testDevices,
-            display: fields.display, clickArea: fields.clickArea, videoSound: fields.videoSound)
+        // The defaults, overlaid by every field the operator gave.
+        let defaults = Campaign(
+            id: id, name: name, app: app, startsAt: startsAt, endsAt: endsAt, priority: 50, weight: 100, forced: false,
+            countdown: 3, skippable: true, skipAfter: nil, launchTypes: [.cold], minBackgroundSeconds: nil, jump: .none,
+            creatives: creatives, targeting: .everyone, frequencyCap: nil, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
+            version: 1, createdAt: now, updatedAt: now)
+        let campaign = defaults.merging(fields)
         guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
         try validate(campaign, creativeExists: creativeExists)
         return campaign
@@ -69,28 +69,7 @@ public enum CampaignRules {
     public static func update(_ campaign: Campaign, with fields: CampaignFields, now: Timestamp,
                               creativeExists: (String) -> Bool) throws(CampaignRuleError) -> Campaign {
         guard !campaign.state.isFinal else { throw .transition(TransitionError(operation: .updated, state: campaign.state)) }
-        var updated = campaign
-        if let value = fields.name { updated.name = value }
-        if let value = fields.app { updated.app = value }
-        if let value = fields.startsAt { updated.startsAt = value }
-        if let value = fields.endsAt { updated.endsAt = value }
-        if let value = fields.priority { updated.priority = value }
-        if let value = fields.weight { updated.weight = value }
-        if let value = fields.forced { updated.forced = value }
-        if let value = fields.countdown { updated.countdown = value }
-        if let value = fields.skippable { updated.skippable = value }
-        if let value = fields.skipAfter { updated.skipAfter = value }
-        if let value = fields.launchTypes { updated.launchTypes = value }
-        if let value = fields.minBackgroundSeconds { updated.minBackgroundSeconds = value }
-        if let value = fields.jump { updated.jump = value }
-        if let value = fields.creatives { updated.creatives = value }
-        if let value = fields.targeting { updated.targeting = value }
-        if let value = fields.frequencyCap { updated.frequencyCap = value }
-        if let value = fields.audience { updated.audience = value }
-        if let value = fields.testDevices { updated.testDevices = value }
-        if let value = fields.display { updated.display = value }
-        if let value = fields.clickArea { updated.clickArea = value }
-        if let value = fields.videoSound { updated.videoSound = value }
+        var updated = campaign.merging(fields)
         if fields.endsAt != nil && updated.endsAt <= now {
             throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
         }
@@ -202,6 +181,18 @@ public enum CampaignRules {
             guard (1...720).contains(cap.hours) else { throw FieldError("frequencyCap.hours", "must be between 1 and 720") }
         }
         try validate(audience: campaign.audience, testDevices: campaign.testDevices)
+        try validate(party: campaign.advertiser, field: "advertiser")
+        try validate(party: campaign.paidBy, field: "paidBy")
+    }
+
+    /// An advertiser's or payer's name is kept as given, so it is refused rather than trimmed when a space begins or
+    /// ends it: what the operator reads back is what they sent and what people see.
+    static func validate(party: String?, field: String) throws(FieldError) {
+        guard let party else { return }
+        try DisplayText.validate(party, field: field, maxCharacters: maxPartyCharacters, maxBytes: maxPartyBytes)
+        if party.first?.isWhitespace == true || party.last?.isWhitespace == true {
+            throw FieldError(field, "must not begin or end with a space")
+        }
     }
 
     /// At most ``maxTestDevices`` ids of 1 to 128 bytes, no repeats; a test audience needs at least one.

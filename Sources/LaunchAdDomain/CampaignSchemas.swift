@@ -80,32 +80,45 @@ extension FrequencyCap: JSONSchemaDescribable {
 extension CampaignFields: JSONSchemaDescribable {
     /// The fields an operator sets, shared by the campaign, `campaign.create` and `campaign.update`.
     public static var fieldSchemas: [(String, JSONSchema)] {
-        [
-            ("name", .string("Shown to people: at most \(CampaignRules.maxNameCharacters) characters and \(CampaignRules.maxNameBytes) bytes of UTF-8, with a visible character; no control characters, line breaks or bidirectional controls.",
-                             minLength: 1, maxLength: CampaignRules.maxNameCharacters, pattern: "\\S")),
-            ("app", .string("The app's id: a-z, 0-9, '.', '_', '-', starting with a letter or digit.", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$")),
-            ("startsAt", Timestamp.jsonSchema.described("When it starts to show.")),
-            ("endsAt", Timestamp.jsonSchema.described("When it stops (exclusive); after startsAt, and in the future when set.")),
-            ("priority", .integer("Higher shows first (default 50).", minimum: 0, maximum: 100)),
-            ("weight", .integer("Share among campaigns of the same priority (default 100).", minimum: 1, maximum: 1000)),
-            ("forced", .boolean("Answers before every other campaign (default false).")),
-            ("countdown", .integer("Seconds the ad shows (default 3).", minimum: 1, maximum: 10)),
-            ("skippable", .boolean("Whether the user may skip it (default true).")),
-            ("skipAfter", .integer("Seconds before the skip button shows; skippable campaigns only, at most countdown.", minimum: 0, maximum: 10)),
-            ("launchTypes", .array(of: LaunchType.jsonSchema, "When it may show (default [\"cold\"]).", minItems: 1, uniqueItems: true)),
-            ("minBackgroundSeconds", .integer("Required with the hot launch type, refused without it: the time in the background a hot start needs.", minimum: 0, maximum: 86_400)),
-            ("jump", .of(Jump.self)),
-            ("creatives", .array(of: .of(CreativeRef.self), "The variants, in one or more screen shapes, each uploaded first; no repeats.", minItems: 1,
-                                maxItems: CampaignRules.maxCreatives)),
-            ("targeting", .of(Targeting.self)),
-            ("frequencyCap", .of(FrequencyCap.self)),
-            ("audience", .cases(of: Audience.self, "all (default): every device the targeting reaches; test: only the testDevices.")),
-            ("testDevices", .array(of: .string(minLength: 1, maxLength: 128), "Device ids a test audience is answered to; required (at least one) with audience test.",
-                                   maxItems: CampaignRules.maxTestDevices, uniqueItems: true)),
-            ("display", .cases(of: CampaignDisplay.self, "full (default): the whole screen; half: the top 80%, the app's logo strip below.")),
-            ("clickArea", .cases(of: CampaignClickArea.self, "button (default): a tap on the ad's button opens the jump; full: a tap anywhere on the ad.")),
-            ("videoSound", .boolean("Whether a video creative plays with its sound (default false: muted).")),
-        ]
+        CodingKeys.allCases.map { ($0.stringValue, schema(of: $0)) }
+    }
+
+    /// One field's schema.
+    static func schema(of key: CodingKeys) -> JSONSchema {
+        switch key {
+        case .name: .string("Shown to people: at most \(CampaignRules.maxNameCharacters) characters and \(CampaignRules.maxNameBytes) bytes of UTF-8, with a visible character; no control characters, line breaks or bidirectional controls.",
+                            minLength: 1, maxLength: CampaignRules.maxNameCharacters, pattern: "\\S")
+        case .app: .string("The app's id: a-z, 0-9, '.', '_', '-', starting with a letter or digit.", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$")
+        case .startsAt: Timestamp.jsonSchema.described("When it starts to show.")
+        case .endsAt: Timestamp.jsonSchema.described("When it stops (exclusive); after startsAt, and in the future when set.")
+        case .priority: .integer("Higher shows first (default 50).", minimum: 0, maximum: 100)
+        case .weight: .integer("Share among campaigns of the same priority (default 100).", minimum: 1, maximum: 1000)
+        case .forced: .boolean("Answers before every other campaign (default false).")
+        case .countdown: .integer("Seconds the ad shows (default 3).", minimum: 1, maximum: 10)
+        case .skippable: .boolean("Whether the user may skip it (default true).")
+        case .skipAfter: .integer("Seconds before the skip button shows; skippable campaigns only, at most countdown.", minimum: 0, maximum: 10)
+        case .launchTypes: .array(of: LaunchType.jsonSchema, "When it may show (default [\"cold\"]).", minItems: 1, uniqueItems: true)
+        case .minBackgroundSeconds: .integer("Required with the hot launch type, refused without it: the time in the background a hot start needs.", minimum: 0, maximum: 86_400)
+        case .jump: .of(Jump.self)
+        case .creatives: .array(of: .of(CreativeRef.self), "The variants, in one or more screen shapes, each uploaded first; no repeats.", minItems: 1,
+                                 maxItems: CampaignRules.maxCreatives)
+        case .targeting: .of(Targeting.self)
+        case .frequencyCap: .of(FrequencyCap.self)
+        case .audience: .cases(of: Audience.self, "all (default): every device the targeting reaches; test: only the testDevices.")
+        case .testDevices: .array(of: .string(minLength: 1, maxLength: 128), "Device ids a test audience is answered to; required (at least one) with audience test.",
+                                    maxItems: CampaignRules.maxTestDevices, uniqueItems: true)
+        case .display: .cases(of: CampaignDisplay.self, "full (default): the whole screen; half: the top 80%, the app's logo strip below.")
+        case .clickArea: .cases(of: CampaignClickArea.self, "button (default): a tap on the ad's button opens the jump; full: a tap anywhere on the ad.")
+        case .videoSound: .boolean("Whether a video creative plays with its sound (default false: muted).")
+        case .advertiser: partySchema("Who the ad is for, shown to people with it (\"Ad by …\"); required in the eu market later.")
+        case .paidBy: partySchema("Who paid for the ad, when not the advertiser.")
+        }
+    }
+
+    /// The advertiser's and the payer's schema: a display name, kept as given (not trimmed).
+    private static func partySchema(_ description: String) -> JSONSchema {
+        .string("\(description) At most \(CampaignRules.maxPartyCharacters) characters and \(CampaignRules.maxPartyBytes) bytes of UTF-8, with a visible character, no space at either end; no control characters, line breaks or bidirectional controls.",
+                minLength: 1, maxLength: CampaignRules.maxPartyCharacters, pattern: "^\\S(.*\\S)?$")
     }
 
     public static var jsonSchema: JSONSchema {
@@ -125,7 +138,7 @@ extension Campaign: JSONSchemaDescribable {
             ("createdAt", Timestamp.jsonSchema),
             ("updatedAt", Timestamp.jsonSchema),
         ]
-        let optional: Set = ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices", "display", "clickArea", "videoSound"]
+        let optional = Set(CampaignFields.CodingKeys.allCases.filter(\.isOptionalInCampaign).map(\.stringValue))
         return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
                        description: "A launch-ad campaign.")
     }

@@ -77,30 +77,25 @@ extension CreativeFacts: JSONWritable {
 }
 
 extension Campaign: JSONWritable {
+    /// Writes each operator field in order, an unset optional one left out.
+    private struct FieldWriter: CampaignFieldVisitor {
+        let campaign: Campaign
+        /// The object being written, in place (a copy would copy the bytes written so far).
+        let object: UnsafeMutablePointer<JSONObjectWriter>
+
+        mutating func visit<Value>(_ field: CampaignField<Value>) {
+            guard let value = field.value(in: campaign) else { return }
+            object.pointee.field(field.name) { value.write(field: &$0) }
+        }
+    }
+
     public func write(json: inout JSONWriter) {
         json.writeObject { object in
             object.field("id", Int(id))
-            object.field("name", name)
-            object.field("app", app)
-            object.field("startsAt") { $0.write(timestamp: startsAt) }
-            object.field("endsAt") { $0.write(timestamp: endsAt) }
-            object.field("priority", priority)
-            object.field("weight", weight)
-            object.field("forced", forced)
-            object.field("countdown", countdown)
-            object.field("skippable", skippable)
-            object.field("skipAfter", ifPresent: skipAfter)
-            object.field("launchTypes") { $0.writeArray(launchTypes) { $0.write(string: $1.rawValue) } }
-            object.field("minBackgroundSeconds", ifPresent: minBackgroundSeconds)
-            object.field("jump") { jump.write(json: &$0) }
-            object.field("creatives") { $0.writeArray(creatives) { $1.write(json: &$0) } }
-            object.field("targeting") { targeting.write(json: &$0) }
-            if let frequencyCap { object.field("frequencyCap") { frequencyCap.write(json: &$0) } }
-            object.field("audience", ifPresent: audience?.rawValue)
-            if let testDevices { object.field("testDevices") { $0.write(strings: testDevices) } }
-            object.field("display", ifPresent: display?.rawValue)
-            object.field("clickArea", ifPresent: clickArea?.rawValue)
-            object.field("videoSound", ifPresent: videoSound)
+            withUnsafeMutablePointer(to: &object) { object in
+                var writer = FieldWriter(campaign: self, object: object)
+                CampaignFields.CodingKeys.acceptAll(&writer)
+            }
             object.field("state", state.rawValue)
             object.field("version", version)
             object.field("createdAt") { $0.write(timestamp: createdAt) }

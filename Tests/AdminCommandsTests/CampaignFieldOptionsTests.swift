@@ -54,6 +54,18 @@ struct CampaignFieldOptionsTests {
         #expect(Self.refusal(["--video-sound", "true"]) != nil)
     }
 
+    @Test("--advertiser and --paid-by set advertiser and paidBy as given (untrimmed: campaignd judges them), over a file's")
+    func parties() throws {
+        #expect(try Self.fields(["--advertiser", "Shop <A> & \"B\""]) == CampaignFields(advertiser: "Shop <A> & \"B\""))
+        #expect(try Self.fields(["--paid-by", " Payer "]) == CampaignFields(paidBy: " Payer "))
+        #expect(try Self.fields(["--priority", "1"]).advertiser == nil)
+        let fromFile = try Self.withFile(#"{"advertiser": "From file", "paidBy": "Payer"}"#) { path in
+            try Self.fields(["--file", path, "--advertiser", "Flag"])
+        }
+        #expect(fromFile == CampaignFields(advertiser: "Flag", paidBy: "Payer"))
+        #expect(Self.refusal(["--advertiser"]) != nil)
+    }
+
     @Test("every flag lands in its field; times count from now, lists are split on commas and trimmed")
     func everyFlag() throws {
         let fields = try Self.fields([

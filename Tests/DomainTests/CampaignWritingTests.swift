@@ -12,8 +12,10 @@ struct CampaignWritingTests {
         return writer.bytes
     }
 
+    /// A campaign with every member set (a test holds that no operator field is left unset), in values that need
+    /// escaping.
     static func full() -> Campaign {
-        Campaign(id: 9_007_199_254_740_993, name: "Double 11 \"sale\" \\ 双十一\n\u{1}", app: "shop",
+        var campaign = Campaign(id: 9_007_199_254_740_993, name: "Double 11 \"sale\" \\ 双十一\n\u{1}", app: "shop",
                  startsAt: Timestamp(milliseconds: 1_795_000_000_123), endsAt: Timestamp(milliseconds: 1_795_086_400_000),
                  priority: 90, weight: 7, forced: true, countdown: 5, skippable: true, skipAfter: 2, launchTypes: [.cold, .hot],
                  minBackgroundSeconds: 600, jump: Jump(type: .deeplink, value: "shop://promo/1212?x=1&y=</script>"),
@@ -24,6 +26,9 @@ struct CampaignWritingTests {
                  frequencyCap: FrequencyCap(shows: 2, hours: 24), state: .live, version: 12,
                  createdAt: Timestamp(milliseconds: -86_400_001), updatedAt: Timestamp(milliseconds: 0),
                  audience: .test, testDevices: ["device-1", "🚀"], display: .half, clickArea: .full, videoSound: true)
+        campaign.advertiser = "Shop \"A\" <script>&'"
+        campaign.paidBy = "双十一 \\ Ltd"
+        return campaign
     }
 
     static func minimal() -> Campaign {
@@ -95,7 +100,7 @@ struct CampaignWritingTests {
             Timestamp(milliseconds: Int64.random(in: -5_000_000_000_000...5_000_000_000_000, using: &random))
         }
         for _ in 0..<500 {
-            let campaign = Campaign(
+            var campaign = Campaign(
                 id: Int64.random(in: 1...Int64.max, using: &random), name: text(&random), app: text(&random),
                 startsAt: time(&random), endsAt: time(&random), priority: Int.random(in: -5...100, using: &random),
                 weight: Int.random(in: 0...1000, using: &random), forced: Bool.random(using: &random),
@@ -119,6 +124,8 @@ struct CampaignWritingTests {
                 display: Bool.random(using: &random) ? nil : CampaignDisplay.allCases.randomElement(using: &random)!,
                 clickArea: Bool.random(using: &random) ? nil : CampaignClickArea.allCases.randomElement(using: &random)!,
                 videoSound: Bool.random(using: &random) ? nil : Bool.random(using: &random))
+            campaign.advertiser = Bool.random(using: &random) ? nil : text(&random)
+            campaign.paidBy = Bool.random(using: &random) ? nil : text(&random)
             let expected = try JSONValueEncoder().encodeJSON(campaign)
             let written = Self.written(campaign)
             let same = written == expected

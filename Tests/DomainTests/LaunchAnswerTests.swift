@@ -46,6 +46,9 @@ struct LaunchAnswerTests {
                     campaign.clickArea = [nil, .full, .button, nil][checked % 4]
                     // Muted is the default: videoSound is written only when true, never as false.
                     campaign.videoSound = [nil, true, false][(checked + 1) % 3]
+                    // Who it is for and who paid: left out while unset, escaped as JSON when set.
+                    campaign.advertiser = [nil, "Shop \"A\" </script>", "双十一"][checked % 3]
+                    campaign.paidBy = [nil, "Payer \\ Ltd"][(checked / 3) % 2]
                     let expired = Engine.campaign(7, state: .expired)
                     // A still image, or an animation of a length (the creative's durationMs).
                     var held = Engine.held
@@ -66,8 +69,11 @@ struct LaunchAnswerTests {
                         #expect(answer.showMoment == moment && answer.launchTypes == campaign.launchTypes)
                         let types = campaign.launchTypes.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
                         #expect(written.contains(#","showMoment":\#(moment),"launchTypes":[\#(types)],"imgUrl":"#), "\(written)")
-                        #expect(written.contains(#","videoSound":true,"expiresAt":"#) == (campaign.videoSound == true))
+                        let afterSound = campaign.advertiser != nil ? "advertiser" : campaign.paidBy != nil ? "paidBy" : "expiresAt"
+                        #expect(written.contains(#","videoSound":true,"\#(afterSound)":"#) == (campaign.videoSound == true))
                         #expect(!written.contains("videoSound\":false"))
+                        #expect(written.contains("\"advertiser\":") == (campaign.advertiser != nil) && !written.contains(":null"))
+                        #expect(written.contains("\"paidBy\":") == (campaign.paidBy != nil))
                         if shown == Engine.tall.sha256 {
                             #expect(written.contains(#""size":100,"durationMs":\#([0, 2_340][checked % 2])}"#), "\(written)")
                         }

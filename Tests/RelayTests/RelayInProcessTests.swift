@@ -75,6 +75,28 @@ struct RelayInProcessTests {
         }
     }
 
+    @Test("a campaign's advertiser and paidBy reach an edge behind a relay, in the relay's state and the edge's answer")
+    func partiesThroughRelay() async throws {
+        try await withCampaignService { campaign in
+            let admin = try campaign.admin()
+            let creative = try await campaign.uploadPNG(admin)
+            try await withRelay("relay-parties", connectedTo: campaign) { relay in
+                try await withEdges(["edge-parties"], connectedTo: { _ in relay }) { edges in
+                    var fields = CampaignFixture.fields(creative: creative)
+                    fields.advertiser = "Shop \"A\" <b>"
+                    fields.paidBy = "双十一 Ltd"
+                    let created = try await admin.call(AdminAPI.campaignCreate, fields)
+                    #expect(await edges[0].waitFor(seq: created.seq, creatives: 1))
+                    let held = relay.app.followed.cell.state.campaigns[created.campaign.id]
+                    #expect(held?.advertiser == fields.advertiser && held?.paidBy == fields.paidBy)
+                    let answer = try await edges[0].query()
+                    #expect(answer.advertiser == fields.advertiser && answer.paidBy == fields.paidBy)
+                }
+            }
+            await admin.close()
+        }
+    }
+
     @Test("reports from an edge behind two relays reach campaignd's counts")
     func reportsThroughRelays() async throws {
         try await withCampaignService { campaign in

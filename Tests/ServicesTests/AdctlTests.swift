@@ -162,6 +162,12 @@ struct AdctlTests {
                                             "--starts", "now", "--ends", "+1h", "--creative", sha], in: fixture.directory)
         (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "update", "1", "--priority", "90", "--dry-run"], in: fixture.directory)
         #expect(status == 0 && output.contains("priority") && output.contains("90"), "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "update", "1", "--advertiser", "Shop <A>", "--paid-by", "Payer",
+                                                 "--dry-run", "--json"], in: fixture.directory)
+        #expect(output.contains(#""field":"advertiser","from":null,"to":"Shop <A>""#) && output.contains(#""field":"paidBy","from":null,"to":"Payer""#),
+                "\(output)")
+        (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "update", "1", "--paid-by", " Payer", "--dry-run"], in: fixture.directory)
+        #expect(status != 0 && output.contains("paidBy: must not begin or end with a space"), "\(output)")
         (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "pause", "1", "--dry-run", "--json"], in: fixture.directory)
         #expect(output.contains(#""field":"state","from":"live","to":"paused""#), "\(output)")
         (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "campaign", "get", "1"], in: fixture.directory)

@@ -43,6 +43,9 @@ struct CacheManifest: Codable, Sendable, Equatable {
         var clickArea: AdClickArea?
         /// The campaign's `videoSound` (absent in manifests written before the SDK played sound: muted).
         var videoSound: Bool?
+        /// The campaign's `advertiser` and `paidBy`, when it has them.
+        var advertiser: String?
+        var paidBy: String?
         /// The media's length in milliseconds (absent in manifests written before the edge said it: 0).
         var durationMs: Int?
     }

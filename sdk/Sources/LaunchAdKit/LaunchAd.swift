@@ -50,10 +50,15 @@ public struct LaunchAd: Sendable, Equatable {
     public var clickArea: AdClickArea
     /// The campaign's `videoSound`: whether a video plays with its sound (false: muted, the default).
     public var videoSound: Bool
+    /// The campaign's `advertiser`: who the ad is for, to show with it ("Ad by …"); `nil` when the campaign has none.
+    public var advertiser: String?
+    /// The campaign's `paidBy`: who paid for the ad, when not the advertiser.
+    public var paidBy: String?
 
     public init(campaignId: Int64, version: Int, sha256: String, file: URL, contentType: String, countdown: Int, skippable: Bool,
                 skipAfter: Int, jump: Jump?, forced: Bool, expiresAt: Date, source: Source, pixelWidth: Int = 1, pixelHeight: Int = 1,
-                display: AdDisplay = .full, clickArea: AdClickArea = .button, videoSound: Bool = false, durationMs: Int = 0) {
+                display: AdDisplay = .full, clickArea: AdClickArea = .button, videoSound: Bool = false, durationMs: Int = 0,
+                advertiser: String? = nil, paidBy: String? = nil) {
         self.campaignId = campaignId
         self.version = version
         self.sha256 = sha256
@@ -72,6 +77,8 @@ public struct LaunchAd: Sendable, Equatable {
         self.clickArea = clickArea
         self.videoSound = videoSound
         self.durationMs = durationMs
+        self.advertiser = advertiser
+        self.paidBy = paidBy
     }
 }
 

@@ -244,7 +244,7 @@ public actor LaunchAdClient {
             skippable: answer.skippable ?? true, skipAfter: answer.skipAfter ?? 0, jumpType: answer.jumpType ?? "none",
             jumpValue: answer.jumpValue, forced: answer.forced ?? false, width: creative.width, height: creative.height,
             display: answer.display.flatMap(AdDisplay.init(rawValue:)), clickArea: answer.clickArea.flatMap(AdClickArea.init(rawValue:)),
-            videoSound: answer.videoSound, durationMs: creative.durationMs)
+            videoSound: answer.videoSound, advertiser: answer.advertiser, paidBy: answer.paidBy, durationMs: creative.durationMs)
         try await cache.update { manifest in
             var campaign = manifest.campaigns[id]
                 ?? .init(id: id, startsAt: nil, expiresAt: expiresAt, creatives: [], presentation: nil, answeredAt: nil, hotAfterSeconds: nil)
@@ -291,7 +291,8 @@ public actor LaunchAdClient {
                         jump: jump, forced: presentation.forced, expiresAt: campaign.expiresAt, source: source,
                         pixelWidth: presentation.width ?? 1, pixelHeight: presentation.height ?? 1,
                         display: presentation.display ?? .full, clickArea: presentation.clickArea ?? .button,
-                        videoSound: presentation.videoSound ?? false, durationMs: presentation.durationMs ?? 0)
+                        videoSound: presentation.videoSound ?? false, durationMs: presentation.durationMs ?? 0,
+                        advertiser: presentation.advertiser, paidBy: presentation.paidBy)
     }
 
     private func queryParams(_ kind: LaunchKind) async -> QueryParams {

@@ -75,6 +75,9 @@ struct QueryAnswer: Decodable {
     var clickArea: String?
     /// `true`: a video creative plays with its sound; absent: muted.
     var videoSound: Bool?
+    /// Who the ad is for and who paid for it, when the campaign says (DESIGN, "Apps and the rules of their markets").
+    var advertiser: String?
+    var paidBy: String?
     var expiresAt: String?
     var epoch: String
     var seq: Int64
