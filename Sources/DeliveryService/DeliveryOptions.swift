@@ -1,5 +1,6 @@
 import ArgumentParser
 import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdRuntime
 
 /// deliveryd's words and defaults in the options it shares with the other daemons.

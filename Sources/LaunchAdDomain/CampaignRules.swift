@@ -56,7 +56,7 @@ public enum CampaignRules {
             priority: fields.priority ?? 50, weight: fields.weight ?? 100, forced: fields.forced ?? false,
             countdown: fields.countdown ?? 3, skippable: fields.skippable ?? true, skipAfter: fields.skipAfter,
             launchTypes: launchTypes, minBackgroundSeconds: fields.minBackgroundSeconds,
-            jump: fields.jump ?? .none, creatives: creatives, targeting: fields.targeting ?? .everyone,
+            jump: fields.jump ?? .none, creatives: creatives, targeting: (fields.targeting ?? .everyone).regionsLowercased,
             frequencyCap: fields.frequencyCap, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
             version: 1, createdAt: now, updatedAt: now, audience: fields.audience, testDevices: fields.testDevices,
             display: fields.display, clickArea: fields.clickArea, videoSound: fields.videoSound)
@@ -84,7 +84,7 @@ public enum CampaignRules {
         if let value = fields.minBackgroundSeconds { updated.minBackgroundSeconds = value }
         if let value = fields.jump { updated.jump = value }
         if let value = fields.creatives { updated.creatives = value }
-        if let value = fields.targeting { updated.targeting = value }
+        if let value = fields.targeting { updated.targeting = value.regionsLowercased }
         if let value = fields.frequencyCap { updated.frequencyCap = value }
         if let value = fields.audience { updated.audience = value }
         if let value = fields.testDevices { updated.testDevices = value }
@@ -171,9 +171,7 @@ public enum CampaignRules {
     /// Checks every field of a campaign; the first broken rule is thrown, naming its field.
     public static func validate(_ campaign: Campaign, creativeExists: (String) -> Bool) throws(FieldError) {
         try DisplayText.validate(campaign.name, field: "name", maxCharacters: maxNameCharacters, maxBytes: maxNameBytes)
-        guard matches(campaign.app, first: lowerDigit, rest: lowerDigit + "._-", maxLength: 64) else {
-            throw FieldError("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
-        }
+        guard AppID.isValid(campaign.app) else { throw FieldError("app", "must be \(AppID.rule)") }
         guard campaign.endsAt > campaign.startsAt else { throw FieldError("endsAt", "must be after startsAt") }
         guard (0...100).contains(campaign.priority) else { throw FieldError("priority", "must be between 0 and 100") }
         guard (1...1000).contains(campaign.weight) else { throw FieldError("weight", "must be between 1 and 1000") }
@@ -283,8 +281,8 @@ public enum CampaignRules {
         if let regions = targeting.regions {
             guard !regions.isEmpty else { throw FieldError("targeting.regions", "must not be empty (leave it out to target all)") }
             guard regions.count <= maxTargets else { throw FieldError("targeting.regions", "must list at most \(maxTargets) regions") }
-            for (index, region) in regions.enumerated() where !matches(region, first: lowerDigit, rest: lowerDigit + "-", maxLength: 32) {
-                throw FieldError("targeting.regions[\(index)]", "must be 1 to 32 of a-z, 0-9 and '-'")
+            for (index, region) in regions.enumerated() where !Region.isValid(region) {
+                throw FieldError("targeting.regions[\(index)]", "must be \(Region.rule)")
             }
         }
         if let locales = targeting.locales {
