@@ -12,19 +12,21 @@ public enum AppID: NameRule {
 
     /// Whether `app` keeps the rule. A byte loop with no allocation: every launch query runs it.
     public static func isValid(_ app: String) -> Bool {
-        var app = app
-        return app.withUTF8 { bytes in
-            guard !bytes.isEmpty, bytes.count <= maxBytes else { return false }
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    continue
-                default:
-                    return false
-                }
+        // The bytes in place, as ``Region/isValid(_:)`` reads them.
+        app.utf8.withContiguousStorageIfAvailable(isValid(bytes:)) ?? isValid(bytes: app.utf8)
+    }
+
+    private static func isValid(bytes: some Collection<UInt8>) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= maxBytes else { return false }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                continue
+            default:
+                return false
             }
-            return true
         }
+        return true
     }
 }
