@@ -8,7 +8,7 @@ struct CampaignFieldOptions: ParsableArguments {
     @Option(help: "A JSON file of campaign fields (flags override it).")
     var file: String?
     @Option(help: "The campaign's name.") var name: String?
-    @Option(help: "The app it is for (a-z, 0-9, '.', '_', '-').") var app: String?
+    @Option(help: "The app it is for (\(AppID.rule)).") var app: String?
     @Option(help: "When it starts: RFC 3339, now, or +2h.") var starts: String?
     @Option(help: "When it ends: RFC 3339, now, or +2h.") var ends: String?
     @Option(help: "0 to 100 (default 50).") var priority: Int?
@@ -25,7 +25,7 @@ struct CampaignFieldOptions: ParsableArguments {
     @Option(help: "Target platforms, comma-separated (ios, android, harmonyos).") var platforms: String?
     @Option(help: "Lowest app version, inclusive (5.2.0).") var minVersion: String?
     @Option(help: "Highest app version, exclusive (6.0).") var maxVersion: String?
-    @Option(help: "Target regions, comma-separated.") var regions: String?
+    @Option(help: "Target regions, comma-separated (each \(Region.rule), kept in lower case).") var regions: String?
     @Option(help: "Target locales, comma-separated (zh-CN, en).") var locales: String?
     @Option(help: "Frequency cap per device: SHOWS/HOURS, as in 2/24.") var cap: String?
     @Option(help: "Who it is answered to: all (default) or test (only --test-devices).") var audience: String?

@@ -70,7 +70,7 @@ enum AdminHandlers {
             return CampaignResult(campaign: campaign)
         }
         table.register(AdminAPI.campaignList) { params, _ in
-            if let app = params.app, app.isEmpty { throw JSONRPCError.invalidParams(field: "app", "must not be empty") }
+            if let app = params.app { try AppID.validate(app, field: "app") }
             return CampaignListResult(campaigns: try await store.campaigns(app: params.app, state: params.state))
         }
         table.register(AdminAPI.edgeList) { _, _ in

@@ -6,8 +6,7 @@ import LaunchAdDomain
 /// first): the edge's own (by the hour the events happened in, and creative), or, from an edge that sends none, its
 /// totals under the hour the report arrived.
 enum ReportHours {
-    static func hourly(of report: EdgeReport, receivedAt now: Timestamp) throws(JSONRPCError) -> [HourlyCount] {
-        if let region = report.region, region.utf8.count > 64 { throw .invalidParams(field: "region", "must be at most 64 bytes") }
+    static func hourly(of report: EdgeReport, receivedAt now: Timestamp) -> [HourlyCount] {
         guard let hourly = report.hourly else {
             let hour = HourlyCount.hour(of: now)
             return report.counts.map { HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips) }

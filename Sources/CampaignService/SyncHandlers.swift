@@ -46,7 +46,7 @@ enum SyncHandlers {
             let now = clock()
             try PeerNumbers.check(report, now: now, retention: statsRetention)
             try seals?.check(report, method: SyncAPI.report.name)
-            let hourly = try ReportHours.hourly(of: report, receivedAt: now)
+            let hourly = ReportHours.hourly(of: report, receivedAt: now)
             let region = report.region ?? edges.region(of: report.edgeId) ?? ""
             let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts,
                                                           hourly: hourly, apps: report.apps ?? [], region: region)

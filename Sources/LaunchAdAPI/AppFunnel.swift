@@ -79,7 +79,7 @@ extension AppHourlyCount: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         let count = JSONSchema.integer(minimum: 0, maximum: PeerNumbers.maxCount)
         return .object([
-            "app": .string("The app's id.", pattern: LaunchQueryParams.Rules.appPattern),
+            "app": AppID.schema("The app's id."),
             "hour": Timestamp.jsonSchema.described("The start of the hour (UTC) the launches happened in, bounded as hourly's."),
             "requests": count.described("request reports."),
             "noAds": count.described("noAd reports."),
@@ -188,9 +188,7 @@ public struct AppStatsParams: Codable, Sendable, Equatable {
     /// The query these params ask for at `now`, checked: the app's id as `launch.query` takes it, `from` before
     /// `to`, within the longest span; an error names the param.
     public func query(now: Timestamp) throws(JSONRPCError) -> AppStatsQuery {
-        guard LaunchQueryParams.Rules.appLength.contains(app.utf8.count), LaunchQueryParams.Rules.isAppName(app) else {
-            throw .invalidParams(field: "app", LaunchQueryParams.Rules.app)
-        }
+        try AppID.validate(app, field: "app")
         let by = by ?? .hour
         let (from, to) = try by.span(from: from, to: to, now: now)
         return AppStatsQuery(app: app, from: from, to: to, by: by)
@@ -237,7 +235,7 @@ public struct AppStatsResult: Codable, Sendable, Equatable {
 extension AppStatsParams: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
-            "app": .string("The app's id, as launch.query's app.", pattern: LaunchQueryParams.Rules.appPattern),
+            "app": AppID.schema("The app's id, as launch.query's app."),
             "from": Timestamp.jsonSchema.described("The span's start, taken back to its bucket's start (default: to less a day by hour, 30 days by day)."),
             "to": Timestamp.jsonSchema.described("The span's end, not included (default: now). At most 31 days after from by hour, 366 by day."),
             "by": JSONSchema.cases(of: StatsBucket.self, "The bucket, in UTC (default hour)."),

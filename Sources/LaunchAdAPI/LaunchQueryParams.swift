@@ -203,16 +203,10 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
 
     /// The bounds and rules of the params, written once: ``validated()`` enforces them, the schema states them.
     enum Rules {
-        /// An app id: this many bytes, each one of ``appCharacters``.
-        static var appLength: ClosedRange<Int> { 1...64 }
-        /// The bytes of an app id, as a pattern's character class has them (and ``isAppName(_:)`` checks them).
-        static var appCharacters: String { "a-z0-9._-" }
-        /// An app id as a schema's pattern.
-        static var appPattern: String { "^[\(appCharacters)]{\(appLength.lowerBound),\(appLength.upperBound)}$" }
-        static var app: String { "must be \(appLength.lowerBound) to \(appLength.upperBound) of a-z, 0-9, '.', '_', '-'" }
+        /// An app id and a region: ``AppID``'s and ``Region``'s rules, which campaigns keep too.
+        static var app: String { "must be \(AppID.rule)" }
         static var appVersion: String { "must be a dotted numeric version such as 5.2.0" }
-        static var regionLength: ClosedRange<Int> { 1...32 }
-        static var region: String { "must be \(regionLength.lowerBound) to \(regionLength.upperBound) characters" }
+        static var region: String { "must be \(Region.rule)" }
         static var localeLength: ClosedRange<Int> { 1...35 }
         static var locale: String { "must be a language tag such as zh-CN" }
         static var deviceIdLength: ClosedRange<Int> { 1...128 }
@@ -228,17 +222,6 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
 
         /// The rule of a bounded integer.
         static func between(_ bounds: ClosedRange<Int>) -> String { "must be between \(bounds.lowerBound) and \(bounds.upperBound)" }
-
-        /// Whether every byte is one of a-z, 0-9, '.', '_', '-'.
-        static func isAppName(_ name: String) -> Bool {
-            var name = name
-            return name.withUTF8 { utf8 in
-                for byte in utf8 where !((byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 46 || byte == 95 || byte == 45) {
-                    return false
-                }
-                return true
-            }
-        }
     }
 
     /// Checks every param's range and shape; the request the engine takes.
@@ -255,12 +238,12 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         func badMember(_ field: CodingKeys, _ member: String, _ rule: String) -> JSONRPCError {
             .invalidParams(field: field.stringValue + member, rule)
         }
-        guard Rules.appLength.contains(app.utf8.count), Rules.isAppName(app) else { throw bad(.app, Rules.app) }
+        guard AppID.isValid(app) else { throw bad(.app, Rules.app) }
         guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
             throw bad(.platform, "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
         }
         guard let version else { throw bad(.appVersion, Rules.appVersion) }
-        if let region, !Rules.regionLength.contains(region.utf8.count) { throw bad(.region, Rules.region) }
+        if let region, !Region.isValid(region) { throw bad(.region, Rules.region) }
         if let locale, !Rules.localeLength.contains(locale.utf8.count) { throw bad(.locale, Rules.locale) }
         if let deviceId, !Rules.deviceIdLength.contains(deviceId.utf8.count) { throw bad(.deviceId, Rules.deviceId) }
         if let screen {

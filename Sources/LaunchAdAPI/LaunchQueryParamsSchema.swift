@@ -9,14 +9,13 @@ func targetSchema<Key: LaunchTargetKey>(of field: Key) -> JSONProperty? {
     typealias Rules = LaunchQueryParams.Rules
     switch field {
     case .app:
-        return .required(.string("The app's id.", pattern: Rules.appPattern))
+        return .required(AppID.schema("The app's id."))
     case .platform:
         return .required(.oneOf(CampaignRules.platforms.sorted()))
     case .appVersion:
         return .required(.string("A dotted numeric version such as 5.2.0 (1 to 4 numbers).", pattern: "^[0-9]{1,9}(\\.[0-9]{1,9}){0,3}$"))
     case .region:
-        return .optional(.string("The client's region, as campaigns target it (such as cn-east); matched in any case of its ASCII letters.",
-                                 minLength: Rules.regionLength.lowerBound, maxLength: Rules.regionLength.upperBound))
+        return .optional(Region.schema("The client's region, as campaigns target it (such as cn-east); matched in any case of its ASCII letters."))
     case .locale:
         return .optional(.string("A language tag such as zh-CN.", minLength: Rules.localeLength.lowerBound, maxLength: Rules.localeLength.upperBound))
     default:

@@ -92,9 +92,7 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         if let at, at > now.adding(seconds: Rules.maxAheadSeconds) || at < now.adding(seconds: -Double(Rules.maxAgeDays) * 86_400) {
             throw bad(.at, "must be within the last \(Rules.maxAgeDays) days")
         }
-        if let app, !LaunchQueryParams.Rules.appLength.contains(app.utf8.count) || !LaunchQueryParams.Rules.isAppName(app) {
-            throw bad(.app, LaunchQueryParams.Rules.app)
-        }
+        if let app, !AppID.isValid(app) { throw bad(.app, "must be \(AppID.rule)") }
     }
 
     /// The invalid-params error of the member `field` of the event at `index`, named `events[index].field`.

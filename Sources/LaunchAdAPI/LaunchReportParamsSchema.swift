@@ -22,8 +22,7 @@ extension LaunchEvent: JSONSchemaDescribable {
         case .at:
             .optional(Timestamp.jsonSchema.described("When it happened, within the last \(Rules.maxAgeDays) days (default: when received)."))
         case .app:
-            .optional(.string("The app's id, as launch.query's app: required for request, noAd, timeout and failed; on an impression, click or skip, the campaign's app.",
-                              pattern: LaunchQueryParams.Rules.appPattern))
+            .optional(AppID.schema("The app's id, as launch.query's app: required for request, noAd, timeout and failed; on an impression, click or skip, the campaign's app."))
         }
     }
 

@@ -84,9 +84,7 @@ public enum PeerNumbers {
             for (index, item) in apps.enumerated() {
                 try check(counts: item.numbers, field: "apps[\(index)]")
                 try check(hour: item.hour, field: "apps[\(index)].hour", now: now, retention: retention)
-                guard LaunchQueryParams.Rules.appLength.contains(item.app.utf8.count), LaunchQueryParams.Rules.isAppName(item.app) else {
-                    throw .invalidParams(field: "apps[\(index)].app", LaunchQueryParams.Rules.app)
-                }
+                try AppID.validate(item.app, field: "apps[\(index)].app")
                 // One count per app and hour, as an edge merges them: the receiver adds each as it comes.
                 guard keys.insert(item.key).inserted else { throw .invalidParams(field: "apps[\(index)]", "names its app and hour twice") }
             }

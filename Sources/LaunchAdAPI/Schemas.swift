@@ -11,7 +11,7 @@ let campaignIDSchema = JSONSchema.integer("A campaign's id.", minimum: 1)
 /// What an edge acknowledges, and what campaignd lists of each edge.
 private let edgeAckProperties: [(String, JSONSchema)] = [
     ("edgeId", edgeIDSchema),
-    ("region", .string("The edge's region.", maxLength: 64)),
+    ("region", Region.schema("The edge's region (its --region).")),
     ("epoch", .string("The epoch of the state the edge holds (empty before it holds one).", maxLength: PeerNumbers.maxEpochBytes,
                       pattern: "^[A-Za-z0-9_-]*$")),
     ("appliedSeq", .integer("The last sequence number the edge applied: at most the receiver's own (campaignd's, or that of the relay taking it).", minimum: 0)),
@@ -61,7 +61,7 @@ extension CampaignResult: JSONSchemaDescribable {
 extension CampaignListParams: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
-            "app": .string("Only this app's campaigns.", minLength: 1),
+            "app": AppID.schema("Only this app's campaigns."),
             "state": CampaignState.jsonSchema.described("Only campaigns in this state (default: every state but deleted)."),
         ])
     }
@@ -213,7 +213,7 @@ extension EdgeReport: JSONSchemaDescribable {
             "counts": .array(of: CampaignStats.jsonSchema(maxCount: PeerNumbers.maxCount), "Counts per campaign since the last report.", maxItems: 10_000),
             "hourly": .array(of: HourlyCount.jsonSchema, "The same counts by campaign, hour and creative (absent: filed under the hour campaignd receives them).", maxItems: EdgeReport.maxHourly),
             "apps": .array(of: AppHourlyCount.jsonSchema, "Launches by app and hour for app.stats: request, noAd, timeout and failed reports, and impressions of the app's campaigns as shows; one item per app and hour (absent when none).", maxItems: EdgeReport.maxAppHours),
-            "region": .string("The edge's region, under which the counts are filed (absent: its acknowledgements' region).", maxLength: 64),
+            "region": Region.schema("The edge's region, under which the counts are filed (absent: its acknowledgements' region)."),
             "via": viaSchema,
             "mac": macSchema,
         ], required: ["edgeId", "reportId", "counts"])
@@ -282,7 +282,7 @@ extension EdgeStatus: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "edgeId": edgeIDSchema,
-            "region": .string(),
+            "region": Region.schema("This edge's region (its --region)."),
             "epoch": epochSchema.described("The epoch of the state the edge answers from (empty before any)."),
             "seq": .integer("The sequence number the edge has applied.", minimum: 0),
             "loaded": .boolean("Whether it holds a state at all (from disk or campaignd)."),

@@ -59,7 +59,8 @@ public enum CampaignRules {
             countdown: 3, skippable: true, skipAfter: nil, launchTypes: [.cold], minBackgroundSeconds: nil, jump: .none,
             creatives: creatives, targeting: .everyone, frequencyCap: nil, state: initialState(startsAt: startsAt, endsAt: endsAt, now: now),
             version: 1, createdAt: now, updatedAt: now)
-        let campaign = defaults.merging(fields)
+        var campaign = defaults.merging(fields)
+        campaign.targeting = campaign.targeting.regionsLowercased
         guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
         try validate(campaign, creativeExists: creativeExists)
         return campaign
@@ -70,6 +71,7 @@ public enum CampaignRules {
                               creativeExists: (String) -> Bool) throws(CampaignRuleError) -> Campaign {
         guard !campaign.state.isFinal else { throw .transition(TransitionError(operation: .updated, state: campaign.state)) }
         var updated = campaign.merging(fields)
+        updated.targeting = updated.targeting.regionsLowercased
         if fields.endsAt != nil && updated.endsAt <= now {
             throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
         }
@@ -150,9 +152,7 @@ public enum CampaignRules {
     /// Checks every field of a campaign; the first broken rule is thrown, naming its field.
     public static func validate(_ campaign: Campaign, creativeExists: (String) -> Bool) throws(FieldError) {
         try DisplayText.validate(campaign.name, field: "name", maxCharacters: maxNameCharacters, maxBytes: maxNameBytes)
-        guard matches(campaign.app, first: lowerDigit, rest: lowerDigit + "._-", maxLength: 64) else {
-            throw FieldError("app", "must be 1 to 64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
-        }
+        guard AppID.isValid(campaign.app) else { throw FieldError("app", "must be \(AppID.rule)") }
         guard campaign.endsAt > campaign.startsAt else { throw FieldError("endsAt", "must be after startsAt") }
         guard (0...100).contains(campaign.priority) else { throw FieldError("priority", "must be between 0 and 100") }
         guard (1...1000).contains(campaign.weight) else { throw FieldError("weight", "must be between 1 and 1000") }
@@ -274,8 +274,8 @@ public enum CampaignRules {
         if let regions = targeting.regions {
             guard !regions.isEmpty else { throw FieldError("targeting.regions", "must not be empty (leave it out to target all)") }
             guard regions.count <= maxTargets else { throw FieldError("targeting.regions", "must list at most \(maxTargets) regions") }
-            for (index, region) in regions.enumerated() where !matches(region, first: lowerDigit, rest: lowerDigit + "-", maxLength: 32) {
-                throw FieldError("targeting.regions[\(index)]", "must be 1 to 32 of a-z, 0-9 and '-'")
+            for (index, region) in regions.enumerated() where !Region.isValid(region) {
+                throw FieldError("targeting.regions[\(index)]", "must be \(Region.rule)")
             }
         }
         if let locales = targeting.locales {

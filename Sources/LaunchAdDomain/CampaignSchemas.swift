@@ -60,7 +60,8 @@ extension Targeting: JSONSchemaDescribable {
         .object([
             "platforms": .array(of: .oneOf(CampaignRules.platforms.sorted()), minItems: 1, uniqueItems: true),
             "appVersions": .of(VersionRange.self),
-            "regions": .array(of: .string(pattern: "^[a-z0-9][a-z0-9-]{0,31}$"), minItems: 1, maxItems: CampaignRules.maxTargets),
+            "regions": .array(of: Region.schema("A region, kept in lower case (a request's matches in any case)."), minItems: 1,
+                              maxItems: CampaignRules.maxTargets),
             "locales": .array(of: .string("A language tag such as zh-CN or en.", pattern: "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"), minItems: 1,
                                maxItems: CampaignRules.maxTargets),
         ], description: "Who the campaign is for. Every part is optional; a part left out means everyone.")
@@ -88,7 +89,7 @@ extension CampaignFields: JSONSchemaDescribable {
         switch key {
         case .name: .string("Shown to people: at most \(CampaignRules.maxNameCharacters) characters and \(CampaignRules.maxNameBytes) bytes of UTF-8, with a visible character; no control characters, line breaks or bidirectional controls.",
                             minLength: 1, maxLength: CampaignRules.maxNameCharacters, pattern: "\\S")
-        case .app: .string("The app's id: a-z, 0-9, '.', '_', '-', starting with a letter or digit.", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$")
+        case .app: AppID.schema("The app's id, as launch queries name it.")
         case .startsAt: Timestamp.jsonSchema.described("When it starts to show.")
         case .endsAt: Timestamp.jsonSchema.described("When it stops (exclusive); after startsAt, and in the future when set.")
         case .priority: .integer("Higher shows first (default 50).", minimum: 0, maximum: 100)

@@ -1,5 +1,6 @@
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 import Logging
 
 /// With CURVE, which edge id each edge's key speaks for (from the keys folder's `edges/EDGE_ID.pub`): an
@@ -51,7 +52,7 @@ extension EdgeKeys {
     /// `key` speaks for it: what campaignd and relayd take on `edge.ack` and `edge.acks`.
     public static func validate(_ ack: EdgeAck, field: String, key: String?, keys: EdgeKeys?, method: String) throws {
         try EdgeID.validate(ack.edgeId, field: field + "edgeId")
-        guard EdgeRegion.isValid(ack.region) else { throw JSONRPCError.invalidParams(field: field + "region", "must be \(EdgeRegion.rule)") }
+        try Region.validate(ack.region, field: field + "region")
         try validate(via: ack.via, field: field)
         try keys?.check(key, speaksFor: ack.edgeId, via: ack.via, method: method)
     }
@@ -60,7 +61,7 @@ extension EdgeKeys {
     /// campaignd and relayd take on `edge.report`.
     public static func validate(_ report: EdgeReport, key: String?, keys: EdgeKeys?, method: String) throws {
         try EdgeID.validate(report.edgeId, field: "edgeId")
-        if let region = report.region, !EdgeRegion.isValid(region) { throw JSONRPCError.invalidParams(field: "region", "must be \(EdgeRegion.rule)") }
+        if let region = report.region { try Region.validate(region, field: "region") }
         try validate(via: report.via, field: "")
         try keys?.check(key, speaksFor: report.edgeId, via: report.via, method: method)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LaunchAdAPI
+import LaunchAdDomain
 
 /// What differs between deliveryd and relayd in the options of following an upstream they share.
 public protocol FollowerDefaults: DaemonDefaults {
@@ -30,6 +31,6 @@ public struct FollowerOptions<Daemon: FollowerDefaults>: ParsableArguments {
         guard (0...Daemon.maxUpdatesPriority).contains(updatesPriority) else {
             throw ValidationError("--updates-priority must be a number of nice values, 0 to \(Daemon.maxUpdatesPriority)")
         }
-        guard EdgeRegion.isValid(region) else { throw ValidationError("--region must be \(EdgeRegion.rule)") }
+        guard Region.isValid(region) else { throw ValidationError("--region must be \(Region.rule)") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchAdAPI
+import LaunchAdDomain
 import ZMQRPC
 import ZeroMQ
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A thread of a running process, as /proc shows it.
 public struct ProcessThread: Sendable, CustomStringConvertible {
@@ -31,5 +32,15 @@ public struct ProcessThread: Sendable, CustomStringConvertible {
             let which = __priority_which_t(PRIO_PROCESS.rawValue)
             return setpriority(which, 0, 19) == 0 && setpriority(which, 0, Int32(target)) == 0
         }) ?? false
+    }
+}
+
+extension ProcessThread {
+    /// Says in the test's output, as a warning (which fails nothing), that a test of a raised priority checked only
+    /// its fallback: where the process may not lower a nice (not root, no `CAP_SYS_NICE`, no `RLIMIT_NICE` that
+    /// reaches it) a thread can only keep the process's nice, so a run there does not show that the raise works.
+    public static func noteFallbackOnly(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        Issue.record("only the fallback was checked: this process may not lower a thread's nice, so \(what)",
+                     severity: .warning, sourceLocation: sourceLocation)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CampaignFollowing
 import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdRuntime
 
 /// relayd's words and defaults in the options it shares with the other daemons.

@@ -57,7 +57,7 @@ struct HostileNameTests {
             let sync = try service.sync()
             let admin = try service.admin()
             let epoch = service.app.store.epoch
-            let rule = "must be \(EdgeID.rule)", regionRule = "must be \(EdgeRegion.rule)"
+            let rule = "must be \(EdgeID.rule)", regionRule = "must be \(Region.rule)"
             let acks: [(EdgeAck, String, String)] = [
                 (EdgeAck(edgeId: "edge\n1", region: "east", epoch: epoch, appliedSeq: 0), "edgeId", rule),
                 (EdgeAck(edgeId: "edge\u{1B}]0;owned\u{07}", region: "east", epoch: epoch, appliedSeq: 0), "edgeId", rule),

@@ -182,7 +182,9 @@ struct DaemonOptionsTests {
             ("snapshot-page", "10001", "--snapshot-page must be a number of campaigns, 1 to 10000"),
             ("edge-id", " ", "--edge-id must be 1 to 128 bytes"),
             ("edge-id", "edge\u{202E}1", "--edge-id must be 1 to 128 bytes"),
-            ("region", String(repeating: "r", count: 65), "--region must be 1 to 64 bytes"),
+            ("region", String(repeating: "r", count: 33), "--region must be 1 to 32 of A-Z, a-z, 0-9 and '-'"),
+            ("region", "cn east", "--region must be 1 to 32 of A-Z, a-z, 0-9 and '-'"),
+            ("region", "-east", "--region must be 1 to 32 of A-Z, a-z, 0-9 and '-'"),
         ])
         Self.expectRefused(DeliveryOptions.self, [([], ["DELIVERYD_STATE_SAVE_DELAY": "soon"]), ([], ["DELIVERYD_UPDATES_PRIORITY": "high"])], "is invalid for '--")
     }
@@ -197,7 +199,8 @@ struct DaemonOptionsTests {
             ("max-held-reply-bytes", "1048576", "--max-held-reply-bytes must be a number of bytes, at least 8388608"),
             ("updates-queue-bytes", "1000", "--updates-queue-bytes must be a number of bytes, at least 262144"),
             ("relay-id", "relay\u{7}", "--relay-id must be 1 to 128 bytes"),
-            ("region", "\u{200F}", "--region must be 1 to 64 bytes"),
+            ("region", "\u{200F}", "--region must be 1 to 32 of A-Z, a-z, 0-9 and '-'"),
+            ("region", "eu_central", "--region must be 1 to 32 of A-Z, a-z, 0-9 and '-'"),
         ])
         Self.expectRefused(RelayOptions.self, [([], ["RELAYD_CHANGE_WINDOW_BYTES": "lots"])], "'--change-window-bytes")
     }

@@ -144,6 +144,9 @@ struct LaunchAdRouteTests {
                 (Self.base + "&deviceId=%ZZ", "deviceId"),
                 (Self.base + "&deviceId=" + String(repeating: "d", count: 129), "deviceId"),
                 (Self.base + "&deviceId=d&region=", "region"),
+                (Self.base + "&deviceId=d&region=cn%20east", "region"),
+                (Self.base + "&deviceId=d&region=-east", "region"),
+                ("/launch-ad?app=Shop&platform=ios&appVersion=5.2.0&deviceId=d", "app"),
             ]
             for (target, parameter) in cases {
                 connection.send(HTTPTestConnection.request("GET", target))

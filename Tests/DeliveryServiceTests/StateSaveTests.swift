@@ -57,7 +57,11 @@ struct StateSaveTests {
     @Test("saves run on a thread of their own at nice 19; the thread that applies changes runs 5 below the process's where it may")
     func savesRunAtLowestPriority() async throws {
         let ahead = max(-20, Int(ProcessNice.value) - 5)
-        let applyingNice = await ProcessThread.mayLowerNice(to: ahead) ? ahead : Int(ProcessNice.value)
+        let mayLower = await ProcessThread.mayLowerNice(to: ahead)
+        let applyingNice = mayLower ? ahead : Int(ProcessNice.value)
+        if !mayLower {
+            ProcessThread.noteFallbackOnly("the thread that applies changes was checked to run at the process's nice \(applyingNice), not 5 below it")
+        }
         try await DeliveryServiceTests.withCampaignd { fixture, admin, creative in
             try await withEdge("edge-nice", connectedTo: fixture) { edge in
                 let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))

@@ -73,10 +73,10 @@ struct LaunchParamsTests {
         var params = base
         #expect(Self.refusal(params) == nil)
         params.app = String(repeating: "a", count: 65)
-        #expect(Self.refusal(params) == "Invalid params: app: must be 1 to 64 of a-z, 0-9, '.', '_', '-'")
+        #expect(Self.refusal(params) == "Invalid params: app: must be 1 to 64 of a-z, 0-9, '.', '_' and '-'")
         params = base
         params.region = ""
-        #expect(Self.refusal(params) == "Invalid params: region: must be 1 to 32 characters")
+        #expect(Self.refusal(params) == "Invalid params: region: must be 1 to 32 of A-Z, a-z, 0-9 and '-', starting with a letter or digit")
         params = base
         params.deviceId = String(repeating: "d", count: 129)
         #expect(Self.refusal(params) == "Invalid params: deviceId: must be 1 to 128 bytes")

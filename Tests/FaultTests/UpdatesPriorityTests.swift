@@ -38,12 +38,14 @@ extension FaultTests {
                 #expect(process.log.contains("nice=\(nice)"), "\(process.log)")
             case (_, true):
                 #expect(await eventually(timeout: .seconds(5)) { process.log.contains(said[1]) }, "\(process.log)")
+                ProcessThread.noteFallbackOnly("\(process.name)'s update stream thread, asked to run \(boost) ahead, was checked to run at the process's nice \(main)")
             }
         }
 
         @Test("an edge behind a relay: each applies changes on a thread its --updates-priority ahead of its others, or 0 at the process's nice")
         func aheadWhereAllowed() async throws {
             let fixture = try await CampaignFixture()
+            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let relay = try await fixture.startRelay("relay-ahead", arguments: ["--updates-priority", "7"])
@@ -63,7 +65,6 @@ extension FaultTests {
             await level.stop()
             await relay.stop()
             await admin.close()
-            await fixture.stop()
         }
 
         @Test("an update priority that is not 0 to 20 is refused, from the flag or the environment, by deliveryd's and relayd's mains (every other refusal: DaemonOptionsTests, in process)")

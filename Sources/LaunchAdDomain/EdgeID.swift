@@ -1,5 +1,4 @@
 import JSONRPC
-import LaunchAdDomain
 
 /// The rule for an edge's or a relay's id, wherever one comes in: deliveryd's `--edge-id`, relayd's `--relay-id`, the
 /// names of the key files (`edges/EDGE_ID.pub`, `relays/RELAY_ID.pub`), acknowledgements, reports and relay paths.
@@ -14,18 +13,7 @@ public enum EdgeID {
     }
 
     /// Checks an id given in `field` of a call's params.
-    public static func validate(_ id: String, field: String) throws {
+    public static func validate(_ id: String, field: String) throws(JSONRPCError) {
         guard isValid(id) else { throw JSONRPCError.invalidParams(field: field, "must be \(rule)") }
-    }
-}
-
-/// The rule for an edge's or a relay's region (deliveryd's and relayd's `--region`, and the region an
-/// acknowledgement carries), shown beside its id.
-public enum EdgeRegion {
-    public static let maxBytes = 64
-    public static let rule = "1 to \(maxBytes) bytes, with a visible character and no control characters or bidirectional controls"
-
-    public static func isValid(_ region: String) -> Bool {
-        DisplayText.problem(in: region, maxCharacters: maxBytes, maxBytes: maxBytes) == nil
     }
 }
