@@ -40,29 +40,13 @@ exec > >(tee "$LOG") 2>&1
 echo "profile of $(git rev-parse --short HEAD 2>/dev/null || echo "an unknown commit")$(git diff --quiet HEAD -- Sources 2>/dev/null || echo ' (Sources changed, or no git)'), $(date -u +%FT%TZ), $REQUESTS requests a part"
 
 # valgrind 3.19 cannot read the DWARF 5 that Swift writes: callgrind runs copies without debug sections.
-for program in deliveryd query-microbench; do objcopy --strip-debug "$BIN/$program" "$RUN/$program-nodebug"; done
+nodebug() { objcopy --strip-debug "$BIN/$1" "$RUN/$1-nodebug"; }
+nodebug deliveryd
 CALLGRIND=(valgrind --tool=callgrind --compress-strings=no --compress-pos=no)
 # The servers start uninstrumented (their start and first sync then take seconds, not minutes) and count from the
 # first part on; functions already on a stack then have no inclusive cost, which the split does not need.
 SERVER_CALLGRIND=("${CALLGRIND[@]}" --instr-atstart=no)
 now() { date +%s.%N; }
-
-echo "== in-process stages (query-microbench under callgrind), instructions a query"
-# query-microbench warms each measure up with a tenth of its count (at most 10,000) before counting it.
-ops() { echo $(( $1 + ($1 / 10 < 10000 ? $1 / 10 : 10000) )); }
-refs() { "${CALLGRIND[@]}" --callgrind-out-file="$RUN/qm.out" "$RUN/query-microbench-nodebug" "$@" 2>&1 | awk '/refs:/ {gsub(",", "", $NF); print $NF}'; }
-declare -A STAGE
-for stage in "all=all of it" "decide=decide" "write=answer written from the decision"; do
-  name=${stage%%=*}
-  small=$(refs "$REQUESTS" "${stage#*=}")
-  large=$(refs $(( 2 * REQUESTS )) "${stage#*=}")
-  STAGE[$name]=$(python3 -c "print(round(($large - $small) / ($(ops $(( 2 * REQUESTS ))) - $(ops "$REQUESTS")), 1))")
-  echo "  $name (\"${stage#*=}\"): ${STAGE[$name]}"
-done
-# Decode is the rest of the whole dispatch: the message parsed, its params read (the compact path when the call is
-# compact, as on a real edge) and validated, the answer's envelope.
-STAGE[decode]=$(python3 -c "print(round(${STAGE[all]} - ${STAGE[decide]} - ${STAGE[write]}, 1))")
-echo "  decode (the whole dispatch less decide and write): ${STAGE[decode]}"
 
 start_campaignd "$RUN" campaignd 0
 seed_launch_campaigns "$ADMIN" "$RUN"
@@ -129,20 +113,6 @@ for name in edge-zmq-cold edge-zmq-1 edge-zmq-256 edge-http-cold edge-http-1 edg
   echo "-- $name (${SECONDS_OF[$name]%.*} s under callgrind)"
   split "$name" --top 25 --stage "dispatch=JSONRPCDispatcher" >"$RUN/$name.txt"
   sed -n '1,/^functions by inclusive/p' "$RUN/$name.txt" | grep -v '^functions by'
-done
-
-echo "== instructions a request: decode / decide / write / transport / total; allocator calls a request"
-jsonfield() { python3 -c "import json,sys; print(round(json.load(sys.stdin)['$1'], ${2:-1}))"; }
-for name in edge-zmq-1 edge-zmq-256 edge-http-1 edge-http-64 limit-zmq-1 limit-zmq-256; do
-  total=$(split "$name" --json | jsonfield total)
-  cold=${name%-*}-cold
-  allocations="$(split "$cold" --json | jsonfield allocations 2) cold, $(split "$name" --json | jsonfield allocations 2) warm"
-  if [ "${name%%-*}" = edge ]; then
-    transport=$(python3 -c "print(round($total - ${STAGE[all]}, 1))")
-    echo "  $name: ${STAGE[decode]} / ${STAGE[decide]} / ${STAGE[write]} / $transport / $total; allocations $allocations"
-  else
-    echo "  $name: - / - / - / $total / $total; allocations $allocations"
-  fi
 done
 
 echo "== syscalls a request (perf stat -e raw_syscalls:sys_enter on the warm server, every thread; less its idle rate)"
@@ -220,5 +190,37 @@ total = sum(samples.values())
 for who, count in samples.most_common(14): print(f"    {100 * count / total:5.1f}%  {who}")
 ' "$3"
 done
+echo "== in-process stages (query-microbench under callgrind), instructions a query"
+nodebug query-microbench
+# query-microbench warms each measure up with a tenth of its count (at most 10,000) before counting it.
+ops() { echo $(( $1 + ($1 / 10 < 10000 ? $1 / 10 : 10000) )); }
+refs() { "${CALLGRIND[@]}" --callgrind-out-file="$RUN/qm.out" "$RUN/query-microbench-nodebug" "$@" 2>&1 | awk '/refs:/ {gsub(",", "", $NF); print $NF}'; }
+declare -A STAGE
+for stage in "all=all of it" "decide=decide" "write=answer written from the decision"; do
+  name=${stage%%=*}
+  small=$(refs "$REQUESTS" "${stage#*=}")
+  large=$(refs $(( 2 * REQUESTS )) "${stage#*=}")
+  STAGE[$name]=$(python3 -c "print(round(($large - $small) / ($(ops $(( 2 * REQUESTS ))) - $(ops "$REQUESTS")), 1))")
+  echo "  $name (\"${stage#*=}\"): ${STAGE[$name]}"
+done
+# Decode is the rest of the whole dispatch: the message parsed, its params read (the compact path when the call is
+# compact, as on a real edge) and validated, the answer's envelope.
+STAGE[decode]=$(python3 -c "print(round(${STAGE[all]} - ${STAGE[decide]} - ${STAGE[write]}, 1))")
+echo "  decode (the whole dispatch less decide and write): ${STAGE[decode]}"
+
+echo "== instructions a request: decode / decide / write / transport / total; allocator calls a request"
+jsonfield() { python3 -c "import json,sys; print(round(json.load(sys.stdin)['$1'], ${2:-1}))"; }
+for name in edge-zmq-1 edge-zmq-256 edge-http-1 edge-http-64 limit-zmq-1 limit-zmq-256; do
+  total=$(split "$name" --json | jsonfield total)
+  cold=${name%-*}-cold
+  allocations="$(split "$cold" --json | jsonfield allocations 2) cold, $(split "$name" --json | jsonfield allocations 2) warm"
+  if [ "${name%%-*}" = edge ]; then
+    transport=$(python3 -c "print(round($total - ${STAGE[all]}, 1))")
+    echo "  $name: ${STAGE[decode]} / ${STAGE[decide]} / ${STAGE[write]} / $transport / $total; allocations $allocations"
+  else
+    echo "  $name: - / - / - / $total / $total; allocations $allocations"
+  fi
+done
+
 if grep -q "errors=[1-9]" "$RUN/load.log"; then echo "some requests failed: see $RUN/load.log"; fi
 echo "dumps, reports and logs: $RUN"
