@@ -21,29 +21,14 @@ MEMORY_SECONDS=${MEMORY_SECONDS:-60}
 CLIENT=${CLIENT:-c}
 . bench/limit.sh
 . deploy/local/cluster.sh
+. bench/launch-campaigns.sh
 build_bin release campaignd deliveryd adctl adload
 RUN=$(mktemp -d "$OUT/launch-XXXX")
 trap stop_cluster EXIT
 
 start_campaignd "$RUN" campaignd 0
 
-# Three creative shapes, 100 campaigns across 10 apps with a mix of priorities, weights and targeting.
-write_creatives "$RUN"
-upload_creatives "$ADMIN" "$RUN"
-NOW=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
-END=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
-for i in $(seq 0 99); do
-  app=$([ $((i % 10)) = 0 ] && echo shop || echo "app$((i % 10))")
-  case $((i % 4)) in
-    0) targeting='{}' ;;
-    1) targeting='{"platforms":["ios"],"appVersions":{"min":"5.0"}}' ;;
-    2) targeting='{"platforms":["android"]}' ;;
-    3) targeting='{"regions":["cn-east","cn-north"],"locales":["zh-CN"]}' ;;
-  esac
-  "$BIN/adctl" --endpoint "$ADMIN" call campaign.create "{\"name\":\"bench $i\",\"app\":\"$app\",\"startsAt\":\"$NOW\",\"endsAt\":\"$END\",
-    \"priority\":$(( (i * 7) % 3 * 10 + 50 )),\"weight\":$(( (i * 13) % 200 + 1 )),\"targeting\":$targeting,
-    \"creatives\":[{\"sha256\":\"${SHAS[0]}\",\"weight\":2},{\"sha256\":\"${SHAS[1]}\"},{\"sha256\":\"${SHAS[2]}\"}]}" >/dev/null
-done
+seed_launch_campaigns "$ADMIN" "$RUN"
 
 start_edge "$RUN" edge "$RUN/campaignd.ready" 0
 EDGE_PID=$LAST_PID
