@@ -26,7 +26,11 @@ public enum Region: NameRule {
 
     /// `region` in lower case, as a campaign targets it (its ASCII letters only: the rule admits no others).
     public static func lowercased(_ region: String) -> String {
-        region.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? region.lowercased() : region
+        // ASCII's capitals alone: Unicode's lower-casing would fold other letters (a Kelvin sign into `k`) into a region
+        // the rule refuses as given.
+        func isCapital(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        guard region.utf8.contains(where: isCapital) else { return region }
+        return String(decoding: region.utf8.map { isCapital($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {

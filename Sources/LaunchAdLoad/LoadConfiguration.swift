@@ -44,6 +44,7 @@ public struct LoadConfiguration: Sendable {
         if let requests { guard requests > 0 else { throw .invalid("--requests", "must be at least 1") } }
         guard warmup >= 0, warmup <= 3600 else { throw .invalid("--warmup", "must be 0...3600 seconds") }
         guard (1...10_000_000).contains(devices) else { throw .invalid("--devices", "must be 1...10000000") }
+        // Not the app-id rule (`AppID`): a load may name apps the edge refuses, to measure its refusals (AdloadTests).
         guard !apps.isEmpty, apps.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
             throw .invalid("--apps", "a comma-separated list of app names of 1 to 64 bytes")
         }

@@ -1,3 +1,4 @@
+import LaunchAdDomain
 import SeededRandomness
 import ZeroMQ
 
@@ -105,6 +106,6 @@ public struct PropagationConfiguration: Sendable {
         }
         guard stepPause >= 0, stepPause <= 60 else { throw .invalid("--step-pause", "must be 0 to 60000 milliseconds") }
         if spreadFirstProbes, probeInterval == 0 { throw .invalid("--spread-first-probes", "needs a --probe-interval above 0 to spread them over") }
-        guard !app.isEmpty, app.utf8.count <= 64 else { throw .invalid("--app", "must be 1 to 64 bytes") }
+        guard AppID.isValid(app) else { throw .invalid("--app", "must be \(AppID.rule)") }
     }
 }

@@ -95,7 +95,6 @@ struct CampaignServiceTests {
     @Test("kill -9 right after an acknowledged write loses nothing, and seq goes on without a gap")
     func durability() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         var admin = try fixture.admin()
         let creative = try await fixture.uploadPNG(admin)
         var lastSeq: Int64 = 0
@@ -116,6 +115,7 @@ struct CampaignServiceTests {
         let next = try await admin.call(AdminAPI.campaignPause, CampaignID(id: ids[0]))
         #expect(next.seq == forced.seq + 1)
         await admin.close()
+        await fixture.stop()
     }
 
     @Test("a subscriber that starts late, or loses messages, rebuilds the exact state from snapshot plus changes")

@@ -20,7 +20,6 @@ struct EdgeWithCampaigndDownTests {
     func expiryByClockAlone() async throws {
         let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
         let edge = try await fixture.startEdge("edge-c")
-        defer { Task { await edge.stop() } }
         let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
         #expect(try await edge.query().hasAd)
@@ -39,6 +38,7 @@ struct EdgeWithCampaigndDownTests {
         }
         #expect(!servedLate)
         #expect(sawRevoked)
+        await edge.stop()
         await admin.close()
         await fixture.stop()
     }
@@ -107,7 +107,6 @@ struct EdgeWithCampaigndDownTests {
         let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
         let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
         let edge = try await fixture.startEdge("edge-e")
-        defer { Task { await edge.stop() } }
         #expect(await edge.waitFor(seq: first.seq, creatives: 1))
         let oldEpoch = try await edge.status().epoch
         try await fixture.restart(signal: SIGKILL, sameEndpoints: true, freshData: true)
@@ -120,6 +119,7 @@ struct EdgeWithCampaigndDownTests {
         #expect(await eventually { (try? await edge.query().creative?.sha256) == newCreative })
         let status = try await edge.status()
         #expect(status.campaigns == 1 && status.resyncs >= 2)
+        await edge.stop()
         await admin.close()
         await newAdmin.close()
         await fixture.stop()
@@ -140,7 +140,6 @@ struct EdgeWithCampaigndDownTests {
         await fixture.kill()
         let started = ContinuousClock.now
         let again = try await fixture.startEdge("edge-d")
-        defer { Task { await again.stop() } }
         let answer = try await again.query()
         // Under ThreadSanitizer (deploy/local/sanitize.sh thread) everything runs several times slower: 2.3 s measured.
         let bound = Sanitizer.current == .thread ? Duration.seconds(4) : .seconds(1)
@@ -150,6 +149,7 @@ struct EdgeWithCampaigndDownTests {
         #expect(status.stale || status.seq == created.seq)
         // Loaded from disk, with nothing applied since it started: it does not know when that state was reached.
         #expect(status.appliedAt == nil)
+        await again.stop()
         await admin.close()
         await fixture.stop()
     }

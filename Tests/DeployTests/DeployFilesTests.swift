@@ -583,7 +583,6 @@ struct DeployFilesTests {
         let script = Repository.deploy.appendingPathComponent("docker/healthz.sh").path
         let bash = URL(fileURLWithPath: "/bin/bash")
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let http = try #require(fixture.endpoints["http"])
         var result = try await run(bash, [script, http])
         #expect(result.status == 0, "\(result.output)")
@@ -614,5 +613,6 @@ struct DeployFilesTests {
         #expect(result.status == 2, "\(result.output)")
         result = try await run(bash, [script], environment: ["CAMPAIGND_HTTP_ADDRESS": "", "DELIVERYD_HTTP_ADDRESS": ""])
         #expect(result.status == 2, "\(result.output)")
+        await fixture.stop()
     }
 }

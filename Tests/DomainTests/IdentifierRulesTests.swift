@@ -16,7 +16,7 @@ struct IdentifierRulesTests {
         ("cn-east", true), ("CN-East", true), ("r", true), ("9", true), ("eu-central-1", true), ("cn-", true),
         (String(repeating: "r", count: 32), true),
         ("", false), ("-east", false), ("cn east", false), ("cn_east", false), ("cn.east", false), ("华东", false),
-        ("é", false), ("ea\u{202E}st", false), ("ea\nst", false), ("east\u{0}", false), (String(repeating: "r", count: 33), false),
+        ("é", false), ("\u{212A}A", false), ("ea\u{202E}st", false), ("ea\nst", false), ("east\u{0}", false), (String(repeating: "r", count: 33), false),
     ]
     static let apps: [(String, Bool)] = [
         ("shop", true), ("com.example.shop", true), ("my_app-2", true), ("9", true),

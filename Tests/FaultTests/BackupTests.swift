@@ -18,11 +18,9 @@ extension FaultTests {
         @Test("a copy made under concurrent writes holds exactly the changes up to its seq, and campaignd restored from it serves them")
         func copyUnderWritesRestores() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let edge = try await fixture.startEdge("edge-restore")
-            defer { Task { await edge.stop() } }
             let log = WriteLog()
             let writing = Task { try await writeConcurrently(fixture, creative: creative, writers: 4, each: 150, log: log) }
             #expect(await eventually(timeout: .seconds(60)) { await log.answered.count >= 100 })
@@ -74,13 +72,14 @@ extension FaultTests {
             // The edge, ahead of the restored seq in the old epoch, takes a snapshot and ends with the restored state.
             #expect(await edge.waitFor(seq: created.seq, epoch: copyEpoch, timeout: .seconds(20)), "the edge did not follow the restored campaignd")
             #expect(try await edge.status().resyncs > resyncsBefore, "the edge did not take a snapshot of the restored campaigns")
+            await edge.stop()
             await after.close()
+            await fixture.stop()
         }
 
         @Test("bad uses are refused with a reason: a folder as FILE, an unknown backup, a read past the end")
         func refusals() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let folder = try await Self.adctl(["--endpoint", fixture.endpoints["admin"]!, "backup", fixture.directory.path], in: fixture.directory)
             #expect(folder.status != 0 && folder.output.contains("is a folder"), "\(folder.output)")
             let admin = try fixture.admin()
@@ -106,6 +105,7 @@ extension FaultTests {
                 #expect(error.message.contains("length"), "\(error)")
             }
             await admin.close()
+            await fixture.stop()
         }
     }
 }

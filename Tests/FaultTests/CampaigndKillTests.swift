@@ -69,7 +69,6 @@ extension FaultTests {
         @Test("campaignd's database restored from an earlier copy, behind what an edge applied: the edge takes a snapshot and answers what it holds")
         func databaseRolledBack() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let edge = try await fixture.startEdge("edge-rollback")
@@ -100,6 +99,7 @@ extension FaultTests {
             #expect(try await edge.status().resyncs == 2)
             await edge.stop()
             await admin.close()
+            await fixture.stop()
         }
 
         /// The live case (campaignd replaced under a running edge) is `EdgeWithCampaigndDownTests.newEpoch`; here the edge is
@@ -107,7 +107,6 @@ extension FaultTests {
         @Test("campaignd's database replaced while an edge is down, at the same seq: the edge notices the epoch and takes a fresh snapshot")
         func newEpochAtSameSeq() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             var admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             var old: [Int64] = []
@@ -148,6 +147,7 @@ extension FaultTests {
             #expect(news.hasAd && news.id == 2 && news.epoch == fresh.epoch && news.creative?.sha256 == newCreative)
             await expectSavedState(of: edge, in: fixture, equals: fresh)
             await admin.close()
+            await fixture.stop()
         }
     }
 }

@@ -18,7 +18,6 @@ extension FaultTests {
         @Test("a burst of changes through a receive HWM of 1: the edge loses updates, notices, and converges exactly")
         func lostUpdates() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let lossy = try await fixture.startEdge("edge-hwm1", arguments: ["--updates-hwm", "1"])
@@ -54,12 +53,12 @@ extension FaultTests {
             #expect(await eventually { late.process.log.contains("pages=\(pages) ") }, "\(pages) pages: \(late.process.log.suffix(1500))")
             await expectSavedState(of: late, in: fixture, equals: final)
             await admin.close()
+            await fixture.stop()
         }
 
         @Test("snapshot pages read while campaigns change: joined at the first page's seq and caught up from the log, they make the exact state")
         func snapshotPagesUnderChanges() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let sync = try fixture.sync()
             let creative = try await fixture.uploadPNG(admin)
@@ -91,6 +90,7 @@ extension FaultTests {
             #expect(joined.state.campaigns.values.sorted { $0.id < $1.id } == fresh.campaigns)
             await admin.close()
             await sync.close()
+            await fixture.stop()
         }
 
         @Test("creative downloads run at most 8 at once, however many are missing, and every one arrives once campaignd is reachable")

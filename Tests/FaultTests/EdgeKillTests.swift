@@ -18,7 +18,6 @@ extension FaultTests {
         @Test("kill -9 of an edge while it applies a burst: the state it restarts from verifies, is a prefix of the log, holds every seq it acknowledged, and it converges")
         func edgeKilledDuringSync() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             var edge = try await fixture.startEdge("edge-k")
@@ -65,12 +64,12 @@ extension FaultTests {
             #expect(await edge.waitFor(seq: final.seq, epoch: final.epoch, creatives: 1, timeout: .seconds(30)))
             await expectSavedState(of: edge, in: fixture, equals: final)
             await admin.close()
+            await fixture.stop()
         }
 
         @Test("kill -9 of an edge while it downloads a large creative: it never serves bytes that do not hash to the name, and it converges")
         func edgeKilledDuringDownload() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let small = try await fixture.uploadPNG(admin)
             let large = try await fixture.uploadLargePNG(admin, bytes: 4 << 20, seed: 7)
@@ -120,6 +119,7 @@ extension FaultTests {
             let final = try await fixture.snapshot()
             await expectSavedState(of: edge, in: fixture, equals: final)
             await admin.close()
+            await fixture.stop()
         }
     }
 }

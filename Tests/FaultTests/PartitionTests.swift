@@ -17,7 +17,6 @@ extension FaultTests {
         @Test("an edge cut off behind a proxy, its clock 1.5 s (and another's 3 s) behind: never an expired ad, and it converges after healing")
         func partitionAndClockSkew() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let syncLink = try TCPProxy(upstream: fixture.endpoints["sync"]!)
@@ -36,6 +35,7 @@ extension FaultTests {
             let final = try await fixture.snapshot()
             for name in ["edge-skew-1.5", "edge-skew-3"] { expectSavedState(ofEdge: name, in: fixture, equals: final) }
             await admin.close()
+            await fixture.stop()
         }
 
         /// The partition itself, with the edges running: what they answer across the end of a campaign and the heal.
@@ -120,13 +120,11 @@ extension FaultTests {
         @Test("the sync socket cut while the update stream flows: changes apply at once, the edge hears campaignd, and acknowledges after healing")
         func syncCutUpdatesFlow() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let syncLink = try TCPProxy(upstream: fixture.endpoints["sync"]!)
             defer { syncLink.stop() }
             let edge = try await fixture.startEdge("edge-sync-cut", sync: syncLink.endpoint)
-            defer { Task { await edge.stop() } }
             let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "first", creative: creative))
             #expect(await edge.waitFor(seq: first.seq, creatives: 1))
 
@@ -158,7 +156,9 @@ extension FaultTests {
             }, "campaignd never heard what the edge applied")
             let milliseconds = delays.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
             figure("sync socket cut: changes applied \(milliseconds.map(String.init).joined(separator: ", ")) ms after their commit")
+            await edge.stop()
             await admin.close()
+            await fixture.stop()
         }
     }
 }

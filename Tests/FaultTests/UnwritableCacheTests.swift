@@ -82,7 +82,6 @@ extension FaultTests {
         @Test("a creative refused by the cache folder with no room in memory waits, not downloaded again while state files are written, and is fetched once the folder takes writes")
         func unwritableCreativesNothingInMemory() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let edge = try await fixture.startEdge("edge-none", arguments: ["--creative-memory-bytes", "\(1 << 20)"])
             let cache = fixture.cacheDirectory("edge-none")
@@ -109,6 +108,7 @@ extension FaultTests {
             #expect(unverifiedCreativeFiles(cache).isEmpty)
             await edge.stop()
             await admin.close()
+            await fixture.stop()
         }
 
         @Test("a cache folder that refuses writes: the edge keeps answering from memory, says so in /healthz, edge.status and metrics, and recovers")
@@ -178,10 +178,10 @@ extension FaultTests {
             await edge.stop(signal: SIGKILL)
             await fixture.kill()
             let again = try await fixture.startEdge("edge-ro")
-            defer { Task { await again.stop() } }
             let restarted = try await again.query()
             #expect(restarted.id == during.campaign.id && restarted.creative?.sha256 == newCreative)
             #expect(CreativeFiles.name(of: try await again.creativeBytes(newCreative)) == newCreative)
+            await again.stop()
             await admin.close()
             await fixture.stop()
         }

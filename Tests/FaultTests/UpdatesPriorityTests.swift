@@ -45,7 +45,6 @@ extension FaultTests {
         @Test("an edge behind a relay: each applies changes on a thread its --updates-priority ahead of its others, or 0 at the process's nice")
         func aheadWhereAllowed() async throws {
             let fixture = try await CampaignFixture()
-            defer { Task { await fixture.stop() } }
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             let relay = try await fixture.startRelay("relay-ahead", arguments: ["--updates-priority", "7"])
@@ -65,6 +64,7 @@ extension FaultTests {
             await level.stop()
             await relay.stop()
             await admin.close()
+            await fixture.stop()
         }
 
         @Test("an update priority that is not 0 to 20 is refused, from the flag or the environment, by deliveryd's and relayd's mains (every other refusal: DaemonOptionsTests, in process)")

@@ -27,7 +27,6 @@ struct HostileClientTests {
     @Test("garbage, huge and many-framed messages and connections that never read: good clients keep their answers, memory stays bounded")
     func hostileClients() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let admin = try fixture.admin()
         let sha = try await fixture.uploadPNG(admin)
         let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
@@ -114,6 +113,7 @@ struct HostileClientTests {
 
         await edge.stop()
         await admin.close()
+        await fixture.stop()
     }
 
     struct GarbageReport: Sendable, CustomStringConvertible {

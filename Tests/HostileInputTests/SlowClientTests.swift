@@ -33,12 +33,10 @@ struct SlowClientTests {
     @Test("more slow bodies than places: the good client gets no 503 and keeps its p99 within 2x its quiet one; the slow bodies get 408")
     func slowBodies() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let places = 8, attackers = 40
         let edge = try await fixture.startEdge("edge-slow-bodies", arguments: [
             "--http-max-in-flight", String(places), "--http-body-timeout", "4", "--ops-address", "127.0.0.1:0",
         ])
-        defer { Task { await edge.stop() } }
         let address = try #require(edge.endpoints["http"])
         let ops = try #require(edge.endpoints["ops"])
         // Blocking clients run on threads of their own, not on the concurrency pool that other suites share.
@@ -83,6 +81,8 @@ struct SlowClientTests {
         #expect(closed == attackers)
         #expect(page.value("launchad_deliveryd_http_connections_closed_total", labels: [#"address="public""#, #"reason="body_timeout""#]) == Double(attackers))
         #expect(page.value("launchad_deliveryd_http_requests_total", labels: [#"route="rpc""#, #"status="503""#]) == nil)
+        await edge.stop()
+        await fixture.stop()
     }
 
     /// An HTTP address under test, and where its metrics are.
@@ -133,11 +133,8 @@ struct SlowClientTests {
     func headerAndIdleTimeouts() async throws {
         let timeouts = ["--http-header-timeout", "1", "--http-idle-timeout", "3"]
         let fixture = try await CampaignFixture(arguments: ["--console-address", "127.0.0.1:0"] + timeouts)
-        defer { Task { await fixture.stop() } }
         let relay = try await fixture.startRelay("relay-slow", arguments: timeouts)
-        defer { Task { await relay.stop() } }
         let edge = try await fixture.startEdge("edge-slow-heads", arguments: ["--ops-address", "127.0.0.1:0"] + timeouts)
-        defer { Task { await edge.stop() } }
         let campaign = try #require(fixture.endpoints["http"]), console = try #require(fixture.endpoints["console"])
         let relayHTTP = try #require(relay.endpoints["http"])
         let edgeHTTP = try #require(edge.endpoints["http"]), ops = try #require(edge.endpoints["ops"])
@@ -172,17 +169,18 @@ struct SlowClientTests {
             #expect(page.value(address.series, labels: [label, #"reason="header_timeout""#]) ?? 0 >= 2, "\(address.name): header timeouts counted")
             #expect(page.value(address.series, labels: [label, #"reason="idle_timeout""#]) ?? 0 >= 1, "\(address.name): idle timeouts counted")
         }
+        await edge.stop()
+        await relay.stop()
+        await fixture.stop()
     }
 
     @Test("past --http-max-connections new connections are closed at once and counted; once some go, new ones are served")
     func connectionBound() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let bound = 20
         let edge = try await fixture.startEdge("edge-connection-bound", arguments: [
             "--http-max-connections", String(bound), "--ops-address", "127.0.0.1:0",
         ])
-        defer { Task { await edge.stop() } }
         let address = try #require(edge.endpoints["http"])
         let ops = try #require(edge.endpoints["ops"])
         var held: [HTTPTestConnection] = []
@@ -215,5 +213,7 @@ struct SlowClientTests {
         #expect(full.value("launchad_deliveryd_http_connections_closed_total", labels: [#"address="public""#, #"reason="connection_limit""#]) == 10)
         #expect(full.value("launchad_deliveryd_http_connections_open", labels: [#"address="public""#]) == Double(bound))
         for connection in held { #expect(!connection.closedByPeer) }
+        await edge.stop()
+        await fixture.stop()
     }
 }

@@ -16,12 +16,9 @@ struct RelayProcessTests {
         let admin = try fixture.admin()
         let creative = try await fixture.uploadPNG(admin)
         let upper = try await fixture.startRelay("relay-upper")
-        defer { Task { await upper.stop() } }
         let lower = try await upper.startRelay("relay-lower")
-        defer { Task { await lower.stop() } }
         let lossy = try await fixture.startEdge("edge-lossy", arguments: ["--updates-hwm", "1"],
                                                 sync: lower.endpoints["sync"], updates: lower.endpoints["updates"])
-        defer { Task { await lossy.stop() } }
         let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "first", creative: creative))
         #expect(await lossy.waitFor(seq: first.seq, creatives: 1), "\(lossy.log.suffix(2000))")
 
@@ -69,6 +66,9 @@ struct RelayProcessTests {
         #expect(!after.hasAd, "an expired ad was served after campaignd was killed")
         #expect(await eventually(timeout: .seconds(8)) { (try? await lossy.status().stale) == true })
 
+        await lossy.stop()
+        await lower.stop()
+        await upper.stop()
     }
 
     /// campaignd's database restored from a copy taken earlier: the same epoch, behind what both relays and the edge
@@ -81,11 +81,8 @@ struct RelayProcessTests {
         var admin = try fixture.admin()
         let creative = try await fixture.uploadPNG(admin)
         let upper = try await fixture.startRelay("relay-upper")
-        defer { Task { await upper.stop() } }
         let lower = try await upper.startRelay("relay-lower")
-        defer { Task { await lower.stop() } }
         let edge = try await fixture.startEdge("edge-rollback", sync: lower.endpoints["sync"], updates: lower.endpoints["updates"])
-        defer { Task { await edge.stop() } }
         let kept = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "kept", creative: creative))
         #expect(await edge.waitFor(seq: kept.seq, creatives: 1), "\(edge.log.suffix(2000))")
         let backup = fixture.directory.appendingPathComponent("data-backup")
@@ -145,6 +142,9 @@ struct RelayProcessTests {
         #expect(answer.id == after.campaign.id, "the edge served \(String(describing: answer.id))")
 
         await admin.close()
+        await edge.stop()
+        await lower.stop()
+        await upper.stop()
     }
 
     @Test("an edge acknowledges every heartbeat while nothing changes; while changes come every 100 ms, only the saves that hold them: the heartbeat adds no acknowledgement to a busy second")
@@ -241,12 +241,9 @@ struct RelayProcessTests {
         let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
         let primary = try await fixture.startRelay("relay-primary")
         let spare = try await fixture.startRelay("relay-spare")
-        defer { Task { await spare.stop() } }
         let edge = try await fixture.startEdge("edge", sync: primary.endpoints["sync"]! + "," + spare.endpoints["sync"]!,
                                                updates: primary.endpoints["updates"]! + "," + spare.endpoints["updates"]!)
-        defer { Task { await edge.stop() } }
         let loyal = try await fixture.startEdge("edge-loyal", sync: spare.endpoints["sync"], updates: spare.endpoints["updates"])
-        defer { Task { await loyal.stop() } }
         #expect(await edge.waitFor(seq: created.seq, creatives: 1))
         #expect(await loyal.waitFor(seq: created.seq, creatives: 1))
         // The spare's state on disk holds that seq (its acknowledgement never runs ahead of its save): killed before
@@ -271,5 +268,8 @@ struct RelayProcessTests {
         #expect(await edge.waitFor(seq: expired.seq, timeout: .seconds(20)), "\(edge.log.suffix(2000))")
         #expect(try await !edge.query().hasAd)
         await admin.close()
+        await edge.stop()
+        await loyal.stop()
+        await spare.stop()
     }
 }

@@ -17,9 +17,7 @@ struct AdctlTests {
     @Test("an operator session: upload, create, list, get, force --wait, explain, expire --wait, edges, stats by hour, history")
     func session() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let edge = try await fixture.startEdge("edge-ops")
-        defer { Task { await edge.stop() } }
         // `--wait` fails at once while campaignd knows no edge, and it knows one from the edge's first save.
         #expect(await fixture.waitUntilListed(["edge-ops"]))
         let admin = fixture.endpoints["admin"]!
@@ -125,12 +123,13 @@ struct AdctlTests {
         #expect(status == 0 && output.contains(#""audience":"test""#) && output.contains(#""testDevices":["qa-1","qa-2"]"#), "\(output)")
         (status, output) = try await Self.adctl(["--endpoint", admin, "history", "--limit", "5000"], in: directory)
         #expect(status != 0 && output.contains("--limit must be between 1 and 1000"), "\(output)")
+        await edge.stop()
+        await fixture.stop()
     }
 
     @Test("errors are one line with what to do, and a non-zero exit")
     func errors() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let admin = fixture.endpoints["admin"]!
         let directory = fixture.directory
         var (status, output) = try await Self.adctl(["--endpoint", admin, "campaign", "get", "99"], in: directory)
@@ -145,12 +144,12 @@ struct AdctlTests {
         (status, output) = try await Self.adctl(["--endpoint", "tcp://127.0.0.1:1", "--timeout", "1", "campaign", "list"], in: directory)
         #expect(status == 1 && output.contains("campaignd unreachable at tcp://127.0.0.1:1"))
         #expect(!output.contains("jsonrpc"))
+        await fixture.stop()
     }
 
     @Test("--dry-run shows what would change and changes nothing")
     func dryRun() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let client = try fixture.admin()
         let sha = try await fixture.uploadPNG(client)
         let admin = fixture.endpoints["admin"]!
@@ -175,6 +174,7 @@ struct AdctlTests {
         let campaign = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))["campaign"]
         #expect(campaign?["priority"] == 50 && campaign?["state"] == "live" && campaign?["version"] == 1)
         await client.close()
+        await fixture.stop()
     }
 
     @Test("every command's help, adctl's own included, is complete and has an example", arguments: [
@@ -195,7 +195,6 @@ struct AdctlWriteTests {
     @Test("update, pause, resume, unforce and delete each answer with the new state, in tables and in JSON")
     func operations() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let client = try fixture.admin()
         let sha = try await fixture.uploadPNG(client)
         let admin = fixture.endpoints["admin"]!
@@ -219,12 +218,12 @@ struct AdctlWriteTests {
         (status, output) = try await AdctlTests.adctl(["--endpoint", admin, "campaign", "pause", "1"], in: directory)
         #expect(status == 1 && output.contains("cannot apply paused to a campaign that is deleted"))
         await client.close()
+        await fixture.stop()
     }
 
     @Test("--wait exits non-zero, naming the edge, when a live edge does not apply the change in time")
     func waitFails() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let client = try fixture.admin()
         let sha = try await fixture.uploadPNG(client)
         let edge = try await fixture.startEdge("edge-frozen")
@@ -238,5 +237,6 @@ struct AdctlWriteTests {
         #expect(status == 1 && output.contains("did not apply seq 1") && output.contains("edge-frozen"), "\(output)")
         await edge.stop()
         await client.close()
+        await fixture.stop()
     }
 }

@@ -161,11 +161,8 @@ struct AdloadTests {
     @Test("propagation: force and expire measured on every edge, every round")
     func propagation() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let first = try await fixture.startEdge("edge-p1")
-        defer { Task { await first.stop() } }
         let second = try await fixture.startEdge("edge-p2")
-        defer { Task { await second.stop() } }
         let run = try await Self.adload(["propagation", "--admin", fixture.endpoints["admin"]!, "--edge", first.endpoints["client"]!,
                                          "--edge", second.endpoints["client"]!, "--repeats", "3", "--app", "promo", "--probe-interval", "2", "--json"],
                                         in: fixture.directory)
@@ -278,5 +275,8 @@ struct AdloadTests {
         let campaigns = try await admin.call(AdminAPI.campaignList, CampaignListParams(app: "promo"))
         #expect(campaigns.campaigns.count == 14 && campaigns.campaigns.allSatisfy { $0.state == .expired })
         await admin.close()
+        await first.stop()
+        await second.stop()
+        await fixture.stop()
     }
 }

@@ -16,7 +16,6 @@ struct EdgeWaitTests {
     @Test("with no edge known, --wait fails saying so, unless --allow-no-edges")
     func noEdges() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let client = try fixture.admin()
         let sha = try await fixture.uploadPNG(client)
         var (status, output) = try await Self.create(fixture, sha, name: "a")
@@ -24,17 +23,16 @@ struct EdgeWaitTests {
         (status, output) = try await Self.create(fixture, sha, name: "b", ["--allow-no-edges"])
         #expect(status == 0 && output.contains("campaign 2 created (seq 2)") && !output.contains("no edges known"), "\(output)")
         await client.close()
+        await fixture.stop()
     }
 
     @Test("after campaignd restarts, --wait counts the edges it knew: the live one applies, the one killed meanwhile is named")
     func afterRestart() async throws {
         let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
         let client = try fixture.admin()
         let sha = try await fixture.uploadPNG(client)
         await client.close()
         let live = try await fixture.startEdge("edge-live")
-        defer { Task { await live.stop() } }
         let gone = try await fixture.startEdge("edge-gone")
         #expect(await fixture.waitUntilListed(["edge-live", "edge-gone"]))
         var (status, output) = try await Self.create(fixture, sha, name: "a")
@@ -56,6 +54,8 @@ struct EdgeWaitTests {
         #expect(lines.contains { $0.hasPrefix("adctl: 1 of 2 edge(s) did not apply seq 2") && $0.contains("edge-gone (s") && !$0.contains("edge-live") },
                 "\(output)")
         #expect(try await live.query().hasAd)
+        await live.stop()
+        await fixture.stop()
     }
 
     @Test("an edge not heard from for --edge-retention is forgotten, also across a restart (the flag's bounds: DaemonOptionsTests)")
