@@ -20,7 +20,7 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 
 /// The invariants of the JSON-RPC codec and of the params decoding of every public method, checked on any bytes.
 ///
-/// Shared by the libFuzzer target (`Fuzz/CodecFuzz`) and the property tests, so both check the same things:
+/// Shared by the libFuzzer target (`fuzz/CodecFuzz`) and the property tests, so both check the same things:
 /// - what the strict parser accepts writes back to a canonical text that parses to the same value, and that text
 ///   is a fixed point;
 /// - no typed decoding accepts bytes that the strict parser refuses;
