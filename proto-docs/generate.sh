@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Writes each socket's OpenRPC document (what rpc.discover answers) into proto-docs/openrpc/. The test suite fails
+# Writes each socket's OpenRPC document (what rpc.discover answers) into proto-docs/openrpc/, and the markets' rules
+# table into proto-docs/README.md. The test suite fails
 # when a document here and the running code disagree, so run this after changing a method.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,4 +20,14 @@ pretty() { python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin), i
 "$BIN/adctl" discover --json --endpoint "$(field "$RUN/c.json" admin)" | pretty >proto-docs/openrpc/campaignd-admin.json
 "$BIN/adctl" discover --json --endpoint "$(field "$RUN/c.json" sync)" | pretty >proto-docs/openrpc/campaignd-sync.json
 "$BIN/adctl" discover --json --endpoint "$(field "$RUN/e.json" client)" | pretty >proto-docs/openrpc/deliveryd-client.json
+# The markets' rules, as the code holds them (MarketRules.all), between their markers in README.md.
+"$BIN/adctl" app rules --markdown >"$RUN/rules.md"
+python3 - "$RUN/rules.md" <<'PY'
+import re, sys
+table = open(sys.argv[1]).read().strip()
+path = "proto-docs/README.md"
+text = open(path).read()
+text = re.sub(r"(<!-- market-rules -->\n)(?:.*?\n)?(<!-- /market-rules -->)", lambda m: m.group(1) + table + "\n" + m.group(2), text, flags=re.S)
+open(path, "w").write(text)
+PY
 ls -l proto-docs/openrpc

@@ -34,6 +34,7 @@ struct ConsoleRoutes: Sendable {
         router.get("/") { request, _ in
             await signedIn(request) { principal in
                 let campaigns = try await gateway.call(AdminAPI.campaignList, CampaignListParams(), actor: principal.user).campaigns
+                let apps = try await gateway.call(AdminAPI.appList, NoParams(), actor: principal.user).apps
                 let now = clock()
                 // Each app's funnel over the last hours, through the same admin method as adctl app stats.
                 var funnels: [String: AppStatsResult] = [:]
@@ -41,7 +42,7 @@ struct ConsoleRoutes: Sendable {
                     let params = AppStatsParams(app: app, from: now.adding(seconds: -Double(CampaignsPage.funnelHours) * 3600), to: now)
                     funnels[app] = try? await gateway.call(AdminAPI.appStats, params, actor: principal.user)
                 }
-                return ConsoleResponses.html(page(principal, "Campaigns", CampaignsPage.body(campaigns, funnels: funnels, now: now)))
+                return ConsoleResponses.html(page(principal, "Campaigns", CampaignsPage.body(campaigns, apps: apps, funnels: funnels, now: now)))
             }
         }
         router.get("/campaigns/:id") { request, context in

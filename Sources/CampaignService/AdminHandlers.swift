@@ -91,6 +91,20 @@ enum AdminHandlers {
             return AppStatsResult(app: query.app, from: query.from, to: query.to, by: query.by, totals: AppFunnel(counts),
                                   series: counts.map { AppFunnel([$0], at: $0.hour) })
         }
+        table.register(AdminAPI.appSet) { patch, context in
+            try AppID.validate(patch.app, field: "app")
+            let (app, breaking) = try await store.setApp(patch, actor: actor(context), now: clock())
+            logger.info("app set", metadata: [LogField.requestId: LogField.requestId(context.id), "app": "\(app.app)",
+                                              "market": "\(app.market.rawValue)", "timezone": "\(app.timezone)",
+                                              "breaking": "\(breaking.count)", "actor": "\(actor(context))"])
+            return AppSetResult(app: app, breaking: breaking)
+        }
+        table.register(AdminAPI.appGet) { params, _ in
+            try AppID.validate(params.app, field: "app")
+            let app = try await store.app(params.app) ?? AppSettings(app: params.app)
+            return AppResult(app: app, changes: try await store.appHistory(params.app, limit: AppResult.maxChanges))
+        }
+        table.register(AdminAPI.appList) { _, _ in AppListResult(apps: try await store.apps()) }
         table.register(AdminAPI.changeList) { params, _ in
             let limit = params.limit ?? ChangeListParams.defaultLimit
             guard (1...ChangeListParams.maxLimit).contains(limit) else {

@@ -14,6 +14,8 @@ extension StoreError: JSONRPCErrorConvertible {
         case .transition(let error):
             JSONRPCError(code: APIError.invalidTransition.code, message: error.description,
                          data: ["state": .string(error.state.rawValue), "operation": .string(error.operation.rawValue)])
+        case .market(let refusal):
+            refusal.jsonRPCError
         }
     }
 }
@@ -36,5 +38,19 @@ extension DatabaseUnavailable: JSONRPCErrorConvertible {
     public var jsonRPCError: JSONRPCError {
         JSONRPCError(code: JSONRPCError.internalErrorCode,
                      message: "Internal error: the campaign store (PostgreSQL) cannot be reached or did not answer in time; campaignd reconnects by itself, so retry shortly")
+    }
+}
+
+extension MarketRefusal: JSONRPCErrorConvertible {
+    /// -32602 like every other field campaignd refuses: `data.field` names the first broken rule's field (as a client
+    /// reading any refusal finds it), `data.market` the market and `data.breaches` every broken rule with its source.
+    public var jsonRPCError: JSONRPCError {
+        let breaches: [JSONValue] = breaches.map { breach in
+            .object(["field": .string(breach.field), "market": .string(breach.market.rawValue), "rule": .string(breach.rule),
+                     "source": .string(breach.source)])
+        }
+        return JSONRPCError(code: JSONRPCError.invalidParamsCode, message: "Invalid params: \(description)",
+                            data: ["field": .string(breaches.isEmpty ? "" : self.breaches[0].field), "market": .string(market.rawValue),
+                                   "app": .string(app), "breaches": .array(breaches)])
     }
 }

@@ -89,6 +89,18 @@ enum PostgresSchema {
         "ALTER TABLE edge_acks ADD COLUMN IF NOT EXISTS via TEXT",
         // Creatives' durations, added after the table: NULL until PostgresStore.fillCreativeDurations reads their bytes.
         "ALTER TABLE creatives ADD COLUMN IF NOT EXISTS duration_ms BIGINT",
+        // Apps as operators set them, and their log: who changed which app, when, and the app before and after.
+        "CREATE TABLE IF NOT EXISTS apps (app TEXT PRIMARY KEY, market TEXT NOT NULL, body TEXT NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS app_changes (
+            id BIGSERIAL PRIMARY KEY,
+            app TEXT NOT NULL,
+            at BIGINT NOT NULL,
+            actor TEXT NOT NULL,
+            before TEXT,
+            after TEXT NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS app_changes_app ON app_changes(app, id)",
         "INSERT INTO counter (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
         "INSERT INTO published (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
     ]

@@ -189,6 +189,7 @@ public final class PostgresStore: Store {
             } catch {
                 throw StoreError.field(error)
             }
+            try await self.checkMarket(connection, campaign)
             campaign.id = try await Self.rows(connection, """
                 INSERT INTO campaigns (app, state, updated_at, body) VALUES ('', '', 0, '') RETURNING id
                 """, self.logger)[0].decode(Int64.self)
@@ -210,6 +211,7 @@ public final class PostgresStore: Store {
                 case .transition(let transition): throw StoreError.transition(transition)
                 }
             }
+            try await self.checkMarket(connection, updated)
             return [try await self.record(connection, .updated, updated, actor: actor, now: now)]
         }[0]
     }
@@ -247,17 +249,25 @@ public final class PostgresStore: Store {
     /// Runs `body` in one transaction that holds the counter row from its first statement, so writers take turns;
     /// rolls back on any error and returns only after COMMIT.
     func write(_ body: @escaping @Sendable (PostgresConnection) async throws -> [Change]) async throws -> [Change] {
-        try await pooled { [logger, signal] connection in
-            let changes = try await Self.transaction(connection, logger: logger) {
-                try await connection.query("SELECT seq FROM counter WHERE id = 1 FOR UPDATE", logger: logger)
-                let changes = try await body(connection)
-                if let last = changes.last {
-                    try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(String(last.seq)))", logger: logger)
-                }
-                return changes
+        let changes = try await turn { [logger] connection in
+            let changes = try await body(connection)
+            if let last = changes.last {
+                try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(String(last.seq)))", logger: logger)
             }
-            if !changes.isEmpty { signal.wake() }
             return changes
+        }
+        if !changes.isEmpty { signal.wake() }
+        return changes
+    }
+
+    /// Runs `body` in one transaction holding the counter row, as every campaign write does: what it reads of the
+    /// campaigns stays true until it commits.
+    func turn<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await pooled { [logger] connection in
+            try await Self.transaction(connection, logger: logger) {
+                try await connection.query("SELECT seq FROM counter WHERE id = 1 FOR UPDATE", logger: logger)
+                return try await body(connection)
+            }
         }
     }
 

@@ -126,6 +126,23 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v8 creative durations") { db in
             try db.execute(sql: "ALTER TABLE creatives ADD COLUMN duration_ms INTEGER")
         }
+        // Apps as operators set them, and their log: who changed which app, when, and the app before and after.
+        migrator.registerMigration("v9 apps") { db in
+            try db.execute(sql: """
+                CREATE TABLE apps (
+                    app TEXT PRIMARY KEY NOT NULL,
+                    market TEXT NOT NULL,
+                    body TEXT NOT NULL);
+                CREATE TABLE app_changes (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    actor TEXT NOT NULL,
+                    before TEXT,
+                    after TEXT NOT NULL);
+                CREATE INDEX app_changes_app ON app_changes(app, id);
+                """)
+        }
         try migrator.migrate(pool)
         try pool.write { db in
             let repairs = PeerNumberRepair.statements(now: .now())
@@ -287,6 +304,7 @@ public final class SQLiteStore: Store {
             } catch {
                 throw StoreError.field(error)
             }
+            try Self.checkMarket(db, campaign)
             try db.execute(sql: "INSERT INTO campaigns (app, state, updated_at, body) VALUES ('', '', 0, '')")
             campaign.id = db.lastInsertedRowID
             return try Self.record(db, .created, campaign, actor: actor, now: now)
@@ -306,6 +324,7 @@ public final class SQLiteStore: Store {
                 case .transition(let transition): throw StoreError.transition(transition)
                 }
             }
+            try Self.checkMarket(db, updated)
             return try Self.record(db, .updated, updated, actor: actor, now: now)
         }
     }
@@ -396,6 +415,53 @@ public final class SQLiteStore: Store {
             guard let bytes = try files.read(sha256: sha256, offset: offset, length: length) else { return .notFound }
             return .bytes(facts, bytes)
         }
+    }
+
+    // MARK: Apps
+
+    public func app(_ app: String) async throws -> AppSettings? {
+        try await pool.read { db in try Self.app(db, app) }
+    }
+
+    public func apps() async throws -> [AppSettings] {
+        try await pool.read { db in try String.fetchAll(db, sql: "SELECT body FROM apps ORDER BY app").map(AppJSON.decode) }
+    }
+
+    public func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign]) {
+        try await pool.write { db in
+            let stored = try Self.app(db, patch.app)
+            let next = try AppJSON.merge(stored, patch, now: now) { sha256 in try Self.creative(db, sha256: sha256) != nil }
+            try db.execute(sql: """
+                INSERT INTO apps (app, market, body) VALUES (?, ?, ?)
+                ON CONFLICT(app) DO UPDATE SET market = excluded.market, body = excluded.body
+                """, arguments: [next.app, next.market.rawValue, try AppJSON.encode(next)])
+            try db.execute(sql: "INSERT INTO app_changes (app, at, actor, before, after) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), try AppJSON.encode(next)])
+            let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE app = ? AND state IN ('live', 'scheduled')",
+                                                arguments: [next.app]).map(Self.decode)
+            return (next, BreakingCampaign.among(campaigns, in: next.market))
+        }
+    }
+
+    public func appHistory(_ app: String, limit: Int) async throws -> [AppChange] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT at, actor, before, after FROM app_changes WHERE app = ? ORDER BY id DESC LIMIT ?",
+                             arguments: [app, limit]).map { row in
+                AppChange(at: Timestamp(milliseconds: row["at"]), actor: row["actor"], before: try (row["before"] as String?).map(AppJSON.decode),
+                          after: try AppJSON.decode(row["after"]))
+            }
+        }
+    }
+
+    private static func app(_ db: Database, _ app: String) throws -> AppSettings? {
+        try String.fetchOne(db, sql: "SELECT body FROM apps WHERE app = ?", arguments: [app]).map(AppJSON.decode)
+    }
+
+    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`).
+    private static func checkMarket(_ db: Database, _ campaign: Campaign) throws {
+        let market = try String.fetchOne(db, sql: "SELECT market FROM apps WHERE app = ?", arguments: [campaign.app])
+            .flatMap(Market.init(rawValue:)) ?? .default
+        do throws(MarketRefusal) { try MarketRules.check(campaign, in: market) } catch { throw StoreError.market(error) }
     }
 
     // MARK: Edges' acknowledgements

@@ -104,6 +104,23 @@ public protocol Store: Sendable {
     @discardableResult
     func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int
 
+    // MARK: Apps
+
+    /// The app as set, or `nil` for an app never set (whose defaults are ``AppSettings/init(app:market:timezone:logo:updatedAt:)``'s).
+    func app(_ app: String) async throws -> AppSettings?
+
+    /// Every app set, by id.
+    func apps() async throws -> [AppSettings]
+
+    /// Sets the fields `patch` gives (the others kept, or their defaults for an app never set), with its change kept
+    /// in the app's log with `actor`, in one transaction with the campaigns' writes; answers the app and the live and
+    /// scheduled campaigns of the app that break its market's rules (changed in no way). A logo that is not an
+    /// uploaded creative is refused (``StoreError/field(_:)``).
+    func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign])
+
+    /// The app's changes, newest first, at most `limit`.
+    func appHistory(_ app: String, limit: Int) async throws -> [AppChange]
+
     // MARK: Edges' acknowledgements
 
     /// Keeps the newest acknowledgement of each edge, with the relay path it came through (an older `lastSeen` than the

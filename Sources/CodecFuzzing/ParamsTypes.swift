@@ -68,6 +68,8 @@ enum ParamsTypes {
         DecodedType(CampaignListParams.self),
         DecodedType(CampaignStatsParams.self),
         DecodedType(AppStatsParams.self),
+        DecodedType(AppPatch.self),
+        DecodedType(AppParams.self),
         DecodedType(ChangeListParams.self),
         DecodedType(NoParams.self),
         DecodedType(ChangesParams.self),

@@ -6,6 +6,8 @@ public enum AdminAPI {
     public static let info = OpenRPCInfo(title: "campaignd admin", version: "1.0.0",
                                          description: "Operators' API of the campaign service (adctl). Every write answers once it is durable; each change gets the next sequence number and is published on the update stream after it commits. A call whose response makes its reply 64 KiB or more (a long list, a creative's bytes) is answered Busy (-32006) while campaignd holds too many such replies that peers have not read.")
     static let campaignErrors = [APIError.campaignNotFound, APIError.invalidTransition]
+    /// What campaign.create and campaign.update say of the markets' rules.
+    static let marketRefusal = "A campaign that breaks rules of its app's market (app.set; see the Market schema for the table) is refused with -32602 naming every broken rule: data.field is the first one's field, data.market the market, data.app the app and data.breaches each broken rule (field, market, rule, source)."
 
     public static let creativeUpload = RPCMethod<CreativeUploadParams, CreativeFacts>(
         "creative.upload", summary: "Store a creative (base64) by the sha256 of its bytes; the type is checked against the bytes and the pixel size read from them.",
@@ -13,11 +15,11 @@ public enum AdminAPI {
         examples: [RPCExample("a PNG", params: CreativeUploadParams(contentType: "image/png", data: APIExamples.creativeBase64), result: APIExamples.creative)])
     public static let campaignCreate = RPCMethod<CampaignFields, CampaignChangeResult>(
         "campaign.create", summary: "Create a campaign.",
-        description: "Every field is validated; a bad one is refused with -32602 naming it. Creatives must be uploaded first.",
+        description: "Every field is validated; a bad one is refused with -32602 naming it. Creatives must be uploaded first. \(marketRefusal)",
         examples: [RPCExample("every field", params: APIExamples.fields, result: CampaignChangeResult(campaign: APIExamples.campaign, seq: 17))])
     public static let campaignUpdate = RPCMethod<CampaignUpdateParams, CampaignChangeResult>(
         "campaign.update", summary: "Change fields of a campaign.",
-        description: "Fields left out keep their value; the campaign is validated as a whole and its version grows. Expired and deleted campaigns cannot change.",
+        description: "Fields left out keep their value; the campaign is validated as a whole and its version grows. Expired and deleted campaigns cannot change. \(marketRefusal) The merged campaign is checked, so an update of any field of a campaign that breaks them is refused until it keeps them.",
         errors: campaignErrors,
         examples: [RPCExample("a later end and a higher priority",
                               params: CampaignUpdateParams(id: 42, fields: CampaignFields(endsAt: Timestamp(rfc3339: "2026-11-13T16:00:00Z")!, priority: 90)),
@@ -92,6 +94,25 @@ public enum AdminAPI {
                                 ExplainedCampaign(CampaignExplanation(campaign: APIExamples.campaign { $0.id = 43; $0.name = "Android only"; $0.state = .live }, outcome: .targeting, field: .platform)),
                               ], at: APIExamples.updated))])
 
+    public static let appSet = RPCMethod<AppPatch, AppSetResult>(
+        "app.set", summary: "Set an app's market, time zone or logo: only the fields given change.",
+        description: "An app never set is global, in UTC, with no logo; the first app.set starts from those defaults. A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256. The change is kept in the app's log with who made it (app.get). The answer lists the live and scheduled campaigns of the app that break its market's rules, each with every rule it breaks; none of them is changed (pause or update them: an update is checked against the rules).",
+        idempotent: true,
+        examples: [RPCExample("an app moved to the Chinese market", params: AppPatch(app: "com.example.shop", market: .cn, timezone: "Asia/Shanghai"),
+                              result: AppSetResult(app: APIExamples.app, breaking: [
+                                BreakingCampaign(id: 42, name: "Singles' Day", state: .live, breaches: MarketRules.rules(of: .cn).filter { $0.field == .clickArea }.map(\.breach)),
+                              ]))])
+    public static let appGet = RPCMethod<AppParams, AppResult>(
+        "app.get", summary: "One app: its market, time zone and logo (the defaults for an app never set), and its latest changes.",
+        idempotent: true,
+        examples: [RPCExample("an app set once", params: AppParams(app: "com.example.shop"),
+                              result: AppResult(app: APIExamples.app, changes: [
+                                AppChange(at: APIExamples.updated, actor: "alice", before: nil, after: APIExamples.app),
+                              ]))])
+    public static let appList = RPCMethod<NoParams, AppListResult>(
+        "app.list", summary: "Every app set, by id.", idempotent: true,
+        examples: [RPCExample("one app", params: NoParams(), result: AppListResult(apps: [APIExamples.app]))])
+
     static func operation(_ name: String, _ summary: String, _ change: (inout Campaign) -> Void) -> RPCMethod<CampaignID, CampaignChangeResult> {
         RPCMethod(name, summary: summary, errors: campaignErrors,
                   examples: [RPCExample("campaign 42", params: CampaignID(id: 42),
@@ -107,6 +128,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info, appStats.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
+        edgeList.info, campaignStats.info, appStats.info, appSet.info, appGet.info, appList.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
     ] + operations.map { $0.0.info }
 }

@@ -14,6 +14,8 @@ public enum APIExamples {
     public static let epoch = "6f1c2a9e0b7d4e3f"
     public static let created = Timestamp(rfc3339: "2026-11-01T08:30:00Z")!
     public static let updated = Timestamp(rfc3339: "2026-11-02T09:15:00.250Z")!
+    /// An app in the Chinese market.
+    public static let app = AppSettings(app: "com.example.shop", market: .cn, timezone: "Asia/Shanghai", updatedAt: updated)
 
     /// The fields an operator gives for the campaign.
     public static let fields = CampaignFields(

@@ -1,6 +1,7 @@
 import Foundation
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdTesting
 import Testing
 import ZMQRPC
@@ -17,7 +18,8 @@ struct SocketAPI: Sendable {
         SocketAPI(document: "campaignd-admin", info: AdminAPI.info, methods: AdminAPI.methods, codecs: TypedCodec.table(
             [TypedCodec(AdminAPI.creativeUpload), TypedCodec(AdminAPI.campaignCreate), TypedCodec(AdminAPI.campaignUpdate),
              TypedCodec(AdminAPI.campaignGet), TypedCodec(AdminAPI.campaignList), TypedCodec(AdminAPI.edgeList),
-             TypedCodec(AdminAPI.campaignStats), TypedCodec(AdminAPI.appStats), TypedCodec(AdminAPI.changeList),
+             TypedCodec(AdminAPI.campaignStats), TypedCodec(AdminAPI.appStats), TypedCodec(AdminAPI.appSet),
+             TypedCodec(AdminAPI.appGet), TypedCodec(AdminAPI.appList), TypedCodec(AdminAPI.changeList),
              TypedCodec(AdminAPI.launchExplain), TypedCodec(AdminAPI.backupCreate), TypedCodec(AdminAPI.backupRead)] + AdminAPI.operations.map { TypedCodec($0.0) })),
         SocketAPI(document: "campaignd-sync", info: SyncAPI.info, methods: SyncAPI.methods, codecs: TypedCodec.table(
             [TypedCodec(SyncAPI.snapshot), TypedCodec(SyncAPI.changes), TypedCodec(SyncAPI.creative), TypedCodec(SyncAPI.ack), TypedCodec(SyncAPI.acks),
@@ -119,6 +121,14 @@ struct ProtoDocsTests {
                 #expect(method["result"]?["schema"]?.objectValue?.isEmpty == false, "\(name) has no result schema")
             }
         }
+    }
+
+    @Test("the markets' rules in proto-docs/README.md are the table the code checks (MarketRules.all)")
+    func marketRules() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("proto-docs/README.md"), encoding: .utf8)
+        #expect(readme.contains("<!-- market-rules -->\n\(MarketRules.markdownTable)\n<!-- /market-rules -->"), "run proto-docs/generate.sh")
+        // One row a rule, each naming its source.
+        #expect(MarketRules.markdownTable.split(separator: "\n").count == MarketRules.all.count + 2)
     }
 
     @Test("each document is valid OpenRPC 1.3, its examples valid against their methods' schemas")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running the system needs on Debian, if it is missing: libzmq (with CURVE), the
 # tools the scripts use, PostgreSQL's server (the tests start clusters of their own with it), SQLite's shell (a test
-# shapes a database as an older campaignd left it), and Chromium with
+# shapes a database as an older campaignd left it), the tz database (apps' time zones are checked against it), and Chromium with
 # chromedriver and Selenium (the console's browser tests). Swift itself is expected on PATH.
 set -euo pipefail
 missing=()
@@ -13,6 +13,7 @@ command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+[ -f /usr/share/zoneinfo/Asia/Shanghai ] || missing+=(tzdata)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 SUDO=""

@@ -1,0 +1,53 @@
+import LaunchAdDomain
+import PostgresNIO
+
+// Apps and their log, on PostgreSQL.
+extension PostgresStore {
+    public func app(_ app: String) async throws -> AppSettings? {
+        try await rows("SELECT body FROM apps WHERE app = \(app)").first.map { try AppJSON.decode($0.decode(String.self)) }
+    }
+
+    public func apps() async throws -> [AppSettings] {
+        try await rows("SELECT body FROM apps ORDER BY app").map { try AppJSON.decode($0.decode(String.self)) }
+    }
+
+    public func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign]) {
+        let (app, breaking) = try await turn { [logger] connection in
+            let stored = try await Self.rows(connection, "SELECT body FROM apps WHERE app = \(patch.app) FOR UPDATE", logger).first
+                .map { try AppJSON.decode($0.decode(String.self)) }
+            var logoStored = false
+            if let logo = patch.logo, !logo.isEmpty, logo != stored?.logo {
+                logoStored = try await !Self.rows(connection, "SELECT 1 FROM creatives WHERE sha256 = \(logo)", logger).isEmpty
+            }
+            let next = try AppJSON.merge(stored, patch, now: now) { _ in logoStored }
+            let body = try AppJSON.encode(next)
+            try await connection.query("""
+                INSERT INTO apps (app, market, body) VALUES (\(next.app), \(next.market.rawValue), \(body))
+                ON CONFLICT (app) DO UPDATE SET market = excluded.market, body = excluded.body
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO app_changes (app, at, actor, before, after)
+                VALUES (\(next.app), \(now.milliseconds), \(actor), \(try AppJSON.encode(stored)), \(body))
+                """, logger: logger)
+            let campaigns = try await Self.rows(connection, """
+                SELECT body FROM campaigns WHERE app = \(next.app) AND state IN ('live', 'scheduled')
+                """, logger).map { try CampaignJSON.decode($0.decode(String.self)) }
+            return (next, BreakingCampaign.among(campaigns, in: next.market))
+        }
+        return (app, breaking)
+    }
+
+    public func appHistory(_ app: String, limit: Int) async throws -> [AppChange] {
+        try await rows("SELECT at, actor, before, after FROM app_changes WHERE app = \(app) ORDER BY id DESC LIMIT \(Int64(limit))").map { row in
+            let (at, actor, before, after) = try row.decode((Int64, String, String?, String).self)
+            return AppChange(at: Timestamp(milliseconds: at), actor: actor, before: try before.map(AppJSON.decode), after: try AppJSON.decode(after))
+        }
+    }
+
+    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`).
+    func checkMarket(_ connection: PostgresConnection, _ campaign: Campaign) async throws {
+        let market = try await Self.rows(connection, "SELECT market FROM apps WHERE app = \(campaign.app)", logger).first
+            .flatMap { Market(rawValue: try $0.decode(String.self)) } ?? .default
+        do throws(MarketRefusal) { try MarketRules.check(campaign, in: market) } catch { throw StoreError.market(error) }
+    }
+}

@@ -1,0 +1,32 @@
+import CampaignConsole
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import Testing
+
+@Suite("The console's apps: each app's market and the campaigns breaking its rules", .timeLimit(.minutes(2)))
+struct ConsoleAppsTests {
+    @Test("The campaigns page shows each app's market and time zone and lists exactly the campaigns breaking its rules, names escaped")
+    func appsAndBreakingCampaigns() async throws {
+        try await withConsole { service, client, admin in
+            let hostile = "<script>alert(1)</script> & \"co\""
+            let breaking = try await createCampaign(service, admin, name: hostile) { $0.clickArea = .full }
+            let fine = try await createCampaign(service, admin, name: "Button only")
+            let other = try await createCampaign(service, admin, name: "Other app") { $0.app = "news"; $0.skippable = false }
+            let set = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .cn, timezone: "Asia/Shanghai"))
+            #expect(set.breaking.map(\.id) == [breaking])
+            try await client.signIn(aliceToken)
+            let page = try await client.get("/")
+            #expect(page.status == 200)
+            #expect(page.body.contains("<tr data-app=\"shop\"><td>shop</td><td data-market=\"cn\">cn</td><td>Asia/Shanghai</td>"))
+            // An app never set shows its defaults, and no campaign of it breaks anything.
+            #expect(page.body.contains("<tr data-app=\"news\"><td>news</td><td data-market=\"global\">global</td><td>UTC</td><td>none</td></tr>"))
+            #expect(page.body.contains("<li data-campaign=\"\(breaking)\"><a href=\"/campaigns/\(breaking)\">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;</a>: clickArea must be button"))
+            #expect(page.body.contains("MIIT 2021"))
+            #expect(!page.body.contains("<li data-campaign=\"\(fine)\"") && !page.body.contains("<li data-campaign=\"\(other)\""))
+            #expect(!page.body.contains("<script>alert"))
+        }
+    }
+}
