@@ -55,6 +55,10 @@ extension AdctlTests {
         #expect(try await client.call(AdminAPI.campaignGet, CampaignID(id: breaking.id)).campaign == breaking)
         (status, output) = try await adctl(["campaign", "update", String(breaking.id), "--priority", "70"])
         #expect(status != 0 && output.contains("clickArea") && output.contains("cn"), "\(output)")
+        (status, output) = try await adctl(["campaign", "update", String(breaking.id), "--priority", "70", "--dry-run"])
+        #expect(status != 0 && output.contains("clickArea must be button") && output.contains("cn market"), "\(output)")
+        (status, output) = try await adctl(["campaign", "update", String(breaking.id), "--click-area", "button", "--dry-run"])
+        #expect(status == 0 && output.contains("clickArea"), "\(output)")
         await client.close()
         await fixture.stop()
     }
