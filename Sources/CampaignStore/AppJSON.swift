@@ -12,7 +12,7 @@ enum AppJSON {
     }
 
     /// The app `patch` makes of `stored` (its id checked by the caller) (the defaults when never set), checked, its logo among the uploaded
-    /// creatives; stamped `now`.
+    /// creatives; stamped `now` when it differs from `stored` (`stored` itself when it does not: nothing to write).
     static func merge(_ stored: AppSettings?, _ patch: AppPatch, now: Timestamp, creativeExists: (String) throws -> Bool) throws -> AppSettings {
         var next: AppSettings
         do throws(FieldError) {
@@ -23,6 +23,10 @@ enum AppJSON {
         if let logo = next.logo, logo != stored?.logo, try !creativeExists(logo) {
             throw StoreError.field(FieldError("logo", "is not an uploaded creative"))
         }
+        // Nothing changes (a retried call, say): the app as stored, and nothing for the caller to write or log.
+        var unchanged = next
+        unchanged.updatedAt = stored?.updatedAt
+        if let stored, unchanged == stored { return stored }
         next.updatedAt = now
         return next
     }

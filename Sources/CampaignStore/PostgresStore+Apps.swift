@@ -20,15 +20,17 @@ extension PostgresStore {
                 logoStored = try await !Self.rows(connection, "SELECT 1 FROM creatives WHERE sha256 = \(logo)", logger).isEmpty
             }
             let next = try AppJSON.merge(stored, patch, now: now) { _ in logoStored }
-            let body = try AppJSON.encode(next)
-            try await connection.query("""
-                INSERT INTO apps (app, market, body) VALUES (\(next.app), \(next.market.rawValue), \(body))
-                ON CONFLICT (app) DO UPDATE SET market = excluded.market, body = excluded.body
-                """, logger: logger)
-            try await connection.query("""
-                INSERT INTO app_changes (app, at, actor, before, after)
-                VALUES (\(next.app), \(now.milliseconds), \(actor), \(try AppJSON.encode(stored)), \(body))
-                """, logger: logger)
+            if next != stored {
+                let body = try AppJSON.encode(next)
+                try await connection.query("""
+                    INSERT INTO apps (app, market, body) VALUES (\(next.app), \(next.market.rawValue), \(body))
+                    ON CONFLICT (app) DO UPDATE SET market = excluded.market, body = excluded.body
+                    """, logger: logger)
+                try await connection.query("""
+                    INSERT INTO app_changes (app, at, actor, before, after)
+                    VALUES (\(next.app), \(now.milliseconds), \(actor), \(try AppJSON.encode(stored)), \(body))
+                    """, logger: logger)
+            }
             let campaigns = try await Self.rows(connection, """
                 SELECT body FROM campaigns WHERE app = \(next.app) AND state IN ('live', 'scheduled')
                 """, logger).map { try CampaignJSON.decode($0.decode(String.self)) }

@@ -431,12 +431,14 @@ public final class SQLiteStore: Store {
         try await pool.write { db in
             let stored = try Self.app(db, patch.app)
             let next = try AppJSON.merge(stored, patch, now: now) { sha256 in try Self.creative(db, sha256: sha256) != nil }
-            try db.execute(sql: """
-                INSERT INTO apps (app, market, body) VALUES (?, ?, ?)
-                ON CONFLICT(app) DO UPDATE SET market = excluded.market, body = excluded.body
-                """, arguments: [next.app, next.market.rawValue, try AppJSON.encode(next)])
-            try db.execute(sql: "INSERT INTO app_changes (app, at, actor, before, after) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), try AppJSON.encode(next)])
+            if next != stored {
+                try db.execute(sql: """
+                    INSERT INTO apps (app, market, body) VALUES (?, ?, ?)
+                    ON CONFLICT(app) DO UPDATE SET market = excluded.market, body = excluded.body
+                    """, arguments: [next.app, next.market.rawValue, try AppJSON.encode(next)])
+                try db.execute(sql: "INSERT INTO app_changes (app, at, actor, before, after) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), try AppJSON.encode(next)])
+            }
             let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE app = ? AND state IN ('live', 'scheduled')",
                                                 arguments: [next.app]).map(Self.decode)
             return (next, BreakingCampaign.among(campaigns, in: next.market))

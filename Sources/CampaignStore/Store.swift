@@ -114,8 +114,9 @@ public protocol Store: Sendable {
 
     /// Sets the fields `patch` gives (the others kept, or their defaults for an app never set), with its change kept
     /// in the app's log with `actor`, in one transaction with the campaigns' writes; answers the app and the live and
-    /// scheduled campaigns of the app that break its market's rules (changed in no way). A logo that is not an
-    /// uploaded creative is refused (``StoreError/field(_:)``).
+    /// scheduled campaigns of the app that break its market's rules (changed in no way). A patch that changes
+    /// nothing writes and logs nothing (a retried call). A logo that is not an uploaded creative is refused
+    /// (``StoreError/field(_:)``).
     func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign])
 
     /// The app's changes, newest first, at most `limit`.

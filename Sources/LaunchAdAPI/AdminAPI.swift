@@ -96,7 +96,7 @@ public enum AdminAPI {
 
     public static let appSet = RPCMethod<AppPatch, AppSetResult>(
         "app.set", summary: "Set an app's market, time zone or logo: only the fields given change.",
-        description: "An app never set is global, in UTC, with no logo; the first app.set starts from those defaults. A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256. The change is kept in the app's log with who made it (app.get). The answer lists the live and scheduled campaigns of the app that break its market's rules, each with every rule it breaks; none of them is changed (pause or update them: an update is checked against the rules).",
+        description: "An app never set is global, in UTC, with no logo; the first app.set starts from those defaults. A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256. The change is kept in the app's log with who made it (app.get); a patch that changes nothing (a retried call) is not logged. The answer lists the live and scheduled campaigns of the app that break its market's rules, each with every rule it breaks; none of them is changed (pause or update them: an update is checked against the rules).",
         idempotent: true,
         examples: [RPCExample("an app moved to the Chinese market", params: AppPatch(app: "com.example.shop", market: .cn, timezone: "Asia/Shanghai"),
                               result: AppSetResult(app: APIExamples.app, breaking: [

@@ -47,7 +47,11 @@ extension CampaignServiceTests {
             #expect(got.app == moved)
             #expect(got.changes.map(\.after) == [moved, set.app] && got.changes.map(\.before) == [set.app, nil])
             #expect(got.changes.allSatisfy { $0.actor == "local" })
-            #expect(try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", logo: "")).app.logo == nil)
+            let unlogoed = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", logo: "")).app
+            #expect(unlogoed.logo == nil)
+            // The same patch again (a retried call) changes nothing and logs nothing.
+            #expect(try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", logo: "")).app == unlogoed)
+            #expect(try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .cn)).app == unlogoed)
             _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "news"))
             #expect(try await admin.call(AdminAPI.appList, NoParams()).apps.map { "\($0.app) \($0.market)" } == ["news global", "shop cn"])
 
