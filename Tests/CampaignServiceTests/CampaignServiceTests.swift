@@ -94,28 +94,28 @@ struct CampaignServiceTests {
 
     @Test("kill -9 right after an acknowledged write loses nothing, and seq goes on without a gap")
     func durability() async throws {
-        let fixture = try await CampaignFixture()
-        var admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin)
-        var lastSeq: Int64 = 0
-        var ids: [Int64] = []
-        for index in 0..<20 {
-            let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative))
-            #expect(change.seq == lastSeq + 1)
-            lastSeq = change.seq
-            ids.append(change.campaign.id)
+        try await withStopping(CampaignFixture()) { fixture in
+            var admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            var lastSeq: Int64 = 0
+            var ids: [Int64] = []
+            for index in 0..<20 {
+                let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative))
+                #expect(change.seq == lastSeq + 1)
+                lastSeq = change.seq
+                ids.append(change.campaign.id)
+            }
+            let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: ids[3]))
+            await admin.close()
+            try await fixture.restart(signal: SIGKILL)  // at once after the answer
+            admin = try fixture.admin()
+            let list = try await admin.call(AdminAPI.campaignList, CampaignListParams())
+            #expect(list.campaigns.map(\.id) == ids)
+            #expect(list.campaigns[3].forced && list.campaigns[3].version == forced.campaign.version)
+            let next = try await admin.call(AdminAPI.campaignPause, CampaignID(id: ids[0]))
+            #expect(next.seq == forced.seq + 1)
+            await admin.close()
         }
-        let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: ids[3]))
-        await admin.close()
-        try await fixture.restart(signal: SIGKILL)  // at once after the answer
-        admin = try fixture.admin()
-        let list = try await admin.call(AdminAPI.campaignList, CampaignListParams())
-        #expect(list.campaigns.map(\.id) == ids)
-        #expect(list.campaigns[3].forced && list.campaigns[3].version == forced.campaign.version)
-        let next = try await admin.call(AdminAPI.campaignPause, CampaignID(id: ids[0]))
-        #expect(next.seq == forced.seq + 1)
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("a subscriber that starts late, or loses messages, rebuilds the exact state from snapshot plus changes")
@@ -416,30 +416,30 @@ struct CampaignOperationsTests {
 
     @Test("a campaign whose end passed while campaignd was down is expired, and published, on start")
     func expiryWhileDown() async throws {
-        let fixture = try await CampaignFixture()
-        var admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin)
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 1.5))
-        await admin.close()
-        fixture.process.signal(SIGKILL)
-        _ = await fixture.process.exitStatus()
-        // The test is about time passing while campaignd is down: its end must go by before the restart.
-        try await sleepUntil(created.campaign.endsAt)
-        try await fixture.restart()
-        admin = try fixture.admin()
-        #expect(await eventually {
-            (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign.state) == .expired
-        })
-        let sync = try fixture.sync()
-        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-        let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
-        #expect(changes.map(\.op) == [.expired])
-        // The change log says who made it (the wire's change does not carry it).
-        let log = try await SQLiteStore(directory: fixture.directory.appendingPathComponent("data").path).changeLog(after: created.seq, limit: 10)
-        #expect(log.map(\.change.op) == [.expired] && log.map(\.actor) == ["scheduler"])
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
+        try await withStopping(CampaignFixture()) { fixture in
+            var admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 1.5))
+            await admin.close()
+            fixture.process.signal(SIGKILL)
+            _ = await fixture.process.exitStatus()
+            // The test is about time passing while campaignd is down: its end must go by before the restart.
+            try await sleepUntil(created.campaign.endsAt)
+            try await fixture.restart()
+            admin = try fixture.admin()
+            #expect(await eventually {
+                (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign.state) == .expired
+            })
+            let sync = try fixture.sync()
+            let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+            let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
+            #expect(changes.map(\.op) == [.expired])
+            // The change log says who made it (the wire's change does not carry it).
+            let log = try await SQLiteStore(directory: fixture.directory.appendingPathComponent("data").path).changeLog(after: created.seq, limit: 10)
+            #expect(log.map(\.change.op) == [.expired] && log.map(\.actor) == ["scheduler"])
+            await admin.close()
+            await sync.close()
+        }
     }
 
     @Test("/healthz answers with epoch and seq; /metrics counts requests by method and code")
