@@ -1,3 +1,5 @@
+import ZMQRPC
+
 /// A fixture a test starts and must stop however the test ends: a child process (campaignd, an edge, a relay), a
 /// proxy, a server. ``withStopping(_:isolation:_:)`` awaits its ``stop()``.
 ///
@@ -34,3 +36,6 @@ extension Array: Stoppable where Element: Stoppable {
         for fixture in reversed() { await fixture.stop() }
     }
 }
+
+/// A subscriber to an update stream: its thread ends with its stop.
+extension Subscriber: Stoppable {}
