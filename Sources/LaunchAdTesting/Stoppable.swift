@@ -39,3 +39,9 @@ extension Array: Stoppable where Element: Stoppable {
 
 /// A subscriber to an update stream: its thread ends with its stop.
 extension Subscriber: Stoppable {}
+
+/// A JSON-RPC client: stopping it closes it (its thread ends), so a helper's client is closed before its scope's
+/// fixture stops, not by a task left running after it.
+extension RPCClient: Stoppable {
+    public func stop() async { await close() }
+}

@@ -123,9 +123,9 @@ struct EdgeTrustTests {
             func edgeIds() async throws -> [String] {
                 var configuration = RPCClientConfiguration(endpoint: fixture.endpoints["admin"]!)
                 configuration.curve = CurveClientOptions(serverKey: server.publicKey, keyPair: operatorKeys)
-                let admin = try RPCClient(context: fixture.context, configuration: configuration)
-                defer { Task { await admin.close() } }
-                return try await admin.call(AdminAPI.edgeList, NoParams()).edges.map(\.edgeId)
+                return try await withStopping(RPCClient(context: fixture.context, configuration: configuration)) { admin in
+                    try await admin.call(AdminAPI.edgeList, NoParams()).edges.map(\.edgeId)
+                }
             }
             // A real edge started with edge-a's key but calling itself edge-b: it syncs, but what it acknowledges is refused.
             try await withEdge("edge-b", connectedTo: fixture, configure: { $0.keysDirectory = directory.appendingPathComponent("edge-a").path }) { impostor in
