@@ -66,7 +66,7 @@ extension CampaignServiceEndpoints {
 }
 
 /// A `campaignd` child process on ephemeral loopback ports with its own data folder, and clients for it.
-public final class CampaignFixture: CampaignServiceEndpoints, @unchecked Sendable {
+public final class CampaignFixture: CampaignServiceEndpoints, Stoppable, @unchecked Sendable {
     // @unchecked: the mutable process reference is replaced only by the test that owns the fixture.
     public let directory: URL
     public let context: ZMQContext
@@ -127,6 +127,7 @@ public final class CampaignFixture: CampaignServiceEndpoints, @unchecked Sendabl
         _ = await process.exitStatus()
     }
 
+    /// Stops the process (SIGTERM) and removes its folder; again, does nothing more.
     public func stop() async {
         process.signal(SIGTERM)
         _ = await process.exitStatus()
@@ -203,7 +204,7 @@ public class EdgeClient: @unchecked Sendable, ServesMetrics {
 }
 
 /// A running `deliveryd` child process and a client for its client socket.
-public final class EdgeProcess: EdgeClient, @unchecked Sendable {
+public final class EdgeProcess: EdgeClient, Stoppable, @unchecked Sendable {
     public let process: ChildProcess
 
     init(name: String, process: ChildProcess, endpoints: [String: String], context: ZMQContext) throws {
@@ -213,9 +214,18 @@ public final class EdgeProcess: EdgeClient, @unchecked Sendable {
 
     public override var log: String { process.log }
 
-    public func stop(signal: Int32 = SIGTERM) async {
+    /// Stops it gracefully (SIGTERM), as ``withStopping(_:isolation:_:)`` does at the end of its scope.
+    public func stop() async {
+        await stop(signal: SIGTERM)
+    }
+
+    /// Closes the client and sends `signal` (SIGKILL for a crash); returns once the process has exited. Safe to call
+    /// again (the client is closed once, and a reaped process is sent nothing).
+    public func stop(signal: Int32) async {
         await client.close()
         process.signal(signal)
+        // A test that stopped the edge (SIGSTOP) and failed before it let it go on: it must run to act on the signal.
+        process.signal(SIGCONT)
         _ = await process.exitStatus()
     }
 }

@@ -9,7 +9,7 @@ import Locking
 /// loopback port; each connection gets one request and one reply (then `Connection: close`).
 ///
 /// Plain POSIX sockets and a thread per connection, as ``TCPProxy``.
-public final class FaultHTTPServer: Sendable {
+public final class FaultHTTPServer: Stoppable, Sendable {
     /// A request as it arrived.
     public struct Request: Sendable {
         public var method: String

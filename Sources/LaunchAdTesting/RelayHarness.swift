@@ -62,7 +62,7 @@ public func withRelay<T>(
 }
 
 /// A running `relayd` child process, below campaignd or another relay; edges and relays connect to it as to campaignd.
-public final class RelayProcess: CampaignServiceEndpoints, @unchecked Sendable {
+public final class RelayProcess: CampaignServiceEndpoints, Stoppable, @unchecked Sendable {
     // @unchecked: the process and endpoints are replaced only by the test that owns it, on restart.
     public let name: String
     public let directory: URL
@@ -103,7 +103,13 @@ public final class RelayProcess: CampaignServiceEndpoints, @unchecked Sendable {
         (process, endpoints) = try await Self.launch(name: name, directory: directory, arguments: arguments, endpoints: endpoints)
     }
 
-    public func stop(signal: Int32 = SIGTERM) async {
+    /// Stops it gracefully (SIGTERM), as ``withStopping(_:isolation:_:)`` does at the end of its scope.
+    public func stop() async {
+        await stop(signal: SIGTERM)
+    }
+
+    /// Sends `signal` (SIGKILL for a crash) and returns once the process has exited; safe to call again.
+    public func stop(signal: Int32) async {
         process.signal(signal)
         _ = await process.exitStatus()
     }

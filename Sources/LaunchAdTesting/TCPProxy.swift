@@ -10,7 +10,7 @@ import Locking
 ///
 /// Plain POSIX sockets and threads: a listener thread, and two threads per connection (one per direction), so
 /// a peer that stops reading never stalls the other direction.
-public final class TCPProxy: Sendable {
+public final class TCPProxy: Stoppable, Sendable {
     /// The port it listens on, on 127.0.0.1.
     public let port: UInt16
     public var endpoint: String { "tcp://127.0.0.1:\(port)" }

@@ -21,10 +21,9 @@ func withConsole<T>(users: Bool = true, limits: SignInLimits = SignInLimits(),
             address: "127.0.0.1:0", users: users ? try ConsoleUsers([("alice", aliceToken), ("bob", bobToken)]) : nil)
         configuration.console?.signInLimits = limits
     }) { service in
-        let admin = try service.admin()
-        defer { Task { await admin.close() } }
-        let client = ConsoleClient(service.endpoints["console"]!)
-        return try await body(service, client, admin)
+        try await withStopping(service.admin()) { admin in
+            try await body(service, ConsoleClient(service.endpoints["console"]!), admin)
+        }
     }
 }
 

@@ -94,28 +94,28 @@ struct CampaignServiceTests {
 
     @Test("kill -9 right after an acknowledged write loses nothing, and seq goes on without a gap")
     func durability() async throws {
-        let fixture = try await CampaignFixture()
-        var admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin)
-        var lastSeq: Int64 = 0
-        var ids: [Int64] = []
-        for index in 0..<20 {
-            let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative))
-            #expect(change.seq == lastSeq + 1)
-            lastSeq = change.seq
-            ids.append(change.campaign.id)
+        try await withStopping(CampaignFixture()) { fixture in
+            var admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            var lastSeq: Int64 = 0
+            var ids: [Int64] = []
+            for index in 0..<20 {
+                let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "c\(index)", creative: creative))
+                #expect(change.seq == lastSeq + 1)
+                lastSeq = change.seq
+                ids.append(change.campaign.id)
+            }
+            let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: ids[3]))
+            await admin.close()
+            try await fixture.restart(signal: SIGKILL)  // at once after the answer
+            admin = try fixture.admin()
+            let list = try await admin.call(AdminAPI.campaignList, CampaignListParams())
+            #expect(list.campaigns.map(\.id) == ids)
+            #expect(list.campaigns[3].forced && list.campaigns[3].version == forced.campaign.version)
+            let next = try await admin.call(AdminAPI.campaignPause, CampaignID(id: ids[0]))
+            #expect(next.seq == forced.seq + 1)
+            await admin.close()
         }
-        let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: ids[3]))
-        await admin.close()
-        try await fixture.restart(signal: SIGKILL)  // at once after the answer
-        admin = try fixture.admin()
-        let list = try await admin.call(AdminAPI.campaignList, CampaignListParams())
-        #expect(list.campaigns.map(\.id) == ids)
-        #expect(list.campaigns[3].forced && list.campaigns[3].version == forced.campaign.version)
-        let next = try await admin.call(AdminAPI.campaignPause, CampaignID(id: ids[0]))
-        #expect(next.seq == forced.seq + 1)
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("a subscriber that starts late, or loses messages, rebuilds the exact state from snapshot plus changes")
@@ -242,21 +242,21 @@ struct CampaignServiceTests {
         try await withCampaignService(engine: engine) { fixture in
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
-            let subscriber = try fixture.subscribe()
-            var messages = subscriber.messages.makeAsyncIterator()
-            _ = await messages.next()  // subscribed (a heartbeat or a change)
-            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
-            let endsAt = created.campaign.endsAt
-            var expiredAt: Timestamp?
-            while expiredAt == nil, let message = await messages.next() {
-                if message.is(UpdateStream.changed), message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
-                    expiredAt = Timestamp(seconds: Date().timeIntervalSince1970)
+            try await withStopping(fixture.subscribe()) { subscriber in
+                var messages = subscriber.messages.makeAsyncIterator()
+                _ = await messages.next()  // subscribed (a heartbeat or a change)
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
+                let endsAt = created.campaign.endsAt
+                var expiredAt: Timestamp?
+                while expiredAt == nil, let message = await messages.next() {
+                    if message.is(UpdateStream.changed), message.params["op"] == "expired", message.params["id"]?.intValue == Int(created.campaign.id) {
+                        expiredAt = Timestamp(seconds: Date().timeIntervalSince1970)
+                    }
                 }
+                let lateness = try #require(expiredAt).milliseconds - endsAt.milliseconds
+                #expect(lateness >= 0 && lateness < 100 * Int64(Sanitizer.slowdown), "published \(lateness) ms after the end")
+                await admin.close()
             }
-            let lateness = try #require(expiredAt).milliseconds - endsAt.milliseconds
-            #expect(lateness >= 0 && lateness < 100 * Int64(Sanitizer.slowdown), "published \(lateness) ms after the end")
-            await subscriber.stop()
-            await admin.close()
         }
     }
 
@@ -265,33 +265,33 @@ struct CampaignServiceTests {
         try await withCampaignService(engine: engine) { fixture in
             let setup = try fixture.admin()
             let creative = try await fixture.uploadPNG(setup)
-            let subscriber = try fixture.subscribe(topics: ["campaign", "heartbeat"])
-            // The subscription is in place once a heartbeat arrives.
-            let heartbeat = await collect(subscriber.messages) { $0.contains { $0.method == "heartbeat" } }
-            #expect(!heartbeat.isEmpty)
-            let writers = 4, each = 30
-            let seqs = try await withThrowingTaskGroup(of: [Int64].self) { group in
-                for writer in 0..<writers {
-                    let client = try fixture.admin()
-                    group.addTask {
-                        var seqs: [Int64] = []
-                        for index in 0..<each {
-                            seqs.append(try await client.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "w\(writer)-\(index)", creative: creative)).seq)
+            try await withStopping(fixture.subscribe(topics: ["campaign", "heartbeat"])) { subscriber in
+                // The subscription is in place once a heartbeat arrives.
+                let heartbeat = await collect(subscriber.messages) { $0.contains { $0.method == "heartbeat" } }
+                #expect(!heartbeat.isEmpty)
+                let writers = 4, each = 30
+                let seqs = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                    for writer in 0..<writers {
+                        let client = try fixture.admin()
+                        group.addTask {
+                            var seqs: [Int64] = []
+                            for index in 0..<each {
+                                seqs.append(try await client.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "w\(writer)-\(index)", creative: creative)).seq)
+                            }
+                            await client.close()
+                            return seqs
                         }
-                        await client.close()
-                        return seqs
                     }
+                    return try await group.reduce(into: [Int64]()) { $0 += $1 }
                 }
-                return try await group.reduce(into: [Int64]()) { $0 += $1 }
+                #expect(seqs.sorted() == Array(1...Int64(writers * each)))
+                let total = writers * each
+                let published = await collect(subscriber.messages) { items in items.filter { $0.is(UpdateStream.changed) }.count >= total }
+                    .filter { $0.is(UpdateStream.changed) }.compactMap { $0.params["seq"]?.intValue }
+                #expect(published == Array(1...total))
+                #expect(subscriber.dropped.load(ordering: .relaxed) == 0)
+                await setup.close()
             }
-            #expect(seqs.sorted() == Array(1...Int64(writers * each)))
-            let total = writers * each
-            let published = await collect(subscriber.messages) { items in items.filter { $0.is(UpdateStream.changed) }.count >= total }
-                .filter { $0.is(UpdateStream.changed) }.compactMap { $0.params["seq"]?.intValue }
-            #expect(published == Array(1...total))
-            #expect(subscriber.dropped.load(ordering: .relaxed) == 0)
-            await subscriber.stop()
-            await setup.close()
         }
     }
 
@@ -300,22 +300,22 @@ struct CampaignServiceTests {
         try await withCampaignService(engine: engine) { fixture in
             let admin = try fixture.admin()
             let sync = try fixture.sync()
-            let subscriber = try fixture.subscribe(topics: ["heartbeat"])
-            var messages = subscriber.messages.makeAsyncIterator()
-            let first = try #require(await messages.next())
-            let second = try #require(await messages.next())
-            #expect(first.method == "heartbeat" && first.params["seq"] == 0)
-            let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-            #expect(first.params["epoch"]?.stringValue == snapshot.epoch)
-            let gap = try #require(Timestamp(rfc3339: second.params["time"]?.stringValue ?? "")).milliseconds
-                - #require(Timestamp(rfc3339: first.params["time"]?.stringValue ?? "")).milliseconds
-            #expect(gap >= 900 && gap <= 1500)
-            _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: snapshot.epoch, appliedSeq: 0))
-            let edges = try await admin.call(AdminAPI.edgeList, NoParams())
-            #expect(edges.edges.map(\.edgeId) == ["edge-a"] && edges.edges[0].region == "cn-east" && !edges.edges[0].stale)
-            await subscriber.stop()
-            await admin.close()
-            await sync.close()
+            try await withStopping(fixture.subscribe(topics: ["heartbeat"])) { subscriber in
+                var messages = subscriber.messages.makeAsyncIterator()
+                let first = try #require(await messages.next())
+                let second = try #require(await messages.next())
+                #expect(first.method == "heartbeat" && first.params["seq"] == 0)
+                let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+                #expect(first.params["epoch"]?.stringValue == snapshot.epoch)
+                let gap = try #require(Timestamp(rfc3339: second.params["time"]?.stringValue ?? "")).milliseconds
+                    - #require(Timestamp(rfc3339: first.params["time"]?.stringValue ?? "")).milliseconds
+                #expect(gap >= 900 && gap <= 1500)
+                _ = try await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-a", region: "cn-east", epoch: snapshot.epoch, appliedSeq: 0))
+                let edges = try await admin.call(AdminAPI.edgeList, NoParams())
+                #expect(edges.edges.map(\.edgeId) == ["edge-a"] && edges.edges[0].region == "cn-east" && !edges.edges[0].stale)
+                await admin.close()
+                await sync.close()
+            }
         }
     }
 
@@ -416,30 +416,30 @@ struct CampaignOperationsTests {
 
     @Test("a campaign whose end passed while campaignd was down is expired, and published, on start")
     func expiryWhileDown() async throws {
-        let fixture = try await CampaignFixture()
-        var admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin)
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 1.5))
-        await admin.close()
-        fixture.process.signal(SIGKILL)
-        _ = await fixture.process.exitStatus()
-        // The test is about time passing while campaignd is down: its end must go by before the restart.
-        try await sleepUntil(created.campaign.endsAt)
-        try await fixture.restart()
-        admin = try fixture.admin()
-        #expect(await eventually {
-            (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign.state) == .expired
-        })
-        let sync = try fixture.sync()
-        let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
-        let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
-        #expect(changes.map(\.op) == [.expired])
-        // The change log says who made it (the wire's change does not carry it).
-        let log = try await SQLiteStore(directory: fixture.directory.appendingPathComponent("data").path).changeLog(after: created.seq, limit: 10)
-        #expect(log.map(\.change.op) == [.expired] && log.map(\.actor) == ["scheduler"])
-        await admin.close()
-        await sync.close()
-        await fixture.stop()
+        try await withStopping(CampaignFixture()) { fixture in
+            var admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 1.5))
+            await admin.close()
+            fixture.process.signal(SIGKILL)
+            _ = await fixture.process.exitStatus()
+            // The test is about time passing while campaignd is down: its end must go by before the restart.
+            try await sleepUntil(created.campaign.endsAt)
+            try await fixture.restart()
+            admin = try fixture.admin()
+            #expect(await eventually {
+                (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: created.campaign.id)).campaign.state) == .expired
+            })
+            let sync = try fixture.sync()
+            let snapshot = try await sync.call(SyncAPI.snapshot, SnapshotParams())
+            let changes = try await sync.call(SyncAPI.changes, ChangesParams(epoch: snapshot.epoch, since: created.seq)).changes
+            #expect(changes.map(\.op) == [.expired])
+            // The change log says who made it (the wire's change does not carry it).
+            let log = try await SQLiteStore(directory: fixture.directory.appendingPathComponent("data").path).changeLog(after: created.seq, limit: 10)
+            #expect(log.map(\.change.op) == [.expired] && log.map(\.actor) == ["scheduler"])
+            await admin.close()
+            await sync.close()
+        }
     }
 
     @Test("/healthz answers with epoch and seq; /metrics counts requests by method and code")

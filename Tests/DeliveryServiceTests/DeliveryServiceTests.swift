@@ -30,11 +30,12 @@ struct DeliveryServiceTests {
     }
 
     /// campaignd as a child process (for tests that kill or replace it) with one creative uploaded.
-    static func setUp() async throws -> (CampaignFixture, RPCClient, String) {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin, width: 1179, height: 2556)
-        return (fixture, admin, creative)
+    static func withCampaignFixture(_ body: (CampaignFixture, RPCClient, String) async throws -> Void) async throws {
+        try await withStopping(CampaignFixture()) { fixture in
+            let admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin, width: 1179, height: 2556)
+            try await body(fixture, admin, creative)
+        }
     }
 
     @Test("a live campaign is answered with every field; an expire makes it revoked from the next query on")

@@ -16,52 +16,55 @@ import ZeroMQ
 struct EdgeTrustTests {
     @Test("a state file or a creative that does not verify is discarded, never answered from")
     func corruptFiles() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-x")
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        await edge.stop()
-        await fixture.kill()
-        // Flip one byte of each copy of the saved state (the second is there once the edge saved twice).
-        let cache = fixture.directory.appendingPathComponent("edge-x")
-        var flipped = 0
-        for name in ["state.json", "state.b.json"] {
-            let stateURL = cache.appendingPathComponent(name)
-            guard var state = FileManager.default.contents(atPath: stateURL.path).map([UInt8].init) else { continue }
-            let position = try #require(state.indices.last { state[$0] == UInt8(ascii: "1") })
-            state[position] = UInt8(ascii: "2")
-            try Data(state).write(to: stateURL)
-            flipped += 1
-        }
-        #expect(flipped >= 1)
-        let restarted = try await fixture.startEdge("edge-x")
-        let status = try await restarted.status()
-        #expect(!status.loaded && status.campaigns == 0)
-        #expect(try await restarted.query().hasAd == false)
-        #expect(restarted.process.log.contains("discarded a state file"))
-        await restarted.stop()
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+            try await withStopping(fixture.startEdge("edge-x")) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                await edge.stop()
+                await fixture.kill()
+                // Flip one byte of each copy of the saved state (the second is there once the edge saved twice).
+                let cache = fixture.directory.appendingPathComponent("edge-x")
+                var flipped = 0
+                for name in ["state.json", "state.b.json"] {
+                    let stateURL = cache.appendingPathComponent(name)
+                    guard var state = FileManager.default.contents(atPath: stateURL.path).map([UInt8].init) else { continue }
+                    let position = try #require(state.indices.last { state[$0] == UInt8(ascii: "1") })
+                    state[position] = UInt8(ascii: "2")
+                    try Data(state).write(to: stateURL)
+                    flipped += 1
+                }
+                #expect(flipped >= 1)
+                try await withStopping(fixture.startEdge("edge-x")) { restarted in
+                    let status = try await restarted.status()
+                    #expect(!status.loaded && status.campaigns == 0)
+                    #expect(try await restarted.query().hasAd == false)
+                    #expect(restarted.process.log.contains("discarded a state file"))
+                    await restarted.stop()
 
-        // A good state file, but a creative whose bytes changed on disk.
-        try await fixture.restart(sameEndpoints: true)
-        let again = try await fixture.startEdge("edge-x")
-        #expect(await again.waitFor(seq: created.seq, creatives: 1))
-        await again.stop()
-        await fixture.kill()
-        let creativeURL = cache.appendingPathComponent("creatives").appendingPathComponent(String(creative.prefix(2))).appendingPathComponent(creative)
-        var bytes = [UInt8](try Data(contentsOf: creativeURL))
-        bytes[bytes.count - 1] ^= 0xFF
-        try Data(bytes).write(to: creativeURL)
-        let third = try await fixture.startEdge("edge-x")
-        #expect(try await third.status().creatives == 0)
-        #expect(try await third.query().hasAd == false)
-        #expect(await eventually { third.process.log.contains("discarded a creative") }, "\(third.process.log)")
-        // campaignd back, at the same seq: the edge fetches the creative again by itself.
-        try await fixture.restart(sameEndpoints: true)
-        #expect(await eventually(timeout: .seconds(15)) { (try? await third.status().creatives) == 1 })
-        #expect(try await third.query().hasAd)
-        await third.stop()
-        await admin.close()
-        await fixture.stop()
+                    // A good state file, but a creative whose bytes changed on disk.
+                    try await fixture.restart(sameEndpoints: true)
+                    try await withStopping(fixture.startEdge("edge-x")) { again in
+                        #expect(await again.waitFor(seq: created.seq, creatives: 1))
+                        await again.stop()
+                        await fixture.kill()
+                        let creativeURL = cache.appendingPathComponent("creatives").appendingPathComponent(String(creative.prefix(2))).appendingPathComponent(creative)
+                        var bytes = [UInt8](try Data(contentsOf: creativeURL))
+                        bytes[bytes.count - 1] ^= 0xFF
+                        try Data(bytes).write(to: creativeURL)
+                        try await withStopping(fixture.startEdge("edge-x")) { third in
+                            #expect(try await third.status().creatives == 0)
+                            #expect(try await third.query().hasAd == false)
+                            #expect(await eventually { third.process.log.contains("discarded a creative") }, "\(third.process.log)")
+                            // campaignd back, at the same seq: the edge fetches the creative again by itself.
+                            try await fixture.restart(sameEndpoints: true)
+                            #expect(await eventually(timeout: .seconds(15)) { (try? await third.status().creatives) == 1 })
+                            #expect(try await third.query().hasAd)
+                            await admin.close()
+                        }
+                    }
+                }
+            }
+        }
     }
 
     @Test("with CURVE, a listed edge syncs; an edge with an unlisted key gets nothing")
@@ -120,9 +123,9 @@ struct EdgeTrustTests {
             func edgeIds() async throws -> [String] {
                 var configuration = RPCClientConfiguration(endpoint: fixture.endpoints["admin"]!)
                 configuration.curve = CurveClientOptions(serverKey: server.publicKey, keyPair: operatorKeys)
-                let admin = try RPCClient(context: fixture.context, configuration: configuration)
-                defer { Task { await admin.close() } }
-                return try await admin.call(AdminAPI.edgeList, NoParams()).edges.map(\.edgeId)
+                return try await withStopping(RPCClient(context: fixture.context, configuration: configuration)) { admin in
+                    try await admin.call(AdminAPI.edgeList, NoParams()).edges.map(\.edgeId)
+                }
             }
             // A real edge started with edge-a's key but calling itself edge-b: it syncs, but what it acknowledges is refused.
             try await withEdge("edge-b", connectedTo: fixture, configure: { $0.keysDirectory = directory.appendingPathComponent("edge-a").path }) { impostor in

@@ -18,139 +18,142 @@ import ZeroMQ
 struct EdgeWithCampaigndDownTests {
     @Test("an expired campaign is never answered even with campaignd killed: the edge's clock ends it")
     func expiryByClockAlone() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let edge = try await fixture.startEdge("edge-c")
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        #expect(try await edge.query().hasAd)
-        await fixture.kill()
-        // Query continuously across the end: never an ad at or after endsAt.
-        let endsAt = created.campaign.endsAt
-        var servedLate = false
-        var sawRevoked = false
-        while Timestamp(seconds: Date().timeIntervalSince1970) < endsAt.adding(seconds: 1) {
-            let before = Timestamp(seconds: Date().timeIntervalSince1970)
-            let answer = try await edge.query()
-            if answer.hasAd && before >= endsAt { servedLate = true }
-            if answer.revoked.contains(created.campaign.id) { sawRevoked = true }
-            // Pacing of a loop that queries through the end (the test is about time passing), not a wait for an event.
-            try await Task.sleep(for: .milliseconds(20))
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in
+            try await withStopping(fixture.startEdge("edge-c")) { edge in
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative, startIn: -1, duration: 3))
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                #expect(try await edge.query().hasAd)
+                await fixture.kill()
+                // Query continuously across the end: never an ad at or after endsAt.
+                let endsAt = created.campaign.endsAt
+                var servedLate = false
+                var sawRevoked = false
+                while Timestamp(seconds: Date().timeIntervalSince1970) < endsAt.adding(seconds: 1) {
+                    let before = Timestamp(seconds: Date().timeIntervalSince1970)
+                    let answer = try await edge.query()
+                    if answer.hasAd && before >= endsAt { servedLate = true }
+                    if answer.revoked.contains(created.campaign.id) { sawRevoked = true }
+                    // Pacing of a loop that queries through the end (the test is about time passing), not a wait for an event.
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(!servedLate)
+                #expect(sawRevoked)
+                await admin.close()
+            }
         }
-        #expect(!servedLate)
-        #expect(sawRevoked)
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
     }
 
     @Test("SIGTERM with campaignd just killed: the edge exits 0 at once, its calls to campaignd not waiting out their timeouts")
     func gracefulStopWithoutCampaignd() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let edge = try await fixture.startEdge("edge-t")
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        await admin.close()
-        await fixture.kill()
-        // Acknowledgements and snapshot requests now go unanswered: shutting down must cancel them, not wait.
-        await edge.client.close()
-        let started = ContinuousClock.now
-        edge.process.signal(SIGTERM)
-        let status = await edge.process.exitStatus()
-        let took = ContinuousClock.now - started
-        #expect(status == 0, "\(edge.process.log)")
-        #expect(took < .milliseconds(1500), "exit took \(took)")
-        await fixture.stop()
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in
+            try await withStopping(fixture.startEdge("edge-t")) { edge in
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                await admin.close()
+                await fixture.kill()
+                // Acknowledgements and snapshot requests now go unanswered: shutting down must cancel them, not wait.
+                await edge.client.close()
+                let started = ContinuousClock.now
+                edge.process.signal(SIGTERM)
+                let status = await edge.process.exitStatus()
+                let took = ContinuousClock.now - started
+                #expect(status == 0, "\(edge.process.log)")
+                #expect(took < .milliseconds(1500), "exit took \(took)")
+            }
+        }
     }
 
     @Test("converges after a late start, after updates lost to a tiny receive HWM, and after campaignd restarts")
     func convergence() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        for index in 0..<5 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
-        // Late start: the edge joins after changes were made.
-        let late = try await fixture.startEdge("edge-late")
-        let lossy = try await fixture.startEdge("edge-lossy", arguments: ["--updates-hwm", "1"])
-        var last = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 1)).seq
-        #expect(await late.waitFor(seq: last))
-        // A burst the lossy edge cannot keep up with: it must notice the gaps and catch up. The edge applies a
-        // change faster than campaignd commits the next, so it is stopped through the burst: the backlog then
-        // arrives at once, faster than it applies.
-        lossy.process.signal(SIGSTOP)
-        for index in 0..<200 {
-            last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "burst\(index)", creative: creative)).seq
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in
+            for index in 0..<5 { _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "early\(index)", creative: creative)) }
+            // Late start: the edge joins after changes were made.
+            try await withStopping(fixture.startEdge("edge-late")) { late in
+                try await withStopping(fixture.startEdge("edge-lossy", arguments: ["--updates-hwm", "1"])) { lossy in
+                    var last = try await admin.call(AdminAPI.campaignPause, CampaignID(id: 1)).seq
+                    #expect(await late.waitFor(seq: last))
+                    // A burst the lossy edge cannot keep up with: it must notice the gaps and catch up. The edge applies a
+                    // change faster than campaignd commits the next, so it is stopped through the burst: the backlog then
+                    // arrives at once, faster than it applies.
+                    lossy.process.signal(SIGSTOP)
+                    for index in 0..<200 {
+                        last = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "burst\(index)", creative: creative)).seq
+                    }
+                    lossy.process.signal(SIGCONT)
+                    #expect(await lossy.waitFor(seq: last))
+                    #expect(await late.waitFor(seq: last))
+                    let lossyStatus = try await lossy.status()
+                    // Under ThreadSanitizer's timing the burst has been seen to reach the stopped edge without a loss: under a
+                    // sanitizer the test checks the convergence only; a plain run must lose updates.
+                    #expect(lossyStatus.gaps > 0 || Sanitizer.current != nil, "the lossy edge never lost an update: the test proves nothing")
+                    // campaignd killed and restarted on the same endpoints: the edges find it again and keep up.
+                    try await fixture.restart(signal: SIGKILL, sameEndpoints: true)
+                    let admin2 = try fixture.admin()
+                    last = try await admin2.call(AdminAPI.campaignExpire, CampaignID(id: 2)).seq
+                    #expect(await late.waitFor(seq: last))
+                    #expect(await lossy.waitFor(seq: last))
+                    let snapshot = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams())
+                    for edge in [late, lossy] {
+                        let status = try await edge.status()
+                        #expect(status.epoch == snapshot.epoch && status.seq == snapshot.seq && status.campaigns == snapshot.campaigns.count)
+                    }
+                    await admin.close()
+                    await admin2.close()
+                }
+            }
         }
-        lossy.process.signal(SIGCONT)
-        #expect(await lossy.waitFor(seq: last))
-        #expect(await late.waitFor(seq: last))
-        let lossyStatus = try await lossy.status()
-        // Under ThreadSanitizer's timing the burst has been seen to reach the stopped edge without a loss: under a
-        // sanitizer the test checks the convergence only; a plain run must lose updates.
-        #expect(lossyStatus.gaps > 0 || Sanitizer.current != nil, "the lossy edge never lost an update: the test proves nothing")
-        // campaignd killed and restarted on the same endpoints: the edges find it again and keep up.
-        try await fixture.restart(signal: SIGKILL, sameEndpoints: true)
-        let admin2 = try fixture.admin()
-        last = try await admin2.call(AdminAPI.campaignExpire, CampaignID(id: 2)).seq
-        #expect(await late.waitFor(seq: last))
-        #expect(await lossy.waitFor(seq: last))
-        let snapshot = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams())
-        for edge in [late, lossy] {
-            let status = try await edge.status()
-            #expect(status.epoch == snapshot.epoch && status.seq == snapshot.seq && status.campaigns == snapshot.campaigns.count)
-        }
-        for edge in [late, lossy] { await edge.stop() }
-        await admin.close()
-        await admin2.close()
-        await fixture.stop()
     }
 
     @Test("campaignd replaced by a new database: the edge notices the new epoch and takes a fresh snapshot")
     func newEpoch() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-e")
-        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
-        let oldEpoch = try await edge.status().epoch
-        try await fixture.restart(signal: SIGKILL, sameEndpoints: true, freshData: true)
-        let newAdmin = try fixture.admin()
-        let newCreative = try await fixture.uploadPNG(newAdmin, width: 1080, height: 1920, seed: 9)
-        let created = try await newAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new world", creative: newCreative))
-        let epoch = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams()).epoch
-        #expect(epoch != oldEpoch)
-        #expect(await edge.waitFor(seq: created.seq, epoch: epoch))
-        #expect(await eventually { (try? await edge.query().creative?.sha256) == newCreative })
-        let status = try await edge.status()
-        #expect(status.campaigns == 1 && status.resyncs >= 2)
-        await edge.stop()
-        await admin.close()
-        await newAdmin.close()
-        await fixture.stop()
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in
+            let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+            try await withStopping(fixture.startEdge("edge-e")) { edge in
+                #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+                let oldEpoch = try await edge.status().epoch
+                try await fixture.restart(signal: SIGKILL, sameEndpoints: true, freshData: true)
+                let newAdmin = try fixture.admin()
+                let newCreative = try await fixture.uploadPNG(newAdmin, width: 1080, height: 1920, seed: 9)
+                let created = try await newAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "new world", creative: newCreative))
+                let epoch = try await fixture.sync().call(SyncAPI.snapshot, SnapshotParams()).epoch
+                #expect(epoch != oldEpoch)
+                #expect(await edge.waitFor(seq: created.seq, epoch: epoch))
+                #expect(await eventually { (try? await edge.query().creative?.sha256) == newCreative })
+                let status = try await edge.status()
+                #expect(status.campaigns == 1 && status.resyncs >= 2)
+                await admin.close()
+                await newAdmin.close()
+            }
+        }
     }
 
     @Test("restarted with campaignd down, an edge answers from disk within a second of starting")
     func answersFromDisk() async throws {
-        let (fixture, admin, creative) = try await DeliveryServiceTests.setUp()
-        let before = Timestamp.now()
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-d")
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        // The edge says when it reached its seq, by its clock: after the create was sent, and not in the future.
-        let reached = try await edge.status()
-        let appliedAt = try #require(reached.appliedAt, "no appliedAt at seq \(reached.seq)")
-        #expect(before <= appliedAt && appliedAt <= Timestamp.now(), "applied at \(appliedAt), the create was sent at \(before)")
-        await edge.stop()
-        await fixture.kill()
-        let started = ContinuousClock.now
-        let again = try await fixture.startEdge("edge-d")
-        let answer = try await again.query()
-        // Under ThreadSanitizer (deploy/local/sanitize.sh thread) everything runs several times slower: 2.3 s measured.
-        let bound = Sanitizer.current == .thread ? Duration.seconds(4) : .seconds(1)
-        #expect(ContinuousClock.now - started < bound, "took \(ContinuousClock.now - started)")
-        #expect(answer.hasAd && answer.id == created.campaign.id)
-        let status = try await again.status()
-        #expect(status.stale || status.seq == created.seq)
-        // Loaded from disk, with nothing applied since it started: it does not know when that state was reached.
-        #expect(status.appliedAt == nil)
-        await again.stop()
-        await admin.close()
-        await fixture.stop()
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in
+            let before = Timestamp.now()
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+            try await withStopping(fixture.startEdge("edge-d")) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                // The edge says when it reached its seq, by its clock: after the create was sent, and not in the future.
+                let reached = try await edge.status()
+                let appliedAt = try #require(reached.appliedAt, "no appliedAt at seq \(reached.seq)")
+                #expect(before <= appliedAt && appliedAt <= Timestamp.now(), "applied at \(appliedAt), the create was sent at \(before)")
+                await edge.stop()
+                await fixture.kill()
+                let started = ContinuousClock.now
+                try await withStopping(fixture.startEdge("edge-d")) { again in
+                    let answer = try await again.query()
+                    // Under ThreadSanitizer (deploy/local/sanitize.sh thread) everything runs several times slower: 2.3 s measured.
+                    let bound = Sanitizer.current == .thread ? Duration.seconds(4) : .seconds(1)
+                    #expect(ContinuousClock.now - started < bound, "took \(ContinuousClock.now - started)")
+                    #expect(answer.hasAd && answer.id == created.campaign.id)
+                    let status = try await again.status()
+                    #expect(status.stale || status.seq == created.seq)
+                    // Loaded from disk, with nothing applied since it started: it does not know when that state was reached.
+                    #expect(status.appliedAt == nil)
+                    await admin.close()
+                }
+            }
+        }
     }
 }

@@ -28,14 +28,9 @@ struct MediaLengthTests {
 
     @Test("a GIF's and an MP4's durationMs come back from creative.upload and reach apps in launch.query, GET /launch-ad, launch.prefetch and creative.get; a video over the image limit but under the video limit is taken; QuickTime, HEIC and AVIF are refused by name")
     func endToEnd() async throws {
-        let campaignd = try await CampaignFixture(arguments: ["--max-creative-bytes", "1500", "--max-video-bytes", "6000"])
-        do {
+        try await withStopping(CampaignFixture(arguments: ["--max-creative-bytes", "1500", "--max-video-bytes", "6000"])) { campaignd in
             try await Self.check(campaignd)
-        } catch {
-            await campaignd.stop()
-            throw error
         }
-        await campaignd.stop()
     }
 
     static func check(_ campaignd: CampaignFixture) async throws {
@@ -74,28 +69,28 @@ struct MediaLengthTests {
         for (app, facts) in [("gifs", gifFacts), ("clips", mp4Facts)] {
             seq = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(app: app, creative: facts.sha256)).seq
         }
-        let edge = try await campaignd.startEdge("edge-media")
-        #expect(await edge.waitFor(seq: seq, creatives: 2))
+        try await withStopping(campaignd.startEdge("edge-media")) { edge in
+            #expect(await edge.waitFor(seq: seq, creatives: 2))
 
-        for (app, facts) in [("gifs", gifFacts), ("clips", mp4Facts)] {
-            let answer = try await edge.query(LaunchQueryParams(app: app, platform: "ios", appVersion: "5.2.0", deviceId: "d-1"))
-            #expect(answer.creative == facts, "\(app)")
-            // The answer's bytes as an app reads them, not only as this codec does.
-            let raw = try await edge.client.call(ClientAPI.launchQuery.name, params: JSONValueEncoder().encode(
-                LaunchQueryParams(app: app, platform: "ios", appVersion: "5.2.0", deviceId: "d-2")))
-            #expect(raw["creative"]?["durationMs"] == .number(JSONNumber(facts.durationMs)), "\(app)")
+            for (app, facts) in [("gifs", gifFacts), ("clips", mp4Facts)] {
+                let answer = try await edge.query(LaunchQueryParams(app: app, platform: "ios", appVersion: "5.2.0", deviceId: "d-1"))
+                #expect(answer.creative == facts, "\(app)")
+                // The answer's bytes as an app reads them, not only as this codec does.
+                let raw = try await edge.client.call(ClientAPI.launchQuery.name, params: JSONValueEncoder().encode(
+                    LaunchQueryParams(app: app, platform: "ios", appVersion: "5.2.0", deviceId: "d-2")))
+                #expect(raw["creative"]?["durationMs"] == .number(JSONNumber(facts.durationMs)), "\(app)")
 
-            let connection = try HTTPTestConnection(edge.endpoints["http"]!)
-            connection.send(HTTPTestConnection.request("GET", "/launch-ad?app=\(app)&platform=ios&appVersion=5.2.0&deviceId=d-3"))
-            let classic = try #require(connection.response())
-            #expect(try JSONParser.parse(classic.body)["data"]?["creative"]?["durationMs"] == .number(JSONNumber(facts.durationMs)), "\(app)")
+                let connection = try HTTPTestConnection(edge.endpoints["http"]!)
+                connection.send(HTTPTestConnection.request("GET", "/launch-ad?app=\(app)&platform=ios&appVersion=5.2.0&deviceId=d-3"))
+                let classic = try #require(connection.response())
+                #expect(try JSONParser.parse(classic.body)["data"]?["creative"]?["durationMs"] == .number(JSONNumber(facts.durationMs)), "\(app)")
 
-            let prefetch = try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(app: app, platform: "ios", appVersion: "5.2.0"))
-            #expect(prefetch.download.map(\.durationMs) == [facts.durationMs], "\(app)")
-            let chunk = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: facts.sha256, offset: 0, length: 16))
-            #expect(chunk.durationMs == facts.durationMs, "\(app)")
+                let prefetch = try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(app: app, platform: "ios", appVersion: "5.2.0"))
+                #expect(prefetch.download.map(\.durationMs) == [facts.durationMs], "\(app)")
+                let chunk = try await edge.client.call(ClientAPI.creativeGet, CreativeChunkParams(sha256: facts.sha256, offset: 0, length: 16))
+                #expect(chunk.durationMs == facts.durationMs, "\(app)")
+            }
+            await admin.close()
         }
-        await edge.stop()
-        await admin.close()
     }
 }

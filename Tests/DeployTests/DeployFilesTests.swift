@@ -582,37 +582,37 @@ struct DeployFilesTests {
     func healthCheckScript() async throws {
         let script = Repository.deploy.appendingPathComponent("docker/healthz.sh").path
         let bash = URL(fileURLWithPath: "/bin/bash")
-        let fixture = try await CampaignFixture()
-        let http = try #require(fixture.endpoints["http"])
-        var result = try await run(bash, [script, http])
-        #expect(result.status == 0, "\(result.output)")
-        // As in the image: no argument, the service's own variable, a wildcard host.
-        let port = http.split(separator: ":").last.map(String.init) ?? ""
-        result = try await run(bash, [script], environment: ["CAMPAIGND_HTTP_ADDRESS": "0.0.0.0:\(port)"])
-        #expect(result.status == 0, "\(result.output)")
+        try await withStopping(CampaignFixture()) { fixture in
+            let http = try #require(fixture.endpoints["http"])
+            var result = try await run(bash, [script, http])
+            #expect(result.status == 0, "\(result.output)")
+            // As in the image: no argument, the service's own variable, a wildcard host.
+            let port = http.split(separator: ":").last.map(String.init) ?? ""
+            result = try await run(bash, [script], environment: ["CAMPAIGND_HTTP_ADDRESS": "0.0.0.0:\(port)"])
+            #expect(result.status == 0, "\(result.output)")
 
-        // An edge that cannot reach campaignd holds no state: /healthz is 503.
-        let directory = try makeTemporaryDirectory("healthz")
-        defer { removeTemporaryDirectory(directory) }
-        let ready = directory.appendingPathComponent("ready.json")
-        let nowhere = "ipc://\(directory.path)/nobody"
-        let edge = try ChildProcess("deliveryd", ["--cache-dir", directory.appendingPathComponent("cache").path,
-                                                  "--campaign-sync", nowhere + "-sync", "--campaign-updates", nowhere + "-updates",
-                                                  "--client-endpoint", "tcp://127.0.0.1:0", "--http-address", "127.0.0.1:0",
-                                                  "--ready-file", ready.path], directory: directory)
-        let edgeEndpoints = try await ChildProcess.waitForReadyFile(ready)
-        result = try await run(bash, [script, try #require(edgeEndpoints["http"])])
-        #expect(result.status == 1 && result.output.contains("503"), "\(result.output)")
-        edge.signal(SIGTERM)
-        _ = await edge.exitStatus()
+            // An edge that cannot reach campaignd holds no state: /healthz is 503.
+            let directory = try makeTemporaryDirectory("healthz")
+            defer { removeTemporaryDirectory(directory) }
+            let ready = directory.appendingPathComponent("ready.json")
+            let nowhere = "ipc://\(directory.path)/nobody"
+            let edge = try ChildProcess("deliveryd", ["--cache-dir", directory.appendingPathComponent("cache").path,
+                                                      "--campaign-sync", nowhere + "-sync", "--campaign-updates", nowhere + "-updates",
+                                                      "--client-endpoint", "tcp://127.0.0.1:0", "--http-address", "127.0.0.1:0",
+                                                      "--ready-file", ready.path], directory: directory)
+            let edgeEndpoints = try await ChildProcess.waitForReadyFile(ready)
+            result = try await run(bash, [script, try #require(edgeEndpoints["http"])])
+            #expect(result.status == 1 && result.output.contains("503"), "\(result.output)")
+            edge.signal(SIGTERM)
+            _ = await edge.exitStatus()
 
-        // Nothing listening (the edge is gone), and addresses that are not host:port.
-        result = try await run(bash, [script, edgeEndpoints["http"]!])
-        #expect(result.status == 1, "\(result.output)")
-        result = try await run(bash, [script, "localhost:http"])
-        #expect(result.status == 2, "\(result.output)")
-        result = try await run(bash, [script], environment: ["CAMPAIGND_HTTP_ADDRESS": "", "DELIVERYD_HTTP_ADDRESS": ""])
-        #expect(result.status == 2, "\(result.output)")
-        await fixture.stop()
+            // Nothing listening (the edge is gone), and addresses that are not host:port.
+            result = try await run(bash, [script, edgeEndpoints["http"]!])
+            #expect(result.status == 1, "\(result.output)")
+            result = try await run(bash, [script, "localhost:http"])
+            #expect(result.status == 2, "\(result.output)")
+            result = try await run(bash, [script], environment: ["CAMPAIGND_HTTP_ADDRESS": "", "DELIVERYD_HTTP_ADDRESS": ""])
+            #expect(result.status == 2, "\(result.output)")
+        }
     }
 }

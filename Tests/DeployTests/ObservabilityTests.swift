@@ -23,11 +23,11 @@ struct ObservabilityTests {
     /// The same with campaignd and the edge as processes, started with `campaigndArguments` and `edgeArguments`.
     static func scrapeBusyProcesses(campaigndArguments: [String] = [], edgeArguments: [String] = [],
                                     _ body: (CampaignFixture, EdgeProcess, [String: [String: MetricFamily]]) async throws -> Void) async throws {
-        let fixture = try await CampaignFixture(arguments: campaigndArguments)
-        let edge = try await fixture.startEdge("edge-obs", arguments: edgeArguments)
-        try await body(fixture, edge, try await makeBusy(fixture, edge))
-        await edge.stop()
-        await fixture.stop()
+        try await withStopping(CampaignFixture(arguments: campaigndArguments)) { fixture in
+            try await withStopping(fixture.startEdge("edge-obs", arguments: edgeArguments)) { edge in
+                try await body(fixture, edge, try await makeBusy(fixture, edge))
+            }
+        }
     }
 
     /// A live campaign applied and queries answered; the /metrics pages of campaignd and the edge.

@@ -35,24 +35,22 @@ func figure(_ text: String) {
 extension CampaignFixture {
     /// The whole change log, from seq 1, through the sync API (in pages), with the epoch it belongs to.
     func changeLog() async throws -> (epoch: String, seq: Int64, changes: [Change]) {
-        let sync = try self.sync()
-        defer { Task { await sync.close() } }
-        let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams()).epoch
-        var changes: [Change] = []
-        var seq: Int64 = 0
-        while true {
-            let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: Int64(changes.count), limit: 1000))
-            changes += page.changes
-            seq = page.seq
-            if page.changes.isEmpty || Int64(changes.count) >= page.seq { break }
+        try await withStopping(self.sync()) { sync in
+            let epoch = try await sync.call(SyncAPI.snapshot, SnapshotParams()).epoch
+            var changes: [Change] = []
+            var seq: Int64 = 0
+            while true {
+                let page = try await sync.call(SyncAPI.changes, ChangesParams(epoch: epoch, since: Int64(changes.count), limit: 1000))
+                changes += page.changes
+                seq = page.seq
+                if page.changes.isEmpty || Int64(changes.count) >= page.seq { break }
+            }
+            return (epoch, seq, changes)
         }
-        return (epoch, seq, changes)
     }
 
     func snapshot() async throws -> Snapshot {
-        let sync = try self.sync()
-        defer { Task { await sync.close() } }
-        return try await sync.call(SyncAPI.snapshot, SnapshotParams())
+        try await withStopping(self.sync()) { sync in try await sync.call(SyncAPI.snapshot, SnapshotParams()) }
     }
 
     /// Uploads a PNG of about `bytes` bytes (a real header, then filler distinct per `seed`); returns its sha256.

@@ -16,26 +16,27 @@ extension FaultTests {
     struct PartitionTests {
         @Test("an edge cut off behind a proxy, its clock 1.5 s (and another's 3 s) behind: never an expired ad, and it converges after healing")
         func partitionAndClockSkew() async throws {
-            let fixture = try await CampaignFixture()
-            let admin = try fixture.admin()
-            let creative = try await fixture.uploadPNG(admin)
-            let syncLink = try TCPProxy(upstream: fixture.endpoints["sync"]!)
-            let updatesLink = try TCPProxy(upstream: fixture.endpoints["updates"]!)
-            defer { syncLink.stop(); updatesLink.stop() }
-            // Behind is the dangerous direction: by its own clock, a campaign has not ended yet when it has. The edges
-            // run in process, each with its clock off the system's; campaignd is a process behind the proxies.
-            try await withEdge("edge-skew-1.5", connectedTo: fixture, sync: syncLink.endpoint, updates: updatesLink.endpoint,
-                               clock: { Timestamp.now(offset: -1.5) }) { near in
-                try await withEdge("edge-skew-3", connectedTo: fixture, sync: syncLink.endpoint, updates: updatesLink.endpoint,
-                                   clock: { Timestamp.now(offset: -3) }) { far in
-                    try await queryAcrossThePartition(fixture, admin, creative, syncLink, updatesLink, near: near, far: far)
+            try await withStopping(CampaignFixture()) { fixture in
+                let admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                try await withStopping(TCPProxy(upstream: fixture.endpoints["sync"]!)) { syncLink in
+                    try await withStopping(TCPProxy(upstream: fixture.endpoints["updates"]!)) { updatesLink in
+                        // Behind is the dangerous direction: by its own clock, a campaign has not ended yet when it has. The edges
+                        // run in process, each with its clock off the system's; campaignd is a process behind the proxies.
+                        try await withEdge("edge-skew-1.5", connectedTo: fixture, sync: syncLink.endpoint, updates: updatesLink.endpoint,
+                                           clock: { Timestamp.now(offset: -1.5) }) { near in
+                            try await withEdge("edge-skew-3", connectedTo: fixture, sync: syncLink.endpoint, updates: updatesLink.endpoint,
+                                               clock: { Timestamp.now(offset: -3) }) { far in
+                                try await queryAcrossThePartition(fixture, admin, creative, syncLink, updatesLink, near: near, far: far)
+                            }
+                        }
+                        // Stopped gracefully, each edge saved exactly campaignd's snapshot.
+                        let final = try await fixture.snapshot()
+                        for name in ["edge-skew-1.5", "edge-skew-3"] { expectSavedState(ofEdge: name, in: fixture, equals: final) }
+                        await admin.close()
+                    }
                 }
             }
-            // Stopped gracefully, each edge saved exactly campaignd's snapshot.
-            let final = try await fixture.snapshot()
-            for name in ["edge-skew-1.5", "edge-skew-3"] { expectSavedState(ofEdge: name, in: fixture, equals: final) }
-            await admin.close()
-            await fixture.stop()
         }
 
         /// The partition itself, with the edges running: what they answer across the end of a campaign and the heal.
@@ -119,46 +120,46 @@ extension FaultTests {
         /// after such waits.
         @Test("the sync socket cut while the update stream flows: changes apply at once, the edge hears campaignd, and acknowledges after healing")
         func syncCutUpdatesFlow() async throws {
-            let fixture = try await CampaignFixture()
-            let admin = try fixture.admin()
-            let creative = try await fixture.uploadPNG(admin)
-            let syncLink = try TCPProxy(upstream: fixture.endpoints["sync"]!)
-            defer { syncLink.stop() }
-            let edge = try await fixture.startEdge("edge-sync-cut", sync: syncLink.endpoint)
-            let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "first", creative: creative))
-            #expect(await edge.waitFor(seq: first.seq, creatives: 1))
+            try await withStopping(CampaignFixture()) { fixture in
+                let admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                try await withStopping(TCPProxy(upstream: fixture.endpoints["sync"]!)) { syncLink in
+                    try await withStopping(fixture.startEdge("edge-sync-cut", sync: syncLink.endpoint)) { edge in
+                        let first = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "first", creative: creative))
+                        #expect(await edge.waitFor(seq: first.seq, creatives: 1))
 
-            syncLink.cut()
-            // Long enough for heartbeats to arrive and their acknowledgements to hang: time is what the test needs here
-            // (an acknowledgement waiting unanswered shows nowhere outside the edge).
-            try await Task.sleep(for: .milliseconds(2_500))
-            var last = first.seq
-            var delays: [Duration] = []
-            for round in 0..<4 {
-                let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "cut \(round)", creative: creative))
-                let sent = ContinuousClock.now
-                #expect(await edge.waitFor(seq: change.seq, timeout: .seconds(10)), "change \(change.seq) never applied")
-                delays.append(ContinuousClock.now - sent)
-                last = change.seq
-                // Spread over several heartbeats' hanging acknowledgements: time is what is tested.
-                try await Task.sleep(for: .milliseconds(700))
+                        syncLink.cut()
+                        // Long enough for heartbeats to arrive and their acknowledgements to hang: time is what the test needs here
+                        // (an acknowledgement waiting unanswered shows nowhere outside the edge).
+                        try await Task.sleep(for: .milliseconds(2_500))
+                        var last = first.seq
+                        var delays: [Duration] = []
+                        for round in 0..<4 {
+                            let change = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "cut \(round)", creative: creative))
+                            let sent = ContinuousClock.now
+                            #expect(await edge.waitFor(seq: change.seq, timeout: .seconds(10)), "change \(change.seq) never applied")
+                            delays.append(ContinuousClock.now - sent)
+                            last = change.seq
+                            // Spread over several heartbeats' hanging acknowledgements: time is what is tested.
+                            try await Task.sleep(for: .milliseconds(700))
+                        }
+                        // Queued behind acknowledgements that hang (one per heartbeat, each up to 6 s), a change would wait for seconds
+                        // or, as heartbeats keep coming, never be reached.
+                        #expect(delays.allSatisfy { $0 < .milliseconds(600) }, "changes applied after \(delays)")
+                        #expect(try await edge.health()["stale"] == false, "the edge hears campaignd's heartbeats")
+                        #expect(try await edge.query().seq == last)
+                        #expect(syncLink.counts.refused > 0, "the edge never tried the cut sync socket again: the test proves nothing")
+
+                        syncLink.heal()
+                        #expect(await eventually(timeout: .seconds(10)) {
+                            (try? await CampaignFixture.acknowledgedSeq(admin, edge: "edge-sync-cut")) == last
+                        }, "campaignd never heard what the edge applied")
+                        let milliseconds = delays.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+                        figure("sync socket cut: changes applied \(milliseconds.map(String.init).joined(separator: ", ")) ms after their commit")
+                        await admin.close()
+                    }
+                }
             }
-            // Queued behind acknowledgements that hang (one per heartbeat, each up to 6 s), a change would wait for seconds
-            // or, as heartbeats keep coming, never be reached.
-            #expect(delays.allSatisfy { $0 < .milliseconds(600) }, "changes applied after \(delays)")
-            #expect(try await edge.health()["stale"] == false, "the edge hears campaignd's heartbeats")
-            #expect(try await edge.query().seq == last)
-            #expect(syncLink.counts.refused > 0, "the edge never tried the cut sync socket again: the test proves nothing")
-
-            syncLink.heal()
-            #expect(await eventually(timeout: .seconds(10)) {
-                (try? await CampaignFixture.acknowledgedSeq(admin, edge: "edge-sync-cut")) == last
-            }, "campaignd never heard what the edge applied")
-            let milliseconds = delays.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
-            figure("sync socket cut: changes applied \(milliseconds.map(String.init).joined(separator: ", ")) ms after their commit")
-            await edge.stop()
-            await admin.close()
-            await fixture.stop()
         }
     }
 }

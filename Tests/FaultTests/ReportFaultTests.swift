@@ -16,117 +16,117 @@ extension FaultTests {
     struct ReportFaultTests {
         @Test("report counts and event ids outlive edge restarts while campaignd is away (kill -9 once they are on disk, SIGTERM right after a report), and campaignd counts each event once")
         func reportCountsOutliveRestarts() async throws {
-            let fixture = try await CampaignFixture()
-            var admin = try fixture.admin()
-            let creative = try await fixture.uploadPNG(admin)
-            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "counted", creative: creative))
-            let id = created.campaign.id
-            let name = "edge-counts"
-            let file = ReportFile(directory: fixture.cacheDirectory(name))
-            var edge = try await fixture.startEdge(name)
-            #expect(await edge.waitFor(seq: created.seq))
-            let probe = ReportProbe(campaign: id, file: file)
-            func report(impressions: Int = 0, clicks: Int = 0, skips: Int = 0) async throws {
-                try await probe.report(to: edge, impressions: impressions, clicks: clicks, skips: skips)
+            try await withStopping(CampaignFixture()) { fixture in
+                var admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "counted", creative: creative))
+                let id = created.campaign.id
+                let name = "edge-counts"
+                let file = ReportFile(directory: fixture.cacheDirectory(name))
+                var edge = try await fixture.startEdge(name)
+                #expect(await edge.waitFor(seq: created.seq))
+                let probe = ReportProbe(campaign: id, file: file)
+                func report(impressions: Int = 0, clicks: Int = 0, skips: Int = 0) async throws {
+                    try await probe.report(to: edge, impressions: impressions, clicks: clicks, skips: skips)
+                }
+                func resend(_ serials: ClosedRange<Int>) async throws -> Int { try await probe.resend(serials, to: edge) }
+                func counted() async -> [Int64]? { await probe.counted(admin) }
+                func onDisk() -> [Int64] { probe.onDisk() }
+
+                // Shipped while campaignd is there.
+                try await report(impressions: 3, clicks: 1)
+                #expect(await eventually(timeout: .seconds(10)) { await counted() == [3, 1, 0] })
+                #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] && file.load().body.lastReportId > 0 })
+                // An edge killed after campaignd took its report but before its file said so: the report is sent again under
+                // its id, and campaignd does not count it twice.
+                await edge.stop()
+                let taken = file.load().body
+                try file.save(ReportFile.Body(lastReportId: taken.lastReportId,
+                                              pending: EdgeReport(edgeId: name, reportId: taken.lastReportId, counts: [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]),
+                                              unsent: []))
+                edge = try await fixture.startEdge(name)
+                #expect(await eventually(timeout: .seconds(10)) { file.load().body.pending == nil })
+                #expect(await counted() == [3, 1, 0])
+
+                // campaignd goes away; the edge keeps taking reports and writes what it cannot ship to its cache folder.
+                await fixture.kill()
+                try await report(impressions: 2, skips: 1)
+                #expect(await eventually(timeout: .seconds(10)) { onDisk() == [2, 0, 1] }, "\(onDisk())")
+                await edge.stop(signal: SIGKILL)
+                // Restarted while campaignd is still away: it goes on from the file, and knows every event it counted before
+                // (those shipped and those waiting) when a client sends them again; a report, and SIGTERM at once.
+                edge = try await fixture.startEdge(name)
+                #expect(try await resend(1...7) == 7)
+                try await report(impressions: 4, clicks: 2)
+                await edge.stop()
+                #expect(await edge.process.exitStatus() == 0)
+                #expect(onDisk() == [6, 2, 1], "\(edge.process.log.suffix(1500))")
+                #expect(edge.process.log.contains("kept in the cache folder"))
+
+                // campaignd back: the next start ships all of it, once, and the file is left with nothing to send.
+                try await fixture.restart(sameEndpoints: true)
+                await admin.close()
+                admin = try fixture.admin()
+                edge = try await fixture.startEdge(name)
+                #expect(try await resend(1...13) == 13)
+                #expect(await eventually(timeout: .seconds(15)) { await counted() == [9, 3, 1] }, "\(edge.process.log.suffix(1500))")
+                let shipped = await counted()
+                #expect(shipped == [9, 3, 1])
+                #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] })
+                try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again (no event to await for what must not happen)
+                #expect(await counted() == [9, 3, 1])
+                await edge.stop()
+                await admin.close()
             }
-            func resend(_ serials: ClosedRange<Int>) async throws -> Int { try await probe.resend(serials, to: edge) }
-            func counted() async -> [Int64]? { await probe.counted(admin) }
-            func onDisk() -> [Int64] { probe.onDisk() }
-
-            // Shipped while campaignd is there.
-            try await report(impressions: 3, clicks: 1)
-            #expect(await eventually(timeout: .seconds(10)) { await counted() == [3, 1, 0] })
-            #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] && file.load().body.lastReportId > 0 })
-            // An edge killed after campaignd took its report but before its file said so: the report is sent again under
-            // its id, and campaignd does not count it twice.
-            await edge.stop()
-            let taken = file.load().body
-            try file.save(ReportFile.Body(lastReportId: taken.lastReportId,
-                                          pending: EdgeReport(edgeId: name, reportId: taken.lastReportId, counts: [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]),
-                                          unsent: []))
-            edge = try await fixture.startEdge(name)
-            #expect(await eventually(timeout: .seconds(10)) { file.load().body.pending == nil })
-            #expect(await counted() == [3, 1, 0])
-
-            // campaignd goes away; the edge keeps taking reports and writes what it cannot ship to its cache folder.
-            await fixture.kill()
-            try await report(impressions: 2, skips: 1)
-            #expect(await eventually(timeout: .seconds(10)) { onDisk() == [2, 0, 1] }, "\(onDisk())")
-            await edge.stop(signal: SIGKILL)
-            // Restarted while campaignd is still away: it goes on from the file, and knows every event it counted before
-            // (those shipped and those waiting) when a client sends them again; a report, and SIGTERM at once.
-            edge = try await fixture.startEdge(name)
-            #expect(try await resend(1...7) == 7)
-            try await report(impressions: 4, clicks: 2)
-            await edge.stop()
-            #expect(await edge.process.exitStatus() == 0)
-            #expect(onDisk() == [6, 2, 1], "\(edge.process.log.suffix(1500))")
-            #expect(edge.process.log.contains("kept in the cache folder"))
-
-            // campaignd back: the next start ships all of it, once, and the file is left with nothing to send.
-            try await fixture.restart(sameEndpoints: true)
-            await admin.close()
-            admin = try fixture.admin()
-            edge = try await fixture.startEdge(name)
-            #expect(try await resend(1...13) == 13)
-            #expect(await eventually(timeout: .seconds(15)) { await counted() == [9, 3, 1] }, "\(edge.process.log.suffix(1500))")
-            let shipped = await counted()
-            #expect(shipped == [9, 3, 1])
-            #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] })
-            try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again (no event to await for what must not happen)
-            #expect(await counted() == [9, 3, 1])
-            await edge.stop()
-            await admin.close()
-            await fixture.stop()
         }
 
         @Test("reports wait while the cache folder refuses the report file, so a restart that reads the older file counts nothing twice")
         func reportsWaitForTheirFile() async throws {
-            let fixture = try await CampaignFixture()
-            var admin = try fixture.admin()
-            let creative = try await fixture.uploadPNG(admin)
-            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "counted", creative: creative))
-            let name = "edge-report-file"
-            let reportsURL = fixture.cacheDirectory(name).appendingPathComponent("reports.json")
-            let probe = ReportProbe(campaign: created.campaign.id, file: ReportFile(directory: fixture.cacheDirectory(name)))
-            var edge = try await fixture.startEdge(name)
-            #expect(await edge.waitFor(seq: created.seq))
+            try await withStopping(CampaignFixture()) { fixture in
+                var admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "counted", creative: creative))
+                let name = "edge-report-file"
+                let reportsURL = fixture.cacheDirectory(name).appendingPathComponent("reports.json")
+                let probe = ReportProbe(campaign: created.campaign.id, file: ReportFile(directory: fixture.cacheDirectory(name)))
+                var edge = try await fixture.startEdge(name)
+                #expect(await edge.waitFor(seq: created.seq))
 
-            // campaignd away: a report waits on disk under its id, and clicks since beside it.
-            await fixture.kill()
-            try await probe.report(to: edge, impressions: 2)
-            #expect(await eventually(timeout: .seconds(10)) { probe.onDisk() == [2, 0, 0] && probe.file.load().body.pending != nil })
-            try await probe.report(to: edge, clicks: 3)
-            #expect(await eventually(timeout: .seconds(12)) { probe.onDisk() == [2, 3, 0] }, "\(probe.onDisk()) \(edge.process.log.suffix(1500))")
-            // The report file can no longer be written (its name becomes a folder: root ignores chmod), and campaignd
-            // comes back. Nothing is shipped that the file does not hold.
-            let older = try Data(contentsOf: reportsURL)
-            try FileManager.default.removeItem(at: reportsURL)
-            try FileManager.default.createDirectory(at: reportsURL, withIntermediateDirectories: false)
-            try await fixture.restart(sameEndpoints: true)
-            await admin.close()
-            admin = try fixture.admin()
-            #expect(await eventually(timeout: .seconds(10)) { edge.process.log.contains("cannot write the report file") })
-            try await Task.sleep(for: .seconds(6))  // three rounds with campaignd there: reports must wait out time itself
-            // (The report on disk may have reached campaignd: it was sent while campaignd was away, and libzmq kept it.)
-            let during = await probe.counted(admin) ?? [0, 0, 0]
-            #expect(during[1] == 0, "clicks shipped while the file could not say so: \(during)")
+                // campaignd away: a report waits on disk under its id, and clicks since beside it.
+                await fixture.kill()
+                try await probe.report(to: edge, impressions: 2)
+                #expect(await eventually(timeout: .seconds(10)) { probe.onDisk() == [2, 0, 0] && probe.file.load().body.pending != nil })
+                try await probe.report(to: edge, clicks: 3)
+                #expect(await eventually(timeout: .seconds(12)) { probe.onDisk() == [2, 3, 0] }, "\(probe.onDisk()) \(edge.process.log.suffix(1500))")
+                // The report file can no longer be written (its name becomes a folder: root ignores chmod), and campaignd
+                // comes back. Nothing is shipped that the file does not hold.
+                let older = try Data(contentsOf: reportsURL)
+                try FileManager.default.removeItem(at: reportsURL)
+                try FileManager.default.createDirectory(at: reportsURL, withIntermediateDirectories: false)
+                try await fixture.restart(sameEndpoints: true)
+                await admin.close()
+                admin = try fixture.admin()
+                #expect(await eventually(timeout: .seconds(10)) { edge.process.log.contains("cannot write the report file") })
+                try await Task.sleep(for: .seconds(6))  // three rounds with campaignd there: reports must wait out time itself
+                // (The report on disk may have reached campaignd: it was sent while campaignd was away, and libzmq kept it.)
+                let during = await probe.counted(admin) ?? [0, 0, 0]
+                #expect(during[1] == 0, "clicks shipped while the file could not say so: \(during)")
 
-            // Killed, and started on the file as it was: each count reaches campaignd once.
-            await edge.stop(signal: SIGKILL)
-            try FileManager.default.removeItem(at: reportsURL)
-            try older.write(to: reportsURL)
-            edge = try await fixture.startEdge(name)
-            var shipped: [Int64]?
-            #expect(await eventually(timeout: .seconds(15)) { shipped = await probe.counted(admin); return shipped == [2, 3, 0] },
-                    "\(String(describing: shipped)) \(edge.process.log.suffix(1500))")
-            #expect(await eventually(timeout: .seconds(5)) { probe.onDisk() == [0, 0, 0] })
-            try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again (no event to await for what must not happen)
-            shipped = await probe.counted(admin)
-            #expect(shipped == [2, 3, 0], "\(String(describing: shipped))")
-            await edge.stop()
-            await admin.close()
-            await fixture.stop()
+                // Killed, and started on the file as it was: each count reaches campaignd once.
+                await edge.stop(signal: SIGKILL)
+                try FileManager.default.removeItem(at: reportsURL)
+                try older.write(to: reportsURL)
+                edge = try await fixture.startEdge(name)
+                var shipped: [Int64]?
+                #expect(await eventually(timeout: .seconds(15)) { shipped = await probe.counted(admin); return shipped == [2, 3, 0] },
+                        "\(String(describing: shipped)) \(edge.process.log.suffix(1500))")
+                #expect(await eventually(timeout: .seconds(5)) { probe.onDisk() == [0, 0, 0] })
+                try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again (no event to await for what must not happen)
+                shipped = await probe.counted(admin)
+                #expect(shipped == [2, 3, 0], "\(String(describing: shipped))")
+                await edge.stop()
+                await admin.close()
+            }
         }
     }
 }

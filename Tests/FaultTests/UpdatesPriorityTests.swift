@@ -44,27 +44,27 @@ extension FaultTests {
 
         @Test("an edge behind a relay: each applies changes on a thread its --updates-priority ahead of its others, or 0 at the process's nice")
         func aheadWhereAllowed() async throws {
-            let fixture = try await CampaignFixture()
-            let admin = try fixture.admin()
-            let creative = try await fixture.uploadPNG(admin)
-            let relay = try await fixture.startRelay("relay-ahead", arguments: ["--updates-priority", "7"])
-            let behind = try await fixture.startEdge("edge-ahead", arguments: ["--updates-priority", "3"],
-                                                     sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
-            let level = try await fixture.startEdge("edge-level", arguments: ["--updates-priority", "0"])
-            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-            // The change went through the relay's update stream thread and each edge's.
-            #expect(await behind.waitFor(seq: created.seq, creatives: 1))
-            #expect(await level.waitFor(seq: created.seq, creatives: 1))
+            try await withStopping(CampaignFixture()) { fixture in
+                let admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                try await withStopping(fixture.startRelay("relay-ahead", arguments: ["--updates-priority", "7"])) { relay in
+                    try await withStopping(fixture.startEdge("edge-ahead", arguments: ["--updates-priority", "3"],
+                                                             sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])) { behind in
+                        try await withStopping(fixture.startEdge("edge-level", arguments: ["--updates-priority", "0"])) { level in
+                            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+                            // The change went through the relay's update stream thread and each edge's.
+                            #expect(await behind.waitFor(seq: created.seq, creatives: 1))
+                            #expect(await level.waitFor(seq: created.seq, creatives: 1))
 
-            try await Self.check(relay.process, boost: 7)
-            try await Self.check(behind.process, boost: 3)
-            try await Self.check(level.process, boost: 0)
+                            try await Self.check(relay.process, boost: 7)
+                            try await Self.check(behind.process, boost: 3)
+                            try await Self.check(level.process, boost: 0)
 
-            await behind.stop()
-            await level.stop()
-            await relay.stop()
-            await admin.close()
-            await fixture.stop()
+                            await admin.close()
+                        }
+                    }
+                }
+            }
         }
 
         @Test("an update priority that is not 0 to 20 is refused, from the flag or the environment, by deliveryd's and relayd's mains (every other refusal: DaemonOptionsTests, in process)")

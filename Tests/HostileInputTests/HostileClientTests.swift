@@ -26,94 +26,94 @@ struct HostileClientTests {
 
     @Test("garbage, huge and many-framed messages and connections that never read: good clients keep their answers, memory stays bounded")
     func hostileClients() async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sha = try await fixture.uploadPNG(admin)
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
-        let edge = try await fixture.startEdge("edge-hostile")
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1))
-        let endpoint = try #require(edge.endpoints["client"])
-        let pid = edge.process.pid
-        let context = fixture.context
+        try await withStopping(CampaignFixture()) { fixture in
+            let admin = try fixture.admin()
+            let sha = try await fixture.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
+            try await withStopping(fixture.startEdge("edge-hostile")) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                let endpoint = try #require(edge.endpoints["client"])
+                let pid = edge.process.pid
+                let context = fixture.context
 
-        // Warm up, so the baseline holds what serving normally allocates.
-        for _ in 0..<300 { _ = try await edge.query() }
-        let before = try #require(residentBytes(pid))
+                // Warm up, so the baseline holds what serving normally allocates.
+                for _ in 0..<300 { _ = try await edge.query() }
+                let before = try #require(residentBytes(pid))
 
-        let attackFor = Sanitizer.scaled(.seconds(Int64(ProcessInfo.processInfo.environment["HOSTILE_SECONDS"].flatMap(Int.init) ?? 6)))
-        let deadline = ContinuousClock.now + attackFor
+                let attackFor = Sanitizer.scaled(.seconds(Int64(ProcessInfo.processInfo.environment["HOSTILE_SECONDS"].flatMap(Int.init) ?? 6)))
+                let deadline = ContinuousClock.now + attackFor
 
-        // Garbage: every kind of bad input from one connection, reading what comes back.
-        let garbage = Task {
-            try await onThread { try Self.sendGarbage(context: context, endpoint: endpoint, until: deadline) }
-        }
-        // Messages over MAXMSGSIZE (64 KiB) and messages of thousands of frames, each on a fresh connection.
-        let framing = Task {
-            try await onThread { try Self.sendBadFraming(context: context, endpoint: endpoint, until: deadline) }
-        }
-        // A flood of connections that each send 4,000 requests, four times the replies the edge keeps for one
-        // connection, and never read a reply.
-        let flood = Task {
-            try await onThread {
-                try Self.floodWithoutReading(context: context, endpoint: endpoint, connections: 32, perConnection: 4_000, until: deadline)
+                // Garbage: every kind of bad input from one connection, reading what comes back.
+                let garbage = Task {
+                    try await onThread { try Self.sendGarbage(context: context, endpoint: endpoint, until: deadline) }
+                }
+                // Messages over MAXMSGSIZE (64 KiB) and messages of thousands of frames, each on a fresh connection.
+                let framing = Task {
+                    try await onThread { try Self.sendBadFraming(context: context, endpoint: endpoint, until: deadline) }
+                }
+                // A flood of connections that each send 4,000 requests, four times the replies the edge keeps for one
+                // connection, and never read a reply.
+                let flood = Task {
+                    try await onThread {
+                        try Self.floodWithoutReading(context: context, endpoint: endpoint, connections: 32, perConnection: 4_000, until: deadline)
+                    }
+                }
+
+                // Meanwhile a good client asks every few milliseconds and must get the right answer, in time.
+                var latencies: [Duration] = []
+                var wrong = 0
+                var peak = before
+                while ContinuousClock.now < deadline {
+                    let started = ContinuousClock.now
+                    do {
+                        let answer = try await edge.query()
+                        latencies.append(ContinuousClock.now - started)
+                        if !(answer.hasAd && answer.id == created.campaign.id) { wrong += 1 }
+                    } catch {
+                        wrong += 1
+                    }
+                    peak = max(peak, residentBytes(pid) ?? 0)
+                    try await Task.sleep(for: .milliseconds(5))  // pacing of the good client's queries while the attacks run
+                }
+                let garbageReport = try await garbage.value
+                let framingReport = try await framing.value
+                let floodReport = try await flood.value
+
+                // The edge is up and answers.
+                #expect(edge.process.isRunning)
+                let after = try await edge.query()
+                #expect(after.hasAd && after.id == created.campaign.id)
+                latencies.sort()
+                let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+                #expect(wrong == 0, "\(wrong) wrong or failed answers out of \(latencies.count + wrong)")
+                #expect(latencies.count > 50, "only \(latencies.count) good queries answered")
+                #expect(p99 < .milliseconds(250), "p99 \(p99), max \(latencies.last!)")
+
+                // The attack was real: garbage was answered with JSON-RPC errors, the flood was taken in.
+                #expect(garbageReport.sent > 500 && garbageReport.answered > 100 && garbageReport.badReplies == 0,
+                        "garbage: \(garbageReport)")
+                #expect(framingReport.oversized > 5 && framingReport.manyFrames > 5 && framingReport.answered == 0, "framing: \(framingReport)")
+                #expect(floodReport.sent == 32 * 4_000, "flood: \(floodReport)")
+
+                // Memory: what a non-reading connection can pin is bounded by the socket's high-water mark, so 32 of them
+                // stay well under this limit; were all 128,000 replies kept (as with a mark of 10,000) it would be passed.
+                let end = try #require(residentBytes(pid))
+                // Under a sanitizer (deploy/local/sanitize.sh says which) memory costs more, so the same bound is scaled:
+                // AddressSanitizer keeps freed memory in quarantine and pads every allocation (2 to 3 times), and
+                // ThreadSanitizer shadows every access (5 to 10 times; this test measured 5).
+                let scale = switch ProcessInfo.processInfo.environment["LAUNCHAD_SANITIZER"] {
+                case "address": 3
+                case "thread": 8
+                default: 1
+                }
+                let limit = 56 * 1024 * 1024 * scale
+                #expect(peak - before < limit, "RSS grew from \(before >> 20) MiB to a peak of \(peak >> 20) MiB")
+                print("hostile clients: good queries \(latencies.count), p50 \(latencies[latencies.count / 2]), p99 \(p99); garbage \(garbageReport); "
+                      + "framing \(framingReport); flood \(floodReport); RSS \(before >> 20) -> peak \(peak >> 20) -> \(end >> 20) MiB")
+
+                await admin.close()
             }
         }
-
-        // Meanwhile a good client asks every few milliseconds and must get the right answer, in time.
-        var latencies: [Duration] = []
-        var wrong = 0
-        var peak = before
-        while ContinuousClock.now < deadline {
-            let started = ContinuousClock.now
-            do {
-                let answer = try await edge.query()
-                latencies.append(ContinuousClock.now - started)
-                if !(answer.hasAd && answer.id == created.campaign.id) { wrong += 1 }
-            } catch {
-                wrong += 1
-            }
-            peak = max(peak, residentBytes(pid) ?? 0)
-            try await Task.sleep(for: .milliseconds(5))  // pacing of the good client's queries while the attacks run
-        }
-        let garbageReport = try await garbage.value
-        let framingReport = try await framing.value
-        let floodReport = try await flood.value
-
-        // The edge is up and answers.
-        #expect(edge.process.isRunning)
-        let after = try await edge.query()
-        #expect(after.hasAd && after.id == created.campaign.id)
-        latencies.sort()
-        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
-        #expect(wrong == 0, "\(wrong) wrong or failed answers out of \(latencies.count + wrong)")
-        #expect(latencies.count > 50, "only \(latencies.count) good queries answered")
-        #expect(p99 < .milliseconds(250), "p99 \(p99), max \(latencies.last!)")
-
-        // The attack was real: garbage was answered with JSON-RPC errors, the flood was taken in.
-        #expect(garbageReport.sent > 500 && garbageReport.answered > 100 && garbageReport.badReplies == 0,
-                "garbage: \(garbageReport)")
-        #expect(framingReport.oversized > 5 && framingReport.manyFrames > 5 && framingReport.answered == 0, "framing: \(framingReport)")
-        #expect(floodReport.sent == 32 * 4_000, "flood: \(floodReport)")
-
-        // Memory: what a non-reading connection can pin is bounded by the socket's high-water mark, so 32 of them
-        // stay well under this limit; were all 128,000 replies kept (as with a mark of 10,000) it would be passed.
-        let end = try #require(residentBytes(pid))
-        // Under a sanitizer (deploy/local/sanitize.sh says which) memory costs more, so the same bound is scaled:
-        // AddressSanitizer keeps freed memory in quarantine and pads every allocation (2 to 3 times), and
-        // ThreadSanitizer shadows every access (5 to 10 times; this test measured 5).
-        let scale = switch ProcessInfo.processInfo.environment["LAUNCHAD_SANITIZER"] {
-        case "address": 3
-        case "thread": 8
-        default: 1
-        }
-        let limit = 56 * 1024 * 1024 * scale
-        #expect(peak - before < limit, "RSS grew from \(before >> 20) MiB to a peak of \(peak >> 20) MiB")
-        print("hostile clients: good queries \(latencies.count), p50 \(latencies[latencies.count / 2]), p99 \(p99); garbage \(garbageReport); "
-              + "framing \(framingReport); flood \(floodReport); RSS \(before >> 20) -> peak \(peak >> 20) -> \(end >> 20) MiB")
-
-        await edge.stop()
-        await admin.close()
-        await fixture.stop()
     }
 
     struct GarbageReport: Sendable, CustomStringConvertible {

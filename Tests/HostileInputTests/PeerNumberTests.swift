@@ -140,22 +140,22 @@ struct PeerNumberTests {
             let admin = try campaign.admin()
             let creative = try await campaign.uploadPNG(admin)
             let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
-            let upper = try await campaign.startRelay("relay-a")
-            let lower = try await upper.startRelay("relay-b")
-            let epoch = campaign.app.store.epoch
-            for (relay, via) in [(lower, nil), (upper, ["relay-b"])] as [(RelayProcess, [String]?)] {
-                var configuration = RPCClientConfiguration(endpoint: relay.endpoints["sync"]!)
-                configuration.timeout = .seconds(5)
-                let sync = try RPCClient(context: campaign.context, configuration: configuration)
-                #expect(await eventually(timeout: .seconds(15)) {
-                    (try? await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-x", region: "r", epoch: epoch, appliedSeq: created.seq, via: via))) != nil
-                }, "\(relay.log.suffix(2000))")
-                await Self.expectBoundsHeld(sync, edgeId: "edge-x", via: via, seq: created.seq, epoch: epoch)
-                await sync.close()
+            try await withStopping(campaign.startRelay("relay-a")) { upper in
+                try await withStopping(upper.startRelay("relay-b")) { lower in
+                    let epoch = campaign.app.store.epoch
+                    for (relay, via) in [(lower, nil), (upper, ["relay-b"])] as [(RelayProcess, [String]?)] {
+                        var configuration = RPCClientConfiguration(endpoint: relay.endpoints["sync"]!)
+                        configuration.timeout = .seconds(5)
+                        let sync = try RPCClient(context: campaign.context, configuration: configuration)
+                        #expect(await eventually(timeout: .seconds(15)) {
+                            (try? await sync.call(SyncAPI.ack, EdgeAck(edgeId: "edge-x", region: "r", epoch: epoch, appliedSeq: created.seq, via: via))) != nil
+                        }, "\(relay.log.suffix(2000))")
+                        await Self.expectBoundsHeld(sync, edgeId: "edge-x", via: via, seq: created.seq, epoch: epoch)
+                        await sync.close()
+                    }
+                    await admin.close()
+                }
             }
-            await lower.stop()
-            await upper.stop()
-            await admin.close()
         }
     }
 

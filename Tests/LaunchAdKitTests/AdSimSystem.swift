@@ -86,29 +86,12 @@ struct AdSimSystem {
 
     /// Runs `body` with campaignd and an edge (`edge-adsim`) as processes in a new folder, then stops them.
     static func with(_ body: (AdSimSystem) async throws -> Void) async throws {
-        let fixture = try await CampaignFixture()
-        let edge: EdgeProcess
-        do {
-            edge = try await fixture.startEdge("edge-adsim")
-        } catch {
-            await fixture.stop()
-            throw error
+        try await withStopping(CampaignFixture()) { fixture in
+            try await withStopping(fixture.startEdge("edge-adsim")) { edge in
+                // `--wait` fails at once while campaignd knows no edge, and it knows one from the edge's first save.
+                guard await fixture.waitUntilListed(["edge-adsim"]) else { throw KitTestFailure("campaignd never listed the edge") }
+                try await body(AdSimSystem(fixture: fixture, edge: edge, directory: fixture.directory))
+            }
         }
-        do {
-            // `--wait` fails at once while campaignd knows no edge, and it knows one from the edge's first save.
-            guard await fixture.waitUntilListed(["edge-adsim"]) else { throw KitTestFailure("campaignd never listed the edge") }
-            try await body(AdSimSystem(fixture: fixture, edge: edge, directory: fixture.directory))
-        } catch {
-            await stop(edge, fixture)
-            throw error
-        }
-        await stop(edge, fixture)
-    }
-
-    private static func stop(_ edge: EdgeProcess, _ fixture: CampaignFixture) async {
-        // A test that stopped the edge (SIGSTOP) and failed before it went on: it must run to hear SIGTERM.
-        edge.process.signal(SIGCONT)
-        await edge.stop()
-        await fixture.stop()
     }
 }

@@ -19,69 +19,69 @@ struct RelayFanOutTests {
 
     @Test("every edge converges on each change; campaignd's sync and update sockets serve exactly the 4 relays, each relay its 10 edges; a new epoch costs campaignd 4 snapshots, not 40")
     func fourRelaysFortyEdges() async throws {
-        let fixture = try await CampaignFixture()
-        defer { Task { await fixture.stop() } }
-        let admin = try fixture.admin()
-        let creative = try await fixture.uploadPNG(admin)
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
-        let relays = try await concurrently((0..<Self.relayCount).map { "relay-\($0)" }) { try await fixture.startRelay($0) }
-        let edges = try await concurrently(Array(0..<Self.relayCount * Self.edgesPerRelay)) { index in
-            let relay = relays[index % Self.relayCount]
-            return try await fixture.startEdge("edge-\(index)", sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
-        }
-        try await expectConverged(edges, on: created.seq, creatives: 1)
-
-        // A change reaches every edge.
-        let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: created.campaign.id))
-        try await expectConverged(edges, on: forced.seq)
-        #expect(try await edges.concurrentlyAll { try await $0.query().id == created.campaign.id })
-
-        // Who holds campaignd's sockets: the relays alone. Each relay holds a few sync connections and one update
-        // subscription; the edges hold theirs on their relays. (The test's own clients use campaignd's admin socket
-        // and its HTTP address only.)
-        try await expectPeers(fixture, Self.relayCount, "campaignd")
-        for relay in relays { try await expectPeers(relay, Self.edgesPerRelay, relay.name) }
-
-        // The edges' acknowledgements go upstream batched: each relay's ten edges acknowledge every heartbeat within
-        // moments of each other, and the relay passes several in one call (in the debug builds here, 30 in 3 calls on a
-        // quiet machine and 42 in 9 to 16 on a busy one; one call each without batching). Counted over three heartbeats.
-        @Sendable func acks(_ relay: RelayProcess) async throws -> (passed: Double, batches: Double) {
-            (try await relay.metric("launchad_relayd_acks_passed_total"), try await relay.metric("launchad_relayd_ack_batches_total"))
-        }
-        let acksBefore = try await relays.concurrentlyMap { try await acks($0) }
-        try await Task.sleep(for: .seconds(3))
-        for (relay, before) in zip(relays, acksBefore) {
-            let after = try await acks(relay)
-            let (passed, batches) = (after.passed - before.passed, after.batches - before.batches)
-            #expect(passed >= Double(2 * Self.edgesPerRelay) && batches > 0 && batches < passed,
-                    "\(relay.name) passed \(passed) acknowledgements upstream in \(batches) calls over 3 s")
-        }
-
-        // A new database: a new epoch. campaignd serves one snapshot to each relay; the edges take theirs from the relays.
-        let relaySnapshots = try await relays.concurrentlyMap { try await $0.metric(snapshotsServed($0)) }
-        await admin.close()
-        try await fixture.restart(signal: SIGTERM, sameEndpoints: true, freshData: true)
-        let freshAdmin = try fixture.admin()
-        let freshCreative = try await fixture.uploadPNG(freshAdmin, seed: 5)
-        let fresh = try await freshAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "b", creative: freshCreative))
-        await freshAdmin.close()
-        let epoch = try await fixture.epoch()
-        try await expectConverged(edges, on: fresh.seq, epoch: epoch)
-        // Each answers it with the new creative (fetched through its relay; the old one may still be held).
-        #expect(try await edges.concurrentlyAll { edge in
-            await eventually(timeout: .seconds(30)) {
-                guard let answer = try? await edge.query() else { return false }
-                return answer.epoch == epoch && answer.id == fresh.campaign.id && answer.imgUrl?.contains(freshCreative) == true
+        try await withStopping(CampaignFixture()) { fixture in
+            let admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "a", creative: creative))
+            let relays = try await concurrently((0..<Self.relayCount).map { "relay-\($0)" }) { try await fixture.startRelay($0) }
+            let edges = try await concurrently(Array(0..<Self.relayCount * Self.edgesPerRelay)) { index in
+                let relay = relays[index % Self.relayCount]
+                return try await fixture.startEdge("edge-\(index)", sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
             }
-        })
-        let snapshots = try await fixture.metric(snapshotsServed(fixture))
-        #expect(snapshots == Double(Self.relayCount), "campaignd served \(snapshots) snapshots for the new epoch")
-        for (relay, before) in zip(relays, relaySnapshots) {
-            let served = try await relay.metric(snapshotsServed(relay)) - before
-            #expect(served >= Double(Self.edgesPerRelay), "\(relay.name) served \(served) snapshots of the new epoch to its edges")
+            try await expectConverged(edges, on: created.seq, creatives: 1)
+
+            // A change reaches every edge.
+            let forced = try await admin.call(AdminAPI.campaignForce, CampaignID(id: created.campaign.id))
+            try await expectConverged(edges, on: forced.seq)
+            #expect(try await edges.concurrentlyAll { try await $0.query().id == created.campaign.id })
+
+            // Who holds campaignd's sockets: the relays alone. Each relay holds a few sync connections and one update
+            // subscription; the edges hold theirs on their relays. (The test's own clients use campaignd's admin socket
+            // and its HTTP address only.)
+            try await expectPeers(fixture, Self.relayCount, "campaignd")
+            for relay in relays { try await expectPeers(relay, Self.edgesPerRelay, relay.name) }
+
+            // The edges' acknowledgements go upstream batched: each relay's ten edges acknowledge every heartbeat within
+            // moments of each other, and the relay passes several in one call (in the debug builds here, 30 in 3 calls on a
+            // quiet machine and 42 in 9 to 16 on a busy one; one call each without batching). Counted over three heartbeats.
+            @Sendable func acks(_ relay: RelayProcess) async throws -> (passed: Double, batches: Double) {
+                (try await relay.metric("launchad_relayd_acks_passed_total"), try await relay.metric("launchad_relayd_ack_batches_total"))
+            }
+            let acksBefore = try await relays.concurrentlyMap { try await acks($0) }
+            try await Task.sleep(for: .seconds(3))
+            for (relay, before) in zip(relays, acksBefore) {
+                let after = try await acks(relay)
+                let (passed, batches) = (after.passed - before.passed, after.batches - before.batches)
+                #expect(passed >= Double(2 * Self.edgesPerRelay) && batches > 0 && batches < passed,
+                        "\(relay.name) passed \(passed) acknowledgements upstream in \(batches) calls over 3 s")
+            }
+
+            // A new database: a new epoch. campaignd serves one snapshot to each relay; the edges take theirs from the relays.
+            let relaySnapshots = try await relays.concurrentlyMap { try await $0.metric(snapshotsServed($0)) }
+            await admin.close()
+            try await fixture.restart(signal: SIGTERM, sameEndpoints: true, freshData: true)
+            let freshAdmin = try fixture.admin()
+            let freshCreative = try await fixture.uploadPNG(freshAdmin, seed: 5)
+            let fresh = try await freshAdmin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "b", creative: freshCreative))
+            await freshAdmin.close()
+            let epoch = try await fixture.epoch()
+            try await expectConverged(edges, on: fresh.seq, epoch: epoch)
+            // Each answers it with the new creative (fetched through its relay; the old one may still be held).
+            #expect(try await edges.concurrentlyAll { edge in
+                await eventually(timeout: .seconds(30)) {
+                    guard let answer = try? await edge.query() else { return false }
+                    return answer.epoch == epoch && answer.id == fresh.campaign.id && answer.imgUrl?.contains(freshCreative) == true
+                }
+            })
+            let snapshots = try await fixture.metric(snapshotsServed(fixture))
+            #expect(snapshots == Double(Self.relayCount), "campaignd served \(snapshots) snapshots for the new epoch")
+            for (relay, before) in zip(relays, relaySnapshots) {
+                let served = try await relay.metric(snapshotsServed(relay)) - before
+                #expect(served >= Double(Self.edgesPerRelay), "\(relay.name) served \(served) snapshots of the new epoch to its edges")
+            }
+            try await expectPeers(fixture, Self.relayCount, "campaignd after the new epoch")
+            await stopAll(edges: edges, relays: relays)
         }
-        try await expectPeers(fixture, Self.relayCount, "campaignd after the new epoch")
-        await stopAll(edges: edges, relays: relays)
     }
 }
 

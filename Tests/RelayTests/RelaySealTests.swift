@@ -22,70 +22,70 @@ struct RelaySealTests {
         try keys.add(edge: "edge-1")
         // Listed at campaignd, as a relay in front of other edges would be; the test holds its key.
         let relay = try keys.add(relay: "relay-1")
-        let fixture = try await CampaignFixture(arguments: ["--keys-dir", keys.campaigndFolder.path])
-        defer { Task { await fixture.stop() } }
-        let admin = try keys.client(fixture)
-        let creative = try await fixture.uploadPNG(admin)
-        let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
-        let edge = try await fixture.startEdge("edge-1", arguments: ["--keys-dir", keys.folder("edge-1").path])
-        #expect(await edge.waitFor(seq: created.seq, creatives: 1), "\(edge.process.log.suffix(1500))")
-        func listed() async -> EdgeInfo? {
-            try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-1" }
-        }
-        // The edge's own sealed acknowledgements are taken straight from it.
-        #expect(await eventually(timeout: .seconds(10)) { await listed()?.appliedSeq == created.seq }, "\(fixture.process.log.suffix(1500))")
-
-        edge.process.signal(SIGSTOP)
-        // The pause comes next: the forger claims the edge applied it, every 200 ms, as the finding's relay did, with
-        // no seal, then with the best seal a relay's key can make (its own, with campaignd's public key).
-        let pauseSeq = created.seq + 1
-        let epoch = try await keys.client(fixture, socket: "sync", pair: relay).call(SyncAPI.snapshot, SnapshotParams(limit: 1)).epoch
-        let forger = try keys.client(fixture, socket: "sync", pair: relay)
-        let relaySealer = try RecordSealer(keyPair: relay, origin: keys.campaignd.publicKey)
-        let answers = Locked<(batches: [EdgeAcksResult], single: [Int])>(([], []))
-        let forging = Task {
-            var round = 0
-            while !Task.isCancelled {
-                let claim = EdgeAck(edgeId: "edge-1", region: "test", epoch: epoch, appliedSeq: pauseSeq)
-                var forged = round % 2 == 0 ? claim : relaySealer.sealed(claim)
-                if round % 2 == 0 { forged.sentAt = Timestamp.now().milliseconds }
-                forged.via = ["relay-1"]
-                if let result = try? await forger.call(SyncAPI.acks, EdgeAcks(acks: [forged])) {
-                    answers.withLock { $0.batches.append(result) }
+        try await withStopping(CampaignFixture(arguments: ["--keys-dir", keys.campaigndFolder.path])) { fixture in
+            let admin = try keys.client(fixture)
+            let creative = try await fixture.uploadPNG(admin)
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+            try await withStopping(fixture.startEdge("edge-1", arguments: ["--keys-dir", keys.folder("edge-1").path])) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1), "\(edge.process.log.suffix(1500))")
+                func listed() async -> EdgeInfo? {
+                    try? await admin.call(AdminAPI.edgeList, NoParams()).edges.first { $0.edgeId == "edge-1" }
                 }
-                do {
-                    _ = try await forger.call(SyncAPI.ack, forged)
-                    answers.withLock { $0.single.append(0) }
-                } catch let error as JSONRPCError {
-                    answers.withLock { $0.single.append(error.code) }
-                } catch {}
-                round += 1
-                try? await Task.sleep(for: .milliseconds(200))
+                // The edge's own sealed acknowledgements are taken straight from it.
+                #expect(await eventually(timeout: .seconds(10)) { await listed()?.appliedSeq == created.seq }, "\(fixture.process.log.suffix(1500))")
+
+                edge.process.signal(SIGSTOP)
+                // The pause comes next: the forger claims the edge applied it, every 200 ms, as the finding's relay did, with
+                // no seal, then with the best seal a relay's key can make (its own, with campaignd's public key).
+                let pauseSeq = created.seq + 1
+                let epoch = try await keys.client(fixture, socket: "sync", pair: relay).call(SyncAPI.snapshot, SnapshotParams(limit: 1)).epoch
+                let forger = try keys.client(fixture, socket: "sync", pair: relay)
+                let relaySealer = try RecordSealer(keyPair: relay, origin: keys.campaignd.publicKey)
+                let answers = Locked<(batches: [EdgeAcksResult], single: [Int])>(([], []))
+                let forging = Task {
+                    var round = 0
+                    while !Task.isCancelled {
+                        let claim = EdgeAck(edgeId: "edge-1", region: "test", epoch: epoch, appliedSeq: pauseSeq)
+                        var forged = round % 2 == 0 ? claim : relaySealer.sealed(claim)
+                        if round % 2 == 0 { forged.sentAt = Timestamp.now().milliseconds }
+                        forged.via = ["relay-1"]
+                        if let result = try? await forger.call(SyncAPI.acks, EdgeAcks(acks: [forged])) {
+                            answers.withLock { $0.batches.append(result) }
+                        }
+                        do {
+                            _ = try await forger.call(SyncAPI.ack, forged)
+                            answers.withLock { $0.single.append(0) }
+                        } catch let error as JSONRPCError {
+                            answers.withLock { $0.single.append(error.code) }
+                        } catch {}
+                        round += 1
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                }
+                let process = try ChildProcess("adctl", ["--endpoint", fixture.endpoints["admin"]!, "--keys-dir", keys.adctlFolder.path,
+                                                         "campaign", "pause", "\(created.campaign.id)", "--wait", "--wait-timeout", "3"],
+                                               directory: directory)
+                let status = await process.exitStatus(timeout: .seconds(60)) ?? -1
+                forging.cancel()
+                _ = await forging.value
+                edge.process.signal(SIGCONT)
+                let output = process.log
+                #expect(status != 0 && !output.contains("edge-1 applied") && output.contains("did not apply seq \(pauseSeq)") && output.contains("edge-1"),
+                        "adctl exited \(status): \(output)")
+                let (batches, single) = answers.withLock { $0 }
+                #expect(batches.count >= 3 && single.count >= 3, "the forger sent too little to tell: \(batches.count) batches, \(single.count) calls")
+                #expect(batches.allSatisfy { $0.taken == 0 && $0.refused == ["edge-1"] }, "\(batches.map { ($0.taken, $0.refused ?? []) })")
+                // Refused for its seal, or, while the pause is not yet committed, for claiming a seq beyond campaignd's.
+                #expect(single.allSatisfy { $0 == APIError.sealRefused.code || $0 == JSONRPCError.invalidParamsCode }, "\(single)")
+                #expect(single.filter { $0 == APIError.sealRefused.code }.count >= 3, "\(single)")
+                #expect(fixture.process.log.contains("refused an acknowledgement or report not sealed by its edge"))
+
+                // Thawed, the edge acknowledges the pause itself, with its seal.
+                #expect(await eventually(timeout: .seconds(10)) { await listed()?.appliedSeq == pauseSeq }, "\(edge.process.log.suffix(1500))")
+                await forger.close()
+                await admin.close()
             }
         }
-        let process = try ChildProcess("adctl", ["--endpoint", fixture.endpoints["admin"]!, "--keys-dir", keys.adctlFolder.path,
-                                                 "campaign", "pause", "\(created.campaign.id)", "--wait", "--wait-timeout", "3"],
-                                       directory: directory)
-        let status = await process.exitStatus(timeout: .seconds(60)) ?? -1
-        forging.cancel()
-        _ = await forging.value
-        edge.process.signal(SIGCONT)
-        let output = process.log
-        #expect(status != 0 && !output.contains("edge-1 applied") && output.contains("did not apply seq \(pauseSeq)") && output.contains("edge-1"),
-                "adctl exited \(status): \(output)")
-        let (batches, single) = answers.withLock { $0 }
-        #expect(batches.count >= 3 && single.count >= 3, "the forger sent too little to tell: \(batches.count) batches, \(single.count) calls")
-        #expect(batches.allSatisfy { $0.taken == 0 && $0.refused == ["edge-1"] }, "\(batches.map { ($0.taken, $0.refused ?? []) })")
-        // Refused for its seal, or, while the pause is not yet committed, for claiming a seq beyond campaignd's.
-        #expect(single.allSatisfy { $0 == APIError.sealRefused.code || $0 == JSONRPCError.invalidParamsCode }, "\(single)")
-        #expect(single.filter { $0 == APIError.sealRefused.code }.count >= 3, "\(single)")
-        #expect(fixture.process.log.contains("refused an acknowledgement or report not sealed by its edge"))
-
-        // Thawed, the edge acknowledges the pause itself, with its seal.
-        #expect(await eventually(timeout: .seconds(10)) { await listed()?.appliedSeq == pauseSeq }, "\(edge.process.log.suffix(1500))")
-        await forger.close()
-        await admin.close()
-        await edge.stop()
     }
 
     @Test("edges one and two relays deep: their sealed acknowledgements and reports pass both relays and are taken, and each relay's own")

@@ -9,9 +9,7 @@ import ZMQRPC
 extension CampaignServiceEndpoints {
     /// The service's (or relay's) whole snapshot, through its sync socket.
     func snapshot() async throws -> Snapshot {
-        let sync = try self.sync()
-        defer { Task { await sync.close() } }
-        return try await sync.call(SyncAPI.snapshot, SnapshotParams())
+        try await withStopping(self.sync()) { sync in try await sync.call(SyncAPI.snapshot, SnapshotParams()) }
     }
 }
 

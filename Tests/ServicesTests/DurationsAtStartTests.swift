@@ -8,8 +8,7 @@ import Testing
 struct DurationsAtStartTests {
     @Test("campaignd started on a database written before durations reads its GIFs' and videos' lengths from their bytes before it serves them to edges")
     func olderDatabase() async throws {
-        let fixture = try await CampaignFixture()
-        do {
+        try await withStopping(CampaignFixture()) { fixture in
             let admin = try fixture.admin()
             let gif = MediaBytes.gif(width: 1080, height: 1920, delays: [30, 30, 45])
             let video = MediaBytes.isoMedia(duration: 4_000, tracks: [MediaBytes.Track(width: 1080, height: 1920, timescale: 600, duration: 2_400)])
@@ -32,10 +31,6 @@ struct DurationsAtStartTests {
                 #expect(try await sync.call(SyncAPI.creative, CreativeChunkParams(sha256: sha256, offset: 0, length: 8)).durationMs == durationMs)
             }
             await sync.close()
-        } catch {
-            await fixture.stop()
-            throw error
         }
-        await fixture.stop()
     }
 }

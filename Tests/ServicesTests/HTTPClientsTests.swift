@@ -17,25 +17,20 @@ struct HTTPClientsTests {
 
     /// campaignd with one live campaign, and a certificate for 127.0.0.1 and localhost made with the openssl CLI.
     static func withCampaign(_ body: (CampaignFixture, URL) async throws -> Void) async throws {
-        let fixture = try await CampaignFixture()
-        let admin = try fixture.admin()
-        let sha = try await fixture.uploadPNG(admin)
-        _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
-        await admin.close()
-        let certificates = fixture.directory.appendingPathComponent("tls")
-        try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
-        let made = try runTool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                           "-keyout", certificates.appendingPathComponent("key.pem").path,
-                                           "-out", certificates.appendingPathComponent("cert.pem").path, "-days", "1",
-                                           "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
-        #expect(made.status == 0, "openssl: \(made.error)")
-        do {
+        try await withStopping(CampaignFixture()) { fixture in
+            let admin = try fixture.admin()
+            let sha = try await fixture.uploadPNG(admin)
+            _ = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: sha))
+            await admin.close()
+            let certificates = fixture.directory.appendingPathComponent("tls")
+            try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
+            let made = try runTool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                               "-keyout", certificates.appendingPathComponent("key.pem").path,
+                                               "-out", certificates.appendingPathComponent("cert.pem").path, "-days", "1",
+                                               "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+            #expect(made.status == 0, "openssl: \(made.error)")
             try await body(fixture, certificates)
-        } catch {
-            await fixture.stop()
-            throw error
         }
-        await fixture.stop()
     }
 
     static func waitForAd(_ edge: EdgeProcess) async -> Bool {
@@ -45,26 +40,26 @@ struct HTTPClientsTests {
     @Test("curl over HTTP/1.1: POST /rpc, GET /launch-ad, a 415, and one connection reused for several requests")
     func curlClearText() async throws {
         try await Self.withCampaign { fixture, _ in
-            let edge = try await fixture.startEdge("edge-curl")
-            #expect(await Self.waitForAd(edge))
-            let base = "http://\(edge.endpoints["http"]!)"
-            let answer = try runTool("curl", ["-sS", "--http1.1", "-H", "Content-Type: application/json", "--data-binary", Self.query,
-                                              "-w", "\\n%{http_code} %{http_version}", "\(base)/rpc"])
-            #expect(answer.output.hasSuffix("200 1.1") && answer.output.contains(#""hasAd":true"#), "\(answer)")
-            #expect(answer.output.contains(#""imgUrl":"http://"#))
-            // showMoment a number on both bindings (1: not held, not forced), the campaign's moments in launchTypes.
-            #expect(answer.output.contains(#""showMoment":1,"launchTypes":["cold"],"#), "\(answer)")
-            let launch = try runTool("curl", ["-sS", "-w", "\\n%{http_code}", "\(base)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"])
-            #expect(launch.output.hasPrefix(#"{"code":200,"msg":"SUCCESS","data":{"hasAd":true"#) && launch.output.hasSuffix("200"), "\(launch)")
-            #expect(launch.output.contains(#""showMoment":1,"launchTypes":["cold"],"#), "\(launch)")
-            let wrongType = try runTool("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: text/plain",
-                                                 "--data-binary", Self.query, "\(base)/rpc"])
-            #expect(wrongType.output == "415")
-            // Three requests in one curl: the connection is reused.
-            let reused = try runTool("curl", ["-sS", "-v", "-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null", "-H", "Content-Type: application/json",
-                                              "--data-binary", Self.query, "\(base)/rpc", "\(base)/rpc", "\(base)/rpc"])
-            #expect(reused.error.components(separatedBy: "Re-using existing connection").count == 3, "\(reused.error)")
-            await edge.stop()
+            try await withStopping(fixture.startEdge("edge-curl")) { edge in
+                #expect(await Self.waitForAd(edge))
+                let base = "http://\(edge.endpoints["http"]!)"
+                let answer = try runTool("curl", ["-sS", "--http1.1", "-H", "Content-Type: application/json", "--data-binary", Self.query,
+                                                  "-w", "\\n%{http_code} %{http_version}", "\(base)/rpc"])
+                #expect(answer.output.hasSuffix("200 1.1") && answer.output.contains(#""hasAd":true"#), "\(answer)")
+                #expect(answer.output.contains(#""imgUrl":"http://"#))
+                // showMoment a number on both bindings (1: not held, not forced), the campaign's moments in launchTypes.
+                #expect(answer.output.contains(#""showMoment":1,"launchTypes":["cold"],"#), "\(answer)")
+                let launch = try runTool("curl", ["-sS", "-w", "\\n%{http_code}", "\(base)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"])
+                #expect(launch.output.hasPrefix(#"{"code":200,"msg":"SUCCESS","data":{"hasAd":true"#) && launch.output.hasSuffix("200"), "\(launch)")
+                #expect(launch.output.contains(#""showMoment":1,"launchTypes":["cold"],"#), "\(launch)")
+                let wrongType = try runTool("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: text/plain",
+                                                     "--data-binary", Self.query, "\(base)/rpc"])
+                #expect(wrongType.output == "415")
+                // Three requests in one curl: the connection is reused.
+                let reused = try runTool("curl", ["-sS", "-v", "-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null", "-H", "Content-Type: application/json",
+                                                  "--data-binary", Self.query, "\(base)/rpc", "\(base)/rpc", "\(base)/rpc"])
+                #expect(reused.error.components(separatedBy: "Re-using existing connection").count == 3, "\(reused.error)")
+            }
         }
     }
 
@@ -72,44 +67,44 @@ struct HTTPClientsTests {
     func tls() async throws {
         try await Self.withCampaign { fixture, certificates in
             let cert = certificates.appendingPathComponent("cert.pem").path, key = certificates.appendingPathComponent("key.pem").path
-            let edge = try await fixture.startEdge("edge-tls", arguments: ["--tls-cert", cert, "--tls-key", key])
-            #expect(await Self.waitForAd(edge))
-            let base = "https://\(edge.endpoints["http"]!)"
-            for version in ["--http2", "--http1.1"] {
-                let answer = try runTool("curl", ["-sS", version, "--cacert", cert, "-H", "Content-Type: application/json",
-                                                  "--data-binary", Self.query, "-w", "\\n%{http_code} %{http_version}", "\(base)/rpc"])
-                let expected = version == "--http2" ? "200 2" : "200 1.1"
-                #expect(answer.output.hasSuffix(expected) && answer.output.contains(#""imgUrl":"https://"#), "\(version): \(answer)")
-            }
-            let launch = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "-w", "\\n%{http_code} %{http_version}",
-                                              "\(base)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"])
-            #expect(launch.output.contains(#""showMoment":1"#) && launch.output.hasSuffix("200 2"), "\(launch)")
-            let notAllowed = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "-o", "/dev/null", "-w", "%{http_code}", "\(base)/rpc"])
-            #expect(notAllowed.output == "405")
-            let metrics = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "\(base)/metrics"])
-            #expect(metrics.output.contains(#"launchad_deliveryd_http_requests_total{route="rpc",method="POST",status="200",protocol="2"}"#))
+            try await withStopping(fixture.startEdge("edge-tls", arguments: ["--tls-cert", cert, "--tls-key", key])) { edge in
+                #expect(await Self.waitForAd(edge))
+                let base = "https://\(edge.endpoints["http"]!)"
+                for version in ["--http2", "--http1.1"] {
+                    let answer = try runTool("curl", ["-sS", version, "--cacert", cert, "-H", "Content-Type: application/json",
+                                                      "--data-binary", Self.query, "-w", "\\n%{http_code} %{http_version}", "\(base)/rpc"])
+                    let expected = version == "--http2" ? "200 2" : "200 1.1"
+                    #expect(answer.output.hasSuffix(expected) && answer.output.contains(#""imgUrl":"https://"#), "\(version): \(answer)")
+                }
+                let launch = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "-w", "\\n%{http_code} %{http_version}",
+                                                  "\(base)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"])
+                #expect(launch.output.contains(#""showMoment":1"#) && launch.output.hasSuffix("200 2"), "\(launch)")
+                let notAllowed = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "-o", "/dev/null", "-w", "%{http_code}", "\(base)/rpc"])
+                #expect(notAllowed.output == "405")
+                let metrics = try runTool("curl", ["-sS", "--http2", "--cacert", cert, "\(base)/metrics"])
+                #expect(metrics.output.contains(#"launchad_deliveryd_http_requests_total{route="rpc",method="POST",status="200",protocol="2"}"#))
 
-            // Python's http.client, over TLS: five calls on one connection (the same socket throughout).
-            let port = edge.endpoints["http"]!.split(separator: ":").last!
-            let script = """
-                from http.client import HTTPSConnection
-                from json import loads
-                from ssl import create_default_context
-                from sys import argv
-                context = create_default_context(cafile=argv[1])
-                connection = HTTPSConnection("localhost", int(argv[2]), context=context)
-                sockets = set()
-                for i in range(5):
-                    connection.request("POST", "/rpc", body=argv[3], headers={"Content-Type": "application/json"})
-                    response = connection.getresponse()
-                    answer = loads(response.read())
-                    sockets.add(id(connection.sock))
-                    assert response.status == 200 and answer["result"]["hasAd"], (response.status, answer)
-                print("ok", len(sockets))
-                """
-            let python = try runTool("python3", ["-c", script, cert, String(port), Self.query])
-            #expect(python.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok 1", "\(python)")
-            await edge.stop()
+                // Python's http.client, over TLS: five calls on one connection (the same socket throughout).
+                let port = edge.endpoints["http"]!.split(separator: ":").last!
+                let script = """
+                    from http.client import HTTPSConnection
+                    from json import loads
+                    from ssl import create_default_context
+                    from sys import argv
+                    context = create_default_context(cafile=argv[1])
+                    connection = HTTPSConnection("localhost", int(argv[2]), context=context)
+                    sockets = set()
+                    for i in range(5):
+                        connection.request("POST", "/rpc", body=argv[3], headers={"Content-Type": "application/json"})
+                        response = connection.getresponse()
+                        answer = loads(response.read())
+                        sockets.add(id(connection.sock))
+                        assert response.status == 200 and answer["result"]["hasAd"], (response.status, answer)
+                    print("ok", len(sockets))
+                    """
+                let python = try runTool("python3", ["-c", script, cert, String(port), Self.query])
+                #expect(python.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok 1", "\(python)")
+            }
         }
     }
 
@@ -117,22 +112,22 @@ struct HTTPClientsTests {
     func tlsHeaderTimeout() async throws {
         try await Self.withCampaign { fixture, certificates in
             let cert = certificates.appendingPathComponent("cert.pem").path, key = certificates.appendingPathComponent("key.pem").path
-            let edge = try await fixture.startEdge("edge-tls-timeout", arguments: ["--tls-cert", cert, "--tls-key", key, "--http-header-timeout", "1"])
-            let address = try #require(edge.endpoints["http"])
-            // No handshake at all: the header timeout counts from the connection's start.
-            let (early, closed) = try await onThread {
-                let silent = try HTTPTestConnection(address)
-                return (silent.closes(within: .milliseconds(800)), silent.closes(within: .milliseconds(1_700)))
+            try await withStopping(fixture.startEdge("edge-tls-timeout", arguments: ["--tls-cert", cert, "--tls-key", key, "--http-header-timeout", "1"])) { edge in
+                let address = try #require(edge.endpoints["http"])
+                // No handshake at all: the header timeout counts from the connection's start.
+                let (early, closed) = try await onThread {
+                    let silent = try HTTPTestConnection(address)
+                    return (silent.closes(within: .milliseconds(800)), silent.closes(within: .milliseconds(1_700)))
+                }
+                #expect(!early && closed)
+                // Two streams 2 s apart on one HTTP/2 connection (curl's --rate: one transfer started per 2 s): one connect.
+                let url = "https://\(address)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"
+                let streams = try await onThread {
+                    try runTool("curl", ["-sS", "--http2", "--cacert", cert, "--rate", "30/m", "-w", "%{http_code} %{http_version} %{num_connects}\\n",
+                                         "-o", "/dev/null", url, "-o", "/dev/null", url])
+                }
+                #expect(streams.output == "200 2 1\n200 2 0\n", "\(streams)")
             }
-            #expect(!early && closed)
-            // Two streams 2 s apart on one HTTP/2 connection (curl's --rate: one transfer started per 2 s): one connect.
-            let url = "https://\(address)/launch-ad?app=shop&platform=ios&appVersion=5.2.0&deviceId=d-1"
-            let streams = try await onThread {
-                try runTool("curl", ["-sS", "--http2", "--cacert", cert, "--rate", "30/m", "-w", "%{http_code} %{http_version} %{num_connects}\\n",
-                                     "-o", "/dev/null", url, "-o", "/dev/null", url])
-            }
-            #expect(streams.output == "200 2 1\n200 2 0\n", "\(streams)")
-            await edge.stop()
         }
     }
 
