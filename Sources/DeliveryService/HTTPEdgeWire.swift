@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -36,8 +35,36 @@ extension HTTPRequestSummary {
     /// The content type is `application/json` or `application/json-rpc`, with any parameters.
     var isJSON: Bool {
         guard let contentType else { return false }
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        return type == "application/json" || type == "application/json-rpc"
+        return Self.isJSON(contentType)
+    }
+
+    /// `value` names `application/json` or `application/json-rpc`: the media type before any `;` and its parameters,
+    /// compared byte by byte with ASCII's letters folded, optional whitespace (space, tab) around it ignored as
+    /// RFC 9110 allows. Read in place: no copy, no Foundation, as it runs on every `POST /rpc`.
+    static func isJSON(_ value: String) -> Bool {
+        value.utf8.withContiguousStorageIfAvailable(isJSON) ?? Array(value.utf8).withUnsafeBufferPointer(isJSON)
+    }
+
+    private static func isJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        func isOWS(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = 0
+        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+        while start < end && isOWS(bytes[start]) { start += 1 }
+        while end > start && isOWS(bytes[end - 1]) { end -= 1 }
+        let type = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        return names(type, "application/json") || names(type, "application/json-rpc")
+    }
+
+    /// `bytes` are `lowercase` (ASCII, in lower case) but for the case of ASCII's letters.
+    private static func names(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard folded == expected[index] else { return false }
+        }
+        return true
     }
 }
 
