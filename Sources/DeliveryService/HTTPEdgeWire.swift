@@ -1,4 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
+import LaunchAdDomain
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -94,6 +100,64 @@ struct HTTPEdgeAnswer {
     static let uncachedJSON: [(name: HTTPField.Name, value: String)] = [(.contentType, "application/json"), (.cacheControl, "no-store")]
 }
 
+/// An own answer's status line and header fields as HTTP/1.1 writes them, up to the value of its `Content-Length`:
+/// rendered once for the answers every query gets, so that writing one is a copy, not a field at a time.
+struct HTTPPreparedHead: Sendable {
+    let status: HTTPResponse.Status
+    let headers: [(name: HTTPField.Name, value: String)]
+    /// `HTTP/1.1 200 OK\r\n`, the fields, then `Content-Length: `.
+    let http1: [UInt8]
+
+    init(_ status: HTTPResponse.Status, _ headers: [(name: HTTPField.Name, value: String)]) {
+        self.status = status
+        self.headers = headers
+        var bytes = ByteBuffer()
+        HTTP1Wire.writeStatusAndFields(status, headers, into: &bytes)
+        bytes.writeStaticString("Content-Length: ")
+        http1 = Array(bytes.readableBytesView)
+    }
+
+    /// A JSON-RPC reply.
+    static let json = HTTPPreparedHead(.ok, HTTPEdgeAnswer.json)
+    /// `GET /launch-ad`'s answer, and its answer to a query it cannot read.
+    static let launchAd = HTTPPreparedHead(.ok, HTTPEdgeAnswer.uncachedJSON)
+    static let launchAdRefused = HTTPPreparedHead(.badRequest, HTTPEdgeAnswer.uncachedJSON)
+}
+
+/// The `Date` field of the edge's own answers (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), rendered
+/// again only when the second has changed: a connection keeps one and refreshes it before each answer.
+struct HTTPDate {
+    private var second = -1
+    /// `Date: ` and the date, then CR LF.
+    private(set) var field: [UInt8] = []
+
+    /// The field for the current second.
+    mutating func refresh() {
+        let now = time(nil)
+        guard now != second else { return }
+        second = now
+        field = Self.field(now)
+    }
+
+    /// The date alone, for HTTP/2's field.
+    var value: String { String(decoding: field.dropFirst(6).dropLast(2), as: UTF8.self) }
+
+    /// The field at `seconds` since 1970 (UTC), as RFC 9110 § 5.6.7 writes it.
+    static func field(_ seconds: Int) -> [UInt8] {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let (year, month, day) = Timestamp.civilFromDays(days)
+        // 1970-01-01 was a Thursday.
+        let weekday = ((days % 7) + 11) % 7
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let year4 = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        let text = "Date: \(weekdays[weekday]), \(two(day)) \(months[month - 1]) \(year4) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT\r\n"
+        return Array(text.utf8)
+    }
+}
+
 /// The parts of a connection's codec: the HTTP/1.1 codec's own (below the conversion to HTTP types, where the edge's
 /// answers are written as bytes), or the HTTP types of an HTTP/2 stream.
 protocol HTTPEdgeWire {
@@ -103,12 +167,13 @@ protocol HTTPEdgeWire {
     static var version: String { get }
     static func inbound(_ part: RequestPart) -> HTTPEdgeInbound
     static func outbound(_ part: ResponsePart) -> HTTPEdgeOutbound
-    /// Writes `answer` whole; `written` completes once its body is written (for the reply budget).
-    static func write(_ answer: HTTPEdgeAnswer, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
+    /// Writes `answer` whole, with the `Date` field `date`; `written` completes once its body is written (for the
+    /// reply budget).
+    static func write(_ answer: HTTPEdgeAnswer, date: HTTPDate, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
                       written: EventLoopPromise<Void>?)
-    /// A buffer for the body of `answer`, of `length` bytes: HTTP/1.1's begins with the head, so that the answer
-    /// goes out as one buffer written once (``HTTPEdgeAnswer/headed``); `nil` where that is not done.
-    static func buffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer?
+    /// A buffer for the body of an answer with `head`, of `length` bytes: HTTP/1.1's begins with the head, so that
+    /// the answer goes out as one buffer written once (``HTTPEdgeAnswer/headed``); `nil` where that is not done.
+    static func buffer(for head: HTTPPreparedHead, length: Int, date: HTTPDate, allocator: ByteBufferAllocator) -> ByteBuffer?
     /// The 100 Continue interim answer.
     static func writeContinue(context: ChannelHandlerContext, codec: ChannelHandlerContext?)
 }
@@ -144,43 +209,71 @@ enum HTTP1Wire: HTTPEdgeWire {
         }
     }
 
-    static func write(_ answer: HTTPEdgeAnswer, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
+    static func write(_ answer: HTTPEdgeAnswer, date: HTTPDate, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
                       written: EventLoopPromise<Void>?) {
         if answer.headed, let bytes = answer.body {
             (codec ?? context).write(NIOAny(IOData.byteBuffer(bytes)), promise: written)
             return
         }
         let length = answer.body?.readableBytes ?? 0
-        var bytes = headBuffer(for: answer, length: length, allocator: context.channel.allocator)
+        var bytes = context.channel.allocator.buffer(capacity: 160 + length)
+        writeStatusAndFields(answer.status, answer.headers, into: &bytes)
+        let sized = answer.status != .noContent && answer.status.kind != .informational
+        if sized { bytes.writeStaticString("Content-Length: ") }
+        writeEnd(length: sized ? length : nil, date: date, into: &bytes)
         if var body = answer.body { bytes.writeBuffer(&body) }
         (codec ?? context).write(NIOAny(IOData.byteBuffer(bytes)), promise: written)
     }
 
-    static func buffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer? {
-        headBuffer(for: answer, length: length, allocator: allocator)
+    static func buffer(for head: HTTPPreparedHead, length: Int, date: HTTPDate, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        var bytes = allocator.buffer(capacity: head.http1.count + 24 + date.field.count + length)
+        bytes.writeBytes(head.http1)
+        writeEnd(length: length, date: date, into: &bytes)
+        return bytes
     }
 
-    /// The head of `answer`, in a buffer with room for its body.
-    private static func headBuffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var bytes = allocator.buffer(capacity: 128 + length)
+    /// The status line and `headers`, each line ended.
+    static func writeStatusAndFields(_ status: HTTPResponse.Status, _ headers: [(name: HTTPField.Name, value: String)],
+                                     into bytes: inout ByteBuffer) {
         bytes.writeStaticString("HTTP/1.1 ")
-        bytes.writeString(String(answer.status.code))
+        bytes.writeString(String(status.code))
         bytes.writeStaticString(" ")
-        bytes.writeString(answer.status.reasonPhrase)
+        bytes.writeString(status.reasonPhrase)
         bytes.writeStaticString("\r\n")
-        for field in answer.headers {
+        for field in headers {
             bytes.writeString(field.name.rawName)
             bytes.writeStaticString(": ")
             bytes.writeString(field.value)
             bytes.writeStaticString("\r\n")
         }
-        if answer.status != .noContent && answer.status.kind != .informational {
-            bytes.writeStaticString("Content-Length: ")
-            bytes.writeString(String(length))
-            bytes.writeStaticString("\r\n")
+    }
+
+    /// The end of a head, in one write: `length` (the value of a `Content-Length` already begun) and its line's end,
+    /// the `Date` field, the empty line.
+    private static func writeEnd(length: Int?, date: HTTPDate, into bytes: inout ByteBuffer) {
+        let field = date.field
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 24 + field.count) { out in
+            var at = 0
+            if let length {
+                var digits = 1
+                var rest = length / 10
+                while rest > 0 { digits += 1; rest /= 10 }
+                rest = length
+                for index in stride(from: digits - 1, through: 0, by: -1) {
+                    out[at + index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                at += digits
+                out[at] = UInt8(ascii: "\r")
+                out[at + 1] = UInt8(ascii: "\n")
+                at += 2
+            }
+            field.withUnsafeBytes { out.baseAddress!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            at += field.count
+            out[at] = UInt8(ascii: "\r")
+            out[at + 1] = UInt8(ascii: "\n")
+            return at + 2
         }
-        bytes.writeStaticString("\r\n")
-        return bytes
     }
 
     static func writeContinue(context: ChannelHandlerContext, codec: ChannelHandlerContext?) {
@@ -217,17 +310,18 @@ enum HTTPTypesWire: HTTPEdgeWire {
         }
     }
 
-    static func write(_ answer: HTTPEdgeAnswer, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
+    static func write(_ answer: HTTPEdgeAnswer, date: HTTPDate, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
                       written: EventLoopPromise<Void>?) {
         var response = HTTPResponse(status: answer.status)
         for field in answer.headers { response.headerFields[field.name] = field.value }
+        response.headerFields[.date] = date.value
         if answer.status != .noContent { response.headerFields[.contentLength] = String(answer.body?.readableBytes ?? 0) }
         context.write(NIOAny(HTTPResponsePart.head(response)), promise: nil)
         if let body = answer.body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: written) } else { written?.succeed() }
         context.write(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
     }
 
-    static func buffer(for answer: HTTPEdgeAnswer, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer? {
+    static func buffer(for head: HTTPPreparedHead, length: Int, date: HTTPDate, allocator: ByteBufferAllocator) -> ByteBuffer? {
         nil
     }
 
