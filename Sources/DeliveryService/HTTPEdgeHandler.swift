@@ -125,7 +125,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
-        switch Wire.inbound(unwrapInboundIn(data)) {
+        switch Wire.inbound(data) {
         case .head(let request):
             head(context, request, data)
         case .body(let part):
@@ -377,7 +377,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     // MARK: Answers from Hummingbird
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch Wire.outbound(unwrapOutboundIn(data)) {
+        switch Wire.outbound(data) {
         case .head(let status):
             if let request = passedOn.first, status >= 200 {
                 counted.count(.init(route: request.route, method: request.method, status: status, version: version), in: door.metrics)

@@ -165,8 +165,11 @@ protocol HTTPEdgeWire {
     associatedtype ResponsePart
     /// The `protocol` label: "1.1" or "2".
     static var version: String { get }
-    static func inbound(_ part: RequestPart) -> HTTPEdgeInbound
-    static func outbound(_ part: ResponsePart) -> HTTPEdgeOutbound
+    /// A request part as it came in. (The part is taken out of its `NIOAny` here, where its type is known, not in
+    /// the generic handler, where each took a look-up of the `Optional` of the part's type and an unspecialized cast.)
+    static func inbound(_ data: NIOAny) -> HTTPEdgeInbound
+    /// An answer part as it goes out, likewise.
+    static func outbound(_ data: NIOAny) -> HTTPEdgeOutbound
     /// Writes `answer` whole, with the `Date` field `date`; `written` completes once its body is written (for the
     /// reply budget).
     static func write(_ answer: HTTPEdgeAnswer, date: HTTPDate, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
@@ -186,8 +189,8 @@ enum HTTP1Wire: HTTPEdgeWire {
     typealias ResponsePart = HTTPServerResponsePart
     static let version = "1.1"
 
-    static func inbound(_ part: HTTPServerRequestPart) -> HTTPEdgeInbound {
-        switch part {
+    static func inbound(_ data: NIOAny) -> HTTPEdgeInbound {
+        switch HTTPEdgeHandler<Self>.unwrapInboundIn(data) {
         case .head(let head):
             return .head(HTTPRequestSummary(
                 method: head.method.rawValue, path: head.uri, contentType: head.headers.first(name: "content-type"),
@@ -201,8 +204,8 @@ enum HTTP1Wire: HTTPEdgeWire {
         }
     }
 
-    static func outbound(_ part: HTTPServerResponsePart) -> HTTPEdgeOutbound {
-        switch part {
+    static func outbound(_ data: NIOAny) -> HTTPEdgeOutbound {
+        switch HTTPEdgeHandler<Self>.unwrapOutboundIn(data) {
         case .head(let head): .head(status: Int(head.status.code))
         case .body: .body
         case .end: .end
@@ -288,8 +291,8 @@ enum HTTPTypesWire: HTTPEdgeWire {
     typealias ResponsePart = HTTPResponsePart
     static let version = "2"
 
-    static func inbound(_ part: HTTPRequestPart) -> HTTPEdgeInbound {
-        switch part {
+    static func inbound(_ data: NIOAny) -> HTTPEdgeInbound {
+        switch HTTPEdgeHandler<Self>.unwrapInboundIn(data) {
         case .head(let request):
             return .head(HTTPRequestSummary(
                 method: request.method.rawValue, path: request.path ?? "", contentType: request.headerFields[.contentType],
@@ -302,8 +305,8 @@ enum HTTPTypesWire: HTTPEdgeWire {
         }
     }
 
-    static func outbound(_ part: HTTPResponsePart) -> HTTPEdgeOutbound {
-        switch part {
+    static func outbound(_ data: NIOAny) -> HTTPEdgeOutbound {
+        switch HTTPEdgeHandler<Self>.unwrapOutboundIn(data) {
         case .head(let response): .head(status: response.status.code)
         case .body: .body
         case .end: .end
