@@ -3,7 +3,7 @@ import Foundation
 import LaunchAdTesting
 import Testing
 
-@Suite("The edge's own HTTP answers: Date and Content-Length in their head", .timeLimit(.minutes(2)))
+@Suite("The edge's HTTP heads: Expect and Content-Length read, Date and Content-Length in its own answers", .timeLimit(.minutes(2)))
 struct HTTPAnswerHeadTests {
     static let formatter: DateFormatter = {
         let formatter = DateFormatter()
@@ -79,6 +79,34 @@ struct HTTPAnswerHeadTests {
                 }
             }
             #expect(!connection.closedByPeer)
+        }
+    }
+
+    @Test("Expect: 100-continue in any case gets 100 Continue before the body, Content-Length over the limit 413 before it; other expectations none")
+    func expectations() async throws {
+        try await HTTPRPCTests.withLiveEdge { edge, _, _, _ in
+            let address = edge.endpoints["http"]!
+            let call = Array(#"{"jsonrpc":"2.0","id":1,"method":"edge.status"}"#.utf8)
+            func head(_ fields: String) -> [UInt8] {
+                Array("POST /rpc HTTP/1.1\r\nHost: edge\r\ncontent-TYPE: application/json\r\n\(fields)\r\n".utf8)
+            }
+            for expect in ["100-continue", "100-Continue", "100-CONTINUE"] {
+                let connection = try HTTPTestConnection(address)
+                #expect(connection.send(head("EXPECT: \(expect)\r\nContent-Length: \(call.count)\r\n")))
+                #expect(connection.response(timeout: .seconds(2))?.status == 100, "\(expect)")
+                #expect(connection.send(call))
+                #expect(connection.response()?.status == 200, "\(expect)")
+            }
+            // Not 100-continue: no interim answer; the answer comes once the body does.
+            let other = try HTTPTestConnection(address)
+            #expect(other.send(head("Expect: 100-continuex\r\nContent-Length: \(call.count)\r\n")))
+            #expect(other.response(timeout: .milliseconds(500)) == nil)
+            #expect(other.send(call))
+            #expect(other.response()?.status == 200)
+            // A length over the limit is refused from the head, whatever the case of its name.
+            let large = try HTTPTestConnection(address)
+            #expect(large.send(head("CONTENT-length: 100000000\r\n")))
+            #expect(large.response(timeout: .seconds(2))?.status == 413)
         }
     }
 }
