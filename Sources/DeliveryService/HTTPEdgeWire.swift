@@ -131,9 +131,8 @@ struct HTTPDate {
     /// `Date: ` and the date, then CR LF.
     private(set) var field: [UInt8] = []
 
-    /// The field for the current second.
-    mutating func refresh() {
-        let now = time(nil)
+    /// The field for the current second (`now`, seconds since 1970, is the wall clock's unless a test gives it).
+    mutating func refresh(now: Int = time(nil)) {
         guard now != second else { return }
         second = now
         field = Self.field(now)
