@@ -138,15 +138,19 @@ measure() {  # label, url, threads, connections, [PATH_MODE]
   echo "$1 ${round:-0} ${line#RESULT }" | tee -a "$RUN/results.txt"
 }
 : >"$RUN/results.txt"
-# builds THREADS CONNECTIONS ROUND [tls-]: POST /rpc on this build's edge and, when COMPARE_BIN is set, on the other
-# build's, in an order swapped every other round (so that neither always follows nginx).
+# builds THREADS CONNECTIONS ROUND [tls-|launch-ad]: POST /rpc (or GET /launch-ad) on this build's edge and, when
+# COMPARE_BIN is set, on the other build's, in an order swapped every other round (so that neither always goes first).
 builds() {
-  local scheme=http mine=$EDGE other=${COMPARE:-}
-  if [ -n "${4:-}" ]; then scheme=https; mine="localhost:${EDGE_TLS##*:}"; other="localhost:${COMPARE_TLS##*:}"; fi
-  local this=("deliveryd-${4:-}c$2" "$scheme://$mine/rpc") that=("compare-${4:-}c$2" "$scheme://$other/rpc")
-  if [ -z "${COMPARE_BIN:-}" ]; then measure "${this[@]}" "$1" "$2"
-  elif [ $(( $3 % 2 )) = 1 ]; then measure "${this[@]}" "$1" "$2"; measure "${that[@]}" "$1" "$2"
-  else measure "${that[@]}" "$1" "$2"; measure "${this[@]}" "$1" "$2"; fi
+  local scheme=http mine=$EDGE other=${COMPARE:-} this that
+  if [ "${4:-}" = tls- ]; then scheme=https; mine="localhost:${EDGE_TLS##*:}"; other="localhost:${COMPARE_TLS##*:}"; fi
+  if [ "${4:-}" = launch-ad ]; then
+    this=("launch-ad-c$2" "http://$mine/launch-ad" "$1" "$2" launch-ad) that=("compare-launch-ad-c$2" "http://$other/launch-ad" "$1" "$2" launch-ad)
+  else
+    this=("deliveryd-${4:-}c$2" "$scheme://$mine/rpc" "$1" "$2") that=("compare-${4:-}c$2" "$scheme://$other/rpc" "$1" "$2")
+  fi
+  if [ -z "${COMPARE_BIN:-}" ]; then measure "${this[@]}"
+  elif [ $(( $3 % 2 )) = 1 ]; then measure "${this[@]}"; measure "${that[@]}"
+  else measure "${that[@]}"; measure "${this[@]}"; fi
 }
 for round in $(seq "$ROUNDS"); do
   echo "round $round"
@@ -156,8 +160,7 @@ for round in $(seq "$ROUNDS"); do
     builds "$1" "$2" "$round"
     measure "nginx-tls-c$2" "https://localhost:$NGINX_TLS_PORT/rpc" "$1" "$2"
     builds "$1" "$2" "$round" tls-
-    measure "launch-ad-c$2" "http://$EDGE/launch-ad" "$1" "$2" launch-ad
-    if [ -n "${COMPARE_BIN:-}" ]; then measure "compare-launch-ad-c$2" "http://$COMPARE/launch-ad" "$1" "$2" launch-ad; fi
+    builds "$1" "$2" "$round" launch-ad
   done
 done
 python3 - "$RUN/results.txt" <<'PY'
