@@ -5,8 +5,14 @@
 # round: 50 connections (wrk -t2 -c50) and 1 connection (-t1 -c1), in clear text and with TLS on both (wrk speaks
 # HTTP/1.1 over TLS), and deliveryd's GET /launch-ad beside them (the query string drawn the same way).
 # Prints each measurement, then medians over the rounds and the ratios deliveryd/nginx (throughput, and p99).
+# COMPARE_BIN=/path/to/another/deliveryd (as in bench/launch-vs-limit.sh) starts two more edges from that build (clear
+# and TLS) on the same campaignd and measures them in every round beside this build's (label "compare"), the two
+# builds' order swapped from one round to the next, and prints the ratios this/other: the median of the rounds' own
+# ratios (throughput and p99), clear and TLS, 50 and 1 connections, POST /rpc and GET /launch-ad: paired runs of two
+# builds, whose ratios mean something on a loaded host where absolute figures do not.
 #
 #   bench/http-vs-nginx.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per measurement)
+#   COMPARE_BIN=/tmp/before/deliveryd bench/http-vs-nginx.sh 3 5
 #
 # Needs nginx, wrk and openssl (apt-get install -y nginx wrk openssl); nginx runs as this user on ephemeral ports.
 set -euo pipefail
@@ -41,7 +47,13 @@ done
 
 start_edge "$RUN" edge "$RUN/campaignd.ready" 0
 start_edge "$RUN" edge-tls "$RUN/campaignd.ready" 0 --tls-cert "$RUN/cert.pem" --tls-key "$RUN/key.pem"
-for edge in edge edge-tls; do
+EDGES="edge edge-tls"
+if [ -n "${COMPARE_BIN:-}" ]; then
+  DELIVERYD=$COMPARE_BIN start_edge "$RUN" compare "$RUN/campaignd.ready" 0
+  DELIVERYD=$COMPARE_BIN start_edge "$RUN" compare-tls "$RUN/campaignd.ready" 0 --tls-cert "$RUN/cert.pem" --tls-key "$RUN/key.pem"
+  EDGES="$EDGES compare compare-tls"
+fi
+for edge in $EDGES; do
   wait_ready "$RUN/$edge.ready"
   wait_applied "$(field "$RUN/$edge.ready" client)" 10 1
 done
@@ -53,6 +65,14 @@ QUERY='{"jsonrpc":"2.0","id":1,"method":"launch.query","params":{"app":"shop","p
 mkdir -p "$RUN/www"
 curl -sS -H 'Content-Type: application/json' --data-binary "$QUERY" "http://$EDGE/rpc" >"$RUN/www/rpc"
 echo "answer: $(wc -c <"$RUN/www/rpc") bytes: $(head -c 160 "$RUN/www/rpc")..."
+if [ -n "${COMPARE_BIN:-}" ]; then
+  COMPARE=$(field "$RUN/compare.ready" http)
+  COMPARE_TLS=$(field "$RUN/compare-tls.ready" http)
+  # Its answer names its own address in the creative's URL: the same length, other bytes.
+  other=$(curl -sS -H 'Content-Type: application/json' --data-binary "$QUERY" "http://$COMPARE/rpc" | wc -c)
+  [ "$other" = "$(wc -c <"$RUN/www/rpc")" ] || echo "note: the other build's answer has $other bytes"
+  echo "compare: $COMPARE_BIN"
+fi
 NGINX_PORT=$(free_port)
 NGINX_TLS_PORT=$(free_port)
 cat >"$RUN/nginx.conf" <<EOF
@@ -115,26 +135,40 @@ EOF
 measure() {  # label, url, threads, connections, [PATH_MODE]
   local line
   line=$(PATH_MODE=${5:-rpc} wrk -t"$3" -c"$4" -d"${SECS}s" -s "$RUN/rpc.lua" "$2" | grep '^RESULT')
-  echo "$1 $line" | tee -a "$RUN/results.txt"
+  echo "$1 ${round:-0} ${line#RESULT }" | tee -a "$RUN/results.txt"
 }
 : >"$RUN/results.txt"
+# builds THREADS CONNECTIONS ROUND [tls-|launch-ad]: POST /rpc (or GET /launch-ad) on this build's edge and, when
+# COMPARE_BIN is set, on the other build's, in an order swapped every other round (so that neither always goes first).
+builds() {
+  local scheme=http mine=$EDGE other=${COMPARE:-} this that
+  if [ "${4:-}" = tls- ]; then scheme=https; mine="localhost:${EDGE_TLS##*:}"; other="localhost:${COMPARE_TLS##*:}"; fi
+  if [ "${4:-}" = launch-ad ]; then
+    this=("launch-ad-c$2" "http://$mine/launch-ad" "$1" "$2" launch-ad) that=("compare-launch-ad-c$2" "http://$other/launch-ad" "$1" "$2" launch-ad)
+  else
+    this=("deliveryd-${4:-}c$2" "$scheme://$mine/rpc" "$1" "$2") that=("compare-${4:-}c$2" "$scheme://$other/rpc" "$1" "$2")
+  fi
+  if [ -z "${COMPARE_BIN:-}" ]; then measure "${this[@]}"
+  elif [ $(( $3 % 2 )) = 1 ]; then measure "${this[@]}"; measure "${that[@]}"
+  else measure "${that[@]}"; measure "${this[@]}"; fi
+}
 for round in $(seq "$ROUNDS"); do
   echo "round $round"
   for shape in "2 50" "1 1"; do
     set -- $shape
     measure "nginx-c$2" "http://127.0.0.1:$NGINX_PORT/rpc" "$1" "$2"
-    measure "deliveryd-c$2" "http://$EDGE/rpc" "$1" "$2"
+    builds "$1" "$2" "$round"
     measure "nginx-tls-c$2" "https://localhost:$NGINX_TLS_PORT/rpc" "$1" "$2"
-    measure "deliveryd-tls-c$2" "https://localhost:${EDGE_TLS##*:}/rpc" "$1" "$2"
-    measure "launch-ad-c$2" "http://$EDGE/launch-ad" "$1" "$2" launch-ad
+    builds "$1" "$2" "$round" tls-
+    builds "$1" "$2" "$round" launch-ad
   done
 done
 python3 - "$RUN/results.txt" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    label, _, rps, p50, p99, status_errors, socket_errors = line.split()
-    rows.setdefault(label, []).append((float(rps), float(p50), float(p99), int(status_errors), int(socket_errors)))
+    label, round, rps, p50, p99, status_errors, socket_errors = line.split()
+    rows.setdefault(label, []).append((float(rps), float(p50), float(p99), int(status_errors), int(socket_errors), int(round)))
 med = {label: tuple(statistics.median(v[i] for v in values) for i in range(3)) + (sum(v[3] for v in values), sum(v[4] for v in values))
        for label, values in rows.items()}
 print(f"{'label':<20} {'req/s':>10} {'p50 us':>8} {'p99 us':>8}  errors (status, socket)   [medians of {len(next(iter(rows.values())))} rounds]")
@@ -146,4 +180,14 @@ for tls in ["", "tls-"]:
         print(f"deliveryd/nginx {tls or 'clear-'}{c}: throughput {d[0] / n[0]:.2f}x, p50 {d[1] / n[1]:.2f}x, p99 {d[2] / n[2]:.2f}x")
 for c in ["c50", "c1"]:
     print(f"launch-ad/rpc {c}: throughput {med[f'launch-ad-{c}'][0] / med[f'deliveryd-{c}'][0]:.2f}x")
+if any(label.startswith("compare-") for label in rows):
+    # Each round's own ratio this/other (both measured within seconds of each other), then their median.
+    def paired(mine, other, field):
+        theirs = {v[5]: v[field] for v in rows[other]}
+        return statistics.median(v[field] / theirs[v[5]] for v in rows[mine] if v[5] in theirs)
+    for name, mine in [("POST /rpc clear", "deliveryd-"), ("POST /rpc TLS", "deliveryd-tls-"), ("GET /launch-ad", "launch-ad-")]:
+        other = "compare-launch-ad-" if mine == "launch-ad-" else "compare-" + mine[len("deliveryd-"):]
+        for c in ["c50", "c1"]:
+            print(f"this/other {name} {c}: throughput {paired(mine + c, other + c, 0):.3f}x, p99 {paired(mine + c, other + c, 2):.3f}x"
+                  f"  [median of {len(rows[mine + c])} rounds' ratios]")
 PY

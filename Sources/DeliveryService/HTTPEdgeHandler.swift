@@ -62,6 +62,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     private var readPending = false
     private var needsFlush = false
     private var counted = HTTPCount()
+    private var date = HTTPDate()
     private let scratch = JSONRPCDispatcher.Scratch()
 
     init(door: HTTPFrontDoor) {
@@ -124,7 +125,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
-        switch Wire.inbound(unwrapInboundIn(data)) {
+        switch Wire.inbound(data) {
         case .head(let request):
             head(context, request, data)
         case .body(let part):
@@ -231,7 +232,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         switch outcome {
         case .reply(let writer):
             leavePlace()
-            answer(context, .rpc, .ok, headers: HTTPEdgeAnswer.json, close: closeAfter) { writer.withUnsafeBytes($0) }
+            answer(context, .rpc, .json, close: closeAfter) { writer.withUnsafeBytes($0) }
         case .noReply:
             leavePlace()
             respond(context, .rpc, .noContent, body: nil, headers: [], close: closeAfter)
@@ -260,34 +261,35 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     private func answerLaunchAd(_ context: ChannelHandlerContext, _ query: Substring) {
         var json = JSONWriter(reservingCapacity: 768)
-        var status = HTTPResponse.Status.ok
+        var head = HTTPPreparedHead.launchAd
         do {
             door.launchAd(try LaunchAdQuery.request(query), &json)
         } catch {
-            status = .badRequest
+            head = .launchAdRefused
             ClassicLaunchAnswer.writeError(code: 400, message: error.description, into: &json)
         }
         leavePlace()
-        answer(context, .launchAd, status, headers: HTTPEdgeAnswer.uncachedJSON, close: closeAfter) { json.withUnsafeBytes($0) }
+        answer(context, .launchAd, head, close: closeAfter) { json.withUnsafeBytes($0) }
     }
 
     /// Answers with the bytes `body` gives: on HTTP/1.1 written after the head in one buffer, when nothing waits.
-    private func answer(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ status: HTTPResponse.Status,
-                        headers: [(name: HTTPField.Name, value: String)], close: Bool,
+    private func answer(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route, _ head: HTTPPreparedHead, close: Bool,
                         _ body: ((UnsafeRawBufferPointer) -> Void) -> Void) {
         var length = 0
         body { length = $0.count }
-        let plain = HTTPEdgeAnswer(status: status, headers: headers, body: nil)
-        if !close, passedOn.isEmpty, deferredOwed == 0, var bytes = Wire.buffer(for: plain, length: length, allocator: context.channel.allocator) {
-            body { _ = bytes.writeBytes($0) }
-            counted.count(.init(route: route, method: method, status: status.code, version: version), in: door.metrics)
-            lastActive = .now()
-            write(context, HTTPEdgeAnswer(status: status, headers: headers, body: bytes, headed: true), close: false)
-            return
+        if !close, passedOn.isEmpty, deferredOwed == 0 {
+            date.refresh()
+            if var bytes = Wire.buffer(for: head, length: length, date: date, allocator: context.channel.allocator) {
+                body { _ = bytes.writeBytes($0) }
+                counted.count(.init(route: route, method: method, status: head.status.code, version: version), in: door.metrics)
+                lastActive = .now()
+                write(context, HTTPEdgeAnswer(status: head.status, headers: head.headers, body: bytes, headed: true), close: false)
+                return
+            }
         }
         var bytes = context.channel.allocator.buffer(capacity: length)
         body { _ = bytes.writeBytes($0) }
-        respond(context, route, status, body: bytes, headers: headers, close: close)
+        respond(context, route, head.status, body: bytes, headers: head.headers, close: close)
     }
 
     private func busy(_ context: ChannelHandlerContext, _ route: HTTPMetrics.Route) {
@@ -340,7 +342,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             written = context.eventLoop.makePromise(of: Void.self)
             written?.futureResult.whenComplete { _ in budget.release(size) }
         }
-        Wire.write(answer, context: context, codec: codec, written: written)
+        if !answer.headed { date.refresh() }
+        Wire.write(answer, date: date, context: context, codec: codec, written: written)
         if close {
             context.flush()
             closeGracefully(context)
@@ -374,7 +377,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     // MARK: Answers from Hummingbird
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch Wire.outbound(unwrapOutboundIn(data)) {
+        switch Wire.outbound(data) {
         case .head(let status):
             if let request = passedOn.first, status >= 200 {
                 counted.count(.init(route: request.route, method: request.method, status: status, version: version), in: door.metrics)

@@ -164,7 +164,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+    /// The year, month (1 to 12) and day of the month of `days` since 1970-01-01 (the proleptic Gregorian calendar).
+    public static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
