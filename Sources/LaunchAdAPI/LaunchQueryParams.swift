@@ -145,16 +145,9 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         static func between(_ bounds: ClosedRange<Int>) -> String { "must be between \(bounds.lowerBound) and \(bounds.upperBound)" }
     }
 
-    /// Checks every param's range and shape; the request the engine takes.
+    /// Checks every param's range and shape; the request the engine takes (every reader's request, whatever the
+    /// source, so the checks are written once).
     public func validated() throws(JSONRPCError) -> LaunchRequest {
-        try Self.check(app: app, platform: platform, version: AppVersion(appVersion), region: region, locale: locale,
-                       deviceId: deviceId, screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
-    }
-
-    /// The checks of ``validated()``, on the decoded params (`version` is `nil` when `appVersion` did not parse).
-    private static func check(app: String, platform: String, version: AppVersion?, region: String?, locale: String?,
-                              deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?,
-                              cached: [String]?) throws(JSONRPCError) -> LaunchRequest {
         func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError { .invalidParams(field: field.stringValue, rule) }
         func badMember(_ field: CodingKeys, _ member: String, _ rule: String) -> JSONRPCError {
             .invalidParams(field: field.stringValue + member, rule)
@@ -163,7 +156,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
             throw bad(.platform, "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
         }
-        guard let version else { throw bad(.appVersion, Rules.appVersion) }
+        guard let version = AppVersion(appVersion) else { throw bad(.appVersion, Rules.appVersion) }
         if let region, !Region.isValid(region) { throw bad(.region, Rules.region) }
         if let locale, !Rules.localeLength.contains(locale.utf8.count) { throw bad(.locale, Rules.locale) }
         if let deviceId, !Rules.deviceIdLength.contains(deviceId.utf8.count) { throw bad(.deviceId, Rules.deviceId) }

@@ -58,6 +58,46 @@ struct LaunchParamsTests {
         }
     }
 
+    /// A value of each param of launch.query, as JSON and as `GET /launch-ad`'s query string spells it: a param added
+    /// to the keys does not compile until it has one here.
+    static func sample(_ key: LaunchQueryParams.CodingKeys) -> (json: String, query: String) {
+        let sha256 = String(repeating: "ab", count: 32)
+        return switch key {
+        case .app: (#""shop""#, "shop")
+        case .platform: (#""android""#, "android")
+        case .appVersion: (#""5.2.1""#, "5.2.1")
+        case .region: (#""cn-east""#, "cn-east")
+        case .locale: (#""zh-CN""#, "zh-CN")
+        case .deviceId: (#""d-7""#, "d-7")
+        case .screen: (#"{"width":1080,"height":1920}"#, "1080x1920")
+        case .launchType: (#""hot""#, "hot")
+        case .backgroundSeconds: ("60", "60")
+        case .cached: ("[\"\(sha256)\"]", sha256)
+        }
+    }
+
+    @Test("every param of launch.query reaches the request, alike from the tape, a compact call and GET /launch-ad's query string")
+    func everyParamReadAlike() throws {
+        let keys = LaunchQueryParams.CodingKeys.allCases
+        let json = Array(("{" + keys.map { "\"\($0.stringValue)\":\(Self.sample($0).json)" }.joined(separator: ",") + "}").utf8)
+        let query = keys.map { "\($0.stringValue)=\(Self.sample($0).query)" }.joined(separator: "&")
+        let tape = try JSONValueDecoder().decode(LaunchQueryParams.self, fromJSON: json).validated()
+        let compact = json.withUnsafeBytes { bytes in
+            var reader = CompactReader(bytes)
+            return LaunchQueryParams.request(compact: &reader)
+        }
+        let fromQuery = try LaunchAdQuery.request(Substring(query))
+        // Every member of the request, by reflection: none left at nothing, so none was dropped on the way.
+        let members = Mirror(reflecting: tape).children.map { ($0.label ?? "?", String(describing: $0.value)) }
+        #expect(members.count == keys.count)
+        for (name, value) in members {
+            #expect(value != "nil" && value != "[]", "\(name) was dropped")
+        }
+        #expect(compact.map { String(describing: $0) } == String(describing: tape))
+        #expect(String(describing: fromQuery) == String(describing: tape))
+        #expect(tape.deviceId == "d-7" && tape.launchType == .hot && tape.screen?.width == 1080 && tape.cached.count == 1)
+    }
+
     static func refusal(_ params: LaunchQueryParams) -> String? {
         do {
             _ = try params.validated()
