@@ -6,7 +6,8 @@
 /// ``CompactMiss`` so that the call is read the general way (compact bytes), or a ``QueryParameterError``.
 ///
 /// The typed reads take the textual spelling of a value that a query string writes differently from JSON
-/// (`WxH` for an object, `a,b,c` for an array, the rule a bad number breaks): only ``QueryMembers`` uses it.
+/// (`WxH` for an object, `a,b,c` for an array, the rule a bad number breaks): only ``QueryMembers`` uses it. Rules
+/// are autoclosures: made only for an error, not on every read of the hot path.
 public protocol MemberSource<Key> {
     associatedtype Key: JSONFieldKey
     associatedtype Failure: Error
@@ -20,30 +21,30 @@ public protocol MemberSource<Key> {
     /// The member, a string, or `nil` when it is absent or `null`.
     mutating func optionalString(repeats: Bool) throws(Failure) -> String?
     /// The member, an integer that must be there; `textRule` is what a query string's text that is not one breaks.
-    mutating func int(textRule: String) throws(Failure) -> Int
+    mutating func int(textRule: @autoclosure () -> String) throws(Failure) -> Int
     /// The member, an integer, or `nil` when it is absent or `null`.
-    mutating func optionalInt(textRule: String) throws(Failure) -> Int?
+    mutating func optionalInt(textRule: @autoclosure () -> String) throws(Failure) -> Int?
     /// The member, an integer of `type`, or `nil` when it is absent or `null`.
-    mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: String)
+    mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: @autoclosure () -> String)
         throws(Failure) -> Integer?
     /// The member, a value of a type of its own that a string spells (`text` reads that string), or `nil`; the tape
     /// reads it through its `Decodable` conformance.
-    mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text: (String) -> Value?, textRule: String)
+    mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text: (String) -> Value?, textRule: @autoclosure () -> String)
         throws(Failure) -> Value?
     /// The member, an array of strings (in a query string, the text split at `separator`), or `nil`.
     mutating func optionalStrings(separator: Character) throws(Failure) -> [String]?
     /// The member, a case of a string-valued enumeration, or `nil`; `rule` names the cases for an unknown one.
-    mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: String) throws(Failure) -> Case?
+    mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: @autoclosure () -> String) throws(Failure) -> Case?
         where Case.RawValue == String
     /// The member, a case of a string-valued enumeration, that must be there: the tape answers its `Decodable`
     /// conformance's error for another string, a query string `rule`.
-    mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: String) throws(Failure) -> Case
+    mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: @autoclosure () -> String) throws(Failure) -> Case
         where Case.RawValue == String
     /// The member, an array of objects each read by their type's reader, that must be there.
     mutating func objects<Element: MemberReadable>(_ type: Element.Type) throws(Failure) -> [Element]
     /// The member, an object read by its own type's reader, or `nil`; in a query string, `text` reads it from its
     /// spelling there, and `textRule` is what a text it refuses breaks.
-    mutating func optionalObject<Nested: MemberReadable>(_ type: Nested.Type, text: (Substring) -> Nested?, textRule: String)
+    mutating func optionalObject<Nested: MemberReadable>(_ type: Nested.Type, text: (Substring) -> Nested?, textRule: @autoclosure () -> String)
         throws(Failure) -> Nested?
     /// The error for the member `key`, required, when it is absent.
     func missing(_ key: Key) -> Failure
@@ -105,7 +106,7 @@ public struct TapeMembers<Key: JSONFieldKey>: MemberSource {
         count = fields.count
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func next() throws -> Key? {
         guard slot < count else { return nil }
         key = Key(rawValue: slot)
@@ -120,38 +121,38 @@ public struct TapeMembers<Key: JSONFieldKey>: MemberSource {
     @inlinable
     public mutating func optionalString(repeats: Bool) throws -> String? { try object.optionalString(current) }
     @inlinable
-    public mutating func int(textRule: String) throws -> Int { try object.int(current) }
+    public mutating func int(textRule: @autoclosure () -> String) throws -> Int { try object.int(current) }
     @inlinable
-    public mutating func optionalInt(textRule: String) throws -> Int? { try object.optionalInt(current) }
+    public mutating func optionalInt(textRule: @autoclosure () -> String) throws -> Int? { try object.optionalInt(current) }
     @inlinable
     public mutating func optionalStrings(separator: Character) throws -> [String]? {
         try object.optional(current)?.strings()
     }
     @inlinable
-    public mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: String) throws -> Case?
+    public mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: @autoclosure () -> String) throws -> Case?
         where Case.RawValue == String {
         guard let member = object.optional(current) else { return nil }
-        guard let value = Case(rawValue: try member.string()) else { throw member.corrupted(rule) }
+        guard let value = Case(rawValue: try member.string()) else { throw member.corrupted(rule()) }
         return value
     }
     @inlinable
     public mutating func optionalObject<Nested: MemberReadable>(_ type: Nested.Type, text: (Substring) -> Nested?,
-                                                               textRule: String) throws -> Nested? {
+                                                               textRule: @autoclosure () -> String) throws -> Nested? {
         guard let member = object.optional(current) else { return nil }
         return try Nested.read(json: member)
     }
     @inlinable
-    public mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: String) throws
+    public mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: @autoclosure () -> String) throws
         -> Integer? {
         try object.optional(current)?.integer(Integer.self)
     }
     @inlinable
-    public mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text: (String) -> Value?, textRule: String) throws
+    public mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text: (String) -> Value?, textRule: @autoclosure () -> String) throws
         -> Value? {
         try object.optional(current)?.decode(Value.self)
     }
     @inlinable
-    public mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: String) throws -> Case
+    public mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: @autoclosure () -> String) throws -> Case
         where Case.RawValue == String {
         let member = try object.require(current)
         return try Case(rawValue: member.string()) ?? member.decode(Case.self)
@@ -196,7 +197,7 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
         guard self.reader.take(UInt8(ascii: "{")) else { return nil }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func next() throws(CompactMiss) -> Key? {
         // The first member follows the brace; the others a comma. (An empty object is not compact params.)
         if seen != 0 && !reader.take(UInt8(ascii: ",")) {
@@ -207,20 +208,20 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
         return key
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func string(repeats: Bool) throws(CompactMiss) -> String {
         guard let text = reader.string() else { throw CompactMiss() }
         return repeats ? reader.text(text) : String(decoding: text, as: UTF8.self)
     }
     @inlinable
     public mutating func optionalString(repeats: Bool) throws(CompactMiss) -> String? { try string(repeats: repeats) }
-    @inlinable
-    public mutating func int(textRule: String) throws(CompactMiss) -> Int {
+    @inlinable @inline(__always)
+    public mutating func int(textRule: @autoclosure () -> String) throws(CompactMiss) -> Int {
         guard let value = reader.int() else { throw CompactMiss() }
         return value
     }
     @inlinable
-    public mutating func optionalInt(textRule: String) throws(CompactMiss) -> Int? { try int(textRule: textRule) }
+    public mutating func optionalInt(textRule: @autoclosure () -> String) throws(CompactMiss) -> Int? { try int(textRule: textRule()) }
     @inlinable
     public mutating func optionalStrings(separator: Character) throws(CompactMiss) -> [String]? {
         guard reader.take(UInt8(ascii: "[")) else { throw CompactMiss() }
@@ -233,31 +234,31 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
         return list
     }
     @inlinable
-    public mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: String) throws(CompactMiss) -> Case?
+    public mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: @autoclosure () -> String) throws(CompactMiss) -> Case?
         where Case.RawValue == String {
         guard let value = Case(rawValue: try string(repeats: false)) else { throw CompactMiss() }
         return value
     }
     @inlinable
     public mutating func optionalObject<Nested: MemberReadable>(_ type: Nested.Type, text: (Substring) -> Nested?,
-                                                               textRule: String) throws(CompactMiss) -> Nested? {
+                                                               textRule: @autoclosure () -> String) throws(CompactMiss) -> Nested? {
         guard let value = Nested.read(compact: &reader) else { throw CompactMiss() }
         return value
     }
     @inlinable
-    public mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: String)
+    public mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: @autoclosure () -> String)
         throws(CompactMiss) -> Integer? {
-        guard let value = Integer(exactly: try int(textRule: textRule)) else { throw CompactMiss() }
+        guard let value = Integer(exactly: try int(textRule: textRule())) else { throw CompactMiss() }
         return value
     }
     @inlinable
-    public mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text: (String) -> Value?, textRule: String)
+    public mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text: (String) -> Value?, textRule: @autoclosure () -> String)
         throws(CompactMiss) -> Value? {
         guard let value = text(try string(repeats: false)) else { throw CompactMiss() }
         return value
     }
     @inlinable
-    public mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: String) throws(CompactMiss) -> Case
+    public mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: @autoclosure () -> String) throws(CompactMiss) -> Case
         where Case.RawValue == String {
         guard let value = Case(rawValue: try string(repeats: false)) else { throw CompactMiss() }
         return value
@@ -330,37 +331,37 @@ public struct QueryMembers<Key: JSONFieldKey>: MemberSource {
 
     public mutating func string(repeats: Bool) -> String { text }
     public mutating func optionalString(repeats: Bool) -> String? { text }
-    public mutating func int(textRule: String) throws(QueryParameterError) -> Int {
-        guard let value = Int(text) else { throw bad(textRule) }
+    public mutating func int(textRule: @autoclosure () -> String) throws(QueryParameterError) -> Int {
+        guard let value = Int(text) else { throw bad(textRule()) }
         return value
     }
-    public mutating func optionalInt(textRule: String) throws(QueryParameterError) -> Int? { try int(textRule: textRule) }
+    public mutating func optionalInt(textRule: @autoclosure () -> String) throws(QueryParameterError) -> Int? { try int(textRule: textRule()) }
     public mutating func optionalStrings(separator: Character) -> [String]? {
         text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
-    public mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: String) throws(QueryParameterError) -> Case?
+    public mutating func optionalCase<Case: RawRepresentable>(_ type: Case.Type, rule: @autoclosure () -> String) throws(QueryParameterError) -> Case?
         where Case.RawValue == String {
-        guard let value = Case(rawValue: text) else { throw bad(rule) }
+        guard let value = Case(rawValue: text) else { throw bad(rule()) }
         return value
     }
     public mutating func optionalObject<Nested: MemberReadable>(_ type: Nested.Type, text read: (Substring) -> Nested?,
-                                                               textRule: String) throws(QueryParameterError) -> Nested? {
-        guard let value = read(Substring(text)) else { throw bad(textRule) }
+                                                               textRule: @autoclosure () -> String) throws(QueryParameterError) -> Nested? {
+        guard let value = read(Substring(text)) else { throw bad(textRule()) }
         return value
     }
-    public mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: String)
+    public mutating func optionalInteger<Integer: FixedWidthInteger & Decodable>(_ type: Integer.Type, textRule: @autoclosure () -> String)
         throws(QueryParameterError) -> Integer? {
-        guard let value = Integer(text) else { throw bad(textRule) }
+        guard let value = Integer(text) else { throw bad(textRule()) }
         return value
     }
-    public mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text read: (String) -> Value?, textRule: String)
+    public mutating func optionalValue<Value: Decodable>(_ type: Value.Type, text read: (String) -> Value?, textRule: @autoclosure () -> String)
         throws(QueryParameterError) -> Value? {
-        guard let value = read(text) else { throw bad(textRule) }
+        guard let value = read(text) else { throw bad(textRule()) }
         return value
     }
-    public mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: String)
+    public mutating func requiredCase<Case: RawRepresentable & Decodable>(_ type: Case.Type, rule: @autoclosure () -> String)
         throws(QueryParameterError) -> Case where Case.RawValue == String {
-        guard let value = Case(rawValue: text) else { throw bad(rule) }
+        guard let value = Case(rawValue: text) else { throw bad(rule()) }
         return value
     }
     /// A query string has no arrays of objects: such a parameter is refused.
