@@ -1,7 +1,7 @@
 import JSONRPC
 import LaunchAdDomain
 
-public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable, MemberReadable, LaunchTargetParams {
+public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable, MemberReadable {
     public var app: String
     public var platform: String
     public var appVersion: String
@@ -81,7 +81,8 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable, MemberReada
             case .cached: params.cached = try source.optionalStrings(separator: ",")
             }
         }
-        try target.finish(&params, source)
+        (params.app, params.platform, params.appVersion) = try target.required(source)
+        (params.region, params.locale) = (target.region, target.locale)
         return params
     }
 }

@@ -3,7 +3,7 @@ import LaunchAdDomain
 
 /// `launch.query` params, validated strictly; read by one reader (``read(_:)``) from the tape, a compact call or
 /// `GET /launch-ad`'s query string.
-public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable, LaunchTargetParams {
+public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable {
     public struct Screen: Codable, Sendable, Hashable, JSONReadable, MemberReadable {
         public var width: Int
         public var height: Int
@@ -87,25 +87,27 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
     /// `h1,h2`.
     public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
         where Source.Key == CodingKeys {
+        // Read into locals and made in one step (a value made first and then assigned to costs copies of it).
         var target = LaunchTarget<CodingKeys>()
-        var params = Self(app: "", platform: "", appVersion: "")
+        var deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
         while let key = try source.next() {
             switch key {
             case .app, .platform, .appVersion, .region, .locale: try target.read(key, &source)
-            case .deviceId: params.deviceId = try source.optionalString()
+            case .deviceId: deviceId = try source.optionalString()
             case .screen:
-                params.screen = try source.optionalObject(Screen.self, text: { text in
+                screen = try source.optionalObject(Screen.self, text: { text in
                     let sides = text.split(separator: "x", omittingEmptySubsequences: false)
                     guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]) else { return nil }
                     return Screen(width: width, height: height)
                 }, textRule: "must be WIDTHxHEIGHT, such as 1179x2556")
-            case .launchType: params.launchType = try source.optionalCase(LaunchType.self, rule: "must be cold or hot")
-            case .backgroundSeconds: params.backgroundSeconds = try source.optionalInt(textRule: "must be a whole number of seconds")
-            case .cached: params.cached = try source.optionalStrings(separator: ",")
+            case .launchType: launchType = try source.optionalCase(LaunchType.self, rule: "must be cold or hot")
+            case .backgroundSeconds: backgroundSeconds = try source.optionalInt(textRule: "must be a whole number of seconds")
+            case .cached: cached = try source.optionalStrings(separator: ",")
             }
         }
-        try target.finish(&params, source)
-        return params
+        let (app, platform, appVersion) = try target.required(source)
+        return Self(app: app, platform: platform, appVersion: appVersion, region: target.region, locale: target.locale, deviceId: deviceId,
+                    screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
     }
 
     /// The launch request read and checked: what decoding the params and then ``validated()`` give (the same
@@ -195,38 +197,31 @@ protocol LaunchTargetKey: JSONFieldKey {
     static var locale: Self { get }
 }
 
-/// Params that begin with the members of a ``LaunchTargetKey``: a launch query's and a prefetch's.
-protocol LaunchTargetParams {
-    var app: String { get set }
-    var platform: String { get set }
-    var appVersion: String { get set }
-    var region: String? { get set }
-    var locale: String? { get set }
-}
-
 /// The members of a ``LaunchTargetKey`` as a params type's reader finds them, read the same way for both params.
 struct LaunchTarget<Key: LaunchTargetKey> {
     var app: String?, platform: String?, appVersion: String?, region: String?, locale: String?
 
-    /// Reads the member `key`, one of the target's. They all repeat from call to call.
+    /// Reads the member `key`, one of the target's. The app, the region and the locale repeat from call to call and
+    /// are kept by a compact source's cache; the platform and the version, short, are made afresh (kept too, they
+    /// would take the others' places in the cache).
     @inline(__always)
     mutating func read<Source: MemberSource>(_ key: Key, _ source: inout Source) throws(Source.Failure) where Source.Key == Key {
         switch key {
         case .app: app = try source.string(repeats: true)
-        case .platform: platform = try source.string(repeats: true)
-        case .appVersion: appVersion = try source.string(repeats: true)
+        case .platform: platform = try source.string()
+        case .appVersion: appVersion = try source.string()
         case .region: region = try source.optionalString(repeats: true)
         default: locale = try source.optionalString(repeats: true)
         }
     }
 
-    /// Sets the members of `params`, once every member is read; the error of the first required one missing.
+    /// The required members, once every member is read; the error of the first one missing.
     @inline(__always)
-    func finish<Source: MemberSource, Params: LaunchTargetParams>(_ params: inout Params, _ source: Source) throws(Source.Failure)
+    func required<Source: MemberSource>(_ source: Source) throws(Source.Failure) -> (app: String, platform: String, appVersion: String)
         where Source.Key == Key {
         guard let app else { throw source.missing(.app) }
         guard let platform else { throw source.missing(.platform) }
         guard let appVersion else { throw source.missing(.appVersion) }
-        (params.app, params.platform, params.appVersion, params.region, params.locale) = (app, platform, appVersion, region, locale)
+        return (app, platform, appVersion)
     }
 }
