@@ -18,6 +18,9 @@ public protocol MemberSource<Key> {
     /// The member, a string that must be there. `repeats`: a value that calls repeat (an app, a region), which a
     /// compact source takes from its reader's ``TextCache``.
     mutating func string(repeats: Bool) throws(Failure) -> String
+    /// The member, a string that must be there, often one that `known` makes from its bytes without making a
+    /// string (a literal): a compact source asks it first.
+    mutating func string(known: (UnsafeRawBufferPointer) -> String?) throws(Failure) -> String
     /// The member, a string, or `nil` when it is absent or `null`.
     mutating func optionalString(repeats: Bool) throws(Failure) -> String?
     /// The member, an integer that must be there; `textRule` is what a query string's text that is not one breaks.
@@ -51,6 +54,9 @@ public protocol MemberSource<Key> {
 }
 
 extension MemberSource {
+    /// The string as any other (only a compact source, reading bytes, has a use for the literals).
+    @inlinable @inline(__always)
+    public mutating func string(known: (UnsafeRawBufferPointer) -> String?) throws(Failure) -> String { try string(repeats: false) }
     /// A string that calls do not repeat.
     @inlinable @inline(__always)
     public mutating func string() throws(Failure) -> String { try string(repeats: false) }
@@ -212,6 +218,11 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
     public mutating func string(repeats: Bool) throws(CompactMiss) -> String {
         guard let text = reader.string() else { throw CompactMiss() }
         return repeats ? reader.text(text) : String(decoding: text, as: UTF8.self)
+    }
+    @inlinable @inline(__always)
+    public mutating func string(known: (UnsafeRawBufferPointer) -> String?) throws(CompactMiss) -> String {
+        guard let text = reader.string() else { throw CompactMiss() }
+        return known(text) ?? String(decoding: text, as: UTF8.self)
     }
     @inlinable
     public mutating func optionalString(repeats: Bool) throws(CompactMiss) -> String? { try string(repeats: repeats) }

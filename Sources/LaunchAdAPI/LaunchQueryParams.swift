@@ -87,12 +87,17 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
     /// `h1,h2`.
     public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
         where Source.Key == CodingKeys {
-        // Read into locals and made in one step (a value made first and then assigned to costs copies of it).
-        var target = LaunchTarget<CodingKeys>()
+        // Read into locals and made in one step: each value moved once, from its local into the params (a holder of
+        // the shared members, or a value made first and then assigned, cost copies of them on every query).
+        var app: String?, platform: String?, appVersion: String?, region: String?, locale: String?
         var deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
         while let key = try source.next() {
             switch key {
-            case .app, .platform, .appVersion, .region, .locale: try target.read(key, &source)
+            case .app: app = try source.string(repeats: true)
+            case .platform: platform = try source.string(known: platformName)
+            case .appVersion: appVersion = try source.string(repeats: true)
+            case .region: region = try source.optionalString(repeats: true)
+            case .locale: locale = try source.optionalString(repeats: true)
             case .deviceId: deviceId = try source.optionalString()
             case .screen:
                 screen = try source.optionalObject(Screen.self, text: { text in
@@ -105,8 +110,10 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
             case .cached: cached = try source.optionalStrings(separator: ",")
             }
         }
-        let (app, platform, appVersion) = try target.required(source)
-        return Self(app: app, platform: platform, appVersion: appVersion, region: target.region, locale: target.locale, deviceId: deviceId,
+        guard let app else { throw source.missing(.app) }
+        guard let platform else { throw source.missing(.platform) }
+        guard let appVersion else { throw source.missing(.appVersion) }
+        return Self(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
                     screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
     }
 
@@ -121,7 +128,22 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
     /// call is then read the general way, which answers its errors. What it gives is what `request(json:)` gives
     /// for the same bytes: the same reader and checks make it.
     public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
-        try? read(compact: &reader)?.validated()
+        // Read and checked in one `do`, the params going straight into the checks (through an optional, as
+        // `read(compact:)` gives them, they were copied whole on every query).
+        guard var source = CompactMembers(reader, fields) else { return nil }
+        do {
+            let request = try read(&source).validated()
+            reader = source.reader
+            return request
+        } catch {
+            return nil
+        }
+    }
+
+    /// The two common platforms' names, without making a string, when `utf8` spells one of them.
+    @inline(__always)
+    static func platformName(_ utf8: UnsafeRawBufferPointer) -> String? {
+        CompactReader.equals(utf8, "ios") ? "ios" : CompactReader.equals(utf8, "android") ? "android" : nil
     }
 
     /// The bounds and rules of the params, written once: ``validated()`` enforces them, the schema states them.
@@ -150,6 +172,16 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
     /// Checks every param's range and shape; the request the engine takes (every reader's request, whatever the
     /// source, so the checks are written once).
     public func validated() throws(JSONRPCError) -> LaunchRequest {
+        // The members passed on, borrowed: bound one by one from `self` (`if let region`), each optional string was
+        // copied through its type's value witness, three of them costing about 400 instructions a query.
+        try Self.check(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
+                       screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+    }
+
+    /// The checks of ``validated()``.
+    private static func check(app: String, platform: String, appVersion: String, region: String?, locale: String?,
+                              deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?,
+                              cached: [String]?) throws(JSONRPCError) -> LaunchRequest {
         func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError { .invalidParams(field: field.stringValue, rule) }
         func badMember(_ field: CodingKeys, _ member: String, _ rule: String) -> JSONRPCError {
             .invalidParams(field: field.stringValue + member, rule)
@@ -160,8 +192,8 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         }
         guard let version = AppVersion(appVersion) else { throw bad(.appVersion, Rules.appVersion) }
         if let region, !Region.isValid(region) { throw bad(.region, Rules.region) }
-        if let locale, !Rules.localeLength.contains(locale.utf8.count) { throw bad(.locale, Rules.locale) }
-        if let deviceId, !Rules.deviceIdLength.contains(deviceId.utf8.count) { throw bad(.deviceId, Rules.deviceId) }
+        if let count = locale?.utf8.count, !Rules.localeLength.contains(count) { throw bad(.locale, Rules.locale) }
+        if let count = deviceId?.utf8.count, !Rules.deviceIdLength.contains(count) { throw bad(.deviceId, Rules.deviceId) }
         if let screen {
             guard Rules.screenSide.contains(screen.width) else {
                 throw badMember(.screen, "." + Screen.CodingKeys.width.stringValue, Rules.between(Rules.screenSide))
@@ -208,8 +240,8 @@ struct LaunchTarget<Key: LaunchTargetKey> {
     mutating func read<Source: MemberSource>(_ key: Key, _ source: inout Source) throws(Source.Failure) where Source.Key == Key {
         switch key {
         case .app: app = try source.string(repeats: true)
-        case .platform: platform = try source.string()
-        case .appVersion: appVersion = try source.string()
+        case .platform: platform = try source.string(known: LaunchQueryParams.platformName)
+        case .appVersion: appVersion = try source.string(repeats: true)
         case .region: region = try source.optionalString(repeats: true)
         default: locale = try source.optionalString(repeats: true)
         }
