@@ -85,6 +85,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
     /// The params' one reader, whatever the source: every member read by its key (a new key does not compile until
     /// it is read here), the required ones then demanded. A query string spells `screen` `WIDTHxHEIGHT` and `cached`
     /// `h1,h2`.
+    @inline(__always)
     public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
         where Source.Key == CodingKeys {
         // Read into locals and made in one step: each value moved once, from its local into the params (a holder of
