@@ -42,16 +42,18 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         }
     }
 
-    public var app: String
-    public var platform: String
-    public var appVersion: String
-    public var region: String?
-    public var locale: String?
-    public var deviceId: String?
-    public var screen: Screen?
-    public var launchType: LaunchType?
-    public var backgroundSeconds: Int?
-    public var cached: [String]?
+    // Constants: with `var` members, the value the reader makes was copied whole (each string retained and released)
+    // on its way out, on every query.
+    public let app: String
+    public let platform: String
+    public let appVersion: String
+    public let region: String?
+    public let locale: String?
+    public let deviceId: String?
+    public let screen: Screen?
+    public let launchType: LaunchType?
+    public let backgroundSeconds: Int?
+    public let cached: [String]?
 
     public init(app: String, platform: String, appVersion: String, region: String? = nil, locale: String? = nil,
                 deviceId: String? = nil, screen: Screen? = nil, launchType: LaunchType? = nil, backgroundSeconds: Int? = nil,
