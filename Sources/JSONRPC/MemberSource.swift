@@ -21,6 +21,9 @@ public protocol MemberSource<Key> {
     /// The member, a string that must be there, often one that `known` makes from its bytes without making a
     /// string (a literal): a compact source asks it first.
     mutating func string(known: (UnsafeRawBufferPointer) -> String?) throws(Failure) -> String
+    /// The member, a string that must be there, as `read` makes it from its UTF-8 bytes: in place where the source
+    /// has them plain (a compact call, a string without escapes on the tape), without making a string.
+    mutating func utf8<Value>(_ read: (UnsafeRawBufferPointer) -> Value) throws(Failure) -> Value
     /// The member, a string, or `nil` when it is absent or `null`.
     mutating func optionalString(repeats: Bool) throws(Failure) -> String?
     /// The member, an integer that must be there; `textRule` is what a query string's text that is not one breaks.
@@ -85,12 +88,21 @@ extension MemberReadable {
 
     /// The value of compact params (see ``CompactReader``), or `nil` when they are not compact or hold anything the
     /// reader refuses: the call is then read the general way, which answers the error. `reader` is past the value
-    /// when one is given.
+    /// when one is given (anywhere in it when not).
     @inlinable @inline(__always)
     public static func read(compact reader: inout CompactReader) -> Self? {
-        guard var source = CompactMembers(reader, fields), let value = try? read(&source) else { return nil }
-        reader = source.reader
-        return value
+        CompactMembers.reading(&reader, fields) { source throws(CompactMiss) in try read(&source) }
+    }
+}
+
+/// The bytes of a string that a source holds as a string.
+@usableFromInline
+enum MemberBytes {
+    /// What `read` makes of the UTF-8 bytes of `text`.
+    @inlinable
+    static func utf8<Value>(of text: String, _ read: (UnsafeRawBufferPointer) -> Value) -> Value {
+        var text = text
+        return text.withUTF8 { read(UnsafeRawBufferPointer($0)) }
     }
 }
 
@@ -124,6 +136,11 @@ public struct TapeMembers<Key: JSONFieldKey>: MemberSource {
 
     @inlinable
     public mutating func string(repeats: Bool) throws -> String { try object.string(current) }
+    @inlinable
+    public mutating func utf8<Value>(_ read: (UnsafeRawBufferPointer) -> Value) throws -> Value {
+        if let bytes = try object.plainUTF8(current) { return read(bytes) }
+        return try MemberBytes.utf8(of: object.string(current), read)
+    }
     @inlinable
     public mutating func optionalString(repeats: Bool) throws -> String? { try object.optionalString(current) }
     @inlinable
@@ -192,15 +209,29 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
     public typealias Failure = CompactMiss
     /// The reader, past the object once ``next()`` has given `nil`.
     public var reader: CompactReader
-    @usableFromInline let fields: JSONFields<Key>
+    /// Unmanaged: a type's names are a static of it, kept for the life of the program (held strongly or unowned,
+    /// they were retained and released by every member read).
+    @usableFromInline let fields: Unmanaged<JSONFields<Key>>
     @usableFromInline var seen: UInt64 = 0
 
-    /// The members of the object `reader` is at; `nil` when no object begins there.
-    @inlinable
-    public init?(_ reader: CompactReader, _ fields: JSONFields<Key>) {
+    /// The members of the object `reader` has just opened (its brace taken), named by `fields`, which must outlive
+    /// the source (a type's static names do). Take the reader back from ``reader`` once read.
+    @inlinable @inline(__always)
+    public init(opened reader: CompactReader, _ fields: JSONFields<Key>) {
         self.reader = reader
-        self.fields = fields
-        guard self.reader.take(UInt8(ascii: "{")) else { return nil }
+        self.fields = .passUnretained(fields)
+    }
+
+    /// What `body` reads from the members of the object at `reader`, or `nil` when no object begins there or `body`
+    /// refuses it. `reader` is past the object when it is read (anywhere in it when not).
+    @inlinable @inline(__always)
+    public static func reading<Value>(_ reader: inout CompactReader, _ fields: JSONFields<Key>,
+                                      _ body: (inout Self) throws(CompactMiss) -> Value) -> Value? {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var source = Self(opened: reader, fields)
+        let value = try? body(&source)
+        reader = source.reader
+        return value
     }
 
     @inlinable @inline(__always)
@@ -210,7 +241,7 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
             guard reader.take(UInt8(ascii: "}")) else { throw CompactMiss() }
             return nil
         }
-        guard let key = reader.member(&seen, in: fields) else { throw CompactMiss() }
+        guard let key = fields._withUnsafeGuaranteedRef({ reader.member(&seen, in: $0) }) else { throw CompactMiss() }
         return key
     }
 
@@ -224,7 +255,12 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
         guard let text = reader.string() else { throw CompactMiss() }
         return known(text) ?? String(decoding: text, as: UTF8.self)
     }
-    @inlinable
+    @inlinable @inline(__always)
+    public mutating func utf8<Value>(_ read: (UnsafeRawBufferPointer) -> Value) throws(CompactMiss) -> Value {
+        guard let text = reader.string() else { throw CompactMiss() }
+        return read(text)
+    }
+    @inlinable @inline(__always)
     public mutating func optionalString(repeats: Bool) throws(CompactMiss) -> String? { try string(repeats: repeats) }
     @inlinable @inline(__always)
     public mutating func int(textRule: @autoclosure () -> String) throws(CompactMiss) -> Int {
@@ -341,6 +377,7 @@ public struct QueryMembers<Key: JSONFieldKey>: MemberSource {
     func bad(_ reason: String) -> QueryParameterError { QueryParameterError(Key(rawValue: slot)!.stringValue, reason) }
 
     public mutating func string(repeats: Bool) -> String { text }
+    public mutating func utf8<Value>(_ read: (UnsafeRawBufferPointer) -> Value) -> Value { MemberBytes.utf8(of: text, read) }
     public mutating func optionalString(repeats: Bool) -> String? { text }
     public mutating func int(textRule: @autoclosure () -> String) throws(QueryParameterError) -> Int {
         guard let value = Int(text) else { throw bad(textRule()) }

@@ -15,20 +15,20 @@ public enum LaunchAdQuery {
     static let required: [LaunchQueryParams.CodingKeys] = [.app, .platform, .appVersion, .deviceId]
 
     /// The request of `query` (the text after `?`, without it): the params read by their one reader from the
-    /// query's text, then checked.
+    /// query's text and checked into the request.
     public static func request(_ query: Substring) throws(LaunchAdQueryError) -> LaunchRequest {
         var source = try QueryMembers(query, LaunchQueryParams.fields, required: required, unknown: "is not a parameter of /launch-ad",
                                       decode: decode)
-        let params = try LaunchQueryParams.read(&source)
-        do {
-            return try params.validated()
-        } catch {
-            // The same rules as launch.query's, named by the query's parameters (`screen` for its sides).
-            guard case .object(let data)? = error.data, case .string(let field)? = data["field"], case .string(let reason)? = data["reason"]
-            else { throw LaunchAdQueryError("query", error.message) }
-            let parameter = field.hasPrefix("screen") ? "screen" : field.hasPrefix("cached") ? "cached" : field
-            throw LaunchAdQueryError(parameter, field == parameter ? reason : "\(field) \(reason)")
-        }
+        return try LaunchQueryParams.read(&source, version: AppVersion.init(utf8:), make: LaunchQueryParams.checked(refusal))
+    }
+
+    /// A refusal of launch.query's checks, named by the query's parameters (`screen` for its sides, `cached` for its
+    /// hashes).
+    static func refusal(_ error: JSONRPCError) -> LaunchAdQueryError {
+        guard case .object(let data)? = error.data, case .string(let field)? = data["field"], case .string(let reason)? = data["reason"]
+        else { return LaunchAdQueryError("query", error.message) }
+        let parameter = field.hasPrefix("screen") ? "screen" : field.hasPrefix("cached") ? "cached" : field
+        return LaunchAdQueryError(parameter, field == parameter ? reason : "\(field) \(reason)")
     }
 
     /// A name or value of a query string: `+` is a space, `%XX` a byte; `nil` when that is not UTF-8.

@@ -84,21 +84,44 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         self = try Self.read(json: json)
     }
 
-    /// The params' one reader, whatever the source: every member read by its key (a new key does not compile until
-    /// it is read here), the required ones then demanded. A query string spells `screen` `WIDTHxHEIGHT` and `cached`
-    /// `h1,h2`.
+    /// The params as they are: what the one reader (``read(_:version:make:)``) reads, made into params.
     @inline(__always)
     public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
         where Source.Key == CodingKeys {
-        // Read into locals and made in one step: each value moved once, from its local into the params (a holder of
-        // the shared members, or a value made first and then assigned, cost copies of them on every query).
-        var app: String?, platform: String?, appVersion: String?, region: String?, locale: String?
+        try read(&source, version: { String(decoding: $0, as: UTF8.self) }) {
+            app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached throws(Source.Failure) in
+            Self(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId, screen: screen,
+                 launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+        }
+    }
+
+    /// What the one reader hands on: every member, in the order of the keys, the version as the reader's `version`
+    /// made it. The strings are owned, so that what is made of them (the params, a request) takes them without a
+    /// copy.
+    typealias Make<Version, Made, Failure: Error> = (_ app: consuming String, _ platform: consuming String, _ appVersion: Version,
+                                                     _ region: consuming String?, _ locale: consuming String?,
+                                                     _ deviceId: consuming String?, _ screen: Screen?, _ launchType: LaunchType?,
+                                                     _ backgroundSeconds: Int?, _ cached: consuming [String]?) throws(Failure) -> Made
+
+    /// The params' one reader, whatever the source and whatever is made of them: every member read by its key (a
+    /// new key does not compile until it is read here), the required ones then demanded, and all handed to `make`,
+    /// which makes the params (``read(_:)``) or the request they check into (``request(json:)``: made from the
+    /// members read rather than from params made first, whose strings the request copied and which were then
+    /// destroyed, on every query). The version is what `version` makes of its bytes: the request's ``AppVersion``
+    /// parsed where it lies, without a string. A query string spells `screen` `WIDTHxHEIGHT` and `cached` `h1,h2`.
+    @inline(__always)
+    static func read<Source: MemberSource, Version, Made>(_ source: inout Source, version: (UnsafeRawBufferPointer) -> Version,
+                                                         make: Make<Version, Made, Source.Failure>) throws(Source.Failure) -> Made
+        where Source.Key == CodingKeys {
+        // Read into locals, each moved once into what `make` makes (a holder of the shared members, or a value made
+        // first and then assigned, cost copies of them on every query).
+        var app: String?, platform: String?, appVersion: Version?, region: String?, locale: String?
         var deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
         while let key = try source.next() {
             switch key {
             case .app: app = try source.string(repeats: true)
             case .platform: platform = try source.string(known: platformName)
-            case .appVersion: appVersion = try source.string(repeats: true)
+            case .appVersion: appVersion = try source.utf8(version)
             case .region: region = try source.optionalString(repeats: true)
             case .locale: locale = try source.optionalString(repeats: true)
             case .deviceId: deviceId = try source.optionalString()
@@ -116,14 +139,14 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         guard let app else { throw source.missing(.app) }
         guard let platform else { throw source.missing(.platform) }
         guard let appVersion else { throw source.missing(.appVersion) }
-        return Self(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
-                    screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+        return try make(app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached)
     }
 
     /// The launch request read and checked: what decoding the params and then ``validated()`` give (the same
     /// request, or the same error). The query path's reader.
     public static func request(json: JSONReader) throws -> LaunchRequest {
-        try read(json: json).validated()
+        var source = try TapeMembers(json, fields)
+        return try read(&source, version: AppVersion.init(utf8:), make: checked { $0 })
     }
 
     /// The launch request of a compact call's params (see `CompactReader`), or `nil` when they are not compact, or
@@ -131,15 +154,22 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
     /// call is then read the general way, which answers its errors. What it gives is what `request(json:)` gives
     /// for the same bytes: the same reader and checks make it.
     public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
-        // Read and checked in one `do`, the params going straight into the checks (through an optional, as
-        // `read(compact:)` gives them, they were copied whole on every query).
-        guard var source = CompactMembers(reader, fields) else { return nil }
-        do {
-            let request = try read(&source).validated()
-            reader = source.reader
-            return request
-        } catch {
-            return nil
+        CompactMembers.reading(&reader, fields) { source throws(CompactMiss) in
+            try read(&source, version: AppVersion.init(utf8:), make: checked { _ in CompactMiss() })
+        }
+    }
+
+    /// What makes the one reader's request: the members read, checked as ``validated()`` checks params, a refusal
+    /// said as `failure` says it for the source.
+    @inline(__always)
+    static func checked<Failure: Error>(_ failure: @escaping (JSONRPCError) -> Failure) -> Make<AppVersion?, LaunchRequest, Failure> {
+        { app, platform, version, region, locale, deviceId, screen, launchType, backgroundSeconds, cached throws(Failure) in
+            do throws(JSONRPCError) {
+                return try check(app: app, platform: platform, version: version, region: region, locale: locale, deviceId: deviceId,
+                                 screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+            } catch {
+                throw failure(error)
+            }
         }
     }
 
@@ -172,19 +202,19 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         static func between(_ bounds: ClosedRange<Int>) -> String { "must be between \(bounds.lowerBound) and \(bounds.upperBound)" }
     }
 
-    /// Checks every param's range and shape; the request the engine takes (every reader's request, whatever the
-    /// source, so the checks are written once).
+    /// Checks every param's range and shape; the request the engine takes (the checks are the one reader's request's
+    /// too, so they are written once).
     public func validated() throws(JSONRPCError) -> LaunchRequest {
-        // The members passed on, borrowed: bound one by one from `self` (`if let region`), each optional string was
-        // copied through its type's value witness, three of them costing about 400 instructions a query.
-        try Self.check(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId,
+        try Self.check(app: app, platform: platform, version: AppVersion(appVersion), region: region, locale: locale, deviceId: deviceId,
                        screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
     }
 
-    /// The checks of ``validated()``.
-    private static func check(app: String, platform: String, appVersion: String, region: String?, locale: String?,
-                              deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?,
-                              cached: [String]?) throws(JSONRPCError) -> LaunchRequest {
+    /// The checks of ``validated()`` and of the one reader's request (`version` is `nil` when the version did not
+    /// parse). The strings are owned and moved into the request: borrowed, the request copied them and the reader
+    /// then destroyed its own.
+    private static func check(app: consuming String, platform: consuming String, version: AppVersion?, region: consuming String?,
+                              locale: consuming String?, deviceId: consuming String?, screen: Screen?, launchType: LaunchType?,
+                              backgroundSeconds: Int?, cached: consuming [String]?) throws(JSONRPCError) -> LaunchRequest {
         func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError { .invalidParams(field: field.stringValue, rule) }
         func badMember(_ field: CodingKeys, _ member: String, _ rule: String) -> JSONRPCError {
             .invalidParams(field: field.stringValue + member, rule)
@@ -193,7 +223,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
         guard platform == "ios" || platform == "android" || CampaignRules.platforms.contains(platform) else {
             throw bad(.platform, "unknown platform; one of \(CampaignRules.platforms.sorted().joined(separator: ", "))")
         }
-        guard let version = AppVersion(appVersion) else { throw bad(.appVersion, Rules.appVersion) }
+        guard let version else { throw bad(.appVersion, Rules.appVersion) }
         if let region, !Region.isValid(region) { throw bad(.region, Rules.region) }
         if let count = locale?.utf8.count, !Rules.localeLength.contains(count) { throw bad(.locale, Rules.locale) }
         if let count = deviceId?.utf8.count, !Rules.deviceIdLength.contains(count) { throw bad(.deviceId, Rules.deviceId) }
