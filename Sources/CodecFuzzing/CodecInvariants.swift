@@ -173,11 +173,8 @@ public enum CodecInvariants {
         let twoSteps = Result<LaunchRequest, any Error>(catching: { try decoder.decode(LaunchQueryParams.self, fromJSON: bytes).validated() })
         switch (onePass, twoSteps) {
         case (.success(let left), .success(let right)):
-            let same = left.app == right.app && left.platform == right.platform && left.appVersion == right.appVersion
-                && left.appVersion.parts == right.appVersion.parts && left.region == right.region && left.locale == right.locale
-                && left.deviceId == right.deviceId && left.screen?.width == right.screen?.width
-                && left.screen?.height == right.screen?.height && left.launchType == right.launchType
-                && left.backgroundSeconds == right.backgroundSeconds && left.cached == right.cached
+            // Every member, by reflection: a member added to the request is compared without a word here.
+            let same = members(of: left) == members(of: right)
             if !same {
                 violations.append(.init("launch.query one-pass reader gives the request decoding and validating give", "\(left) vs \(right)"))
             }
@@ -267,18 +264,25 @@ public enum CodecInvariants {
     /// Everything the handler is given, as JSON.
     static func describe(_ request: LaunchRequest, id: JSONRPCID?) -> JSONValue {
         var object = JSONObject()
-        object["app"] = .string(request.app)
-        object["platform"] = .string(request.platform)
-        object["appVersion"] = .array(request.appVersion.parts.map { .number(JSONNumber($0)) })
-        object["region"] = request.region.map(JSONValue.string) ?? .null
-        object["locale"] = request.locale.map(JSONValue.string) ?? .null
-        object["deviceId"] = request.deviceId.map(JSONValue.string) ?? .null
-        object["screen"] = request.screen.map { .array([.number(JSONNumber($0.width)), .number(JSONNumber($0.height))]) } ?? .null
-        object["launchType"] = .string(request.launchType.rawValue)
-        object["backgroundSeconds"] = request.backgroundSeconds.map { .number(JSONNumber($0)) } ?? .null
-        object["cached"] = .array(request.cached.sorted().map(JSONValue.string))
+        for (name, value) in members(of: request) { object[name] = .string(value) }
         object["id"] = id?.json ?? .string("none")
         return .object(object)
+    }
+
+    /// Each member of a request by its name, described: found by reflection, so that a member added to the request
+    /// is described and compared with the others (a version by its numbers as written, so that 5.2 is not 5.2.0; a
+    /// set sorted).
+    static func members(of request: LaunchRequest) -> [String: String] {
+        var members: [String: String] = [:]
+        for child in Mirror(reflecting: request).children {
+            guard let name = child.label else { continue }
+            switch child.value {
+            case let version as AppVersion: members[name] = "\(version.parts)"
+            case let set as Set<String>: members[name] = "\(set.sorted())"
+            default: members[name] = String(describing: child.value)
+            }
+        }
+        return members
     }
 
     /// What a dispatcher sends back for a message (`nil` for nothing).

@@ -139,9 +139,11 @@ enum ClientHandlers {
         }
     }
 
+    /// `request` as a launch of `type` after any time in the background: a copy, so every other field is carried.
     static func withLaunchType(_ request: LaunchRequest, _ type: LaunchType) -> LaunchRequest {
-        LaunchRequest(app: request.app, platform: request.platform, appVersion: request.appVersion, region: request.region,
-                      locale: request.locale, deviceId: request.deviceId, screen: request.screen, launchType: type,
-                      backgroundSeconds: Int.max, cached: request.cached)
+        var copy = request
+        copy.launchType = type
+        copy.backgroundSeconds = Int.max
+        return copy
     }
 }

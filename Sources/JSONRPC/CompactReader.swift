@@ -17,26 +17,29 @@ public struct CompactReader {
     @usableFromInline let base: UnsafeRawPointer
     @usableFromInline let end: Int
     @usableFromInline var position: Int
-    /// Where ``text(_:)`` finds the strings it made before, if anywhere.
-    @usableFromInline let texts: TextCache?
+    /// Where ``text(_:)`` finds the strings it made before, if anywhere. Unmanaged: the cache outlives the reader (the
+    /// dispatcher's scratch holds it), and held strongly it was retained and released by every copy of the reader
+    /// (a member source holds one) and every string read through it.
+    @usableFromInline let texts: Unmanaged<TextCache>?
 
     /// The offset of the next byte.
     @inlinable public var offset: Int { position }
 
-    /// A reader of `bytes`; `texts` keeps the strings that ``text(_:)`` makes, for the next calls read on this thread.
+    /// A reader of `bytes`; `texts` keeps the strings that ``text(_:)`` makes, for the next calls read on this thread,
+    /// and must outlive the reader.
     public init(_ bytes: UnsafeRawBufferPointer, texts: TextCache? = nil) {
         // An empty buffer may have no address; any address will do, since nothing is read past `end`.
         base = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)!
         end = bytes.count
         position = 0
-        self.texts = texts
+        self.texts = texts.map(Unmanaged.passUnretained)
     }
 
     /// The string of bytes read (``string()``'s): taken from the reader's ``TextCache`` when it holds it, for
     /// values that calls repeat.
     @inlinable
     public func text(_ bytes: UnsafeRawBufferPointer) -> String {
-        texts?.string(bytes) ?? String(decoding: bytes, as: UTF8.self)
+        texts?._withUnsafeGuaranteedRef { $0.string(bytes) } ?? String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether every byte has been read.

@@ -1,7 +1,7 @@
 import JSONRPC
 import LaunchAdDomain
 
-public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
+public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable, MemberReadable {
     public var app: String
     public var platform: String
     public var appVersion: String
@@ -27,13 +27,13 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
         self.cached = cached
     }
 
-    /// The params, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
-    /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
-    /// schema's properties (``schema(of:)``).
+    /// The params, declared once, in the order the `Codable` conformance reads them (so every source's errors come
+    /// in the same order): the `Codable` conformance's keys, the cases of the one reader (``read(_:)``) and the
+    /// names its sources find (``fields``), the schema's properties (``schema(of:)``).
     public enum CodingKeys: Int, JSONFieldKey, LaunchTargetKey {
         case app, platform, appVersion, region, locale, screen, horizonHours, cached
     }
-    static let fields = JSONFields(CodingKeys.self)
+    public static let fields = JSONFields(CodingKeys.self)
 
     /// The bounds of the params of a prefetch's own (the others are the launch query's), written once: the edge's
     /// checks enforce them, the schema states them.
@@ -56,46 +56,34 @@ public struct LaunchPrefetchParams: Codable, Sendable, JSONReadable {
     /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
     /// field.
     public init(json: JSONReader) throws {
-        let object = try json.object(Self.fields)
-        let target = try LaunchQueryParams.readTarget(object)
-        let screen = try object.optional(.screen).map(LaunchQueryParams.Screen.init(json:))
-        let horizonHours = try object.optionalInt(.horizonHours)
-        let cached = try object.optional(.cached)?.array().map { try $0.string() }
-        self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
-                  locale: target.locale, screen: screen, horizonHours: horizonHours, cached: cached)
+        self = try Self.read(json: json)
     }
 
     /// The params of a compact call (see `CompactReader`), or `nil` when they are not compact, or name a member twice
     /// or one that is not a param, or hold a null or a value of another type: the call is then read the general
-    /// way, which answers its errors. What it gives is what ``init(json:)`` gives for the same bytes.
+    /// way, which answers its errors. What it gives is what ``init(json:)`` gives for the same bytes: the same reader.
     public init?(compact reader: inout CompactReader) {
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
-        let fields = Self.fields
-        var seen: UInt64 = 0
-        var target = CompactTarget()
-        var screen: LaunchQueryParams.Screen?, horizonHours: Int?, cached: [String]?
-        repeat {
-            guard let key = reader.member(&seen, in: fields) else { return nil }
+        guard let params = Self.read(compact: &reader) else { return nil }
+        self = params
+    }
+
+    /// The params' one reader, whatever the source: every member read by its key (a new key does not compile until
+    /// it is read here), the required ones then demanded.
+    public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
+        where Source.Key == CodingKeys {
+        var target = LaunchTarget<CodingKeys>()
+        var params = Self(app: "", platform: "", appVersion: "")
+        while let key = try source.next() {
             switch key {
-            case .app, .platform, .appVersion, .region, .locale:
-                guard target.read(key, &reader) else { return nil }
-            case .screen:
-                guard let value = LaunchQueryParams.Screen(compact: &reader) else { return nil }
-                screen = value
-            case .horizonHours:
-                guard let value = reader.int() else { return nil }
-                horizonHours = value
-            case .cached:
-                guard let list = LaunchQueryParams.compactStrings(&reader) else { return nil }
-                cached = list
+            case .app, .platform, .appVersion, .region, .locale: try target.read(key, &source)
+            case .screen: params.screen = try source.optionalObject(LaunchQueryParams.Screen.self, text: { _ in nil }, textRule: "")
+            case .horizonHours: params.horizonHours = try source.optionalInt(textRule: "must be a whole number of hours")
+            case .cached: params.cached = try source.optionalStrings(separator: ",")
             }
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), let app = target.app, let platform = target.platform, let appVersion = target.appVersion
-        else { return nil }
-        // The app, the region and the locale repeat from call to call: the reader's cache has their strings.
-        self.init(app: reader.text(app), platform: LaunchQueryParams.platformName(platform),
-                  appVersion: String(decoding: appVersion, as: UTF8.self), region: target.region.map(reader.text),
-                  locale: target.locale.map(reader.text), screen: screen, horizonHours: horizonHours, cached: cached)
+        }
+        (params.app, params.platform, params.appVersion) = try target.required(source)
+        (params.region, params.locale) = (target.region, target.locale)
+        return params
     }
 }
 

@@ -1,9 +1,10 @@
 import JSONRPC
 import LaunchAdDomain
 
-/// `launch.query` params, validated strictly; read through the fast path.
-public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
-    public struct Screen: Codable, Sendable, Hashable, JSONReadable {
+/// `launch.query` params, validated strictly; read by one reader (``read(_:)``) from the tape, a compact call or
+/// `GET /launch-ad`'s query string.
+public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable {
+    public struct Screen: Codable, Sendable, Hashable, JSONReadable, MemberReadable {
         public var width: Int
         public var height: Int
         public init(width: Int, height: Int) {
@@ -11,49 +12,48 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
             self.height = height
         }
 
-        /// The members, declared once: the `Codable` conformance's keys, the readers' slots, the schema's properties.
+        /// The members, declared once: the `Codable` conformance's keys, the reader's cases, the schema's properties.
         public enum CodingKeys: Int, JSONFieldKey {
             case width, height
         }
-        static let fields = JSONFields(CodingKeys.self)
+        public static let fields = JSONFields(CodingKeys.self)
 
         /// The pixels a side may have.
         static var sides: ClosedRange<Int> { 1...16_384 }
 
         /// Read straight from the tape: what the `Codable` conformance gives.
         public init(json: JSONReader) throws {
-            let object = try json.object(Self.fields)
-            self.init(width: try object.int(.width), height: try object.int(.height))
+            self = try Self.read(json: json)
         }
 
-        /// `{"width":…,"height":…}` in either order, both integers; `nil` for anything else.
-        init?(compact reader: inout CompactReader) {
-            guard reader.take(UInt8(ascii: "{")) else { return nil }
-            let fields = Self.fields
-            var seen: UInt64 = 0
+        /// The screen's one reader: `{"width":…,"height":…}`, both integers.
+        public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
+            where Source.Key == CodingKeys {
             var width: Int?, height: Int?
-            repeat {
-                guard let key = reader.member(&seen, in: fields), let value = reader.int() else { return nil }
+            while let key = try source.next() {
                 switch key {
-                case .width: width = value
-                case .height: height = value
+                case .width: width = try source.int(textRule: Rules.between(sides))
+                case .height: height = try source.int(textRule: Rules.between(sides))
                 }
-            } while reader.take(UInt8(ascii: ","))
-            guard reader.take(UInt8(ascii: "}")), let width, let height else { return nil }
-            self.init(width: width, height: height)
+            }
+            guard let width else { throw source.missing(.width) }
+            guard let height else { throw source.missing(.height) }
+            return Screen(width: width, height: height)
         }
     }
 
-    public var app: String
-    public var platform: String
-    public var appVersion: String
-    public var region: String?
-    public var locale: String?
-    public var deviceId: String?
-    public var screen: Screen?
-    public var launchType: LaunchType?
-    public var backgroundSeconds: Int?
-    public var cached: [String]?
+    // Constants: with `var` members, the value the reader makes was copied whole (each string retained and released)
+    // on its way out, on every query.
+    public let app: String
+    public let platform: String
+    public let appVersion: String
+    public let region: String?
+    public let locale: String?
+    public let deviceId: String?
+    public let screen: Screen?
+    public let launchType: LaunchType?
+    public let backgroundSeconds: Int?
+    public let cached: [String]?
 
     public init(app: String, platform: String, appVersion: String, region: String? = nil, locale: String? = nil,
                 deviceId: String? = nil, screen: Screen? = nil, launchType: LaunchType? = nil, backgroundSeconds: Int? = nil,
@@ -70,135 +70,113 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         self.cached = cached
     }
 
-    /// The params, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
-    /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
-    /// schema's properties (``schema(of:)``).
+    /// The params, declared once, in the order the `Codable` conformance reads them (so every source's errors come
+    /// in the same order): the `Codable` conformance's keys, the cases of the one reader (``read(_:)``) and the
+    /// names its sources find (``fields``), the schema's properties (``schema(of:)``), `GET /launch-ad`'s parameters.
     public enum CodingKeys: Int, JSONFieldKey, LaunchTargetKey {
         case app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached
     }
-    static let fields = JSONFields(CodingKeys.self)
+    public static let fields = JSONFields(CodingKeys.self)
 
+    /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
+    /// field.
     public init(json: JSONReader) throws {
-        // Read into locals and made in one step (assigning to `self` field by field costs a copy of the whole value).
-        let object = try json.object(Self.fields)
-        let target = try Self.readTarget(object)
-        let deviceId = try object.optionalString(.deviceId)
-        let rest = try Self.readRest(object)
-        self.init(app: target.app, platform: target.platform, appVersion: target.appVersion, region: target.region,
-                  locale: target.locale, deviceId: deviceId, screen: rest.screen, launchType: rest.launchType,
-                  backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
+        self = try Self.read(json: json)
     }
 
-    /// The members a launch query's and a prefetch's params both begin with: the app, the platform, the version,
-    /// the region and the locale, as their `Codable` conformances read them.
-    static func readTarget<Key: LaunchTargetKey>(_ object: JSONObjectReader<Key>) throws
-        -> (app: String, platform: String, appVersion: String, region: String?, locale: String?) {
-        (try object.string(.app), try object.string(.platform), try object.string(.appVersion), try object.optionalString(.region),
-         try object.optionalString(.locale))
+    /// The params as they are: what the one reader (``read(_:version:make:)``) reads, made into params.
+    @inline(__always)
+    public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
+        where Source.Key == CodingKeys {
+        try read(&source, version: { String(decoding: $0, as: UTF8.self) }) {
+            app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached throws(Source.Failure) in
+            Self(app: app, platform: platform, appVersion: appVersion, region: region, locale: locale, deviceId: deviceId, screen: screen,
+                 launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+        }
     }
 
-    /// The launch request read and checked in one pass: what decoding the params and then ``validated()`` give
-    /// (the same request, or the same error), without making the params first. The platform and the version are
-    /// taken from the request's bytes, without strings of their own. The query path's reader.
+    /// What the one reader hands on: every member, in the order of the keys, the version as the reader's `version`
+    /// made it. The strings are owned, so that what is made of them (the params, a request) takes them without a
+    /// copy.
+    typealias Make<Version, Made, Failure: Error> = (_ app: consuming String, _ platform: consuming String, _ appVersion: Version,
+                                                     _ region: consuming String?, _ locale: consuming String?,
+                                                     _ deviceId: consuming String?, _ screen: Screen?, _ launchType: LaunchType?,
+                                                     _ backgroundSeconds: Int?, _ cached: consuming [String]?) throws(Failure) -> Made
+
+    /// The params' one reader, whatever the source and whatever is made of them: every member read by its key (a
+    /// new key does not compile until it is read here), the required ones then demanded, and all handed to `make`,
+    /// which makes the params (``read(_:)``) or the request they check into (``request(json:)``: made from the
+    /// members read rather than from params made first, whose strings the request copied and which were then
+    /// destroyed, on every query). The version is what `version` makes of its bytes: the request's ``AppVersion``
+    /// parsed where it lies, without a string. A query string spells `screen` `WIDTHxHEIGHT` and `cached` `h1,h2`.
+    @inline(__always)
+    static func read<Source: MemberSource, Version, Made>(_ source: inout Source, version: (UnsafeRawBufferPointer) -> Version,
+                                                         make: Make<Version, Made, Source.Failure>) throws(Source.Failure) -> Made
+        where Source.Key == CodingKeys {
+        // Read into locals, each moved once into what `make` makes (a holder of the shared members, or a value made
+        // first and then assigned, cost copies of them on every query).
+        var app: String?, platform: String?, appVersion: Version?, region: String?, locale: String?
+        var deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
+        while let key = try source.next() {
+            switch key {
+            case .app: app = try source.string(repeats: true)
+            case .platform: platform = try source.string(known: platformName)
+            case .appVersion: appVersion = try source.utf8(version)
+            case .region: region = try source.optionalString(repeats: true)
+            case .locale: locale = try source.optionalString(repeats: true)
+            case .deviceId: deviceId = try source.optionalString()
+            case .screen:
+                screen = try source.optionalObject(Screen.self, text: { text in
+                    let sides = text.split(separator: "x", omittingEmptySubsequences: false)
+                    guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]) else { return nil }
+                    return Screen(width: width, height: height)
+                }, textRule: "must be WIDTHxHEIGHT, such as 1179x2556")
+            case .launchType: launchType = try source.optionalCase(LaunchType.self, rule: "must be cold or hot")
+            case .backgroundSeconds: backgroundSeconds = try source.optionalInt(textRule: "must be a whole number of seconds")
+            case .cached: cached = try source.optionalStrings(separator: ",")
+            }
+        }
+        guard let app else { throw source.missing(.app) }
+        guard let platform else { throw source.missing(.platform) }
+        guard let appVersion else { throw source.missing(.appVersion) }
+        return try make(app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached)
+    }
+
+    /// The launch request read and checked: what decoding the params and then ``validated()`` give (the same
+    /// request, or the same error). The query path's reader.
     public static func request(json: JSONReader) throws -> LaunchRequest {
-        let object = try json.object(fields)
-        let app = try object.string(.app)
-        let platform: String
-        if let utf8 = try object.plainUTF8(.platform) {
-            platform = platformName(utf8)
-        } else {
-            platform = try object.string(.platform)
-        }
-        let version: AppVersion?
-        if let utf8 = try object.plainUTF8(.appVersion) {
-            version = AppVersion(utf8: utf8)
-        } else {
-            version = AppVersion(try object.string(.appVersion))
-        }
-        let region = try object.optionalString(.region)
-        let locale = try object.optionalString(.locale)
-        let deviceId = try object.optionalString(.deviceId)
-        let rest = try readRest(object)
-        return try check(app: app, platform: platform, version: version, region: region, locale: locale, deviceId: deviceId,
-                         screen: rest.screen, launchType: rest.launchType, backgroundSeconds: rest.backgroundSeconds, cached: rest.cached)
+        var source = try TapeMembers(json, fields)
+        return try read(&source, version: AppVersion.init(utf8:), make: checked { $0 })
     }
 
     /// The launch request of a compact call's params (see `CompactReader`), or `nil` when they are not compact, or
     /// name a member twice or one that is not a param, or hold a null or anything `request(json:)` would refuse: the
     /// call is then read the general way, which answers its errors. What it gives is what `request(json:)` gives
-    /// for the same bytes: the same checks make it.
+    /// for the same bytes: the same reader and checks make it.
     public static func request(compact reader: inout CompactReader) -> LaunchRequest? {
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
-        let fields = Self.fields
-        var seen: UInt64 = 0
-        var target = CompactTarget(), deviceId: UnsafeRawBufferPointer?
-        var screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?
-        repeat {
-            guard let key = reader.member(&seen, in: fields) else { return nil }
-            // A member of a type it cannot have is left to the general way, which names it.
-            switch key {
-            case .app, .platform, .appVersion, .region, .locale:
-                guard target.read(key, &reader) else { return nil }
-            case .deviceId:
-                guard let text = reader.string() else { return nil }
-                deviceId = text
-            case .screen:
-                guard let value = Screen(compact: &reader) else { return nil }
-                screen = value
-            case .launchType:
-                guard let text = reader.string() else { return nil }
-                guard let type = CompactReader.equals(text, "cold") ? LaunchType.cold : CompactReader.equals(text, "hot") ? .hot : nil
-                else { return nil }
-                launchType = type
-            case .backgroundSeconds:
-                guard let value = reader.int() else { return nil }
-                backgroundSeconds = value
-            case .cached:
-                guard let list = compactStrings(&reader) else { return nil }
-                cached = list
-            }
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), let app = target.app, let platform = target.platform, let appVersion = target.appVersion
-        else { return nil }
-        // The app, the region and the locale repeat from call to call: the reader's cache has their strings.
-        return try? check(app: reader.text(app), platform: platformName(platform), version: AppVersion(utf8: appVersion),
-                          region: target.region.map(reader.text), locale: target.locale.map(reader.text),
-                          deviceId: deviceId.map { String(decoding: $0, as: UTF8.self) }, screen: screen, launchType: launchType,
-                          backgroundSeconds: backgroundSeconds, cached: cached)
-    }
-
-    /// An array of strings.
-    static func compactStrings(_ reader: inout CompactReader) -> [String]? {
-        guard reader.take(UInt8(ascii: "[")) else { return nil }
-        var list: [String] = []
-        if reader.take(UInt8(ascii: "]")) { return list }
-        repeat {
-            guard let text = reader.string() else { return nil }
-            list.append(String(decoding: text, as: UTF8.self))
-        } while reader.take(UInt8(ascii: ","))
-        return reader.take(UInt8(ascii: "]")) ? list : nil
-    }
-
-    /// A platform's name from its bytes, the two common ones without making a string.
-    static func platformName(_ utf8: UnsafeRawBufferPointer) -> String {
-        CompactReader.equals(utf8, "ios") ? "ios" : CompactReader.equals(utf8, "android") ? "android" : String(decoding: utf8, as: UTF8.self)
-    }
-
-    /// The members after `deviceId`, decoded.
-    static func readRest(_ object: JSONObjectReader<CodingKeys>) throws
-        -> (screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?, cached: [String]?) {
-        let screen = try object.optional(.screen).map(Screen.init(json:))
-        var launchType: LaunchType?
-        if let type = object.optional(.launchType) {
-            let text = try type.string()
-            guard let value = LaunchType(rawValue: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: type.codingPath, debugDescription: "must be cold or hot"))
-            }
-            launchType = value
+        CompactMembers.reading(&reader, fields) { source throws(CompactMiss) in
+            try read(&source, version: AppVersion.init(utf8:), make: checked { _ in CompactMiss() })
         }
-        let backgroundSeconds = try object.optionalInt(.backgroundSeconds)
-        let cached = try object.optional(.cached)?.array().map { try $0.string() }
-        return (screen, launchType, backgroundSeconds, cached)
+    }
+
+    /// What makes the one reader's request: the members read, checked as ``validated()`` checks params, a refusal
+    /// said as `failure` says it for the source.
+    @inline(__always)
+    static func checked<Failure: Error>(_ failure: @escaping (JSONRPCError) -> Failure) -> Make<AppVersion?, LaunchRequest, Failure> {
+        { app, platform, version, region, locale, deviceId, screen, launchType, backgroundSeconds, cached throws(Failure) in
+            do throws(JSONRPCError) {
+                return try check(app: app, platform: platform, version: version, region: region, locale: locale, deviceId: deviceId,
+                                 screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+            } catch {
+                throw failure(error)
+            }
+        }
+    }
+
+    /// The two common platforms' names, without making a string, when `utf8` spells one of them.
+    @inline(__always)
+    static func platformName(_ utf8: UnsafeRawBufferPointer) -> String? {
+        CompactReader.equals(utf8, "ios") ? "ios" : CompactReader.equals(utf8, "android") ? "android" : nil
     }
 
     /// The bounds and rules of the params, written once: ``validated()`` enforces them, the schema states them.
@@ -224,16 +202,19 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         static func between(_ bounds: ClosedRange<Int>) -> String { "must be between \(bounds.lowerBound) and \(bounds.upperBound)" }
     }
 
-    /// Checks every param's range and shape; the request the engine takes.
+    /// Checks every param's range and shape; the request the engine takes (the checks are the one reader's request's
+    /// too, so they are written once).
     public func validated() throws(JSONRPCError) -> LaunchRequest {
-        try Self.check(app: app, platform: platform, version: AppVersion(appVersion), region: region, locale: locale,
-                       deviceId: deviceId, screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+        try Self.check(app: app, platform: platform, version: AppVersion(appVersion), region: region, locale: locale, deviceId: deviceId,
+                       screen: screen, launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
     }
 
-    /// The checks of ``validated()``, on the decoded params (`version` is `nil` when `appVersion` did not parse).
-    private static func check(app: String, platform: String, version: AppVersion?, region: String?, locale: String?,
-                              deviceId: String?, screen: Screen?, launchType: LaunchType?, backgroundSeconds: Int?,
-                              cached: [String]?) throws(JSONRPCError) -> LaunchRequest {
+    /// The checks of ``validated()`` and of the one reader's request (`version` is `nil` when the version did not
+    /// parse). The strings are owned and moved into the request: borrowed, the request copied them and the reader
+    /// then destroyed its own.
+    private static func check(app: consuming String, platform: consuming String, version: AppVersion?, region: consuming String?,
+                              locale: consuming String?, deviceId: consuming String?, screen: Screen?, launchType: LaunchType?,
+                              backgroundSeconds: Int?, cached: consuming [String]?) throws(JSONRPCError) -> LaunchRequest {
         func bad(_ field: CodingKeys, _ rule: String) -> JSONRPCError { .invalidParams(field: field.stringValue, rule) }
         func badMember(_ field: CodingKeys, _ member: String, _ rule: String) -> JSONRPCError {
             .invalidParams(field: field.stringValue + member, rule)
@@ -244,8 +225,8 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
         }
         guard let version else { throw bad(.appVersion, Rules.appVersion) }
         if let region, !Region.isValid(region) { throw bad(.region, Rules.region) }
-        if let locale, !Rules.localeLength.contains(locale.utf8.count) { throw bad(.locale, Rules.locale) }
-        if let deviceId, !Rules.deviceIdLength.contains(deviceId.utf8.count) { throw bad(.deviceId, Rules.deviceId) }
+        if let count = locale?.utf8.count, !Rules.localeLength.contains(count) { throw bad(.locale, Rules.locale) }
+        if let count = deviceId?.utf8.count, !Rules.deviceIdLength.contains(count) { throw bad(.deviceId, Rules.deviceId) }
         if let screen {
             guard Rules.screenSide.contains(screen.width) else {
                 throw badMember(.screen, "." + Screen.CodingKeys.width.stringValue, Rules.between(Rules.screenSide))
@@ -272,7 +253,7 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable {
 }
 
 /// The keys of the members a launch query's and a prefetch's params both begin with: the app, the platform, the
-/// version, the region and the locale (the cases of each one's `CodingKeys`).
+/// version, the region and the locale (the cases of each one's `CodingKeys`), which their schemas state alike.
 protocol LaunchTargetKey: JSONFieldKey {
     static var app: Self { get }
     static var platform: Self { get }
@@ -281,23 +262,31 @@ protocol LaunchTargetKey: JSONFieldKey {
     static var locale: Self { get }
 }
 
-/// The members a launch query's and a prefetch's params begin with, as their compact readers find them: each a
-/// compact string's bytes.
-struct CompactTarget {
-    var app: UnsafeRawBufferPointer?, platform: UnsafeRawBufferPointer?, appVersion: UnsafeRawBufferPointer?
-    var region: UnsafeRawBufferPointer?, locale: UnsafeRawBufferPointer?
+/// The members of a ``LaunchTargetKey`` as a params type's reader finds them, read the same way for both params.
+struct LaunchTarget<Key: LaunchTargetKey> {
+    var app: String?, platform: String?, appVersion: String?, region: String?, locale: String?
 
-    /// Reads the member `key` (one of the target's); false when its value is not a compact string.
+    /// Reads the member `key`, one of the target's. The app, the region and the locale repeat from call to call and
+    /// are kept by a compact source's cache; the platform and the version, short, are made afresh (kept too, they
+    /// would take the others' places in the cache).
     @inline(__always)
-    mutating func read<Key: LaunchTargetKey>(_ key: Key, _ reader: inout CompactReader) -> Bool {
-        guard let text = reader.string() else { return false }
+    mutating func read<Source: MemberSource>(_ key: Key, _ source: inout Source) throws(Source.Failure) where Source.Key == Key {
         switch key {
-        case .app: app = text
-        case .platform: platform = text
-        case .appVersion: appVersion = text
-        case .region: region = text
-        default: locale = text
+        case .app: app = try source.string(repeats: true)
+        case .platform: platform = try source.string(known: LaunchQueryParams.platformName)
+        case .appVersion: appVersion = try source.string(repeats: true)
+        case .region: region = try source.optionalString(repeats: true)
+        default: locale = try source.optionalString(repeats: true)
         }
-        return true
+    }
+
+    /// The required members, once every member is read; the error of the first one missing.
+    @inline(__always)
+    func required<Source: MemberSource>(_ source: Source) throws(Source.Failure) -> (app: String, platform: String, appVersion: String)
+        where Source.Key == Key {
+        guard let app else { throw source.missing(.app) }
+        guard let platform else { throw source.missing(.platform) }
+        guard let appVersion else { throw source.missing(.appVersion) }
+        return (app, platform, appVersion)
     }
 }

@@ -3,7 +3,7 @@ import LaunchAdDomain
 
 /// One event an app reports: what was shown and done (`impression`, `click`, `skip`, of a campaign), or how a launch
 /// went for the funnel (`request`, `noAd`, `timeout`, `failed`, of an app, with or without a campaign).
-public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
+public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberReadable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case impression, click, skip
         /// The app asked for an ad.
@@ -50,13 +50,13 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
         self.app = app
     }
 
-    /// The members, declared once, in the order the `Codable` conformance reads them (so every reader's errors come
-    /// in the same order): the `Codable` conformance's keys, the tape and compact readers' slots (``fields``), the
-    /// schema's properties (``schema(of:)``).
+    /// The members, declared once, in the order the `Codable` conformance reads them (so every source's errors come
+    /// in the same order): the `Codable` conformance's keys, the cases of the one reader (``read(_:)``) and the
+    /// names its sources find (``fields``), the schema's properties (``schema(of:)``).
     public enum CodingKeys: Int, JSONFieldKey {
         case eventId, type, campaignId, deviceId, sha256, at, app
     }
-    static let fields = JSONFields(CodingKeys.self)
+    public static let fields = JSONFields(CodingKeys.self)
 
     /// The bounds of an event's members, written once: ``check(at:now:)`` enforces them, the schema states them.
     enum Rules {
@@ -103,78 +103,43 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable {
     /// Read straight from the tape: what the `Codable` conformance gives, the same value or an error naming the same
     /// field (the type and the time go through it when they are not plain).
     public init(json: JSONReader) throws {
-        let object = try json.object(Self.fields)
-        let eventId = try object.string(.eventId)
-        let typeReader = try object.require(.type)
-        let type = try Kind(rawValue: typeReader.string()) ?? typeReader.decode(Kind.self)
-        let campaignId = try object.optional(.campaignId).map { try $0.integer(Int64.self) }
-        let deviceId = try object.string(.deviceId)
-        let sha256 = try object.optionalString(.sha256)
-        let at = try object.optional(.at).map { try $0.decode(Timestamp.self) }
-        let app = try object.optionalString(.app)
-        self.init(eventId: eventId, type: type, campaignId: campaignId, deviceId: deviceId, sha256: sha256, at: at, app: app)
+        self = try Self.read(json: json)
     }
 
-    /// An event of a compact call's params, or `nil` when it is not compact, names a member twice or one that is
-    /// not an event's, or holds a null, a value of another type or a time that is not one. What it gives is what
-    /// ``init(json:)`` gives for the same bytes.
-    init?(compact reader: inout CompactReader) {
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
-        let fields = Self.fields
-        var seen: UInt64 = 0
-        var eventId: UnsafeRawBufferPointer?, type: Kind?, campaignId: Int?, deviceId: UnsafeRawBufferPointer?
-        var sha256: UnsafeRawBufferPointer?, at: Timestamp?, app: UnsafeRawBufferPointer?
-        repeat {
-            guard let key = reader.member(&seen, in: fields) else { return nil }
-            if key == .campaignId {
-                guard let value = reader.int() else { return nil }
-                campaignId = value
-                continue
-            }
-            // Every other member is a string.
-            guard let text = reader.string() else { return nil }
+    /// The event's one reader, whatever the source: every member read by its key (a new key does not compile until
+    /// it is read here), the required ones then demanded.
+    public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
+        where Source.Key == CodingKeys {
+        var eventId: String?, type: Kind?, deviceId: String?
+        var event = Self(eventId: "", type: .impression, campaignId: nil, deviceId: "")
+        while let key = try source.next() {
             switch key {
-            case .eventId: eventId = text
-            case .type:
-                guard let kind = Self.kind(text) else { return nil }
-                type = kind
-            case .deviceId: deviceId = text
-            case .sha256: sha256 = text
-            case .app: app = text
-            case .at:
-                guard let time = Timestamp(rfc3339: String(decoding: text, as: UTF8.self)) else { return nil }
-                at = time
-            case .campaignId: preconditionFailure("read above")
+            case .eventId: eventId = try source.string()
+            case .type: type = try source.requiredCase(Kind.self, rule: "must be one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            case .campaignId: event.campaignId = try source.optionalInteger(Int64.self, textRule: "must be a whole number")
+            case .deviceId: deviceId = try source.string()
+            case .sha256: event.sha256 = try source.optionalString()
+            case .at: event.at = try source.optionalValue(Timestamp.self, text: Timestamp.init(rfc3339:), textRule: "must be an RFC 3339 time")
+            case .app: event.app = try source.optionalString()
             }
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), let eventId, let type, let deviceId else { return nil }
-        self.init(eventId: String(decoding: eventId, as: UTF8.self), type: type, campaignId: campaignId.map(Int64.init),
-                  deviceId: String(decoding: deviceId, as: UTF8.self), sha256: sha256.map { String(decoding: $0, as: UTF8.self) }, at: at,
-                  app: app.map { String(decoding: $0, as: UTF8.self) })
-    }
-
-    /// The kind whose name `text` is (compared without making a string), or `nil`.
-    private static func kind(_ text: UnsafeRawBufferPointer) -> Kind? {
-        if CompactReader.equals(text, "impression") { return .impression }
-        if CompactReader.equals(text, "click") { return .click }
-        if CompactReader.equals(text, "skip") { return .skip }
-        if CompactReader.equals(text, "request") { return .request }
-        if CompactReader.equals(text, "noAd") { return .noAd }
-        if CompactReader.equals(text, "timeout") { return .timeout }
-        if CompactReader.equals(text, "failed") { return .failed }
-        return nil
+        }
+        guard let eventId else { throw source.missing(.eventId) }
+        guard let type else { throw source.missing(.type) }
+        guard let deviceId else { throw source.missing(.deviceId) }
+        (event.eventId, event.type, event.deviceId) = (eventId, type, deviceId)
+        return event
     }
 }
 
-public struct LaunchReportParams: Codable, Sendable, JSONReadable {
+public struct LaunchReportParams: Codable, Sendable, JSONReadable, MemberReadable {
     public var events: [LaunchEvent]
     public init(events: [LaunchEvent]) { self.events = events }
 
-    /// The members, declared once: the `Codable` conformance's keys, the readers' slots, the schema's properties.
+    /// The members, declared once: the `Codable` conformance's keys, the reader's cases, the schema's properties.
     public enum CodingKeys: Int, JSONFieldKey {
         case events
     }
-    static let fields = JSONFields(CodingKeys.self)
+    public static let fields = JSONFields(CodingKeys.self)
 
     /// How many events a report may list.
     static var eventCount: ClosedRange<Int> { 1...100 }
@@ -189,27 +154,29 @@ public struct LaunchReportParams: Codable, Sendable, JSONReadable {
 
     /// Read straight from the tape: what the `Codable` conformance gives (see ``LaunchEvent/init(json:)``).
     public init(json: JSONReader) throws {
-        let object = try json.object(Self.fields)
-        events = try object.require(.events).array().map { try LaunchEvent(json: $0) }
+        self = try Self.read(json: json)
     }
 
     /// The params of a compact call (see `CompactReader`): `{"events":[…]}` with each event compact, or `nil` for
     /// anything else (a member named twice or unknown, a null, a value of another type, a time that is not one):
     /// the call is then read the general way, which answers its errors. What it gives is what ``init(json:)`` gives
-    /// for the same bytes.
+    /// for the same bytes: the same reader.
     public init?(compact reader: inout CompactReader) {
-        var seen: UInt64 = 0
-        guard reader.take(UInt8(ascii: "{")), reader.member(&seen, in: Self.fields) == .events, reader.take(UInt8(ascii: "[")) else { return nil }
-        var events: [LaunchEvent] = []
-        if !reader.take(UInt8(ascii: "]")) {
-            repeat {
-                guard let event = LaunchEvent(compact: &reader) else { return nil }
-                events.append(event)
-            } while reader.take(UInt8(ascii: ","))
-            guard reader.take(UInt8(ascii: "]")) else { return nil }
+        guard let params = Self.read(compact: &reader) else { return nil }
+        self = params
+    }
+
+    /// The params' one reader, whatever the source.
+    public static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self
+        where Source.Key == CodingKeys {
+        var events: [LaunchEvent]?
+        while let key = try source.next() {
+            switch key {
+            case .events: events = try source.objects(LaunchEvent.self)
+            }
         }
-        guard reader.take(UInt8(ascii: "}")) else { return nil }
-        self.init(events: events)
+        guard let events else { throw source.missing(.events) }
+        return Self(events: events)
     }
 }
 

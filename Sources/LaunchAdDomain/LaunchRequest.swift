@@ -1,5 +1,6 @@
-/// A launch query, validated. Its members are constants: made with `var` members, the initializer costs a copy of
-/// the whole request (a retain and a release of each string) on every query.
+/// A launch query, validated. Its members are constants (made with `var` strings, the initializer costs a copy of
+/// the whole request, a retain and a release of each string, on every query), but for the launch's type and time in
+/// the background, which a copy changes to ask of the same client's hot launch (every other member carried).
 public struct LaunchRequest: Sendable {
     public let app: String
     public let platform: String
@@ -8,8 +9,8 @@ public struct LaunchRequest: Sendable {
     public let locale: String?
     public let deviceId: String?
     public let screen: (width: Int, height: Int)?
-    public let launchType: LaunchType
-    public let backgroundSeconds: Int?
+    public var launchType: LaunchType
+    public var backgroundSeconds: Int?
     public let cached: Set<String>
 
     public init(app: String, platform: String, appVersion: AppVersion, region: String? = nil, locale: String? = nil,

@@ -58,6 +58,46 @@ struct LaunchParamsTests {
         }
     }
 
+    /// A value of each param of launch.query, as JSON and as `GET /launch-ad`'s query string spells it: a param added
+    /// to the keys does not compile until it has one here.
+    static func sample(_ key: LaunchQueryParams.CodingKeys) -> (json: String, query: String) {
+        let sha256 = String(repeating: "ab", count: 32)
+        return switch key {
+        case .app: (#""shop""#, "shop")
+        case .platform: (#""android""#, "android")
+        case .appVersion: (#""5.2.1""#, "5.2.1")
+        case .region: (#""cn-east""#, "cn-east")
+        case .locale: (#""zh-CN""#, "zh-CN")
+        case .deviceId: (#""d-7""#, "d-7")
+        case .screen: (#"{"width":1080,"height":1920}"#, "1080x1920")
+        case .launchType: (#""hot""#, "hot")
+        case .backgroundSeconds: ("60", "60")
+        case .cached: ("[\"\(sha256)\"]", sha256)
+        }
+    }
+
+    @Test("every param of launch.query reaches the request, alike from the tape, a compact call and GET /launch-ad's query string")
+    func everyParamReadAlike() throws {
+        let keys = LaunchQueryParams.CodingKeys.allCases
+        let json = Array(("{" + keys.map { "\"\($0.stringValue)\":\(Self.sample($0).json)" }.joined(separator: ",") + "}").utf8)
+        let query = keys.map { "\($0.stringValue)=\(Self.sample($0).query)" }.joined(separator: "&")
+        let tape = try JSONValueDecoder().decode(LaunchQueryParams.self, fromJSON: json).validated()
+        let compact = json.withUnsafeBytes { bytes in
+            var reader = CompactReader(bytes)
+            return LaunchQueryParams.request(compact: &reader)
+        }
+        let fromQuery = try LaunchAdQuery.request(Substring(query))
+        // Every member of the request, by reflection: none left at nothing, so none was dropped on the way.
+        let members = Mirror(reflecting: tape).children.map { ($0.label ?? "?", String(describing: $0.value)) }
+        #expect(members.count == keys.count)
+        for (name, value) in members {
+            #expect(value != "nil" && value != "[]", "\(name) was dropped")
+        }
+        #expect(compact.map { String(describing: $0) } == String(describing: tape))
+        #expect(String(describing: fromQuery) == String(describing: tape))
+        #expect(tape.deviceId == "d-7" && tape.launchType == .hot && tape.screen?.width == 1080 && tape.cached.count == 1)
+    }
+
     static func refusal(_ params: LaunchQueryParams) -> String? {
         do {
             _ = try params.validated()
@@ -69,30 +109,24 @@ struct LaunchParamsTests {
 
     @Test("the checks word each rule with its bounds, naming the param")
     func checks() {
-        let base = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0")
-        var params = base
-        #expect(Self.refusal(params) == nil)
-        params.app = String(repeating: "a", count: 65)
-        #expect(Self.refusal(params) == "Invalid params: app: must be 1 to 64 of a-z, 0-9, '.', '_' and '-'")
-        params = base
-        params.region = ""
-        #expect(Self.refusal(params) == "Invalid params: region: must be 1 to 32 of A-Z, a-z, 0-9 and '-', starting with a letter or digit")
-        params = base
-        params.deviceId = String(repeating: "d", count: 129)
-        #expect(Self.refusal(params) == "Invalid params: deviceId: must be 1 to 128 bytes")
-        params = base
-        params.screen = .init(width: 10, height: 16_385)
-        #expect(Self.refusal(params) == "Invalid params: screen.height: must be between 1 and 16384")
-        params = base
-        params.launchType = .hot
-        #expect(Self.refusal(params) == "Invalid params: backgroundSeconds: is required for a hot launch")
-        params.backgroundSeconds = 31_536_001
-        #expect(Self.refusal(params) == "Invalid params: backgroundSeconds: must be between 0 and 31536000")
-        params = base
-        params.cached = ["x"]
-        #expect(Self.refusal(params) == "Invalid params: cached[0]: must be 64 lowercase hex characters")
-        params.cached = Array(repeating: String(repeating: "a", count: 64), count: 65)
-        #expect(Self.refusal(params) == "Invalid params: cached: must list at most 64 creatives")
+        // The params' members are constants (made with `var`s, the reader's value is copied whole on its way out): each
+        // case is made afresh.
+        func params(app: String = "shop", region: String? = nil, deviceId: String? = nil, screen: LaunchQueryParams.Screen? = nil,
+                    launchType: LaunchType? = nil, backgroundSeconds: Int? = nil, cached: [String]? = nil) -> LaunchQueryParams {
+            LaunchQueryParams(app: app, platform: "ios", appVersion: "5.2.0", region: region, deviceId: deviceId, screen: screen,
+                              launchType: launchType, backgroundSeconds: backgroundSeconds, cached: cached)
+        }
+        #expect(Self.refusal(params()) == nil)
+        #expect(Self.refusal(params(app: String(repeating: "a", count: 65))) == "Invalid params: app: must be 1 to 64 of a-z, 0-9, '.', '_' and '-'")
+        #expect(Self.refusal(params(region: "")) == "Invalid params: region: must be 1 to 32 of A-Z, a-z, 0-9 and '-', starting with a letter or digit")
+        #expect(Self.refusal(params(deviceId: String(repeating: "d", count: 129))) == "Invalid params: deviceId: must be 1 to 128 bytes")
+        #expect(Self.refusal(params(screen: .init(width: 10, height: 16_385))) == "Invalid params: screen.height: must be between 1 and 16384")
+        #expect(Self.refusal(params(launchType: .hot)) == "Invalid params: backgroundSeconds: is required for a hot launch")
+        #expect(Self.refusal(params(launchType: .hot, backgroundSeconds: 31_536_001))
+                == "Invalid params: backgroundSeconds: must be between 0 and 31536000")
+        #expect(Self.refusal(params(cached: ["x"])) == "Invalid params: cached[0]: must be 64 lowercase hex characters")
+        #expect(Self.refusal(params(cached: Array(repeating: String(repeating: "a", count: 64), count: 65)))
+                == "Invalid params: cached: must list at most 64 creatives")
     }
 
     @Test("a prefetch's horizon defaults to a day and is bounded to a week")
