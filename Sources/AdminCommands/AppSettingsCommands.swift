@@ -11,10 +11,11 @@ extension AppCommand {
             commandName: "set",
             abstract: "Set an app's market, time zone or logo (only those given change).",
             discussion: """
-                An app never set is global, in UTC. The market's rules hold its campaigns from then on (create and \
-                update refuse a campaign that breaks them); the live and scheduled campaigns that already break them \
-                are listed, and none is changed: pause or update them. --dry-run shows the app as it would be and \
-                that list, and changes nothing.
+                The first set of an app must give --market (an app never set reads as global, in UTC); later ones \
+                change only the options given, and at least one is needed. The market's rules hold its campaigns \
+                from then on (create, update, resume and force refuse a campaign that breaks them); the live, \
+                scheduled and paused campaigns that already break them are listed, and none is changed: pause or \
+                update them. --dry-run shows the app as it would be and that list, and changes nothing.
 
             """ + AppCommand.rulesHelp + """
 
@@ -27,11 +28,12 @@ extension AppCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The app's id, as campaigns name it.") var app: String
         @Option(help: "cn, eu or global.") var market: String?
-        @Option(help: "An IANA time zone name, such as Asia/Shanghai: where the app's day begins.") var timezone: String?
+        @Option(help: "An IANA time zone name, such as Asia/Shanghai: where the app's day begins (for its goals by day; stats by day stay UTC days).") var timezone: String?
         @Option(help: "The sha256 of an uploaded creative shown below a half ad; \"\" removes it.") var logo: String?
         @Flag(help: "Show what would change, and change nothing.") var dryRun = false
 
         func validate() throws {
+            if market == nil, timezone == nil, logo == nil { throw ValidationError("give --market, --timezone or --logo") }
             if let market, Market(rawValue: market) == nil { throw ValidationError("--market must be cn, eu or global (got \(market))") }
         }
 
@@ -41,6 +43,10 @@ extension AppCommand {
                 let result: AppSetResult
                 if dryRun {
                     let current = try await client.call(AdminAPI.appGet, AppParams(app: app)).app
+                    // An app never set has no updatedAt: campaignd would want its market.
+                    if current.updatedAt == nil, patch.market == nil {
+                        throw CommandFailure("market: is required when an app is first set (cn, eu or global)")
+                    }
                     let next: AppSettings
                     do throws(FieldError) { next = try current.merging(patch) } catch { throw CommandFailure(error.description) }
                     let campaigns = try await client.call(AdminAPI.campaignList, CampaignListParams(app: app)).campaigns
@@ -54,7 +60,7 @@ extension AppCommand {
                 }
                 print(DisplayText.escaped("app \(result.app.app) \(dryRun ? "would be" : "set"): \(AppCommand.summary(result.app))"))
                 if result.breaking.isEmpty { return }
-                print("\(result.breaking.count) live or scheduled campaign(s) break the \(result.app.market.rawValue) market's rules (none was changed):")
+                print("\(result.breaking.count) live, scheduled or paused campaign(s) break the \(result.app.market.rawValue) market's rules (none was changed):")
                 Table.print(["ID", "NAME", "STATE", "FIELD", "RULE", "SOURCE"], result.breaking.flatMap { campaign in
                     campaign.breaches.map { [String(campaign.id), campaign.name, campaign.state.rawValue, $0.field, $0.rule, $0.source] }
                 })
@@ -113,7 +119,7 @@ extension AppCommand {
     struct Rules: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rules", abstract: "The rules each market holds its apps' campaigns to, with their sources.",
-            discussion: "campaignd checks them on campaign create and update; --markdown prints the table proto-docs shows.\n\nExample:\n  adctl app rules")
+            discussion: "campaignd checks them on campaign create, update, resume and force; --markdown prints the table proto-docs shows.\n\nExample:\n  adctl app rules")
         @Flag(help: "A Markdown table.") var markdown = false
 
         func run() {

@@ -21,11 +21,13 @@ extension CampaignCommand {
         func run() async throws {
             let fields = try self.fields.fields()
             if write.dryRun {
+                let campaign: Campaign
                 do throws(FieldError) {
-                    _ = try CampaignRules.create(fields, id: 0, now: Timestamp(seconds: Date().timeIntervalSince1970), creativeExists: { _ in true })
+                    campaign = try CampaignRules.create(fields, id: 0, now: Timestamp(seconds: Date().timeIntervalSince1970), creativeExists: { _ in true })
                 } catch {
                     throw CommandFailure("\(error.field): \(error.rule)")
                 }
+                try await connection.run { client in try await Writes.checkMarket(campaign, client: client) }
                 print(connection.json ? try JSONValueEncoder().encode(fields).jsonText : "would create: \(try JSONValueEncoder().encode(fields).jsonText)")
                 return
             }

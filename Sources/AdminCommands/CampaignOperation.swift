@@ -65,6 +65,7 @@ struct OperationOptions: ParsableArguments {
                 } catch {
                     throw CommandFailure(error.description)
                 }
+                if MarketRules.isChecked(operation) { try await Writes.checkMarket(next, client: client) }
                 try Diff.print(from: current, to: next, json: connection.json)
                 return
             }

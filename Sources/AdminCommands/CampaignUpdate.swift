@@ -28,9 +28,7 @@ extension CampaignCommand {
                         case .transition(let transition): throw CommandFailure(transition.description)
                         }
                     }
-                    // The app's market's rules, as campaignd would check the merged campaign.
-                    let market = try await client.call(AdminAPI.appGet, AppParams(app: next.app)).app.market
-                    do throws(MarketRefusal) { try MarketRules.check(next, in: market) } catch { throw CommandFailure(error.description) }
+                    try await Writes.checkMarket(next, client: client)
                     try Diff.print(from: current, to: next, json: connection.json)
                     return
                 }

@@ -1,9 +1,17 @@
 import JSONRPC
 import LaunchAdAPI
+import LaunchAdDomain
 import ZMQRPC
 
 /// Shared by the write commands: send, print, and wait for the edges.
 enum Writes {
+    /// A dry run's check of the campaign as it would be stored against its app's market's rules, with the app's market
+    /// asked of campaignd, as campaignd checks them on create, update, resume and force.
+    static func checkMarket(_ campaign: Campaign, client: RPCClient) async throws {
+        let market = try await client.call(AdminAPI.appGet, AppParams(app: campaign.app)).app.market
+        do throws(MarketRefusal) { try MarketRules.check(campaign, in: market) } catch { throw CommandFailure(error.description) }
+    }
+
     static func finish(_ result: CampaignChangeResult, connection: ConnectionOptions, options: WriteOptions, client: RPCClient,
                        verb: String, started: ContinuousClock.Instant) async throws {
         var report = EdgeWait.Report(edges: [])

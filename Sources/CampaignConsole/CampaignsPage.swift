@@ -1,7 +1,7 @@
 import LaunchAdAPI
 import LaunchAdDomain
 
-/// The campaigns page: each app's market and the live and scheduled campaigns breaking its rules, every campaign with
+/// The campaigns page: each app's market and the live, scheduled and paused campaigns breaking its rules, every campaign with
 /// its state, and per app a timeline of their windows, so overlaps show, and the app's funnel over the last
 /// ``funnelHours`` hours.
 enum CampaignsPage {
@@ -32,8 +32,8 @@ enum CampaignsPage {
         return html + "</tbody></table>"
     }
 
-    /// Every app set or named by a campaign (an app never set is global, in UTC), with its market and the live and
-    /// scheduled campaigns that break the market's rules, each rule with its source: the same check campaignd makes.
+    /// Every app set or named by a campaign (an app never set is global, in UTC), with its market and the live,
+    /// scheduled and paused campaigns that break the market's rules, each rule with its source: the same check campaignd makes.
     static func appsTable(_ campaigns: [Campaign], apps: [AppSettings]) -> String {
         var known = Dictionary(apps.map { ($0.app, $0) }, uniquingKeysWith: { first, _ in first })
         for campaign in campaigns where known[campaign.app] == nil { known[campaign.app] = AppSettings(app: campaign.app) }
@@ -46,7 +46,9 @@ enum CampaignsPage {
         for app in known.values.sorted(by: { $0.app < $1.app }) {
             let breaking = BreakingCampaign.among(byApp[app.app] ?? [], in: app.market)
             let list = breaking.map { campaign in
-                "<li data-campaign=\"\(campaign.id)\"><a href=\"/campaigns/\(campaign.id)\">\(HTML.escape(campaign.name))</a>: "
+                // A paused one serves nothing now, but would be refused on resume.
+                "<li data-campaign=\"\(campaign.id)\" data-state=\"\(campaign.state.rawValue)\"><a href=\"/campaigns/\(campaign.id)\">\(HTML.escape(campaign.name))</a>"
+                    + (campaign.state == .paused ? " <small>(paused: refused on resume)</small>" : "") + ": "
                     + campaign.breaches.map { "\(HTML.escape($0.field)) \(HTML.escape($0.rule)) <small>(\(HTML.escape($0.source)))</small>" }
                     .joined(separator: "; ") + "</li>"
             }.joined()

@@ -34,7 +34,8 @@ struct ConsoleRoutes: Sendable {
         router.get("/") { request, _ in
             await signedIn(request) { principal in
                 let campaigns = try await gateway.call(AdminAPI.campaignList, CampaignListParams(), actor: principal.user).campaigns
-                let apps = try await gateway.call(AdminAPI.appList, NoParams(), actor: principal.user).apps
+                // Like the funnels: without the apps the campaigns still show (each app as never set).
+                let apps = (try? await gateway.call(AdminAPI.appList, NoParams(), actor: principal.user).apps) ?? []
                 let now = clock()
                 // Each app's funnel over the last hours, through the same admin method as adctl app stats.
                 var funnels: [String: AppStatsResult] = [:]

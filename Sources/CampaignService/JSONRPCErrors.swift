@@ -42,15 +42,20 @@ extension DatabaseUnavailable: JSONRPCErrorConvertible {
 }
 
 extension MarketRefusal: JSONRPCErrorConvertible {
-    /// -32602 like every other field campaignd refuses: `data.field` names the first broken rule's field (as a client
-    /// reading any refusal finds it), `data.market` the market and `data.breaches` every broken rule with its source.
+    /// -32602 like every other field campaignd refuses: `data.field` and `data.reason` the first broken rule's field
+    /// and rule (as a client reading any refusal finds them), the message "Invalid params: FIELD: REASON" followed by
+    /// any other broken rule, `data.market` and `data.app` the market and its app, `data.breaches` every broken rule
+    /// with its source.
     public var jsonRPCError: JSONRPCError {
         let breaches: [JSONValue] = breaches.map { breach in
             .object(["field": .string(breach.field), "market": .string(breach.market.rawValue), "rule": .string(breach.rule),
                      "source": .string(breach.source)])
         }
-        return JSONRPCError(code: JSONRPCError.invalidParamsCode, message: "Invalid params: \(description)",
-                            data: ["field": .string(breaches.isEmpty ? "" : self.breaches[0].field), "market": .string(market.rawValue),
+        guard let first = self.breaches.first else { return .invalidParams(field: nil, description) }
+        let reason = "\(first.rule) in the \(market.rawValue) market, where the app \(app) is (\(first.source))"
+        let others = self.breaches.dropFirst().map { "; \($0.field) \($0.rule) (\($0.source))" }.joined()
+        return JSONRPCError(code: JSONRPCError.invalidParamsCode, message: "Invalid params: \(first.field): \(reason)\(others)",
+                            data: ["field": .string(first.field), "reason": .string(reason), "market": .string(market.rawValue),
                                    "app": .string(app), "breaches": .array(breaches)])
     }
 }

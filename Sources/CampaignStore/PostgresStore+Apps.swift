@@ -8,18 +8,17 @@ extension PostgresStore {
     }
 
     public func apps() async throws -> [AppSettings] {
-        try await rows("SELECT body FROM apps ORDER BY app").map { try AppJSON.decode($0.decode(String.self)) }
+        try await rows("SELECT body FROM apps ORDER BY app COLLATE \"C\"").map { try AppJSON.decode($0.decode(String.self)) }
     }
 
     public func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign]) {
         let (app, breaking) = try await turn { [logger] connection in
             let stored = try await Self.rows(connection, "SELECT body FROM apps WHERE app = \(patch.app) FOR UPDATE", logger).first
                 .map { try AppJSON.decode($0.decode(String.self)) }
-            var logoStored = false
-            if let logo = patch.logo, !logo.isEmpty, logo != stored?.logo {
-                logoStored = try await !Self.rows(connection, "SELECT 1 FROM creatives WHERE sha256 = \(logo)", logger).isEmpty
+            let (next, newLogo) = try AppJSON.merge(stored, patch, now: now)
+            if let newLogo, try await Self.rows(connection, "SELECT 1 FROM creatives WHERE sha256 = \(newLogo)", logger).isEmpty {
+                throw AppJSON.logoNotUploaded
             }
-            let next = try AppJSON.merge(stored, patch, now: now) { _ in logoStored }
             if next != stored {
                 let body = try AppJSON.encode(next)
                 try await connection.query("""
@@ -32,7 +31,7 @@ extension PostgresStore {
                     """, logger: logger)
             }
             let campaigns = try await Self.rows(connection, """
-                SELECT body FROM campaigns WHERE app = \(next.app) AND state IN ('live', 'scheduled')
+                SELECT body FROM campaigns WHERE app = \(next.app) AND state IN ('live', 'scheduled', 'paused')
                 """, logger).map { try CampaignJSON.decode($0.decode(String.self)) }
             return (next, BreakingCampaign.among(campaigns, in: next.market))
         }
@@ -46,10 +45,11 @@ extension PostgresStore {
         }
     }
 
-    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`).
+    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`; one whose stored market
+    /// is unknown is refused).
     func checkMarket(_ connection: PostgresConnection, _ campaign: Campaign) async throws {
-        let market = try await Self.rows(connection, "SELECT market FROM apps WHERE app = \(campaign.app)", logger).first
-            .flatMap { Market(rawValue: try $0.decode(String.self)) } ?? .default
+        let market = try AppJSON.market(stored: try await Self.rows(connection, "SELECT market FROM apps WHERE app = \(campaign.app)", logger).first?
+            .decode(String.self), app: campaign.app)
         do throws(MarketRefusal) { try MarketRules.check(campaign, in: market) } catch { throw StoreError.market(error) }
     }
 }

@@ -225,6 +225,7 @@ public final class PostgresStore: Store {
             } catch {
                 throw StoreError.transition(error)
             }
+            if MarketRules.isChecked(operation) { try await self.checkMarket(connection, next) }
             return [try await self.record(connection, operation, next, actor: actor, now: now)]
         }[0]
     }

@@ -338,6 +338,7 @@ public final class SQLiteStore: Store {
             } catch {
                 throw StoreError.transition(error)
             }
+            if MarketRules.isChecked(operation) { try Self.checkMarket(db, next) }
             return try Self.record(db, operation, next, actor: actor, now: now)
         }
     }
@@ -430,7 +431,8 @@ public final class SQLiteStore: Store {
     public func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign]) {
         try await pool.write { db in
             let stored = try Self.app(db, patch.app)
-            let next = try AppJSON.merge(stored, patch, now: now) { sha256 in try Self.creative(db, sha256: sha256) != nil }
+            let (next, newLogo) = try AppJSON.merge(stored, patch, now: now)
+            if let newLogo, try Self.creative(db, sha256: newLogo) == nil { throw AppJSON.logoNotUploaded }
             if next != stored {
                 try db.execute(sql: """
                     INSERT INTO apps (app, market, body) VALUES (?, ?, ?)
@@ -439,7 +441,7 @@ public final class SQLiteStore: Store {
                 try db.execute(sql: "INSERT INTO app_changes (app, at, actor, before, after) VALUES (?, ?, ?, ?, ?)",
                                arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), try AppJSON.encode(next)])
             }
-            let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE app = ? AND state IN ('live', 'scheduled')",
+            let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE app = ? AND state IN ('live', 'scheduled', 'paused')",
                                                 arguments: [next.app]).map(Self.decode)
             return (next, BreakingCampaign.among(campaigns, in: next.market))
         }
@@ -459,10 +461,11 @@ public final class SQLiteStore: Store {
         try String.fetchOne(db, sql: "SELECT body FROM apps WHERE app = ?", arguments: [app]).map(AppJSON.decode)
     }
 
-    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`).
+    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`; one whose stored market
+    /// is unknown is refused).
     private static func checkMarket(_ db: Database, _ campaign: Campaign) throws {
-        let market = try String.fetchOne(db, sql: "SELECT market FROM apps WHERE app = ?", arguments: [campaign.app])
-            .flatMap(Market.init(rawValue:)) ?? .default
+        let market = try AppJSON.market(stored: String.fetchOne(db, sql: "SELECT market FROM apps WHERE app = ?", arguments: [campaign.app]),
+                                        app: campaign.app)
         do throws(MarketRefusal) { try MarketRules.check(campaign, in: market) } catch { throw StoreError.market(error) }
     }
 

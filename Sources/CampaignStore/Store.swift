@@ -112,9 +112,10 @@ public protocol Store: Sendable {
     /// Every app set, by id.
     func apps() async throws -> [AppSettings]
 
-    /// Sets the fields `patch` gives (the others kept, or their defaults for an app never set), with its change kept
-    /// in the app's log with `actor`, in one transaction with the campaigns' writes; answers the app and the live and
-    /// scheduled campaigns of the app that break its market's rules (changed in no way). A patch that changes
+    /// Sets the fields `patch` gives (the others kept, or their defaults for an app never set, which must be given its
+    /// market: ``StoreError/field(_:)`` naming `market` otherwise), with its change kept
+    /// in the app's log with `actor`, in one transaction with the campaigns' writes; answers the app and the live,
+    /// scheduled and paused campaigns of the app that break its market's rules (changed in no way). A patch that changes
     /// nothing writes and logs nothing (a retried call). A logo that is not an uploaded creative is refused
     /// (``StoreError/field(_:)``).
     func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign])

@@ -7,7 +7,7 @@ public enum AdminAPI {
                                          description: "Operators' API of the campaign service (adctl). Every write answers once it is durable; each change gets the next sequence number and is published on the update stream after it commits. A call whose response makes its reply 64 KiB or more (a long list, a creative's bytes) is answered Busy (-32006) while campaignd holds too many such replies that peers have not read.")
     static let campaignErrors = [APIError.campaignNotFound, APIError.invalidTransition]
     /// What campaign.create and campaign.update say of the markets' rules.
-    static let marketRefusal = "A campaign that breaks rules of its app's market (app.set; see the Market schema for the table) is refused with -32602 naming every broken rule: data.field is the first one's field, data.market the market, data.app the app and data.breaches each broken rule (field, market, rule, source)."
+    static let marketRefusal = "A campaign that breaks rules of its app's market (app.set; see the Market schema for the table) is refused with -32602 naming every broken rule: data.field and data.reason are the first one's field and rule, data.market the market, data.app the app and data.breaches each broken rule (field, market, rule, source)."
 
     public static let creativeUpload = RPCMethod<CreativeUploadParams, CreativeFacts>(
         "creative.upload", summary: "Store a creative (base64) by the sha256 of its bytes; the type is checked against the bytes and the pixel size read from them.",
@@ -31,10 +31,12 @@ public enum AdminAPI {
         "campaign.list", summary: "Campaigns, by app and state.", idempotent: true,
         examples: [RPCExample("live campaigns of an app", params: CampaignListParams(app: "com.example.news", state: .live),
                               result: CampaignListResult(campaigns: [APIExamples.plainCampaign]))])
-    public static let campaignForce = operation("campaign.force", "Make a campaign answer first, on every edge, from the next query.") { $0.forced = true }
+    public static let campaignForce = operation("campaign.force", "Make a campaign answer first, on every edge, from the next query.",
+                                                description: "The campaign is checked against its app's market's rules as an update is. \(marketRefusal)") { $0.forced = true }
     public static let campaignUnforce = operation("campaign.unforce", "Stop forcing a campaign.") { $0.forced = false }
     public static let campaignPause = operation("campaign.pause", "Hold a campaign.") { $0.state = .paused }
-    public static let campaignResume = operation("campaign.resume", "Resume a paused campaign.") { $0.state = .scheduled }
+    public static let campaignResume = operation("campaign.resume", "Resume a paused campaign.",
+                                                 description: "The campaign is checked against its app's market's rules as an update is. \(marketRefusal)") { $0.state = .scheduled }
     public static let campaignExpire = operation("campaign.expire", "Take a campaign down at once, for good.") { $0.state = .expired }
     public static let campaignDelete = operation("campaign.delete", "Delete a campaign (edges tell clients to drop it).") { $0.state = .deleted }
     public static let edgeList = RPCMethod<NoParams, EdgeListResult>(
@@ -96,7 +98,7 @@ public enum AdminAPI {
 
     public static let appSet = RPCMethod<AppPatch, AppSetResult>(
         "app.set", summary: "Set an app's market, time zone or logo: only the fields given change.",
-        description: "An app never set is global, in UTC, with no logo; the first app.set starts from those defaults. A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256. The change is kept in the app's log with who made it (app.get); a patch that changes nothing (a retried call) is not logged. The answer lists the live and scheduled campaigns of the app that break its market's rules, each with every rule it breaks; none of them is changed (pause or update them: an update is checked against the rules).",
+        description: "The first app.set of an app must give its market (-32602 naming market otherwise) and starts from the defaults UTC and no logo; later ones change only the fields they give (an app never set reads as global, in UTC, with no logo). A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256. The change is kept in the app's log with who made it (app.get); a patch that changes nothing (a retried call) is not logged. The answer lists the live, scheduled and paused campaigns of the app that break its market's rules, each with its state and every rule it breaks; none of them is changed (pause or update them: an update, a resume and a force are checked against the rules).",
         idempotent: true,
         examples: [RPCExample("an app moved to the Chinese market", params: AppPatch(app: "com.example.shop", market: .cn, timezone: "Asia/Shanghai"),
                               result: AppSetResult(app: APIExamples.app, breaking: [
@@ -113,8 +115,9 @@ public enum AdminAPI {
         "app.list", summary: "Every app set, by id.", idempotent: true,
         examples: [RPCExample("one app", params: NoParams(), result: AppListResult(apps: [APIExamples.app]))])
 
-    static func operation(_ name: String, _ summary: String, _ change: (inout Campaign) -> Void) -> RPCMethod<CampaignID, CampaignChangeResult> {
-        RPCMethod(name, summary: summary, errors: campaignErrors,
+    static func operation(_ name: String, _ summary: String, description: String? = nil,
+                          _ change: (inout Campaign) -> Void) -> RPCMethod<CampaignID, CampaignChangeResult> {
+        RPCMethod(name, summary: summary, description: description, errors: campaignErrors,
                   examples: [RPCExample("campaign 42", params: CampaignID(id: 42),
                                         result: CampaignChangeResult(campaign: APIExamples.campaign(change), seq: 18))])
     }

@@ -24,8 +24,8 @@ public struct AppResult: Codable, Sendable, Hashable {
     }
 }
 
-/// `app.set`'s answer: the app as set, and the live and scheduled campaigns of the app that break its market's
-/// rules (none of them changed).
+/// `app.set`'s answer: the app as set, and the live, scheduled and paused campaigns of the app that break its
+/// market's rules (none of them changed; a paused one would be refused on resume).
 public struct AppSetResult: Codable, Sendable, Hashable {
     public var app: AppSettings
     public var breaking: [BreakingCampaign]
@@ -36,7 +36,7 @@ public struct AppSetResult: Codable, Sendable, Hashable {
     }
 }
 
-/// `app.list`'s answer: every app set, by id, and the rules of each market.
+/// `app.list`'s answer: every app set, by id (the markets' rules are `adctl app rules`' and the documents').
 public struct AppListResult: Codable, Sendable, Hashable {
     public var apps: [AppSettings]
 
@@ -57,7 +57,7 @@ extension AppSettings: JSONSchemaDescribable {
         .object([
             "app": AppID.schema("The app's id, as campaigns and launch.query name it."),
             "market": Market.jsonSchema,
-            "timezone": .string("An IANA time zone name of the tz database: where the app's day begins (default UTC)."),
+            "timezone": .string("An IANA time zone name of the tz database: where the app's day begins (default UTC), kept for its goals by day; app.stats and campaign.stats by day still cut days at 00:00 UTC."),
             "logo": .string("The sha256 of an uploaded creative: the logo shown below a half ad.", pattern: "^[0-9a-f]{64}$"),
             "updatedAt": Timestamp.jsonSchema.described("When it was last set; absent for an app never set (its defaults)."),
         ], required: ["app", "market", "timezone"], description: "What campaignd knows of an app.")
@@ -126,7 +126,7 @@ extension AppSetResult: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "app": .of(AppSettings.self),
-            "breaking": .array(of: BreakingCampaign.jsonSchema, "The live and scheduled campaigns of the app that break its market's rules, by id; app.set changes none of them (pause or update them)."),
+            "breaking": .array(of: BreakingCampaign.jsonSchema, "The live, scheduled and paused campaigns of the app that break its market's rules, by id (a paused one would be refused on resume); app.set changes none of them (pause or update them)."),
         ], required: ["app", "breaking"])
     }
 }

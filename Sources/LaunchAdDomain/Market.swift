@@ -18,7 +18,8 @@ public struct AppSettings: Sendable, Codable, Hashable {
     /// The app's id (``AppID``).
     public var app: String
     public var market: Market
-    /// An IANA time zone name (``AppSettings/isKnownTimeZone(_:)``).
+    /// An IANA time zone name (``AppSettings/isKnownTimeZone(_:)``): where the app's day begins, kept for its goals
+    /// by day. Stats by day (`app.stats`, `campaign.stats`) do not use it yet: their days are UTC days.
     public var timezone: String
     /// The sha256 of an uploaded creative: the logo shown below a `half` ad.
     public var logo: String?
@@ -37,11 +38,30 @@ public struct AppSettings: Sendable, Codable, Hashable {
         self.updatedAt = updatedAt
     }
 
-    /// Whether `name` is a zone of the tz database (Foundation reads /usr/share/zoneinfo): only names, never an
-    /// abbreviation or an offset Foundation would also take (`GMT+8`, `CST`), so a day's start is never a guess.
+    /// Whether `name` is a zone of the tz database, by one rule: it has a tz name's shape (`UTC`, or `Area/Location`
+    /// or `Area/Location/Sub` whose parts each begin with a capital A-Z followed by letters, digits, `_`, `+` or `-`,
+    /// 64 bytes at most), Foundation makes a zone of it, and, where the tz database is installed
+    /// (`/usr/share/zoneinfo`), it is a file there (not a directory). So an abbreviation or an offset Foundation would
+    /// also take (`GMT+8`, `CST`, `+08:00`) is refused and a day's start is never a guess, while every current and
+    /// backward name is taken (`Asia/Kolkata` and `Asia/Calcutta` alike: Foundation's own list on Linux leaves some
+    /// out). The shape admits no `.` and no empty part, so the path never leaves the database's folder.
     public static func isKnownTimeZone(_ name: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= 64, TimeZone(identifier: name) != nil else { return false }
-        return TimeZone.knownTimeZoneIdentifiers.contains(name) || name == defaultTimeZone
+        guard name.utf8.count <= 64, hasTimeZoneShape(name), TimeZone(identifier: name) != nil else { return false }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: zoneinfo, isDirectory: &isDirectory), isDirectory.boolValue else { return true }
+        return FileManager.default.fileExists(atPath: zoneinfo + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    /// Where the tz database is installed on the systems campaignd runs on.
+    static let zoneinfo = "/usr/share/zoneinfo"
+
+    private static func hasTimeZoneShape(_ name: String) -> Bool {
+        if name == defaultTimeZone { return true }
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        return (2...3).contains(parts.count) && parts.allSatisfy { part in
+            guard let first = part.unicodeScalars.first, ("A"..."Z").contains(first) else { return false }
+            return part.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_+-".unicodeScalars.contains($0)) }
+        }
     }
 
     /// The app with the patch's fields set, the others kept; checked (an error names the field). Whether the logo
@@ -67,7 +87,8 @@ public struct AppSettings: Sendable, Codable, Hashable {
     }
 }
 
-/// `app.set`'s fields: only those given change; an app never set starts from the defaults (`global`, `UTC`).
+/// `app.set`'s fields: only those given change; the first `app.set` of an app must give its market (campaignd
+/// refuses it otherwise) and starts from the default time zone `UTC` and no logo.
 public struct AppPatch: Sendable, Codable, Hashable {
     public var app: String
     public var market: Market?

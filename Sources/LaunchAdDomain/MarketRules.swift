@@ -55,6 +55,13 @@ public enum MarketRules {
         guard broken.isEmpty else { throw MarketRefusal(app: campaign.app, market: market, breaches: broken) }
     }
 
+    /// Whether an operation is checked against the market's rules as create and update are: resuming and forcing
+    /// make a campaign serve again (or first), so one that breaks its market's rules is refused; pausing, unforcing,
+    /// expiring and deleting take a breaking campaign off the air and are always allowed.
+    public static func isChecked(_ operation: CampaignOperation) -> Bool {
+        operation == .resumed || operation == .forced
+    }
+
     /// The table in Markdown, as the documents show it.
     public static var markdownTable: String {
         var lines = ["| market | field | rule | source |", "| --- | --- | --- | --- |"]
@@ -113,10 +120,11 @@ public struct BreakingCampaign: Sendable, Codable, Hashable {
         self.breaches = breaches
     }
 
-    /// The live and scheduled campaigns among `campaigns` that break rules of `market`, by id. Paused, expired and
-    /// deleted ones are not answered: they serve nothing, and a paused one is checked when it is next updated.
+    /// The live, scheduled and paused campaigns among `campaigns` that break rules of `market`, by id, each with its
+    /// state: a `paused` one serves nothing now but would be refused on resume. Expired and deleted ones are not
+    /// answered: they never serve again.
     public static func among(_ campaigns: [Campaign], in market: Market) -> [BreakingCampaign] {
-        campaigns.filter { $0.state == .live || $0.state == .scheduled }.sorted { $0.id < $1.id }.compactMap { campaign in
+        campaigns.filter { $0.state == .live || $0.state == .scheduled || $0.state == .paused }.sorted { $0.id < $1.id }.compactMap { campaign in
             let breaches = MarketRules.breaches(of: campaign, in: market)
             return breaches.isEmpty ? nil : BreakingCampaign(id: campaign.id, name: campaign.name, state: campaign.state, breaches: breaches)
         }

@@ -1,4 +1,5 @@
 import CampaignConsole
+import CampaignStore
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -23,10 +24,32 @@ struct ConsoleAppsTests {
             #expect(page.body.contains("<tr data-app=\"shop\"><td>shop</td><td data-market=\"cn\">cn</td><td>Asia/Shanghai</td>"))
             // An app never set shows its defaults, and no campaign of it breaks anything.
             #expect(page.body.contains("<tr data-app=\"news\"><td>news</td><td data-market=\"global\">global</td><td>UTC</td><td>none</td></tr>"))
-            #expect(page.body.contains("<li data-campaign=\"\(breaking)\"><a href=\"/campaigns/\(breaking)\">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;</a>: clickArea must be button"))
+            #expect(page.body.contains("<li data-campaign=\"\(breaking)\" data-state=\"live\"><a href=\"/campaigns/\(breaking)\">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;</a>: clickArea must be button"))
             #expect(page.body.contains("MIIT 2021"))
             #expect(!page.body.contains("<li data-campaign=\"\(fine)\"") && !page.body.contains("<li data-campaign=\"\(other)\""))
             #expect(!page.body.contains("<script>alert"))
+            // A paused campaign that breaks the rules is listed, marked paused: it would be refused on resume.
+            _ = try await admin.call(AdminAPI.campaignPause, CampaignID(id: breaking))
+            let paused = try await client.get("/")
+            #expect(paused.body.contains("<li data-campaign=\"\(breaking)\" data-state=\"paused\">"), "\(paused.body)")
+        }
+    }
+
+    @Test("The campaigns page still shows the campaigns when app.list fails (an app whose stored market this campaignd does not know)")
+    func appListFailureDegrades() async throws {
+        try await withConsole { service, client, admin in
+            let id = try await createCampaign(service, admin, name: "Still shown")
+            // As a newer campaignd could leave it: app.list cannot read the row, and campaign writes of the app are refused.
+            try runSQLiteShell(service.directory.appendingPathComponent("data").appendingPathComponent(SQLiteStore.fileName).path,
+                               #"INSERT INTO apps (app, market, body) VALUES ('shop', 'us', '{"app":"shop","market":"us","timezone":"UTC"}');"#)
+            await #expect { try await admin.call(AdminAPI.appList, NoParams()) } throws: { ($0 as? JSONRPCError)?.code == -32603 }
+            await #expect { try await admin.call(AdminAPI.campaignUpdate, CampaignUpdateParams(id: id, fields: CampaignFields(priority: 60))) } throws: {
+                ($0 as? JSONRPCError)?.code == -32602 && ($0 as? JSONRPCError)?.data?["field"] == "app"
+            }
+            try await client.signIn(aliceToken)
+            let page = try await client.get("/")
+            #expect(page.status == 200 && page.body.contains("Still shown"), "\(page.status) \(page.body)")
+            #expect(page.body.contains("<tr data-app=\"shop\"><td>shop</td><td data-market=\"global\">"))
         }
     }
 }

@@ -15,10 +15,14 @@ extension CampaignServiceTests {
         return error.code == -32602 && error.data?["field"] == .string(field)
     }
 
-    /// The broken rules' fields a market refusal lists, in order, when `error` is one for `market`.
+    /// The broken rules' fields a market refusal lists, in order, when `error` is one for `market` shaped as every
+    /// -32602 is (`data.field` and `data.reason` the first broken rule's, the message "Invalid params: FIELD: REASON…").
     static func breaches(_ error: any Error, market: Market) -> [String]? {
         guard let error = error as? JSONRPCError, error.code == -32602, error.data?["market"] == .string(market.rawValue),
-              case .array(let breaches)? = error.data?["breaches"] else { return nil }
+              case .array(let breaches)? = error.data?["breaches"], case .string(let field)? = error.data?["field"],
+              case .string(let reason)? = error.data?["reason"], error.message.hasPrefix("Invalid params: \(field): \(reason)"),
+              let rule = MarketRules.rules(of: market).first(where: { $0.field.stringValue == field }),
+              reason.hasPrefix(rule.rule + " in the \(market.rawValue) market"), breaches.first?["field"] == .string(field) else { return nil }
         return breaches.map { breach in
             // Each names its market, rule and source as the table has them.
             guard case .string(let field)? = breach["field"], breach["market"] == .string(market.rawValue),
@@ -52,7 +56,12 @@ extension CampaignServiceTests {
             // The same patch again (a retried call) changes nothing and logs nothing.
             #expect(try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", logo: "")).app == unlogoed)
             #expect(try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .cn)).app == unlogoed)
-            _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "news"))
+            // An app's first set must give its market; after that, a patch.
+            await #expect { try await admin.call(AdminAPI.appSet, AppPatch(app: "news", timezone: "Asia/Kolkata")) } throws: {
+                Self.refuses($0, field: "market")
+            }
+            #expect(try await admin.call(AdminAPI.appGet, AppParams(app: "news")).changes.isEmpty)
+            _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "news", market: .global))
             #expect(try await admin.call(AdminAPI.appList, NoParams()).apps.map { "\($0.app) \($0.market)" } == ["news global", "shop cn"])
 
             let refused: [(JSONValue, String)] = [
@@ -142,6 +151,14 @@ extension CampaignServiceTests {
             said.clickArea = .full
             said.skippable = false
             #expect(try await admin.call(AdminAPI.campaignCreate, said).campaign.advertiser == "Example GmbH")
+            // An update whose only change is the app, moving a campaign into cn's rules, is checked in the new app's market.
+            var loose = CampaignFixture.fields(app: "loose-app", creative: creative)
+            loose.clickArea = .full
+            let moving = try await admin.call(AdminAPI.campaignCreate, loose).campaign
+            await #expect { try await admin.call(AdminAPI.campaignUpdate, CampaignUpdateParams(id: moving.id, fields: CampaignFields(app: "cn-app"))) } throws: {
+                Self.refuses($0, field: "clickArea") && Self.breaches($0, market: .cn) == ["clickArea"]
+            }
+            #expect(try await admin.call(AdminAPI.campaignGet, CampaignID(id: moving.id)).campaign == moving)
             // global: no rule.
             var anything = CampaignFixture.fields(app: "shop", creative: creative)
             anything.skippable = false
@@ -155,14 +172,28 @@ extension CampaignServiceTests {
             }
             let fixed = try await admin.call(AdminAPI.campaignUpdate, CampaignUpdateParams(id: global.id, fields: CampaignFields(advertiser: "Shop Ltd")))
             #expect(fixed.campaign.advertiser == "Shop Ltd" && fixed.campaign.version == 2)
-            // Operations are not writes of fields: a breaking campaign can still be paused.
+            // A breaking campaign can always be taken off the air, but resuming it is refused like an update.
             _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .cn))
             #expect(try await admin.call(AdminAPI.campaignPause, CampaignID(id: global.id)).campaign.state == .paused)
+            await #expect { try await admin.call(AdminAPI.campaignResume, CampaignID(id: global.id)) } throws: {
+                Self.refuses($0, field: "skippable") && Self.breaches($0, market: .cn) == ["skippable", "clickArea"]
+            }
+            #expect(try await admin.call(AdminAPI.campaignGet, CampaignID(id: global.id)).campaign.state == .paused)
+            // Forcing a live campaign that breaks its market's rules is refused too; unforcing never is.
+            var wide = CampaignFixture.fields(app: "late", creative: creative)
+            wide.clickArea = .full
+            let live = try await admin.call(AdminAPI.campaignCreate, wide).campaign
+            _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "late", market: .cn))
+            await #expect { try await admin.call(AdminAPI.campaignForce, CampaignID(id: live.id)) } throws: {
+                Self.refuses($0, field: "clickArea") && Self.breaches($0, market: .cn) == ["clickArea"]
+            }
+            #expect(try await admin.call(AdminAPI.campaignGet, CampaignID(id: live.id)).campaign == live)
+            #expect(try await admin.call(AdminAPI.campaignUnforce, CampaignID(id: live.id)).campaign.forced == false)
             await admin.close()
         }
     }
 
-    @Test("setting an app's market answers exactly its live and scheduled campaigns that break the market's rules, and changes none", arguments: StoreEngine.allCases)
+    @Test("setting an app's market answers exactly its live, scheduled and paused campaigns that break the market's rules, and changes none", arguments: StoreEngine.allCases)
     func marketChangeListsBreakingCampaigns(engine: StoreEngine) async throws {
         try await withCampaignService(engine: engine) { fixture in
             let admin = try fixture.admin()
@@ -184,9 +215,9 @@ extension CampaignServiceTests {
             let seq = try await admin.call(AdminAPI.edgeList, NoParams()).seq
 
             let cn = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .cn))
-            #expect(cn.breaking.map(\.id) == [fullClick.id, unskippable.id, late.id])
-            #expect(cn.breaking.map { $0.breaches.map(\.field) } == [["clickArea"], ["skippable"], ["skipAfter", "clickArea"]])
-            #expect(cn.breaking.map(\.state) == [.live, .scheduled, .live] && cn.breaking[0].name == "full click")
+            #expect(cn.breaking.map(\.id) == [fullClick.id, unskippable.id, late.id, paused.id])
+            #expect(cn.breaking.map { $0.breaches.map(\.field) } == [["clickArea"], ["skippable"], ["skipAfter", "clickArea"], ["clickArea"]])
+            #expect(cn.breaking.map(\.state) == [.live, .scheduled, .live, .paused] && cn.breaking[0].name == "full click")
             let cnRules = Dictionary(uniqueKeysWithValues: MarketRules.rules(of: .cn).map { ($0.field.stringValue, $0.breach) })
             #expect(cn.breaking.allSatisfy { $0.breaches.allSatisfy { cnRules[$0.field] == $0 } })
             // Nothing changed: no change was logged, every campaign as it was.
@@ -194,7 +225,7 @@ extension CampaignServiceTests {
             #expect(try await admin.call(AdminAPI.campaignGet, CampaignID(id: fullClick.id)).campaign == fullClick)
 
             let eu = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .eu))
-            #expect(eu.breaking.map(\.id) == [fullClick.id])
+            #expect(eu.breaking.map(\.id) == [fullClick.id, paused.id])
             #expect(eu.breaking.first?.breaches == [MarketRuleBreach(field: "advertiser", market: .eu, rule: MarketRules.rules(of: .eu)[0].rule,
                                                                      source: MarketRules.rules(of: .eu)[0].source)])
             #expect(try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .global)).breaking.isEmpty)

@@ -66,3 +66,54 @@ extension StoreConformanceTests {
         }
     }
 }
+
+extension StoreConformanceTests {
+    @Test("a market this campaignd does not know refuses the app's campaign writes (never read as global); apps are listed in byte order; an app's first set needs its market", arguments: StoreEngine.allCases)
+    func appsFailClosed(engine: StoreEngine) async throws {
+        // Rows as a newer campaignd (a market added since) or a hand at the database could leave them.
+        let unknown = #"INSERT INTO apps (app, market, body) VALUES ('future', 'us', '{"app":"future","market":"us","timezone":"UTC"}');"#
+        /// `collate` gives the apps' ids a language's collation where the engine has one, as a database made with such
+        /// a locale has by default.
+        func check(_ store: any Store, collate: String? = nil, _ runSQL: (String) throws -> Void) async throws {
+            let creative = try await Self.storeCreative(store)
+            var fields = Self.fields("future's", creative: creative.sha256)
+            fields.app = "future"
+            let live = try await store.create(fields, actor: "local", now: Self.now).campaign
+            try runSQL(unknown)
+            let refusal = StoreError.field(FieldError("app", #"is in the market "us", which this campaignd does not know; its campaigns cannot be written until app.set gives it cn, eu or global"#))
+            await #expect { try await store.create(fields, actor: "local", now: Self.now) } throws: { ($0 as? StoreError) == refusal }
+            await #expect { try await store.update(id: live.id, fields: CampaignFields(priority: 60), actor: "local", now: Self.now) } throws: {
+                ($0 as? StoreError) == refusal
+            }
+            // Taking it off the air is no write its market's rules refuse.
+            #expect(try await store.apply(.paused, id: live.id, actor: "local", now: Self.now).campaign.state == .paused)
+            await #expect { try await store.apply(.resumed, id: live.id, actor: "local", now: Self.now) } throws: { ($0 as? StoreError) == refusal }
+
+            // Byte order on both engines, whatever the PostgreSQL database's collation.
+            await #expect { try await store.setApp(AppPatch(app: "a.b", timezone: "Asia/Kolkata"), actor: "local", now: Self.now) } throws: {
+                ($0 as? StoreError) == .field(FieldError("market", "is required when an app is first set (cn, eu or global)"))
+            }
+            for app in ["ab", "a_b", "a0", "a.b", "a-b", "B"] {
+                _ = try await store.setApp(AppPatch(app: app, market: .global), actor: "local", now: Self.now)
+            }
+            try runSQL("DELETE FROM apps WHERE app = 'future';")
+            if let collate { try runSQL(collate) }
+            #expect(try await store.apps().map(\.app) == ["B", "a-b", "a.b", "a0", "a_b", "ab"])
+        }
+        switch engine {
+        case .sqlite:
+            let folder = try makeTemporaryDirectory("store")
+            defer { removeTemporaryDirectory(folder) }
+            try await check(try SQLiteStore(directory: folder.path)) { try runSQLiteShell(folder.appendingPathComponent(SQLiteStore.fileName).path, $0) }
+        case .postgres:
+            try await withPostgresDatabase { url, cluster in
+                guard case .postgres(let location) = try DatabaseURL(parsing: url) else { throw PostgresCluster.Failure(description: url) }
+                let store = try await PostgresStore.connect(location, logger: Logger(label: "store-test"))
+                defer { store.close() }
+                try await check(store, collate: #"ALTER TABLE apps ALTER COLUMN app TYPE TEXT COLLATE "und-x-icu";"#) {
+                    try cluster.execute($0, database: url)
+                }
+            }
+        }
+    }
+}

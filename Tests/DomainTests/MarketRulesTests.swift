@@ -30,8 +30,7 @@ struct MarketRulesTests {
         explicit.skipAfter = 0
         explicit.clickArea = .button
         #expect(MarketRules.breaches(of: explicit, in: .cn).isEmpty)
-        // Every rule names a source and words its rule; the refusal names them all.
-        #expect(MarketRules.all.allSatisfy { !$0.source.isEmpty && !$0.rule.isEmpty })
+        // The refusal names every broken rule.
         var all = Self.compliant
         all.skipAfter = 2
         all.clickArea = .full
@@ -44,10 +43,14 @@ struct MarketRulesTests {
 
     @Test("time zones: names of the tz database only, never an abbreviation or an offset")
     func timeZones() throws {
-        for name in ["UTC", "Asia/Shanghai", "Europe/Berlin", "America/Argentina/Buenos_Aires"] {
+        // Foundation's own list on Linux leaves out Asia/Kolkata, Europe/Nicosia and Etc/UTC: names of the tz database all the same.
+        for name in ["UTC", "Asia/Shanghai", "Europe/Berlin", "America/Argentina/Buenos_Aires", "Asia/Kolkata", "Asia/Calcutta", "Europe/Nicosia",
+                     "Etc/UTC"] {
             #expect(AppSettings.isKnownTimeZone(name), "\(name)")
         }
-        for name in ["", "GMT+8", "CST", "+08:00", "Mars/Olympus_Mons", "asia/shanghai", "Asia/Shanghai ", String(repeating: "A", count: 65)] {
+        for name in ["", "GMT+8", "CST", "+08:00", "Mars/Olympus_Mons", "asia/shanghai", "Asia/Shanghai ", "Asia/", "Asia", "/Asia/Shanghai",
+                     "Asia//Shanghai", "../etc/passwd", "Asia/../Asia/Shanghai", "America/Argentina", "posix/Asia/Shanghai", "Asia/Shanghai/",
+                     String(repeating: "A", count: 65)] {
             #expect(!AppSettings.isKnownTimeZone(name), "\(name)")
         }
         let app = AppSettings(app: "shop")

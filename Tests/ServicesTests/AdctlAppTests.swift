@@ -21,9 +21,17 @@ extension AdctlTests {
             try await Self.adctl(["--endpoint", admin] + arguments, in: fixture.directory)
         }
 
-        var (status, output) = try await adctl(["app", "set", "shop", "--market", "cn", "--timezone", "Asia/Shanghai", "--dry-run"])
+        // Nothing to set, or an app's first set without its market, is refused before anything is written.
+        var (status, output) = try await adctl(["app", "set", "shop"])
+        #expect(status != 0 && output.contains("give --market, --timezone or --logo"), "\(output)")
+        for dryRun in [[], ["--dry-run"]] {
+            (status, output) = try await adctl(["app", "set", "shop", "--timezone", "Asia/Shanghai"] + dryRun)
+            #expect(status != 0 && output.contains("market: is required when an app is first set"), "\(output)")
+        }
+        #expect(try await client.call(AdminAPI.appList, NoParams()).apps.isEmpty)
+        (status, output) = try await adctl(["app", "set", "shop", "--market", "cn", "--timezone", "Asia/Shanghai", "--dry-run"])
         #expect(status == 0 && output.contains("app shop would be: market cn, timezone Asia/Shanghai"), "\(output)")
-        #expect(output.contains("1 live or scheduled campaign(s) break the cn market's rules") && output.contains("Whole screen")
+        #expect(output.contains("1 live, scheduled or paused campaign(s) break the cn market's rules") && output.contains("Whole screen")
                 && output.contains("clickArea") && output.contains("MIIT") && !output.contains("Button"), "\(output)")
         (status, output) = try await adctl(["app", "get", "shop"])
         #expect(status == 0 && output.contains("market global, timezone UTC") && output.contains("never set"), "\(output)")
@@ -50,7 +58,7 @@ extension AdctlTests {
         (status, output) = try await adctl(["app", "set", "shop", "--market", "us"])
         #expect(status != 0 && output.contains("--market must be cn, eu or global"), "\(output)")
         (status, output) = try await adctl(["app", "set", "Shop!", "--market", "cn"])
-        #expect(status != 0 && output.contains("app"), "\(output)")
+        #expect(status != 0 && output.contains("app: must be \(AppID.rule)"), "\(output)")
         // The campaign itself was left as it was; its next update must keep the rules.
         #expect(try await client.call(AdminAPI.campaignGet, CampaignID(id: breaking.id)).campaign == breaking)
         (status, output) = try await adctl(["campaign", "update", String(breaking.id), "--priority", "70"])
@@ -59,6 +67,17 @@ extension AdctlTests {
         #expect(status != 0 && output.contains("clickArea must be button") && output.contains("cn market"), "\(output)")
         (status, output) = try await adctl(["campaign", "update", String(breaking.id), "--click-area", "button", "--dry-run"])
         #expect(status == 0 && output.contains("clickArea"), "\(output)")
+        // create --dry-run asks campaignd for the app's market as update's does, and writes nothing either way.
+        let create = ["campaign", "create", "--name", "Dry", "--app", "shop", "--starts", "now", "--ends", "+1h", "--creative", sha, "--dry-run"]
+        (status, output) = try await adctl(create + ["--click-area", "full"])
+        #expect(status != 0 && output.contains("clickArea must be button") && output.contains("cn market"), "\(output)")
+        (status, output) = try await adctl(create)
+        #expect(status == 0 && output.hasPrefix("would create"), "\(output)")
+        // So does resume --dry-run: the breaking campaign, paused, would be refused on resume.
+        _ = try await client.call(AdminAPI.campaignPause, CampaignID(id: breaking.id))
+        (status, output) = try await adctl(["campaign", "resume", String(breaking.id), "--dry-run"])
+        #expect(status != 0 && output.contains("clickArea must be button") && output.contains("cn market"), "\(output)")
+        #expect(try await client.call(AdminAPI.campaignList, CampaignListParams()).campaigns.count == 2)
         await client.close()
         await fixture.stop()
     }

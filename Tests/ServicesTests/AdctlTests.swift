@@ -180,7 +180,7 @@ struct AdctlTests {
     @Test("every command's help, adctl's own included, is complete and has an example", arguments: [
         [], ["campaign", "create"], ["campaign", "update"], ["campaign", "get"], ["campaign", "list"], ["campaign", "force"],
         ["campaign", "unforce"], ["campaign", "pause"], ["campaign", "resume"], ["campaign", "expire"], ["campaign", "delete"],
-        ["creative", "upload"], ["edges"], ["stats"], ["app", "stats"], ["app", "set"], ["app", "get"], ["app", "list"], ["keygen"], ["call"], ["discover"],
+        ["creative", "upload"], ["edges"], ["stats"], ["app", "stats"], ["app", "set"], ["app", "get"], ["app", "list"], ["app", "rules"], ["keygen"], ["call"], ["discover"],
     ])
     func help(_ command: [String]) async throws {
         let directory = try makeTemporaryDirectory()
