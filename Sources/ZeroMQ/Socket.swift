@@ -79,7 +79,7 @@ public final class Socket {
         if dontWait { flags |= ZMQ_DONTWAIT }
         while true {
             if zmq_send(handle, bytes.baseAddress, bytes.count, flags) >= 0 { return true }
-            let error = ZMQError.last("send on \(type)")
+            let error = ZMQError.last(.send, on: type)
             if error.interrupted { continue }
             if error.wouldBlock && dontWait { return false }
             throw error
@@ -124,7 +124,7 @@ public final class Socket {
         if dontWait { flags |= ZMQ_DONTWAIT }
         while true {
             if zmq_msg_send(message.pointer, handle, flags) >= 0 { return true }
-            let error = ZMQError.last("send on \(type)")
+            let error = ZMQError.last(.send, on: type)
             if error.interrupted { continue }
             if error.wouldBlock && dontWait { return false }
             throw error
@@ -138,7 +138,7 @@ public final class Socket {
         let flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
         while true {
             if zmq_msg_recv(message.pointer, handle, flags) >= 0 { return true }
-            let error = ZMQError.last("receive on \(type)")
+            let error = ZMQError.last(.receive, on: type)
             if error.interrupted { continue }
             if error.wouldBlock { return false }  // with dontWait, or after RCVTIMEO
             throw error

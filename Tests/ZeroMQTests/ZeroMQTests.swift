@@ -28,6 +28,21 @@ struct ZeroMQTests {
         }
     }
 
+    @Test("a send or receive that would block keeps errno, its verb and the socket's type, and says them when asked")
+    func socketErrorWords() throws {
+        let context = try ZMQContext()
+        let router = try Socket(context, type: .router)
+        _ = try router.bind("tcp://127.0.0.1:0")
+        #expect(try router.receive(into: Message(), dontWait: true) == false)
+        let error = ZMQError.last(.receive, on: router.type)
+        #expect(error.wouldBlock)
+        #expect(error.operation == "receive on ROUTER")
+        #expect(error == ZMQError(code: EAGAIN, operation: "receive on ROUTER"))
+        #expect(error.hashValue == ZMQError(code: EAGAIN, operation: "receive on ROUTER").hashValue)
+        #expect(error != ZMQError(code: EAGAIN, .send, on: .router))
+        #expect(ZMQError(code: EHOSTUNREACH, .send, on: .dealer).description.hasPrefix("send on DEALER: "))
+    }
+
     @Test("sends and receives multipart messages between DEALER and ROUTER")
     func multipart() async throws {
         let context = try ZMQContext()
