@@ -169,6 +169,17 @@ public final class Socket {
         (try? intOption(ZMQ_RCVMORE, "RCVMORE")) == 1
     }
 
+    /// The descriptor libzmq makes readable when commands wait for this socket (`ZMQ_FD`), to wait on with poll(2)
+    /// (``DescriptorPoller``) instead of `zmq_poll`.
+    ///
+    /// It does not say that messages wait: any send, receive or ``events`` on the socket may take in the command
+    /// that announced one, and then the descriptor stays quiet while the message waits. So a loop may sleep on it
+    /// only right after a receive said `EAGAIN` (which takes in every command waiting) with no call on the socket
+    /// since; after anything else it must receive until `EAGAIN` first.
+    public var signalDescriptor: Int32 {
+        get throws(ZMQError) { try intOption(ZMQ_FD, "FD") }
+    }
+
     /// The events the socket is ready for now (`ZMQ_EVENTS`).
     public var events: PollEvents {
         get throws(ZMQError) { PollEvents(rawValue: Int16(truncatingIfNeeded: try intOption(ZMQ_EVENTS, "EVENTS"))) }

@@ -108,6 +108,33 @@ struct ZeroMQTests {
         return (context, router, dealer, buffer)
     }
 
+    @Test("a socket's descriptor announces a message after a receive found none, and not once ZMQ_EVENTS took its command in")
+    func signalDescriptor() async throws {
+        let (context, router, dealer, buffer) = try await Self.greetedRouter()
+        defer { withExtendedLifetime(context) {} }
+        var poller = DescriptorPoller()
+        let index = poller.add(fd: try router.signalDescriptor)
+        // Drained: a receive said EAGAIN, so the descriptor is quiet and the next message will wake it.
+        #expect(try buffer.receive(from: router, dontWait: true) == .wouldBlock)
+        #expect(try poller.poll(timeoutMilliseconds: 0) == 0)
+        try dealer.send(parts: [[], Array("one".utf8)])
+        #expect(try poller.poll(timeoutMilliseconds: 5000) == 1 && poller.isReadable(index))
+        // Looking at the events takes the command in: the message waits while the descriptor says nothing, which is
+        // why a loop sleeps on it only right after an EAGAIN.
+        #expect(try router.events.contains(.readable))
+        #expect(try poller.poll(timeoutMilliseconds: 100) == 0)
+        #expect(try buffer.receive(from: router, dontWait: true) == .message)
+        #expect(buffer.count == 3 && Array(buffer.frame(2)) == Array("one".utf8))
+        // Ignored, it does not wake the poll.
+        #expect(try buffer.receive(from: router, dontWait: true) == .wouldBlock)
+        poller.setWatched(false, at: index)
+        try dealer.send(parts: [[], Array("two".utf8)])
+        #expect(try poller.poll(timeoutMilliseconds: 200) == 0)
+        poller.setWatched(true, at: index)
+        #expect(try poller.poll(timeoutMilliseconds: 5000) == 1)
+        #expect(try buffer.receive(from: router, dontWait: true) == .message)
+    }
+
     @Test("an outgoing batch sends its messages whole and in order, drops those to unroutable peers, and grows")
     func outgoingBatch() async throws {
         // The router learns the peer from its first message; that message's frames are moved into the batch.
