@@ -154,21 +154,33 @@ public final class RPCServer: Sendable {
         let scratch = JSONRPCDispatcher.Scratch()
         let curve = configuration.curve != nil
         let replyBatch = max(1, configuration.replyBatch)
-        var poller = Poller()
-        let socketIndex = poller.add(socket)
+        // The socket's descriptor and the mailbox's, waited on with poll(2): zmq_poll would read the socket's
+        // commands before and after each sleep, which a receive that says EAGAIN has just done.
+        var poller = DescriptorPoller()
+        let socketIndex: Int
+        do {
+            socketIndex = poller.add(fd: try socket.signalDescriptor)
+        } catch {
+            logger.error("no descriptor to poll", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+            return
+        }
         let wakerIndex = poller.add(fd: mailbox.waker.fd)
         var inFlight = 0
         var stopping = false
+        // Whether the last call on the socket was a receive that said EAGAIN: only then does its descriptor announce
+        // the next request (see `Socket.signalDescriptor`), and only then may the loop sleep while reading.
+        var drained = false
         while true {
             // Back-pressure: stop reading while too many requests are in flight, or once stopping.
-            poller.setEvents(stopping || inFlight >= configuration.maxInFlight ? [] : .readable, at: socketIndex)
+            let reading = !stopping && inFlight < configuration.maxInFlight
+            poller.setWatched(reading, at: socketIndex)
             do {
-                try poller.poll(timeoutMilliseconds: -1)
+                try poller.poll(timeoutMilliseconds: reading && !drained ? 0 : -1)
             } catch {
                 logger.error("poll failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
                 return
             }
-            let completions = poller.ready(wakerIndex).isEmpty ? [] : mailbox.takeAll()
+            let completions = poller.isReadable(wakerIndex) ? mailbox.takeAll() : []
             // Asynchronous replies go out the same way as inline ones.
             for completion in completions {
                 inFlight -= 1
@@ -177,16 +189,19 @@ public final class RPCServer: Sendable {
                 for frame in completion.envelope { frame.withUnsafeBytes { replies.append(copying: $0, last: false) } }
                 (completion.body ?? []).withUnsafeBytes { appendBody($0, to: replies, held: true) }
             }
-            flush(replies, to: socket)
+            if !replies.isEmpty {
+                flush(replies, to: socket)
+                drained = false
+            }
             if !stopping && isStopping { stopping = true }
             if stopping {
                 if inFlight == 0 { return }
                 continue
             }
-            guard poller.ready(socketIndex).contains(.readable) else { continue }
+            guard reading, !drained || poller.isReadable(socketIndex) else { continue }
             // Drain what is waiting, a bounded batch at a time so completions are not starved. Inline replies
             // wait in `replies` and go out together: every `replyBatch` requests, and when nothing more waits.
-            defer { flush(replies, to: socket) }
+            drained = false
             var handled = 0
             while handled < 512 && inFlight < configuration.maxInFlight {
                 let outcome: MultipartBuffer.Outcome
@@ -194,10 +209,17 @@ public final class RPCServer: Sendable {
                     outcome = try frames.receive(from: socket, dontWait: true)
                 } catch {
                     logger.error("receive failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+                    flush(replies, to: socket)
                     return
                 }
                 switch outcome {
                 case .wouldBlock:
+                    // Sending takes in the socket's commands too: after the held replies go, look once more.
+                    if !replies.isEmpty {
+                        flush(replies, to: socket)
+                        continue
+                    }
+                    drained = true
                     handled = Int.max
                     continue
                 case .tooManyFrames:
@@ -217,6 +239,7 @@ public final class RPCServer: Sendable {
                 // the reply should not wait for a look at an empty socket.
                 if handled == 1 || replies.messageCount >= replyBatch { flush(replies, to: socket) }
             }
+            flush(replies, to: socket)
         }
     }
 

@@ -103,7 +103,7 @@ public final class MultipartBuffer {
             }
             let slot = slots + count
             if zmq_msg_recv(slot, socket.handle, flags) < 0 {
-                let error = ZMQError.last("receive on \(socket.type)")
+                let error = ZMQError.last(.receive, on: socket.type)
                 if error.interrupted { continue }
                 if error.wouldBlock && count == 0 { return .wouldBlock }
                 throw error

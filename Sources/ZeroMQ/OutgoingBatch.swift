@@ -109,7 +109,7 @@ public final class OutgoingBatch {
                 if !dropping {
                     let flags = ZMQ_DONTWAIT | (last ? 0 : ZMQ_SNDMORE)
                     while zmq_msg_send(slot, socket.handle, flags) < 0 {
-                        let error = ZMQError.last("send on \(socket.type)")
+                        let error = ZMQError.last(.send, on: socket.type)
                         if error.interrupted { continue }
                         let refused = first && (error.wouldBlock || error.hostUnreachable)
                         if !refused {

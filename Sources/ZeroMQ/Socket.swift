@@ -79,7 +79,7 @@ public final class Socket {
         if dontWait { flags |= ZMQ_DONTWAIT }
         while true {
             if zmq_send(handle, bytes.baseAddress, bytes.count, flags) >= 0 { return true }
-            let error = ZMQError.last("send on \(type)")
+            let error = ZMQError.last(.send, on: type)
             if error.interrupted { continue }
             if error.wouldBlock && dontWait { return false }
             throw error
@@ -124,7 +124,7 @@ public final class Socket {
         if dontWait { flags |= ZMQ_DONTWAIT }
         while true {
             if zmq_msg_send(message.pointer, handle, flags) >= 0 { return true }
-            let error = ZMQError.last("send on \(type)")
+            let error = ZMQError.last(.send, on: type)
             if error.interrupted { continue }
             if error.wouldBlock && dontWait { return false }
             throw error
@@ -138,7 +138,7 @@ public final class Socket {
         let flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
         while true {
             if zmq_msg_recv(message.pointer, handle, flags) >= 0 { return true }
-            let error = ZMQError.last("receive on \(type)")
+            let error = ZMQError.last(.receive, on: type)
             if error.interrupted { continue }
             if error.wouldBlock { return false }  // with dontWait, or after RCVTIMEO
             throw error
@@ -167,6 +167,17 @@ public final class Socket {
     /// Whether the last frame received has more frames after it (`ZMQ_RCVMORE`).
     public var hasMore: Bool {
         (try? intOption(ZMQ_RCVMORE, "RCVMORE")) == 1
+    }
+
+    /// The descriptor libzmq makes readable when commands wait for this socket (`ZMQ_FD`), to wait on with poll(2)
+    /// (``DescriptorPoller``) instead of `zmq_poll`.
+    ///
+    /// It does not say that messages wait: any send, receive or ``events`` on the socket may take in the command
+    /// that announced one, and then the descriptor stays quiet while the message waits. So a loop may sleep on it
+    /// only right after a receive said `EAGAIN` (which takes in every command waiting) with no call on the socket
+    /// since; after anything else it must receive until `EAGAIN` first.
+    public var signalDescriptor: Int32 {
+        get throws(ZMQError) { try intOption(ZMQ_FD, "FD") }
     }
 
     /// The events the socket is ready for now (`ZMQ_EVENTS`).

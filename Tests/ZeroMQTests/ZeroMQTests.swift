@@ -28,6 +28,21 @@ struct ZeroMQTests {
         }
     }
 
+    @Test("a send or receive that would block keeps errno, its verb and the socket's type, and says them when asked")
+    func socketErrorWords() throws {
+        let context = try ZMQContext()
+        let router = try Socket(context, type: .router)
+        _ = try router.bind("tcp://127.0.0.1:0")
+        #expect(try router.receive(into: Message(), dontWait: true) == false)
+        let error = ZMQError.last(.receive, on: router.type)
+        #expect(error.wouldBlock)
+        #expect(error.operation == "receive on ROUTER")
+        #expect(error == ZMQError(code: EAGAIN, operation: "receive on ROUTER"))
+        #expect(error.hashValue == ZMQError(code: EAGAIN, operation: "receive on ROUTER").hashValue)
+        #expect(error != ZMQError(code: EAGAIN, .send, on: .router))
+        #expect(ZMQError(code: EHOSTUNREACH, .send, on: .dealer).description.hasPrefix("send on DEALER: "))
+    }
+
     @Test("sends and receives multipart messages between DEALER and ROUTER")
     func multipart() async throws {
         let context = try ZMQContext()
@@ -91,6 +106,33 @@ struct ZeroMQTests {
         let buffer = MultipartBuffer(capacity: 4)
         #expect(await eventually { (try? buffer.receive(from: router, dontWait: true)) == .message })
         return (context, router, dealer, buffer)
+    }
+
+    @Test("a socket's descriptor announces a message after a receive found none, and not once ZMQ_EVENTS took its command in")
+    func signalDescriptor() async throws {
+        let (context, router, dealer, buffer) = try await Self.greetedRouter()
+        defer { withExtendedLifetime(context) {} }
+        var poller = DescriptorPoller()
+        let index = poller.add(fd: try router.signalDescriptor)
+        // Drained: a receive said EAGAIN, so the descriptor is quiet and the next message will wake it.
+        #expect(try buffer.receive(from: router, dontWait: true) == .wouldBlock)
+        #expect(try poller.poll(timeoutMilliseconds: 0) == 0)
+        try dealer.send(parts: [[], Array("one".utf8)])
+        #expect(try poller.poll(timeoutMilliseconds: 5000) == 1 && poller.isReadable(index))
+        // Looking at the events takes the command in: the message waits while the descriptor says nothing, which is
+        // why a loop sleeps on it only right after an EAGAIN.
+        #expect(try router.events.contains(.readable))
+        #expect(try poller.poll(timeoutMilliseconds: 100) == 0)
+        #expect(try buffer.receive(from: router, dontWait: true) == .message)
+        #expect(buffer.count == 3 && Array(buffer.frame(2)) == Array("one".utf8))
+        // Ignored, it does not wake the poll.
+        #expect(try buffer.receive(from: router, dontWait: true) == .wouldBlock)
+        poller.setWatched(false, at: index)
+        try dealer.send(parts: [[], Array("two".utf8)])
+        #expect(try poller.poll(timeoutMilliseconds: 200) == 0)
+        poller.setWatched(true, at: index)
+        #expect(try poller.poll(timeoutMilliseconds: 5000) == 1)
+        #expect(try buffer.receive(from: router, dontWait: true) == .message)
     }
 
     @Test("an outgoing batch sends its messages whole and in order, drops those to unroutable peers, and grows")
