@@ -169,7 +169,8 @@ public enum CodecInvariants {
         guard parsed != nil else { return }
         let decoder = JSONValueDecoder()
         let onePass = Result<LaunchRequest, any Error>(catching: { try decoder.decode(LaunchRequestInOnePass.self, fromJSON: bytes).request })
-        // Decoded as the server decodes params (through `JSONReadable`), then validated.
+        // Decoded as the server decodes params (through `JSONReadable`), then validated. (The same reader as the one
+        // pass: `checkFastPath` is the comparison with the synthesized `Codable`, whose refusals are worded otherwise.)
         let twoSteps = Result<LaunchRequest, any Error>(catching: { try decoder.decode(LaunchQueryParams.self, fromJSON: bytes).validated() })
         switch (onePass, twoSteps) {
         case (.success(let left), .success(let right)):

@@ -25,9 +25,14 @@ public struct CompactReader {
     /// The offset of the next byte.
     @inlinable public var offset: Int { position }
 
+    /// A reader of `bytes`.
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        self.init(bytes, texts: nil)
+    }
+
     /// A reader of `bytes`; `texts` keeps the strings that ``text(_:)`` makes, for the next calls read on this thread,
-    /// and must outlive the reader.
-    public init(_ bytes: UnsafeRawBufferPointer, texts: TextCache? = nil) {
+    /// and must outlive the reader (held unretained; so not public: the dispatcher's scratch is the one owner).
+    package init(_ bytes: UnsafeRawBufferPointer, texts: TextCache?) {
         // An empty buffer may have no address; any address will do, since nothing is read past `end`.
         base = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)!
         end = bytes.count

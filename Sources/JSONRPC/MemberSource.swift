@@ -71,7 +71,7 @@ extension MemberSource {
 /// A type whose values are read by one reader from any ``MemberSource`` of its ``CodingKeys``.
 public protocol MemberReadable {
     associatedtype CodingKeys: JSONFieldKey
-    /// The names of its members, from its keys.
+    /// The names of its members, from its keys: a stored `static let` (a compact source holds them unretained).
     static var fields: JSONFields<CodingKeys> { get }
     /// Reads a value from `source`: the type's one reader.
     static func read<Source: MemberSource>(_ source: inout Source) throws(Source.Failure) -> Self where Source.Key == CodingKeys
@@ -228,10 +228,13 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
     public static func reading<Value>(_ reader: inout CompactReader, _ fields: JSONFields<Key>,
                                       _ body: (inout Self) throws(CompactMiss) -> Value) -> Value? {
         guard reader.take(UInt8(ascii: "{")) else { return nil }
-        var source = Self(opened: reader, fields)
-        let value = try? body(&source)
-        reader = source.reader
-        return value
+        // The source holds `fields` unretained: they live at least as long as this call, even if computed.
+        return withExtendedLifetime(fields) {
+            var source = Self(opened: reader, fields)
+            let value = try? body(&source)
+            reader = source.reader
+            return value
+        }
     }
 
     @inlinable @inline(__always)

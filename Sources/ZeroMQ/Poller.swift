@@ -94,8 +94,9 @@ public struct DescriptorPoller {
         return Int(rc)
     }
 
-    /// Whether the descriptor at `index` was readable (or in error, which a read then reports) after the last poll.
+    /// Whether the descriptor at `index` was readable (or in error or invalid, which a read then reports, rather
+    /// than a poll that returns at once forever) after the last poll.
     public func isReadable(_ index: Int) -> Bool {
-        items[index].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        items[index].revents & Int16(POLLIN | POLLERR | POLLHUP | POLLNVAL) != 0
     }
 }
