@@ -307,7 +307,7 @@ let package = Package(
                                                        "LaunchAdRuntime", "ZeroMQ", "Locking"]),
         .testTarget(name: "DaemonOptionsTests", dependencies: ["CampaignService", "DeliveryService", "RelayService", "LaunchAdRuntime", "LaunchAdTesting",
                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "ZMQRPC", "JSONRPC", "ZeroMQ",
+        .testTarget(name: "ServicesTests", dependencies: ["LaunchAdRuntime", "LaunchAdTesting", "LaunchAdAPI", "LaunchAdDomain", "ZMQRPC", "JSONRPC", "ZeroMQ",
                                                      .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "DeployTests",
