@@ -12,7 +12,7 @@ extension PostgresStore {
     }
 
     public func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign]) {
-        let (app, breaking) = try await turn { [logger] connection in
+        try await turn { [logger] connection in
             let stored = try await Self.rows(connection, "SELECT body FROM apps WHERE app = \(patch.app) FOR UPDATE", logger).first
                 .map { try AppJSON.decode($0.decode(String.self)) }
             let (next, newLogo) = try AppJSON.merge(stored, patch, now: now)
@@ -35,7 +35,6 @@ extension PostgresStore {
                 """, logger).map { try CampaignJSON.decode($0.decode(String.self)) }
             return (next, BreakingCampaign.among(campaigns, in: next.market))
         }
-        return (app, breaking)
     }
 
     public func appHistory(_ app: String, limit: Int) async throws -> [AppChange] {

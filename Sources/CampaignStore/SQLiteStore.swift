@@ -434,12 +434,13 @@ public final class SQLiteStore: Store {
             let (next, newLogo) = try AppJSON.merge(stored, patch, now: now)
             if let newLogo, try Self.creative(db, sha256: newLogo) == nil { throw AppJSON.logoNotUploaded }
             if next != stored {
+                let body = try AppJSON.encode(next)
                 try db.execute(sql: """
                     INSERT INTO apps (app, market, body) VALUES (?, ?, ?)
                     ON CONFLICT(app) DO UPDATE SET market = excluded.market, body = excluded.body
-                    """, arguments: [next.app, next.market.rawValue, try AppJSON.encode(next)])
+                    """, arguments: [next.app, next.market.rawValue, body])
                 try db.execute(sql: "INSERT INTO app_changes (app, at, actor, before, after) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), try AppJSON.encode(next)])
+                               arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), body])
             }
             let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE app = ? AND state IN ('live', 'scheduled', 'paused')",
                                                 arguments: [next.app]).map(Self.decode)
