@@ -28,7 +28,7 @@ extension AppCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The app's id, as campaigns name it.") var app: String
         @Option(help: "cn, eu or global.") var market: String?
-        @Option(help: "An IANA time zone name, such as Asia/Shanghai: where the app's day begins (for its goals by day; stats by day stay UTC days).") var timezone: String?
+        @Option(help: "An IANA time zone name, such as Asia/Shanghai: where the app's day begins (its stats and goals by day begin at its midnight).") var timezone: String?
         @Option(help: "The sha256 of an uploaded creative shown below a half ad; \"\" removes it.") var logo: String?
         @Flag(help: "Show what would change, and change nothing.") var dryRun = false
 

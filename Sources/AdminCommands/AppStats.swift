@@ -41,7 +41,7 @@ struct AppStats: AsyncParsableCommand {
                 print(try JSONValueEncoder().encode(result).jsonText)
                 return
             }
-            let header = [result.by.rawValue.uppercased(), "REQUESTS", "FILLS", "SHOWS", "TIMEOUTS", "FAILURES", "FILL RATE", "SHOW RATE"]
+            let header = [StatsBucket.heading(result.by, timezone: result.timezone), "REQUESTS", "FILLS", "SHOWS", "TIMEOUTS", "FAILURES", "FILL RATE", "SHOW RATE"]
             let rows = result.series.map { Self.row($0.at?.rfc3339 ?? "-", $0) } + [Self.row("total", result.totals)]
             Table.print(header, rows)
         }
@@ -51,5 +51,14 @@ struct AppStats: AsyncParsableCommand {
     static func row(_ label: String, _ funnel: AppFunnel) -> [String] {
         [label, String(funnel.requests), String(funnel.fills), String(funnel.shows), String(funnel.timeouts), String(funnel.failures)]
             + [funnel.fillRate, funnel.showRate].map { rate in rate.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
+    }
+}
+
+extension StatsBucket {
+    /// The heading of a series' bucket column: `HOUR`, or `DAY` with the zone its days begin in when not UTC (each
+    /// row still shows the bucket's start as an instant).
+    static func heading(_ by: StatsBucket, timezone: String?) -> String {
+        guard by == .day, let timezone, timezone != "UTC" else { return by.rawValue.uppercased() }
+        return "DAY (\(timezone))"
     }
 }

@@ -62,7 +62,7 @@ struct Stats: AsyncParsableCommand {
                 return
             }
             let splits = params.split ?? []
-            let header = ["ID", (params.by ?? .hour).rawValue.uppercased()] + (splits.contains(.creative) ? ["CREATIVE"] : [])
+            let header = ["ID", StatsBucket.heading(params.by ?? .hour, timezone: result.timezone)] + (splits.contains(.creative) ? ["CREATIVE"] : [])
                 + (splits.contains(.region) ? ["REGION"] : []) + ["IMPRESSIONS", "CLICKS", "SKIPS", "CTR", "SKIP RATE"]
             Table.print(header, series.map { point in
                 [String(point.id), point.at.rfc3339] + (point.creative.map { [$0.isEmpty ? "-" : String($0.prefix(12))] } ?? [])

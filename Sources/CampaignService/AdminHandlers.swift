@@ -76,20 +76,33 @@ enum AdminHandlers {
         table.register(AdminAPI.edgeList) { _, _ in
             EdgeListResult(edges: try await edges.list(now: clock()), seq: try await store.currentSeq(), epoch: store.epoch)
         }
+        /// Where `app`'s days begin: its `timezone` (UTC for an app never set).
+        @Sendable func dayZone(of app: String) async throws -> DayZone {
+            let timezone = try await store.app(app)?.timezone ?? AppSettings.defaultTimeZone
+            guard let zone = DayZone(identifier: timezone) else {
+                throw StoreError.field(FieldError("app", "is in the time zone \"\(timezone)\", which this machine's time zone database does not know; install tzdata or set its timezone again"))
+            }
+            return zone
+        }
         table.register(AdminAPI.campaignStats) { params, _ in
             var query: StatsQuery?
-            if params.wantsSeries { query = try params.seriesQuery(now: clock()) }
+            if params.wantsSeries {
+                // One campaign's days begin in its app's zone; every campaign's at once (of many apps) in UTC.
+                var zone = DayZone.utc
+                if let id = params.id, let campaign = try await store.campaign(id: id) { zone = try await dayZone(of: campaign.app) }
+                query = try params.seriesQuery(now: clock(), zone: zone)
+            }
             let stats = try await store.stats(id: params.id)
             if let id = params.id, stats.isEmpty { throw StoreError.notFound(id) }
-            var series: [StatsPoint]?
-            if let query { series = try await store.statsSeries(query) }
-            return CampaignStatsResult(stats: stats, series: series)
+            guard let query else { return CampaignStatsResult(stats: stats) }
+            return CampaignStatsResult(stats: stats, series: try await store.statsSeries(query), timezone: query.zone.identifier)
         }
         table.register(AdminAPI.appStats) { params, _ in
-            let query = try params.query(now: clock())
+            try AppID.validate(params.app, field: "app")
+            let query = try params.query(now: clock(), zone: try await dayZone(of: params.app))
             let counts = try await store.appSeries(query)
-            return AppStatsResult(app: query.app, from: query.from, to: query.to, by: query.by, totals: AppFunnel(counts),
-                                  series: counts.map { AppFunnel([$0], at: $0.hour) })
+            return AppStatsResult(app: query.app, from: query.from, to: query.to, by: query.by, timezone: query.zone.identifier,
+                                  totals: AppFunnel(counts), series: counts.map { AppFunnel([$0], at: $0.hour) })
         }
         table.register(AdminAPI.appSet) { patch, context in
             try AppID.validate(patch.app, field: "app")

@@ -101,8 +101,6 @@ extension PostgresStore {
 
     public func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint] {
         var binds = PostgresBindings()
-        binds.append(query.by.milliseconds)
-        binds.append(query.by.milliseconds)
         binds.append(query.from.milliseconds)
         binds.append(query.to.milliseconds)
         if let id = query.id { binds.append(id) }
@@ -116,15 +114,13 @@ extension PostgresStore {
 
     public func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount] {
         var binds = PostgresBindings()
-        binds.append(query.by.milliseconds)
-        binds.append(query.by.milliseconds)
         binds.append(query.app)
         binds.append(query.from.milliseconds)
         binds.append(query.to.milliseconds)
-        let sql = StatsSeriesSQL.selectApp(placeholder: { $0 == 3 ? "$3" : "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
+        let sql = StatsSeriesSQL.selectApp(query, placeholder: { $0 == 1 ? "$1" : "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
         return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
             let (bucket, requests, noAds, timeouts, failures, shows) = try row.decode((Int64, Int64, Int64, Int64, Int64, Int64).self)
-            return AppHourlyCount(app: query.app, hour: Timestamp(milliseconds: bucket), requests: requests, noAds: noAds,
+            return AppHourlyCount(app: query.app, hour: StatsSeriesSQL.bucketStart(bucket, by: query.by, zone: query.zone), requests: requests, noAds: noAds,
                                   timeouts: timeouts, failures: failures, shows: shows)
         }
     }

@@ -36,7 +36,7 @@ extension SQLiteStore {
     public func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint] {
         try await pool.read { db in
             let sql = StatsSeriesSQL.select(query, placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" })
-            var arguments: StatementArguments = [query.by.milliseconds, query.by.milliseconds, query.from.milliseconds, query.to.milliseconds]
+            var arguments: StatementArguments = [query.from.milliseconds, query.to.milliseconds]
             if let id = query.id { arguments += [id] }
             // Decoded with errors, not GRDB's subscripts (which stop the process on a value of another type): a bad row
             // fails this call alone.
@@ -51,10 +51,10 @@ extension SQLiteStore {
 
     public func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount] {
         try await pool.read { db in
-            let sql = StatsSeriesSQL.selectApp(placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" })
-            let arguments: StatementArguments = [query.by.milliseconds, query.by.milliseconds, query.app, query.from.milliseconds, query.to.milliseconds]
+            let sql = StatsSeriesSQL.selectApp(query, placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" })
+            let arguments: StatementArguments = [query.app, query.from.milliseconds, query.to.milliseconds]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                AppHourlyCount(app: query.app, hour: Timestamp(milliseconds: try row.decode(atIndex: 0)), requests: try row.decode(atIndex: 1),
+                AppHourlyCount(app: query.app, hour: StatsSeriesSQL.bucketStart(try row.decode(atIndex: 0), by: query.by, zone: query.zone), requests: try row.decode(atIndex: 1),
                                noAds: try row.decode(atIndex: 2), timeouts: try row.decode(atIndex: 3), failures: try row.decode(atIndex: 4),
                                shows: try row.decode(atIndex: 5))
             }

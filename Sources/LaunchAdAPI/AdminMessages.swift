@@ -180,9 +180,12 @@ public struct CampaignStatsResult: Codable, Sendable {
     public var stats: [CampaignStats]
     /// The counts over time, when asked for: by campaign, bucket, then creative and region when split.
     public var series: [StatsPoint]?
+    /// With a series: the time zone its days begin in.
+    public var timezone: String?
 
-    public init(stats: [CampaignStats], series: [StatsPoint]? = nil) {
+    public init(stats: [CampaignStats], series: [StatsPoint]? = nil, timezone: String? = nil) {
         self.stats = stats
         self.series = series
+        self.timezone = timezone
     }
 }

@@ -175,7 +175,7 @@ public struct AppStatsParams: Codable, Sendable, Equatable {
     public var from: Timestamp?
     /// The span's end, not included (default: now).
     public var to: Timestamp?
-    /// The bucket: an hour (default) or a day (UTC).
+    /// The bucket: an hour (default) or a day (in the app's timezone).
     public var by: StatsBucket?
 
     public init(app: String, from: Timestamp? = nil, to: Timestamp? = nil, by: StatsBucket? = nil) {
@@ -186,12 +186,12 @@ public struct AppStatsParams: Codable, Sendable, Equatable {
     }
 
     /// The query these params ask for at `now`, checked: the app's id as `launch.query` takes it, `from` before
-    /// `to`, within the longest span; an error names the param.
-    public func query(now: Timestamp) throws(JSONRPCError) -> AppStatsQuery {
+    /// `to`, within the longest span; an error names the param. Days begin in `zone`.
+    public func query(now: Timestamp, zone: DayZone = .utc) throws(JSONRPCError) -> AppStatsQuery {
         try AppID.validate(app, field: "app")
         let by = by ?? .hour
-        let (from, to) = try by.span(from: from, to: to, now: now)
-        return AppStatsQuery(app: app, from: from, to: to, by: by)
+        let (from, to) = try by.span(from: from, to: to, now: now, zone: zone)
+        return AppStatsQuery(app: app, from: from, to: to, by: by, zone: zone)
     }
 }
 
@@ -201,12 +201,15 @@ public struct AppStatsQuery: Sendable, Hashable {
     public var from: Timestamp
     public var to: Timestamp
     public var by: StatsBucket
+    /// Where days begin, by day.
+    public var zone: DayZone
 
-    public init(app: String, from: Timestamp, to: Timestamp, by: StatsBucket) {
+    public init(app: String, from: Timestamp, to: Timestamp, by: StatsBucket, zone: DayZone = .utc) {
         self.app = app
         self.from = from
         self.to = to
         self.by = by
+        self.zone = zone
     }
 }
 
@@ -217,16 +220,20 @@ public struct AppStatsResult: Codable, Sendable, Equatable {
     public var from: Timestamp
     public var to: Timestamp
     public var by: StatsBucket
+    /// The time zone days begin in (the app's `timezone`).
+    public var timezone: String
     /// The whole span.
     public var totals: AppFunnel
     /// Each bucket with a count, in order; buckets with none are left out.
     public var series: [AppFunnel]
 
-    public init(app: String, from: Timestamp, to: Timestamp, by: StatsBucket, totals: AppFunnel, series: [AppFunnel]) {
+    public init(app: String, from: Timestamp, to: Timestamp, by: StatsBucket, timezone: String = "UTC", totals: AppFunnel,
+                series: [AppFunnel]) {
         self.app = app
         self.from = from
         self.to = to
         self.by = by
+        self.timezone = timezone
         self.totals = totals
         self.series = series
     }
@@ -238,7 +245,7 @@ extension AppStatsParams: JSONSchemaDescribable {
             "app": AppID.schema("The app's id, as launch.query's app."),
             "from": Timestamp.jsonSchema.described("The span's start, taken back to its bucket's start (default: to less a day by hour, 30 days by day)."),
             "to": Timestamp.jsonSchema.described("The span's end, not included (default: now). At most 31 days after from by hour, 366 by day."),
-            "by": JSONSchema.cases(of: StatsBucket.self, "The bucket, in UTC (default hour)."),
+            "by": JSONSchema.cases(of: StatsBucket.self, "The bucket (default hour): a UTC hour, or a day in the app's timezone."),
         ], required: ["app"], description: "One app's funnel over a span, by hour or day.")
     }
 }
@@ -250,8 +257,9 @@ extension AppStatsResult: JSONSchemaDescribable {
             "from": Timestamp.jsonSchema.described("The span's start (a bucket's start)."),
             "to": Timestamp.jsonSchema.described("The span's end, not included."),
             "by": JSONSchema.cases(of: StatsBucket.self, "The bucket."),
+            "timezone": .string("The time zone days begin in: the app's timezone (app.set)."),
             "totals": AppFunnel.jsonSchema.described("The whole span."),
-            "series": .array(of: AppFunnel.jsonSchema, "Each bucket with a count, in order (UTC); buckets with none are left out. Hourly counts are kept for campaignd's --stats-retention (90 days by default)."),
-        ], required: ["app", "from", "to", "by", "totals", "series"])
+            "series": .array(of: AppFunnel.jsonSchema, "Each bucket with a count, in order; buckets with none are left out. Hourly counts are kept for campaignd's --stats-retention (90 days by default)."),
+        ], required: ["app", "from", "to", "by", "timezone", "totals", "series"])
     }
 }

@@ -57,7 +57,7 @@ extension AppSettings: JSONSchemaDescribable {
         .object([
             "app": AppID.schema("The app's id, as campaigns and launch.query name it."),
             "market": Market.jsonSchema,
-            "timezone": .string("An IANA time zone name of the tz database: where the app's day begins (default UTC), kept for its goals by day; app.stats and campaign.stats by day still cut days at 00:00 UTC."),
+            "timezone": .string("An IANA time zone name of the tz database: where the app's day begins (default UTC): app.stats and its campaigns' campaign.stats by day cut days there."),
             "logo": .string("The sha256 of an uploaded creative: the logo shown below a half ad.", pattern: "^[0-9a-f]{64}$"),
             "updatedAt": Timestamp.jsonSchema.described("When it was last set; absent for an app never set (its defaults)."),
         ], required: ["app", "market", "timezone"], description: "What campaignd knows of an app.")

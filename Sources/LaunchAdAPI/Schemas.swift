@@ -99,7 +99,7 @@ extension CampaignStatsParams: JSONSchemaDescribable {
             "id": campaignIDSchema.described("One campaign (default: every campaign not deleted)."),
             "from": Timestamp.jsonSchema.described("The series' start, taken back to its bucket's start (default: to less a day by hour, 30 days by day)."),
             "to": Timestamp.jsonSchema.described("The series' end, not included (default: now). At most 31 days after from by hour, 366 by day."),
-            "by": JSONSchema.cases(of: StatsBucket.self, "The bucket, in UTC (default hour)."),
+            "by": JSONSchema.cases(of: StatsBucket.self, "The bucket (default hour): a UTC hour, or a day in the campaign's app's timezone (in UTC for every campaign at once)."),
             "split": .array(of: .cases(of: StatsSplit.self), "Split each bucket by creative, by region (the edge's), or both.", uniqueItems: true),
         ], description: "Totals; with any of from, to, by or split, a series over time as well.")
     }
@@ -110,6 +110,7 @@ extension CampaignStatsResult: JSONSchemaDescribable {
         .object([
             "stats": .array(of: CampaignStats.jsonSchema, "Totals, by campaign id."),
             "series": .array(of: StatsPoint.jsonSchema, "When asked for: by campaign, bucket, creative and region; buckets with no event are left out. Hourly counts are kept for campaignd's --stats-retention (90 days by default)."),
+            "timezone": .string("With a series: the time zone its days begin in (the campaign's app's timezone; UTC for every campaign at once)."),
         ], required: ["stats"])
     }
 }

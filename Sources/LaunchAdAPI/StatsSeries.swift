@@ -14,11 +14,11 @@ public enum StatsBucket: String, Codable, Sendable, CaseIterable {
     public var defaultSpanMilliseconds: Int64 { self == .hour ? 24 * HourlyCount.hourMilliseconds : 30 * 24 * HourlyCount.hourMilliseconds }
 
     /// The span a series of these buckets covers, checked: `from` (default: `to` less ``defaultSpanMilliseconds``)
-    /// taken back to its bucket's start, `to` (default: `now`) after it, and no longer than ``maxSpanMilliseconds``;
-    /// an error names the param.
-    public func span(from: Timestamp?, to: Timestamp?, now: Timestamp) throws(JSONRPCError) -> (from: Timestamp, to: Timestamp) {
+    /// taken back to its bucket's start (a day's in `zone`), `to` (default: `now`) after it, and no longer than
+    /// ``maxSpanMilliseconds``; an error names the param.
+    public func span(from: Timestamp?, to: Timestamp?, now: Timestamp, zone: DayZone = .utc) throws(JSONRPCError) -> (from: Timestamp, to: Timestamp) {
         let to = to ?? now
-        let from = start(of: from ?? to.adding(seconds: -Double(defaultSpanMilliseconds) / 1000))
+        let from = start(of: from ?? to.adding(seconds: -Double(defaultSpanMilliseconds) / 1000), zone: zone)
         guard from < to else { throw .invalidParams(field: "to", "must be after from") }
         guard to.milliseconds - from.milliseconds <= maxSpanMilliseconds else {
             throw .invalidParams(field: "from", "the series may span at most \(maxSpanMilliseconds / (24 * HourlyCount.hourMilliseconds)) days by \(rawValue)")
@@ -26,9 +26,12 @@ public enum StatsBucket: String, Codable, Sendable, CaseIterable {
         return (from, to)
     }
 
-    /// The start of the bucket `time` falls in.
-    public func start(of time: Timestamp) -> Timestamp {
-        Timestamp(milliseconds: HourlyCount.floorDiv(time.milliseconds, milliseconds) * milliseconds)
+    /// The start of the bucket `time` falls in: its UTC hour, or its day in `zone`.
+    public func start(of time: Timestamp, zone: DayZone = .utc) -> Timestamp {
+        switch self {
+        case .hour: Timestamp(milliseconds: HourlyCount.floorDiv(time.milliseconds, milliseconds) * milliseconds)
+        case .day: zone.startOfDay(containing: time)
+        }
     }
 }
 
@@ -70,26 +73,30 @@ public struct StatsQuery: Sendable, Hashable {
     public var by: StatsBucket
     public var byCreative: Bool
     public var byRegion: Bool
+    /// Where days begin, by day.
+    public var zone: DayZone
 
-    public init(id: Int64?, from: Timestamp, to: Timestamp, by: StatsBucket, byCreative: Bool, byRegion: Bool) {
+    public init(id: Int64?, from: Timestamp, to: Timestamp, by: StatsBucket, byCreative: Bool, byRegion: Bool, zone: DayZone = .utc) {
         self.id = id
         self.from = from
         self.to = to
         self.by = by
         self.byCreative = byCreative
         self.byRegion = byRegion
+        self.zone = zone
     }
 }
 
 extension CampaignStatsParams {
     /// The series query these params ask for at `now`, checked: `from` before `to`, within the longest span, no split
-    /// named twice; an error names the param.
-    public func seriesQuery(now: Timestamp) throws(JSONRPCError) -> StatsQuery {
+    /// named twice; an error names the param. Days begin in `zone`.
+    public func seriesQuery(now: Timestamp, zone: DayZone = .utc) throws(JSONRPCError) -> StatsQuery {
         let by = by ?? .hour
-        let (from, to) = try by.span(from: from, to: to, now: now)
+        let (from, to) = try by.span(from: from, to: to, now: now, zone: zone)
         let split = split ?? []
         guard Set(split).count == split.count else { throw .invalidParams(field: "split", "must not name a split twice") }
-        return StatsQuery(id: id, from: from, to: to, by: by, byCreative: split.contains(.creative), byRegion: split.contains(.region))
+        return StatsQuery(id: id, from: from, to: to, by: by, byCreative: split.contains(.creative), byRegion: split.contains(.region),
+                          zone: zone)
     }
 }
 
@@ -97,7 +104,7 @@ extension StatsPoint: JSONSchemaDescribable {
     public static var jsonSchema: JSONSchema {
         .object([
             "id": .integer("The campaign's id.", minimum: 1),
-            "at": Timestamp.jsonSchema.described("The bucket's start (UTC)."),
+            "at": Timestamp.jsonSchema.described("The bucket's start: an hour's, or a day's in the zone the answer names."),
             "creative": .string("The creative's sha256, when split by creative (empty: not said by the app, or counted by an older edge)."),
             "region": .string("The edge's region, when split by region."),
             "impressions": .integer(minimum: 0),

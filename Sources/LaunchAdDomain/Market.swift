@@ -18,8 +18,8 @@ public struct AppSettings: Sendable, Codable, Hashable {
     /// The app's id (``AppID``).
     public var app: String
     public var market: Market
-    /// An IANA time zone name (``AppSettings/isKnownTimeZone(_:)``): where the app's day begins, kept for its goals
-    /// by day. Stats by day (`app.stats`, `campaign.stats`) do not use it yet: their days are UTC days.
+    /// An IANA time zone name (``AppSettings/isKnownTimeZone(_:)``): where the app's day begins: its stats by day
+    /// (`app.stats`, one campaign's `campaign.stats`) and its goals by day.
     public var timezone: String
     /// The sha256 of an uploaded creative: the logo shown below a `half` ad.
     public var logo: String?

@@ -62,4 +62,40 @@ extension CampaignServiceTests {
             await admin.close()
         }
     }
+
+    @Test("app.stats and one campaign's campaign.stats by day cut days in the app's timezone and say which; every campaign's at once in UTC")
+    func statsDaysInAppZone() async throws {
+        try await withCampaignService(engine: .sqlite) { fixture in
+            let admin = try fixture.admin()
+            let sync = try fixture.sync()
+            let creative = try await fixture.uploadPNG(admin, seed: 1)
+            let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(app: "shop", creative: creative)).campaign.id
+            _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .global, timezone: "Asia/Shanghai"))
+            let shanghai = try #require(DayZone(identifier: "Asia/Shanghai"))
+            // The last 30 hours: in UTC+8 they straddle at least one local midnight other than UTC's.
+            let now = HourlyCount.hour(of: .now())
+            let hours = (0..<30).map { now.adding(seconds: -3600 * Double($0)) }
+            _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "edge-1", reportId: 1, counts: [CampaignStats(id: id, impressions: 30, clicks: 0, skips: 0)],
+                                                               hourly: hours.map { HourlyCount(id: id, hour: $0, sha256: nil, impressions: 1, clicks: 0, skips: 0) },
+                                                               apps: hours.map { AppHourlyCount(app: "shop", hour: $0, requests: 1) }))
+            let expected = Dictionary(grouping: hours, by: { shanghai.startOfDay(containing: $0) }).mapValues { Int64($0.count) }
+                .sorted { $0.key < $1.key }
+
+            let app = try await admin.call(AdminAPI.appStats, AppStatsParams(app: "shop", by: .day))
+            #expect(app.timezone == "Asia/Shanghai")
+            #expect(app.from == shanghai.startOfDay(containing: app.from))
+            #expect(app.series.map(\.at) == expected.map(\.key) && app.series.map(\.requests) == expected.map(\.value))
+            let campaign = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id, by: .day))
+            #expect(campaign.timezone == "Asia/Shanghai")
+            #expect(campaign.series?.map(\.at) == expected.map(\.key) && campaign.series?.map(\.impressions) == expected.map(\.value))
+            // Every campaign at once: UTC days.
+            let all = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(by: .day))
+            #expect(all.timezone == "UTC" && all.series?.allSatisfy { $0.at == StatsBucket.day.start(of: $0.at) } == true)
+            // Hours stay UTC hours, named with the zone all the same.
+            let byHour = try await admin.call(AdminAPI.appStats, AppStatsParams(app: "shop", from: hours.last))
+            #expect(byHour.series.map(\.at) == hours.reversed() && byHour.timezone == "Asia/Shanghai")
+            await sync.close()
+            await admin.close()
+        }
+    }
 }

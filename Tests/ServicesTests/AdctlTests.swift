@@ -89,6 +89,12 @@ struct AdctlTests {
                 (status, output) = try await Self.adctl(["--endpoint", admin, "--json", "app", "stats", "shop", "--by", "day"], in: directory)
                 let funnelJSON = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines))
                 #expect(status == 0 && funnelJSON["by"] == "day" && funnelJSON["totals"]?["fillRate"] == 0.5 && funnelJSON["totals"]?["showRate"] == 1, "\(output)")
+                #expect(funnelJSON["timezone"] == "UTC", "\(output)")
+                // Days in the app's zone, named in the heading.
+                (status, output) = try await Self.adctl(["--endpoint", admin, "app", "set", "shop", "--market", "global", "--timezone", "Asia/Shanghai"], in: directory)
+                #expect(status == 0, "\(output)")
+                (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "shop", "--by", "day"], in: directory)
+                #expect(status == 0 && output.hasPrefix("DAY (Asia/Shanghai)") && output.split(separator: "\n").last?.split(separator: " ").first(where: { $0 != "total" }) == "2", "\(output)")
                 (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "Shop!"], in: directory)
                 #expect(status == 1 && output.contains("app: must be 1 to 64 of a-z"), "\(output)")
                 (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "shop", "--by", "week"], in: directory)
