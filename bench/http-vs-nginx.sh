@@ -6,10 +6,10 @@
 # HTTP/1.1 over TLS), and deliveryd's GET /launch-ad beside them (the query string drawn the same way).
 # Prints each measurement, then medians over the rounds and the ratios deliveryd/nginx (throughput, and p99).
 # COMPARE_BIN=/path/to/another/deliveryd (as in bench/launch-vs-limit.sh) starts two more edges from that build (clear
-# and TLS) on the same campaignd and measures them in every round beside this build's (label "compare"), the two
-# builds' order swapped from one round to the next, and prints the ratios this/other: the median of the rounds' own
-# ratios (throughput and p99), clear and TLS, 50 and 1 connections, POST /rpc and GET /launch-ad: paired runs of two
-# builds, whose ratios mean something on a loaded host where absolute figures do not.
+# and TLS) on the same campaignd and measures them in every round beside this build's (label "compare"), twice each for
+# half as long in the order ABBA, and prints the ratios this/other: the median of the rounds' own ratios (throughput
+# and p99) with its 95% interval (from 6 rounds), clear and TLS, 50 and 1 connections, POST /rpc and GET /launch-ad:
+# paired runs of two builds, whose ratios mean something on a loaded host where absolute figures do not.
 #
 #   bench/http-vs-nginx.sh [ROUNDS] [SECONDS]      (defaults: 5 rounds of 5 s per measurement)
 #   COMPARE_BIN=/tmp/before/deliveryd bench/http-vs-nginx.sh 3 5
@@ -139,7 +139,10 @@ measure() {  # label, url, threads, connections, [PATH_MODE]
 }
 : >"$RUN/results.txt"
 # builds THREADS CONNECTIONS ROUND [tls-|launch-ad]: POST /rpc (or GET /launch-ad) on this build's edge and, when
-# COMPARE_BIN is set, on the other build's, in an order swapped every other round (so that neither always goes first).
+# COMPARE_BIN is set, on the other build's, twice each for half as long in the order ABBA, A and B swapped every other
+# round: each build is measured both before and after the other in every round, so drift within the round and the
+# order cancel, and its two connections land on consecutive event loops (a round opens the same number of connections
+# to each edge, so one measurement a round would put a route on the same loop in every round of a run).
 builds() {
   local scheme=http mine=$EDGE other=${COMPARE:-} this that
   if [ "${4:-}" = tls- ]; then scheme=https; mine="localhost:${EDGE_TLS##*:}"; other="localhost:${COMPARE_TLS##*:}"; fi
@@ -148,9 +151,11 @@ builds() {
   else
     this=("deliveryd-${4:-}c$2" "$scheme://$mine/rpc" "$1" "$2") that=("compare-${4:-}c$2" "$scheme://$other/rpc" "$1" "$2")
   fi
-  if [ -z "${COMPARE_BIN:-}" ]; then measure "${this[@]}"
-  elif [ $(( $3 % 2 )) = 1 ]; then measure "${this[@]}"; measure "${that[@]}"
-  else measure "${that[@]}"; measure "${this[@]}"; fi
+  if [ -z "${COMPARE_BIN:-}" ]; then measure "${this[@]}"; return; fi
+  local first=("${this[@]}") second=("${that[@]}") half=$(( (SECS + 1) / 2 ))
+  if [ $(( $3 % 2 )) = 0 ]; then first=("${that[@]}") second=("${this[@]}"); fi
+  SECS=$half measure "${first[@]}"; SECS=$half measure "${second[@]}"
+  SECS=$half measure "${second[@]}"; SECS=$half measure "${first[@]}"
 }
 for round in $(seq "$ROUNDS"); do
   echo "round $round"
@@ -181,13 +186,26 @@ for tls in ["", "tls-"]:
 for c in ["c50", "c1"]:
     print(f"launch-ad/rpc {c}: throughput {med[f'launch-ad-{c}'][0] / med[f'deliveryd-{c}'][0]:.2f}x")
 if any(label.startswith("compare-") for label in rows):
-    # Each round's own ratio this/other (both measured within seconds of each other), then their median.
-    def paired(mine, other, field):
-        theirs = {v[5]: v[field] for v in rows[other]}
-        return statistics.median(v[field] / theirs[v[5]] for v in rows[mine] if v[5] in theirs)
+    from math import comb
+    # A build's figure in a round is the mean of its two halves; each round's own ratio this/other, sorted.
+    def ratios(mine, other, field):
+        def by_round(label):
+            rounds = {}
+            for v in rows[label]: rounds.setdefault(v[5], []).append(v[field])
+            return {r: statistics.mean(x) for r, x in rounds.items()}
+        a, b = by_round(mine), by_round(other)
+        return sorted(a[r] / b[r] for r in a if r in b)
+    # The median's 95% interval, assuming no distribution: the j-th ratio from each end, j the largest with
+    # 2 P(Binomial(n, 1/2) < j) <= 0.05 (none under 6 rounds). A p99 at one connection on a shared host swings from
+    # round to round (0.5x to 2.4x in single rounds): a median outside 1 says little when its interval holds 1.
+    def interval(xs):
+        n, j = len(xs), 0
+        while 2 * sum(comb(n, i) for i in range(j + 1)) <= 0.05 * 2 ** n: j += 1
+        return f"{xs[j - 1]:.2f}-{xs[n - j]:.2f}" if j else "n/a"
     for name, mine in [("POST /rpc clear", "deliveryd-"), ("POST /rpc TLS", "deliveryd-tls-"), ("GET /launch-ad", "launch-ad-")]:
         other = "compare-launch-ad-" if mine == "launch-ad-" else "compare-" + mine[len("deliveryd-"):]
         for c in ["c50", "c1"]:
-            print(f"this/other {name} {c}: throughput {paired(mine + c, other + c, 0):.3f}x, p99 {paired(mine + c, other + c, 2):.3f}x"
-                  f"  [median of {len(rows[mine + c])} rounds' ratios]")
+            t, p = ratios(mine + c, other + c, 0), ratios(mine + c, other + c, 2)
+            print(f"this/other {name} {c}: throughput {statistics.median(t):.3f}x ({interval(t)}), p99 {statistics.median(p):.3f}x"
+                  f" ({interval(p)}, this higher in {sum(x > 1 for x in p)} of {len(p)})  [median of {len(p)} rounds' ratios, 95% interval]")
 PY
