@@ -28,11 +28,11 @@ final class WhyThisAdController: UIViewController, UIAdaptivePresentationControl
     override func viewDidLoad() {
         super.viewDidLoad()
         view.backgroundColor = .systemBackground
-        let title = UILabel()
-        title.text = sheet.title
-        title.font = .preferredFont(forTextStyle: .headline)
-        title.numberOfLines = 0
-        let stack = UIStackView(arrangedSubviews: [title] + sheet.lines.map { line in
+        let heading = UILabel()
+        heading.text = sheet.title
+        heading.font = .preferredFont(forTextStyle: .headline)
+        heading.numberOfLines = 0
+        let stack = UIStackView(arrangedSubviews: [heading] + sheet.lines.map { line in
             let label = UILabel()
             label.text = line
             label.font = .preferredFont(forTextStyle: .body)
@@ -41,7 +41,7 @@ final class WhyThisAdController: UIViewController, UIAdaptivePresentationControl
         })
         let close = UIButton(type: .system)
         close.setTitle(sheet.close, for: .normal)
-        close.addAction(UIAction { [weak self] _ in self?.dismiss(animated: true) { self?.finish() } }, for: .touchUpInside)
+        close.addTarget(self, action: #selector(closeTapped), for: .touchUpInside)
         stack.addArrangedSubview(close)
         stack.axis = .vertical
         stack.spacing = 12
@@ -54,6 +54,12 @@ final class WhyThisAdController: UIViewController, UIAdaptivePresentationControl
             stack.leadingAnchor.constraint(equalTo: margins.leadingAnchor),
             stack.trailingAnchor.constraint(equalTo: margins.trailingAnchor),
         ])
+    }
+
+    /// Closed by its button: the countdown goes on as the sheet slides away.
+    @objc private func closeTapped() {
+        finish()
+        dismiss(animated: true)
     }
 
     /// Swiped down.
