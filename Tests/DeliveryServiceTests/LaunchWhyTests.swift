@@ -187,6 +187,12 @@ struct LaunchWhyTests {
                 elsewhere.app = "com.example.other"
                 let otherApp = try await Self.both(try Self.call("launch.why", elsewhere), peer, http)
                 #expect(otherApp["error"]?["code"]?.intValue == APIError.notAnswered.code)
+                // Counted by method and code like the other client methods, over both bindings; not as launch queries.
+                let page = try await edge.metrics()
+                #expect(page.value(#"launchad_deliveryd_requests_total{method="launch.why",code="0"}"#) == Double(2 * (explained + tierMates)))
+                #expect(page.value(#"launchad_deliveryd_requests_total{method="launch.why",code="-32011"}"#) == Double(2 * refused + 4))
+                #expect(page.value("launchad_deliveryd_queries_total", labels: [#"result="ad""#]) == Double(2 * answered))
+                #expect(page.value("launchad_deliveryd_queries_total", labels: [#"result="no_ad""#]) == Double(2 * (300 - answered)))
             }
         }
     }
