@@ -21,8 +21,9 @@ public struct AdSim: AsyncParsableCommand {
               adsim ... launch --hot --background 120
               adsim ... refresh
               adsim ... layout --screen 390x844@3 --safe-top 47 --safe-bottom 34
+              adsim ... why 42
             """,
-        subcommands: [LaunchCommand.self, RefreshCommand.self, LayoutCommand.self])
+        subcommands: [LaunchCommand.self, RefreshCommand.self, LayoutCommand.self, WhyCommand.self])
 
     public init() {}
 
@@ -32,7 +33,7 @@ public struct AdSim: AsyncParsableCommand {
                                                 "--clock-offset", "--revalidate-budget", "--max-cached-age"]
     static let globalFlags: Set<String> = ["--json"]
 
-    /// Moves the command's word (`launch`, `refresh`, `layout`) before the flags that precede it, where ArgumentParser wants it.
+    /// Moves the command's word (`launch`, `refresh`, `layout`, `why`) before the flags that precede it, where ArgumentParser wants it.
     static func reordering(_ arguments: [String]) -> [String] {
         var index = 0
         while index < arguments.count {

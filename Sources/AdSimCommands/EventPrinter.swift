@@ -43,6 +43,15 @@ final class EventPrinter: Sendable {
         FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
     }
 
+    /// `adsim why`'s answer: who the ad is for, who paid, and each reason as `field=value`.
+    func print(_ why: AdWhy) {
+        var fields: [(String, Value)] = [("campaignId", .int(Int(why.campaignId)))]
+        if let advertiser = why.advertiser { fields.append(("advertiser", .text(advertiser))) }
+        if let paidBy = why.paidBy { fields.append(("paidBy", .text(paidBy))) }
+        fields.append(("reasons", .list(why.reasons.map { "\($0.field.rawValue)=\($0.value)" })))
+        emit("why", fields)
+    }
+
     enum Value {
         case int(Int), text(String), bool(Bool), list([String]), ints([Int])
 

@@ -102,6 +102,7 @@ public enum CodecInvariants {
             checkLaunchValidation(params, &violations)
         }
         _ = checkFastPath(LaunchPrefetchParams.self, "launch.prefetch", bytes, &violations)
+        _ = checkFastPath(LaunchWhyParams.self, "launch.why", bytes, &violations)
         _ = checkFastPath(LaunchReportParams.self, "launch.report", bytes, &violations)
         _ = checkFastPath(LaunchEvent.self, "launch.report's event", bytes, &violations)
         _ = checkFastPath(LaunchQueryParams.Screen.self, "a screen", bytes, &violations)

@@ -36,7 +36,7 @@ enum EchoDispatcher {
         ] + AdminAPI.operations.map { Method($0.0) } + [
             Method(SyncAPI.snapshot), Method(SyncAPI.changes), Method(SyncAPI.creative), Method(SyncAPI.ack), Method(SyncAPI.acks), Method(SyncAPI.report),
             Method(ClientAPI.launchQuery), Method(ClientAPI.edgeStatus), Method(ClientAPI.launchReport),
-            Method(ClientAPI.launchPrefetch), Method(ClientAPI.creativeGet),
+            Method(ClientAPI.launchPrefetch), Method(ClientAPI.launchWhy), Method(ClientAPI.creativeGet),
         ]
         for method in all where methods[method.name] == nil { methods[method.name] = method }
         return methods

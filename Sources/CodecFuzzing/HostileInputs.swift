@@ -31,6 +31,7 @@ public enum HostileInputs {
         ("launch-query", #"{"jsonrpc":"2.0","id":15,"method":"launch.query","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-9f2","screen":{"width":1179,"height":2556},"launchType":"hot","backgroundSeconds":600,"cached":["\#(sha)"]}}"#),
         ("launch-prefetch", #"{"jsonrpc":"2.0","id":16,"method":"launch.prefetch","params":{"app":"shop","platform":"android","appVersion":"5.2","screen":{"width":1080,"height":1920},"horizonHours":48,"cached":[]}}"#),
         ("launch-report", #"{"jsonrpc":"2.0","id":17,"method":"launch.report","params":{"events":[{"eventId":"ev-1","type":"impression","campaignId":1,"deviceId":"d-9f2","sha256":"\#(sha)","at":"2027-01-01T08:00:00Z"},{"eventId":"ev-2","type":"skip","campaignId":1,"deviceId":"d-9f2"}]}}"#),
+        ("launch-why", #"{"jsonrpc":"2.0","id":25,"method":"launch.why","params":{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","deviceId":"d-9f2","id":42}}"#),
         ("app-stats", #"{"jsonrpc":"2.0","id":22,"method":"app.stats","params":{"app":"shop","from":"2027-01-01T00:00:00Z","to":"2027-01-02T00:00:00+08:00","by":"hour"}}"#),
         ("launch-report-funnel", #"{"jsonrpc":"2.0","id":23,"method":"launch.report","params":{"events":[{"eventId":"ev-r","type":"request","deviceId":"d-9f2","app":"shop"},{"eventId":"ev-t","type":"timeout","deviceId":"d-9f2","app":"shop","campaignId":1,"at":"2027-01-01T08:00:00Z"}]}}"#),
         ("edge-report-apps", #"{"jsonrpc":"2.0","id":24,"method":"edge.report","params":{"edgeId":"edge-1","reportId":5,"counts":[],"apps":[{"app":"shop","hour":"2027-01-01T08:00:00Z","requests":5,"noAds":1,"timeouts":1,"failures":0,"shows":2}]}}"#),
@@ -76,7 +77,7 @@ public enum HostileInputs {
     static let methodNames = ["creative.upload", "campaign.create", "campaign.update", "campaign.get", "campaign.list",
                               "campaign.force", "campaign.unforce", "campaign.pause", "campaign.resume", "campaign.expire",
                               "campaign.delete", "edge.list", "campaign.stats", "app.stats", "change.list", "launch.explain", "sync.snapshot", "sync.changes", "creative.get",
-                              "edge.ack", "edge.acks", "edge.report", "launch.query", "launch.prefetch", "launch.report", "edge.status",
+                              "edge.ack", "edge.acks", "edge.report", "launch.query", "launch.prefetch", "launch.report", "launch.why", "edge.status",
                               "rpc.discover", "launch.query ", "Launch.query", "launch.query\u{0}", "édge.status", "launch", ""]
 
     /// A sample request with one to three of its parts changed, now and then sent to another method.

@@ -80,6 +80,7 @@ enum ParamsTypes {
         DecodedType(LaunchQueryParams.self),
         DecodedType(LaunchReportParams.self),
         DecodedType(LaunchPrefetchParams.self),
+        DecodedType(LaunchWhyParams.self),
         DecodedType(Change.self),
         DecodedType(Snapshot.self),
     ]

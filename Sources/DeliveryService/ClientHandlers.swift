@@ -98,6 +98,18 @@ enum ClientHandlers {
             LaunchPrefetchResult.write(download: download, delete: delete, revoked: index?.revoked ?? [], epoch: state.epoch,
                                        seq: state.seq, creativeBase: context.publicBase.prepared, into: &json)
         })
+        // The edge's own decision explained for the device, over the state and the device's history the launch query
+        // reads (see ``DecisionEngine/why(_:id:index:device:now:serviceNow:)``).
+        methods.register(ClientAPI.launchWhy, inline: { params, _ in
+            let request = try params.validated()
+            let now = context.clock()
+            guard let why = DecisionEngine.why(request, id: params.id, index: context.cell.state.appIndex(request.app),
+                                               device: context.devices.view(request.deviceId), now: now,
+                                               serviceNow: context.status.serviceNow(now)) else {
+                throw LaunchWhyResult.notAnswered(params.id)
+            }
+            return LaunchWhyResult(why)
+        })
         methods.register(ClientAPI.creativeGet, inline: { params, _ in
             let (offset, length) = try params.checked()
             let notFound = JSONRPCError(code: APIError.creativeNotFound.code, message: "no creative \(params.sha256) on this edge")

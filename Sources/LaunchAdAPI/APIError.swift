@@ -24,9 +24,12 @@ public enum APIError {
     public static let backupUnavailable = RPCErrorInfo(code: -32010, message: "no such backup: it was never made, or it is gone (kept for a while after its last read), or this campaignd's database is not SQLite",
                                                        name: "BackupUnavailable")
 
+    public static let notAnswered = RPCErrorInfo(code: -32011, message: "the campaign is not answered to this device: launch.why explains only a campaign the edge's decision answers the device (the one it chose, another of the same tier its rotation or draw takes turns with, or one held back by the device's own cap); data.field names id",
+                                                 name: "NotAnswered")
+
     /// Every application error code.
     public static let all = [campaignNotFound, invalidTransition, creativeRefused, creativeNotFound, changesUnavailable, busy, edgeKeyMismatch,
-                             sealRefused, backupUnavailable]
+                             sealRefused, backupUnavailable, notAnswered]
 }
 
 extension ReplyBudget {

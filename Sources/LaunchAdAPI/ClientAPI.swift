@@ -63,8 +63,20 @@ extension ClientAPI {
                               result: CreativeChunk(sha256: APIExamples.creative.sha256, contentType: "image/png", width: 1080, height: 1920,
                                                     size: 41, durationMs: 0, offset: 16, data: "AAAEOAAAB4AIBgAAAAAAAABmaWxsZXItMA=="))])
 
+    public static let launchWhy = RPCMethod<LaunchWhyParams, LaunchWhyResult>(
+        "launch.why", summary: "Why this device was answered a campaign: on whose behalf, who paid, and the main parameters by which it was chosen.",
+        description: "For the ad label's \"why this ad\" (DSA Art. 26; Apple's guideline 2.5.18). The params are the launch query's, checked by its rules, and the campaign's id. The edge explains its own decision for them: the campaign must be the one it answers the device, another of the same tier its rotation or weighted draw takes turns with, or one held back by the device's own cap; a campaign answered only at hot launches is explained for a hot launch. The reasons are the campaign's targeting facts that the device met (none for a campaign that targets every device of its app). Any other campaign is refused with NotAnswered (-32011), never given a reason.",
+        idempotent: true, errors: [APIError.notAnswered, APIError.busy],
+        examples: [RPCExample("a targeted ad", params: LaunchWhyParams(app: "com.example.shop", platform: "ios", appVersion: "6.1.0", region: "cn-east",
+                                                                       locale: "zh-CN", deviceId: "d41d8cd98f00b204", id: 42),
+                              result: LaunchWhyResult(id: 42, advertiser: "Example Shop", paidBy: "Example Brands Ltd", reasons: [
+                                  WhyReason(field: .platform, value: "ios"), WhyReason(field: .appVersion, value: ">=6.0 <7.0"),
+                                  WhyReason(field: .region, value: "cn-east"), WhyReason(field: .locale, value: "zh-CN"),
+                                  WhyReason(field: .forced, value: "true"),
+                              ]))])
+
     /// Every method of the client socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
-        launchQuery.info, launchReport.info, launchPrefetch.info, creativeGet.info, edgeStatus.info,
+        launchQuery.info, launchReport.info, launchPrefetch.info, launchWhy.info, creativeGet.info, edgeStatus.info,
     ]
 }

@@ -84,6 +84,10 @@ struct AdSimEndToEndTests {
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == second)
             #expect(Self.outcome(try await system.adsim("cached", policy: "cache-first")).shown == first)
 
+            // why: the edge's launch.why for the device and the campaign it answered (no targeting: no reason).
+            let why = try await system.adsim("fresh", ["why", String(first)])
+            #expect(why.first?["event"] == "why" && why.first?["campaignId"]?.intValue == first && why.first?["reasons"] == [], "\(why)")
+
             // refresh: the prefetch keeps the live campaign's creative on a device that never launched.
             var refreshed = try await system.adsim("refresher", policy: "fresh", ["refresh"])
             #expect(refreshed.first?["event"] == "refresh" && refreshed.first?["kept"] == [.string(sha256)])

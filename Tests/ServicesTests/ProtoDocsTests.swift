@@ -25,7 +25,7 @@ struct SocketAPI: Sendable {
             [TypedCodec(SyncAPI.snapshot), TypedCodec(SyncAPI.changes), TypedCodec(SyncAPI.creative), TypedCodec(SyncAPI.ack), TypedCodec(SyncAPI.acks),
              TypedCodec(SyncAPI.report)])),
         SocketAPI(document: "deliveryd-client", info: ClientAPI.info, methods: ClientAPI.methods, codecs: TypedCodec.table(
-            [TypedCodec(ClientAPI.launchQuery), TypedCodec(ClientAPI.launchReport), TypedCodec(ClientAPI.launchPrefetch),
+            [TypedCodec(ClientAPI.launchQuery), TypedCodec(ClientAPI.launchReport), TypedCodec(ClientAPI.launchPrefetch), TypedCodec(ClientAPI.launchWhy),
              TypedCodec(ClientAPI.creativeGet), TypedCodec(ClientAPI.edgeStatus)])),
     ]
 }

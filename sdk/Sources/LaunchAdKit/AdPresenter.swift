@@ -36,6 +36,10 @@ public struct AdPresentationOptions: Sendable, Equatable {
     public var countdownWithinVideo: Bool = false
     /// The app's locale for the texts ("广告" / "Ad"); nil: the device's.
     public var locale: String?
+    /// A tap on the ad label opens the "why this ad" sheet (who the ad is for, who paid, why this device was chosen:
+    /// DSA Art. 26, Apple's guideline 2.5.18), the countdown paused while it is up. Off by default: the app turns it
+    /// on (an app in the EU, or on the App Store, should).
+    public var whyThisAdOnLabel: Bool = false
 
     public init() {}
 }
@@ -86,12 +90,20 @@ public final class AdPresenter {
     public private(set) var landingPageUp = false
     /// Whether the app is in the background (the countdown waits for both this and the landing page).
     private var inBackground = false
+    /// Whether the "why this ad" sheet is being fetched or is up: the countdown waits for it too, and the ad takes
+    /// no tap meanwhile.
+    public private(set) var whyThisAdUp = false
+    /// Asks the edge why this device was shown the ad (``LaunchAdClient/whyThisAd(_:)``); nil: the label opens nothing.
+    private let why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)?
 
-    /// `report` queues impression, click and skip, and `failed` when the media cannot be shown; `finished` hears the end once the surface is released.
+    /// `report` queues impression, click and skip, and `failed` when the media cannot be shown; `finished` hears the
+    /// end once the surface is released; `why` answers the label's "why this ad" (with ``AdPresentationOptions/whyThisAdOnLabel``).
     public init(screen: AdScreen, surface: any AdSurface, clock: any LaunchAdClock, scheduler: any AdScheduler,
                 options: AdPresentationOptions = AdPresentationOptions(),
                 report: @escaping @MainActor (ReportKind, LaunchAd) -> Void = { _, _ in },
-                finished: @escaping @MainActor (EndReason) -> Void = { _ in }) {
+                finished: @escaping @MainActor (EndReason) -> Void = { _ in },
+                why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil) {
+        self.why = why
         self.screen = screen
         self.surface = surface
         self.clock = clock
@@ -166,14 +178,20 @@ public final class AdPresenter {
 
     /// A tap at a point of the screen: skip when on skip and skip is offered; the jump when in the click area.
     /// A tap on the countdown before skip is offered does nothing (it is not a click, even on a full-screen click area).
+    /// With ``AdPresentationOptions/whyThisAdOnLabel``, a tap on the label (a hit area of at least 44×44 pt around it)
+    /// opens "why this ad", ahead of a full-screen click area under it.
     func tap(x: Double, y: Double) {
-        guard phase == .showing, let layout, var session, let ad else { return }
+        guard phase == .showing, !whyThisAdUp, let layout, var session, let ad else { return }
         let now = clock.now()
         if layout.frames.skip.contains(x: x, y: y) {
             guard session.skip(at: now) else { return }
             self.session = session
             report(.skip, ad)
             end(.skip)
+            return
+        }
+        if options.whyThisAdOnLabel, let why, Self.hitArea(layout.frames.label).contains(x: x, y: y) {
+            openWhy(ad, why, chinese: layout.chinese)
             return
         }
         guard layout.frames.click.contains(x: x, y: y), ad.jump != nil, let jump = session.click(at: now) else { return }
@@ -194,6 +212,34 @@ public final class AdPresenter {
         } else {
             end(.click)
         }
+    }
+
+    /// The label's hit area: its frame grown to the smallest hit area Apple allows, about its centre.
+    static func hitArea(_ frame: AdRect) -> AdRect {
+        let width = max(frame.width, AdLayout.minimumHit), height = max(frame.height, AdLayout.minimumHit)
+        return AdRect(x: frame.x - (width - frame.width) / 2, y: frame.y - (height - frame.height) / 2, width: width, height: height)
+    }
+
+    /// "Why this ad": the countdown pauses as for a click, the edge is asked, and the sheet goes up with what it
+    /// said (or, when it could not say, with what the ad itself carries); the countdown goes on once the sheet is
+    /// dismissed.
+    private func openWhy(_ ad: LaunchAd, _ why: @escaping @MainActor @Sendable (LaunchAd) async throws -> AdWhy, chinese: Bool) {
+        whyThisAdUp = true
+        holdCountdown()
+        Task { @MainActor [weak self] in
+            let answer: Result<AdWhy, any Error>
+            do { answer = .success(try await why(ad)) } catch { answer = .failure(error) }
+            guard let self, self.whyThisAdUp, self.phase == .showing else { return }
+            self.surface?.presentWhy(WhyThisAdSheet(ad: ad, why: answer, chinese: chinese)) { [weak self] in self?.whyDismissed() }
+        }
+    }
+
+    /// The sheet is gone: the countdown goes on (unless the background or a landing page holds it).
+    func whyDismissed() {
+        guard whyThisAdUp else { return }
+        whyThisAdUp = false
+        guard phase == .showing else { return }
+        resumeCountdown()
     }
 
     /// The app's own landing page closed: the ad ends, the app's screen under it.
@@ -241,7 +287,7 @@ public final class AdPresenter {
         if up { holdCountdown() } else { resumeCountdown() }
     }
 
-    private var countdownMayRun: Bool { !inBackground && !landingPageUp }
+    private var countdownMayRun: Bool { !inBackground && !landingPageUp && !whyThisAdUp }
 
     /// The countdown, the animation and the video stop where they are.
     private func holdCountdown() {

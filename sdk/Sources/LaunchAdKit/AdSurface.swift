@@ -73,6 +73,13 @@ public protocol AdSurface: AnyObject {
     func open(_ url: URL, completion: @escaping @MainActor @Sendable (Bool) -> Void)
     /// Takes the window down and lets go of every view, image and player in it.
     func remove()
+    /// Presents the "why this ad" sheet over the ad; `dismissed` once the user closes it (the countdown waits till then).
+    func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void)
+}
+
+extension AdSurface {
+    /// A surface that cannot present the sheet: as if it were dismissed at once, so the countdown goes on.
+    public func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) { dismissed() }
 }
 
 /// A wake-up the presenter asked for, which it may call off.

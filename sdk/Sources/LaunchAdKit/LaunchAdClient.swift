@@ -11,6 +11,8 @@ public actor LaunchAdClient {
     let connection: EdgeConnection
     let cache: AdCache
     let reports: ReportQueue
+    /// The ad of the last launch that showed one: what ``whyThisAd()`` asks about.
+    public private(set) var currentAd: LaunchAd?
     /// Work a launch started that goes on after its decision (the answer updating the cache).
     private var background: [Task<Void, Never>] = []
     /// Until when ads are held back (``suppress(for:)``), saved in `suppressed.json` in the state folder; read
@@ -112,6 +114,7 @@ public actor LaunchAdClient {
         case .fresh: await fresh(kind, deadline: deadline)
         }
         if let funnel { _ = try? await report(funnel, launch: launchId, campaignId: nil) }
+        if case .show(let ad) = decision { currentAd = ad }
         return decision
     }
 
@@ -312,6 +315,31 @@ public actor LaunchAdClient {
             Task { once.resume(returning: await work.result) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { once.resume(returning: nil) }
         }
+    }
+
+    // MARK: Why this ad
+
+    /// Why this device was shown the current ad (the last launch's that showed one): ``whyThisAd(_:)`` of it, or
+    /// ``NoAdShown``.
+    public func whyThisAd() async throws -> AdWhy {
+        guard let currentAd else { throw NoAdShown() }
+        return try await whyThisAd(currentAd)
+    }
+
+    /// Why this device was shown `ad`: the edge's `launch.why`, asked with the launch's own identity of the device
+    /// (app, platform, version, region, locale, device id), so that the edge explains the decision it made for it.
+    /// An ad the edge does not answer this device (any more) is an ``EdgeError`` whose ``EdgeError/isNotAnswered``
+    /// is true.
+    public func whyThisAd(_ ad: LaunchAd) async throws -> AdWhy {
+        try await whyThisAd(campaignId: ad.campaignId)
+    }
+
+    /// ``whyThisAd(_:)`` of the campaign `campaignId` (an ad the app shows by itself, say, or adsim's `why`).
+    public func whyThisAd(campaignId: Int64) async throws -> AdWhy {
+        let params = WhyParams(app: configuration.app, platform: configuration.platform, appVersion: configuration.appVersion,
+                               region: configuration.region, locale: configuration.locale, deviceId: configuration.deviceId,
+                               id: campaignId)
+        return try await connection.call("launch.why", params, timeout: configuration.requestTimeout)
     }
 
     // MARK: Refresh

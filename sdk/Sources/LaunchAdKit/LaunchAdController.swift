@@ -52,7 +52,8 @@ public final class LaunchAdController {
         let launchId = UUID().uuidString.lowercased()
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
                                     report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
-                                    finished: { [weak self] _ in self?.presenter = nil })
+                                    finished: { [weak self] _ in self?.presenter = nil },
+                                    why: { ad in try await client.whyThisAd(ad) })
         presenter.delegate = delegate
         presenter.setLandingPageUp(landingPageUp)
         self.presenter = presenter

@@ -18,6 +18,8 @@ public final class RecordingSurface: AdSurface {
         case fadeOut(Double)
         case open(URL)
         case remove
+        case why(WhyThisAdSheet)
+        case whyDismissed
     }
 
     private let clock: any LaunchAdClock
@@ -28,6 +30,8 @@ public final class RecordingSurface: AdSurface {
     public private(set) var events: AdSurfaceEvents?
     /// What `open` answers.
     public var opens = true
+    /// How the "why this ad" sheet up now tells it was closed (``dismissWhy()``); nil when none is up.
+    private var whyDismissed: (@MainActor @Sendable () -> Void)?
 
     /// Writes each call to `log`, timed in seconds since now on `clock`.
     public init(clock: any LaunchAdClock, log: CallLog) {
@@ -56,6 +60,19 @@ public final class RecordingSurface: AdSurface {
     public func open(_ url: URL, completion: @escaping @MainActor @Sendable (Bool) -> Void) {
         note(.open(url))
         completion(opens)
+    }
+    public func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) {
+        note(.why(sheet))
+        whyDismissed = dismissed
+    }
+    /// The user closes the "why this ad" sheet: false when none is up.
+    @discardableResult
+    public func dismissWhy() -> Bool {
+        guard let dismissed = whyDismissed else { return false }
+        whyDismissed = nil
+        note(.whyDismissed)
+        dismissed()
+        return true
     }
     public func remove() {
         note(.remove)

@@ -198,7 +198,17 @@ final class AdWindowSurface: AdSurface {
         Task { @MainActor in completion(await UIApplication.shared.open(url, options: [:])) }
     }
 
+    func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) {
+        guard let controller else {
+            dismissed()
+            return
+        }
+        controller.present(WhyThisAdController(sheet: sheet, dismissed: dismissed), animated: true)
+    }
+
     func remove() {
+        // A sheet still up goes with the window (its dismissal is no longer heard).
+        controller?.presentedViewController?.dismiss(animated: false)
         for observation in observations { observation.invalidate() }
         observations = []
         player?.pause()

@@ -18,13 +18,14 @@ final class Stage {
     var finished: [EndReason] = []
     static let screen = AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34)
 
-    init(options: AdPresentationOptions = Stage.options()) {
+    init(options: AdPresentationOptions = Stage.options(), why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil) {
         scheduler = VirtualScheduler(clock: clock)
         let surface = RecordingSurface(clock: clock, log: log)
         self.surface = surface
         let box = ReportBox()
         presenter = AdPresenter(screen: Self.screen, surface: surface, clock: clock, scheduler: scheduler, options: options,
-                                report: { kind, _ in box.kinds.append(kind) }, finished: { reason in box.ended.append(reason) })
+                                report: { kind, _ in box.kinds.append(kind) }, finished: { reason in box.ended.append(reason) },
+                                why: why)
         self.box = box
         presenter.delegate = delegate
     }
