@@ -46,16 +46,18 @@ public enum AdminAPI {
             EdgeInfo(edgeId: "edge-sz-1", region: "cn-south", epoch: APIExamples.epoch, appliedSeq: 12, lastSeen: APIExamples.created, stale: true),
         ], seq: 18, epoch: APIExamples.epoch))])
     public static let campaignStats = RPCMethod<CampaignStatsParams, CampaignStatsResult>(
-        "campaign.stats", summary: "Impressions, clicks and skips reported by edges: totals, and over time by hour or day.",
-        description: "Totals always; with any of from, to, by or split, the series too: by campaign, bucket (UTC), then creative and the edge's region when split. Buckets with no event are left out. campaignd keeps hourly counts for --stats-retention (90 days by default).",
+        "campaign.stats", summary: "Impressions, clicks, skips and reports (launch.report kind reported) counted by edges: totals, and over time by hour or day.",
+        description: "Totals always; with any of from, to, by or split, the series too: by campaign, bucket (UTC), then creative and the edge's region when split. Buckets with no event are left out. campaignd keeps hourly counts for --stats-retention (90 days by default). A total's reasons are its reports by reason over the hours kept.",
         idempotent: true, errors: [APIError.campaignNotFound],
         examples: [RPCExample("one campaign", params: CampaignStatsParams(id: 42),
-                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)])),
+                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120, reports: 3,
+                                                                                 reasons: ReportReasons(misleading: 2, other: 1))])),
                    RPCExample("by hour, split by creative", params: CampaignStatsParams(id: 42, from: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!,
                                                                                        to: Timestamp(rfc3339: "2026-11-11T02:00:00Z")!, by: .hour, split: [.creative]),
-                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)], series: [
-                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 800, clicks: 20, skips: 160),
-                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 650, clicks: 18, skips: 122),
+                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120, reports: 3,
+                                                                                 reasons: ReportReasons(misleading: 2, other: 1))], series: [
+                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 800, clicks: 20, skips: 160, reports: 1),
+                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 650, clicks: 18, skips: 122, reports: 0),
                               ]))])
 
     public static let appStats = RPCMethod<AppStatsParams, AppStatsResult>(
@@ -111,6 +113,16 @@ public enum AdminAPI {
                               result: AppResult(app: APIExamples.app, changes: [
                                 AppChange(at: APIExamples.updated, actor: "alice", before: nil, after: APIExamples.app),
                               ]))])
+    public static let reportList = RPCMethod<ReportListParams, ReportListResult>(
+        "report.list", summary: "Reported campaigns (launch.report kind reported): by campaign, its reports by reason and the hour of the latest, the most reported first.",
+        description: "Of one app's campaigns or every app's (never a deleted one), from the hour of since on (default: every hour kept, --stats-retention); limit above \(ReportListParams.maxLimit) is refused. An app whose reportPause is set (app.set) has a campaign whose reports of one hour (UTC) reach it paused, once, as a change by the actor rules.",
+        idempotent: true,
+        examples: [RPCExample("one app's reports", params: ReportListParams(app: "com.example.shop"),
+                              result: ReportListResult(campaigns: [
+                                ReportedCampaign(id: 42, name: "Singles' Day", app: "com.example.shop", total: 7,
+                                                 reasons: ReportReasons(inappropriate: 1, misleading: 4, repetitive: 2),
+                                                 lastAt: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!),
+                              ]))])
     public static let appList = RPCMethod<NoParams, AppListResult>(
         "app.list", summary: "Every app set, by id.", idempotent: true,
         examples: [RPCExample("one app", params: NoParams(), result: AppListResult(apps: [APIExamples.app]))])
@@ -131,6 +143,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info, appStats.info, appSet.info, appGet.info, appList.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
+        edgeList.info, campaignStats.info, appStats.info, appSet.info, appGet.info, appList.info, reportList.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
     ] + operations.map { $0.0.info }
 }

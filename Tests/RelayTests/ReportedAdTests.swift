@@ -1,0 +1,91 @@
+import Foundation
+import JSONRPC
+import LaunchAdAPI
+import LaunchAdDomain
+import LaunchAdTesting
+import Testing
+import ZMQRPC
+
+/// Users' reports of an ad (`launch.report` kind `reported`) from an edge behind a relay to campaignd, as real
+/// processes: checked at the edge, counted once by event id across an edge's restart, and pausing the campaign at its
+/// app's threshold.
+@Suite("reported ads, end to end", .serialized, .timeLimit(.minutes(3)))
+struct ReportedAdTests {
+    @Test("reports through a relay are counted once by event id across an edge restart, by reason, and the app's threshold pauses the campaign once, by rules")
+    func reportedThroughRelay() async throws {
+        try await withStopping(CampaignFixture()) { fixture in
+            let admin = try fixture.admin()
+            let creative = try await fixture.uploadPNG(admin)
+            _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .global, reportPause: 3))
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "reported", creative: creative))
+            let id = created.campaign.id
+            func reports() async -> CampaignStats? {
+                let answer = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id))
+                return answer?.stats.first
+            }
+            func event(_ n: Int, _ reason: ReportReason?, type: LaunchEvent.Kind = .reported) -> LaunchEvent {
+                LaunchEvent(eventId: "r-\(n)", type: type, campaignId: id, deviceId: "d-\(n)", reason: reason)
+            }
+            try await withStopping(fixture.startRelay("relay-1")) { relay in
+                func startEdge() async throws -> EdgeProcess {
+                    try await fixture.startEdge("edge-r", sync: relay.endpoints["sync"], updates: relay.endpoints["updates"])
+                }
+                var edge = try await startEdge()
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1), "\(edge.log.suffix(2000))")
+
+                // The reason: required for reported, refused on the other kinds, one of four.
+                for (bad, field, rule) in [
+                    (event(90, nil), "events[0].reason", "is required for reported (inappropriate, misleading, repetitive, other)"),
+                    (event(91, .other, type: .impression), "events[0].reason", "is only for reported"),
+                    (LaunchEvent(eventId: "r-92", type: .reported, campaignId: nil, deviceId: "d", reason: .other), "events[0].campaignId",
+                     "is required for impression, click, skip and reported"),
+                ] {
+                    await #expect { try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [bad])) } throws: { error in
+                        let error = error as? JSONRPCError
+                        return error?.code == -32602 && error?.data?["field"] == .string(field) && error?.data?["reason"] == .string(rule)
+                    }
+                }
+                let unknown: JSONValue = .object([
+                    "events": .array([.object(["eventId": "r-93", "type": "reported", "campaignId": .number(JSONNumber(id)), "deviceId": "d", "reason": "boring"])]),
+                ])
+                await #expect { try await edge.client.call(ClientAPI.launchReport.name, params: unknown) } throws: { error in
+                    (error as? JSONRPCError)?.code == -32602 && (error as? JSONRPCError)?.data?["field"] == "events[0].reason"
+                }
+
+                // Two reports (one sent twice): counted, not yet the threshold.
+                var result = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event(1, .misleading), event(2, .inappropriate), event(1, .misleading)]))
+                #expect(result.accepted == 2 && result.duplicates == 1)
+                #expect(await eventually(timeout: .seconds(10)) { await reports()?.reports == 2 }, "\(edge.log.suffix(2000))")
+
+                // The edge restarts: the same ids are known, and not counted again.
+                await edge.stop()
+                edge = try await startEdge()
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                result = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event(1, .misleading), event(2, .inappropriate)]))
+                #expect(result.accepted == 0 && result.duplicates == 2)
+                // A third: the threshold of 3 an hour, the campaign paused by rules (it may straddle an hour: then nothing
+                // pauses, and the test says so rather than failing on the clock).
+                let hour = HourlyCount.hour(of: .now())
+                result = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [event(3, .repetitive)]))
+                #expect(result.accepted == 1)
+                #expect(await eventually(timeout: .seconds(10)) { await reports()?.reports == 3 })
+                let stats = await reports()
+                #expect(stats?.reasons == ReportReasons(inappropriate: 1, misleading: 1, repetitive: 1))
+                if HourlyCount.hour(of: .now()) == hour {
+                    #expect(await eventually(timeout: .seconds(10)) {
+                        (try? await admin.call(AdminAPI.campaignGet, CampaignID(id: id)).campaign.state) == .paused
+                    })
+                    let changes = try await admin.call(AdminAPI.changeList, ChangeListParams(id: id)).changes
+                    #expect(changes.map { "\($0.op.rawValue) by \($0.actor)" } == ["created by local", "paused by rules"], "\(changes)")
+                }
+                let listed = try await admin.call(AdminAPI.reportList, ReportListParams(app: "shop")).campaigns
+                #expect(listed.map(\.id) == [id] && listed.first?.total == 3 && listed.first?.name == "reported")
+                // Two report rounds more (every 2 s): nothing is counted again (no event to await for what must not happen).
+                try await Task.sleep(for: .seconds(4))
+                #expect(await reports()?.reports == 3)
+                await edge.stop()
+            }
+            await admin.close()
+        }
+    }
+}
