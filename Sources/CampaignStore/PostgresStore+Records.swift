@@ -141,7 +141,7 @@ extension PostgresStore {
             let (id, impressions, clicks, skips, reports) = try row.decode((Int64, Int64, Int64, Int64, Int64).self)
             return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips, reports: reports)
         }
-        let reasons = try await reported(app: nil, since: nil, limit: Int.max, id: id)
+        let reasons = StatsSeriesSQL.reasons(try await reportedRows(app: nil, since: nil, id: id))
         return stats.map { item in
             var item = item
             item.reasons = reasons[item.id]?.reasons
@@ -150,11 +150,17 @@ extension PostgresStore {
     }
 
     public func reportedCampaigns(app: String?, since: Timestamp?, limit: Int) async throws -> [ReportedCampaign] {
-        try await reported(app: app, since: since, limit: limit, id: nil).values.sorted { ($1.total, $0.id) < ($0.total, $1.id) }
+        let byId = StatsSeriesSQL.reasons(try await reportedRows(app: app, since: since, id: nil))
+        // Only the campaigns listed are read, to name them.
+        var campaigns: [Int64: Campaign] = [:]
+        for id in StatsSeriesSQL.mostReported(byId, limit: limit) {
+            campaigns[id] = try await rows("SELECT body FROM campaigns WHERE id = \(id)").first.map { try CampaignJSON.decode($0.decode(String.self)) }
+        }
+        return try StatsSeriesSQL.ranked(byId, limit: limit) { campaigns[$0] }
     }
 
-    /// The reported campaigns (one when `id` is given), by id.
-    private func reported(app: String?, since: Timestamp?, limit: Int, id: Int64?) async throws -> [Int64: ReportedCampaign] {
+    /// The rows of ``StatsSeriesSQL/selectReported(placeholder:sum:one:)``: of one campaign when `id` is given.
+    private func reportedRows(app: String?, since: Timestamp?, id: Int64?) async throws -> [StatsSeriesSQL.ReportedRow] {
         var binds = PostgresBindings()
         binds.append(since.map { HourlyCount.hour(of: $0).milliseconds } ?? Int64.min)
         if let id {
@@ -165,16 +171,10 @@ extension PostgresStore {
         }
         let sql = StatsSeriesSQL.selectReported(placeholder: { $0 == 1 || id != nil ? "$\($0)::BIGINT" : "$\($0)::TEXT" },
                                                 sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" }, one: id != nil)
-        let rows = try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
             let (id, reason, count, last) = try row.decode((Int64, String, Int64, Int64).self)
             return (id: id, reason: reason, count: count, last: last)
         }
-        var campaigns: [Int64: Campaign] = [:]
-        for id in Set(rows.map(\.id)) {
-            campaigns[id] = try await self.rows("SELECT body FROM campaigns WHERE id = \(id)").first.map { try CampaignJSON.decode($0.decode(String.self)) }
-        }
-        let reported = try StatsSeriesSQL.reported(rows: rows, limit: limit) { campaigns[$0] }
-        return Dictionary(reported.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     public func statsSeries(_ query: StatsQuery) async throws -> [StatsPoint] {

@@ -105,7 +105,7 @@ extension SQLiteStore {
             sql += " ORDER BY c.id"
             // As above: a stored count that is not a 64-bit integer (from a campaignd before sums saturated) fails
             // this call, not the process.
-            let reasons = try Self.reported(db, app: nil, since: nil, limit: Int.max, id: id)
+            let reasons = StatsSeriesSQL.reasons(try Self.reportedRows(db, app: nil, since: nil, id: id))
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 let id: Int64 = try row.decode(forColumn: "id")
                 return CampaignStats(id: id, impressions: try row.decode(forColumn: "i"), clicks: try row.decode(forColumn: "c"),
@@ -116,22 +116,19 @@ extension SQLiteStore {
 
     public func reportedCampaigns(app: String?, since: Timestamp?, limit: Int) async throws -> [ReportedCampaign] {
         try await pool.read { db in
-            try Self.reported(db, app: app, since: since, limit: limit, id: nil).values
-                .sorted { ($1.total, $0.id) < ($0.total, $1.id) }
+            let byId = StatsSeriesSQL.reasons(try Self.reportedRows(db, app: app, since: since, id: nil))
+            return try StatsSeriesSQL.ranked(byId, limit: limit) { try Self.load(db, id: $0) }
         }
     }
 
-    /// The reported campaigns (one when `id` is given), by id.
-    private static func reported(_ db: Database, app: String?, since: Timestamp?, limit: Int, id: Int64?) throws -> [Int64: ReportedCampaign] {
+    /// The rows of ``StatsSeriesSQL/selectReported(placeholder:sum:one:)``: of one campaign when `id` is given.
+    private static func reportedRows(_ db: Database, app: String?, since: Timestamp?, id: Int64?) throws -> [StatsSeriesSQL.ReportedRow] {
         let sql = StatsSeriesSQL.selectReported(placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" }, one: id != nil)
         let from = since.map { HourlyCount.hour(of: $0).milliseconds } ?? Int64.min
         let arguments: StatementArguments = id.map { [from, $0] } ?? [from, app, app]
-        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            (id: try row.decode(atIndex: 0) as Int64, reason: try row.decode(atIndex: 1) as String,
-             count: try row.decode(atIndex: 2) as Int64, last: try row.decode(atIndex: 3) as Int64)
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            (id: try row.decode(atIndex: 0), reason: try row.decode(atIndex: 1), count: try row.decode(atIndex: 2), last: try row.decode(atIndex: 3))
         }
-        let campaigns = try StatsSeriesSQL.reported(rows: rows, limit: limit) { try load(db, id: $0) }
-        return Dictionary(campaigns.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

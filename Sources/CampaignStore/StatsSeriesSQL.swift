@@ -98,21 +98,34 @@ enum StatsSeriesSQL {
             """
     }
 
-    /// The campaigns the rows of ``selectReported(placeholder:sum:)`` make (each row: campaign, reason, sum, latest
-    /// hour), the most reported first (then by id), at most `limit`, named from `campaign(id)`.
-    static func reported(rows: [(id: Int64, reason: String, count: Int64, last: Int64)], limit: Int,
-                         campaign: (Int64) throws -> Campaign?) throws -> [ReportedCampaign] {
+    /// One row of ``selectReported(placeholder:sum:one:)``: a campaign, a reason, its sum and its latest hour.
+    typealias ReportedRow = (id: Int64, reason: String, count: Int64, last: Int64)
+
+    /// The rows of ``selectReported(placeholder:sum:one:)`` by campaign: its reports by reason and its latest hour.
+    static func reasons(_ rows: [ReportedRow]) -> [Int64: (reasons: ReportReasons, last: Int64)] {
         var byId: [Int64: (reasons: ReportReasons, last: Int64)] = [:]
         for row in rows {
-            // A reason this campaignd does not know (written by a newer one) still counts in the total, as other.
+            // A reason this campaignd does not know (written by a newer one) still counts, as other.
+            let reason = ReportReason(rawValue: row.reason) ?? .other
             var entry = byId[row.id] ?? (ReportReasons(), row.last)
-            entry.reasons[ReportReason(rawValue: row.reason) ?? .other] = entry.reasons[ReportReason(rawValue: row.reason) ?? .other].addingSaturated(row.count)
+            entry.reasons[reason] = entry.reasons[reason].addingSaturated(row.count)
             entry.last = max(entry.last, row.last)
             byId[row.id] = entry
         }
-        let ranked = byId.sorted { ($1.value.reasons.total, $0.key) < ($0.value.reasons.total, $1.key) }.prefix(limit)
-        return try ranked.compactMap { id, entry in
-            guard let stored = try campaign(id) else { return nil }
+        return byId
+    }
+
+    /// The ids of the campaigns of ``reasons(_:)``, the most reported first (then by id), at most `limit`.
+    static func mostReported(_ byId: [Int64: (reasons: ReportReasons, last: Int64)], limit: Int) -> [Int64] {
+        byId.sorted { ($1.value.reasons.total, $0.key) < ($0.value.reasons.total, $1.key) }.prefix(limit).map(\.key)
+    }
+
+    /// The campaigns of ``reasons(_:)``, the most reported first (then by id), at most `limit`, named from
+    /// `campaign(id)` (those it does not find left out).
+    static func ranked(_ byId: [Int64: (reasons: ReportReasons, last: Int64)], limit: Int,
+                       campaign: (Int64) throws -> Campaign?) throws -> [ReportedCampaign] {
+        try mostReported(byId, limit: limit).compactMap { id in
+            guard let entry = byId[id], let stored = try campaign(id) else { return nil }
             return ReportedCampaign(id: id, name: stored.name, app: stored.app, total: entry.reasons.total, reasons: entry.reasons,
                                     lastAt: Timestamp(milliseconds: entry.last))
         }

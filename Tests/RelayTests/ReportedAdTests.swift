@@ -2,6 +2,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdRuntime
 import LaunchAdTesting
 import Testing
 import ZMQRPC
@@ -85,6 +86,51 @@ struct ReportedAdTests {
                 #expect(await reports()?.reports == 3)
                 await edge.stop()
             }
+            await admin.close()
+        }
+    }
+
+    @Test("a relay that alters, drops or adds an edge's reports by reason is refused by the seal; a report sealed with them is taken")
+    func sealedReasons() async throws {
+        let directory = try makeTemporaryDirectory("reported-seal")
+        defer { removeTemporaryDirectory(directory) }
+        let keys = try KeyTree(in: directory)
+        let relay = try keys.add(relay: "relay-1")
+        let edgeA = try keys.add(edge: "edge-a", below: "relay-1")
+
+        try await withCampaignService(configure: { $0.keysDirectory = keys.campaigndFolder.path }) { campaign in
+            let admin = try keys.client(campaign)
+            let creative = try await campaign.uploadPNG(admin)
+            let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(app: "shop", creative: creative)).campaign.id
+            let passer = try keys.client(campaign, socket: "sync", pair: relay)
+            let sealA = try RecordSealer(keyPair: edgeA, origin: keys.campaignd.publicKey)
+            let hour = HourlyCount.hour(of: .now())
+            let reasons = ReportReasons(misleading: 2)
+            func report(_ reasons: ReportReasons?, _ change: (inout EdgeReport) -> Void = { _ in }) -> EdgeReport {
+                var report = sealA.sealed(EdgeReport(edgeId: "edge-a", reportId: 1, counts: [CampaignStats(id: id, impressions: 1, clicks: 0, skips: 0, reasons: reasons)],
+                                                     hourly: [HourlyCount(id: id, hour: hour, impressions: 1, reasons: reasons)], region: "r"))
+                change(&report)
+                report.via = ["relay-1"]
+                return report
+            }
+            let tampered: [(String, EdgeReport)] = [
+                ("a reason raised", report(reasons) { $0.hourly?[0].reasons?.misleading = 200 }),
+                ("a total's reason moved", report(reasons) { $0.counts[0].reasons = ReportReasons(other: 2) }),
+                ("the reasons dropped", report(reasons) { $0.hourly?[0].reasons = nil; $0.counts[0].reasons = nil }),
+                ("reasons added to a report without", report(nil) { $0.hourly?[0].reasons = reasons; $0.counts[0].reasons = reasons }),
+            ]
+            for (what, altered) in tampered {
+                do {
+                    _ = try await passer.call(SyncAPI.report, altered)
+                    Issue.record("\(what): taken")
+                } catch {
+                    #expect((error as? JSONRPCError)?.code == APIError.sealRefused.code, "\(what): \(error)")
+                }
+            }
+            #expect(try await passer.call(SyncAPI.report, report(reasons)).accepted)
+            let stats = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats.first
+            #expect(stats?.reports == 2 && stats?.reasons == reasons)
+            await passer.close()
             await admin.close()
         }
     }
