@@ -29,7 +29,7 @@ public struct ADCtl: AsyncParsableCommand {
               adctl explain --app shop --platform ios --app-version 5.2.0 --device d-1
               adctl --endpoint tcp://10.0.0.10:7100 --keys-dir /etc/launchad/keys campaign get 7
             """,
-        subcommands: [CampaignCommand.self, CreativeCommand.self, AppCommand.self, Edges.self, Stats.self, History.self, Explain.self, Backup.self, Call.self, Discover.self, Keygen.self])
+        subcommands: [CampaignCommand.self, CreativeCommand.self, AppCommand.self, Edges.self, Stats.self, Reports.self, History.self, Explain.self, Backup.self, Call.self, Discover.self, Keygen.self])
 
     public init() {}
 

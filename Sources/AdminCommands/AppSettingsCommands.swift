@@ -24,21 +24,28 @@ extension AppCommand {
                   adctl app set com.example.shop --market cn --timezone Asia/Shanghai
                   adctl app set com.example.shop --logo 27022c39... (an uploaded creative's sha256; "" removes it)
                   adctl app set com.example.shop --market eu --dry-run
+                  adctl app set com.example.shop --report-pause 50 (a campaign reported 50 times within an hour is paused)
                 """)
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The app's id, as campaigns name it.") var app: String
         @Option(help: "cn, eu or global.") var market: String?
         @Option(help: "An IANA time zone name, such as Asia/Shanghai: where the app's day begins (its stats and goals by day begin at its midnight).") var timezone: String?
         @Option(help: "The sha256 of an uploaded creative shown below a half ad; \"\" removes it.") var logo: String?
+        @Option(help: "Pause a campaign of the app whose reports within an hour (UTC) reach N (\(AppSettings.reportPauseRange.lowerBound) to \(AppSettings.reportPauseRange.upperBound)); 0 turns it off.") var reportPause: Int?
         @Flag(help: "Show what would change, and change nothing.") var dryRun = false
 
         func validate() throws {
-            if market == nil, timezone == nil, logo == nil { throw ValidationError("give --market, --timezone or --logo") }
+            if market == nil, timezone == nil, logo == nil, reportPause == nil {
+                throw ValidationError("give --market, --timezone, --logo or --report-pause")
+            }
+            if let reportPause, reportPause != 0, !AppSettings.reportPauseRange.contains(reportPause) {
+                throw ValidationError("--report-pause must be \(AppSettings.reportPauseRange.lowerBound) to \(AppSettings.reportPauseRange.upperBound), or 0 to turn it off (got \(reportPause))")
+            }
             if let market, Market(rawValue: market) == nil { throw ValidationError("--market must be cn, eu or global (got \(market))") }
         }
 
         func run() async throws {
-            let patch = AppPatch(app: app, market: market.flatMap(Market.init), timezone: timezone, logo: logo)
+            let patch = AppPatch(app: app, market: market.flatMap(Market.init), timezone: timezone, logo: logo, reportPause: reportPause)
             try await connection.run { client in
                 let result: AppSetResult
                 if dryRun {
@@ -106,8 +113,8 @@ extension AppCommand {
                     print(try JSONValueEncoder().encode(result).jsonText)
                     return
                 }
-                Table.print(["APP", "MARKET", "TIMEZONE", "LOGO", "UPDATED"], result.apps.map { app in
-                    [app.app, app.market.rawValue, app.timezone, app.logo ?? "-", app.updatedAt?.rfc3339 ?? "-"]
+                Table.print(["APP", "MARKET", "TIMEZONE", "LOGO", "REPORT PAUSE", "UPDATED"], result.apps.map { app in
+                    [app.app, app.market.rawValue, app.timezone, app.logo ?? "-", app.reportPause.map(String.init) ?? "-", app.updatedAt?.rfc3339 ?? "-"]
                 })
             }
         }
@@ -130,7 +137,7 @@ extension AppCommand {
 
     /// An app in one line.
     static func summary(_ app: AppSettings) -> String {
-        "market \(app.market.rawValue), timezone \(app.timezone), logo \(app.logo ?? "none")"
+        "market \(app.market.rawValue), timezone \(app.timezone), logo \(app.logo ?? "none"), report pause \(app.reportPause.map { "at \($0) an hour" } ?? "off")"
     }
 
     /// The markets' rules, from the table campaignd checks.

@@ -7,10 +7,11 @@ import LaunchAdDomain
 /// `adctl stats [ID]`
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Impressions, clicks and skips per campaign, from the edges' reports: totals, or over time.",
+        abstract: "Impressions, clicks, skips and reports per campaign, from the edges' reports: totals, or over time.",
         discussion: """
             With --by, --split, --from or --to, a row per campaign and hour (or day, UTC), split by creative and the \
-            edge's region when asked. CTR is clicks / impressions, SKIP RATE skips / impressions. campaignd keeps the \
+            edge's region when asked. CTR is clicks / impressions, SKIP RATE skips / impressions; REPORTS counts the \
+            ads users reported (adctl reports lists them by reason). campaignd keeps the \
             hourly counts for its --stats-retention (90 days by default); the totals for good.
 
             Examples:
@@ -55,8 +56,8 @@ struct Stats: AsyncParsableCommand {
                 return
             }
             guard let series = result.series else {
-                Table.print(["ID", "IMPRESSIONS", "CLICKS", "SKIPS", "CTR", "SKIP RATE"], result.stats.map {
-                    [String($0.id), String($0.impressions), String($0.clicks), String($0.skips)]
+                Table.print(["ID", "IMPRESSIONS", "CLICKS", "SKIPS", "REPORTS", "CTR", "SKIP RATE"], result.stats.map {
+                    [String($0.id), String($0.impressions), String($0.clicks), String($0.skips), String($0.reports ?? 0)]
                         + Self.rates(impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips)
                 })
                 return

@@ -1,8 +1,9 @@
 import LaunchAdAPI
 import LaunchAdDomain
 
-/// A campaign's page: its fields, the writes it offers, the phone-frame preview, its stats by hour and a page of its
-/// history from the change log, newest first, with a link to the older changes.
+/// A campaign's page: its fields (with its app's market), the writes it offers, the phone-frame preview, its stats by
+/// hour, its reports by reason, and a page of its history from the change log, newest first, with a link to the older
+/// changes.
 enum CampaignPage {
     struct Content {
         var campaign: Campaign
@@ -14,6 +15,10 @@ enum CampaignPage {
         var stats: Result<[StatsPoint], any Error>
         var statsFrom: Timestamp
         var statsHours: Int
+        /// Its app's market (`nil` when campaignd could not say).
+        var market: Market?
+        /// Its totals, with its reports by reason (`nil` when campaignd could not say).
+        var totals: CampaignStats?
     }
 
     static func body(_ content: Content) -> String {
@@ -22,7 +27,7 @@ enum CampaignPage {
         for operation in ConsoleOperation.allCases where operation.offered(for: campaign) {
             html += "<a href=\"/campaigns/\(campaign.id)/\(operation.rawValue)\">\(operation.title)</a>"
         }
-        html += "</p>" + fields(campaign)
+        html += "</p>" + fields(campaign, market: content.market)
         html += "<h2>Preview</h2>" + PhonePreview.section(campaign, shapes: content.shapes)
         html += "<h2>Stats, last \(content.statsHours) hours</h2>"
         switch content.stats {
@@ -33,6 +38,7 @@ enum CampaignPage {
         case .failure(let error):
             html += "<p class=\"error\">\(HTML.escape("\(error)"))</p>"
         }
+        html += "<h2>Reports</h2>" + reports(content.totals)
         html += "<h2>History</h2>"
         switch content.history {
         case .success(let changes):
@@ -57,9 +63,19 @@ enum CampaignPage {
         return html
     }
 
-    static func fields(_ campaign: Campaign) -> String {
+    /// The users' reports of the campaign's ad: every reason's count (campaignd keeps them by hour for its stats
+    /// retention; the total for good).
+    static func reports(_ totals: CampaignStats?) -> String {
+        guard let totals else { return "<p class=\"error\">Reports unavailable.</p>" }
+        let reasons = totals.reasons ?? ReportReasons()
+        return "<table id=\"reports\"><thead><tr><th>reason</th><th>reports</th></tr></thead><tbody>"
+            + ReportReason.allCases.map { "<tr data-reason=\"\($0.rawValue)\"><td>\($0.rawValue)</td><td>\(reasons[$0])</td></tr>" }.joined()
+            + "<tr data-reason=\"total\"><th>total</th><th>\(totals.reports ?? reasons.total)</th></tr></tbody></table>"
+    }
+
+    static func fields(_ campaign: Campaign, market: Market? = nil) -> String {
         var rows: [(String, String)] = [
-            ("id", "\(campaign.id)"), ("app", campaign.app), ("state", campaign.state.rawValue),
+            ("id", "\(campaign.id)"), ("app", campaign.app), ("market", market?.rawValue ?? "unknown"), ("state", campaign.state.rawValue),
             ("window", "\(campaign.startsAt.rfc3339) to \(campaign.endsAt.rfc3339)"),
             ("priority", "\(campaign.priority)"), ("weight", "\(campaign.weight)"), ("forced", "\(campaign.forced)"),
             ("countdown", "\(campaign.countdown) s"),

@@ -41,7 +41,7 @@ enum CampaignsPage {
         let byApp = Dictionary(grouping: campaigns, by: \.app)
         var html = """
             <h2>Apps</h2>
-            <table id="apps"><thead><tr><th>app</th><th>market</th><th>timezone</th><th>breaking its market's rules</th></tr></thead><tbody>
+            <table id="apps"><thead><tr><th>app</th><th>market</th><th>timezone</th><th>report pause</th><th>breaking its market's rules</th></tr></thead><tbody>
             """
         for app in known.values.sorted(by: { $0.app < $1.app }) {
             let breaking = BreakingCampaign.among(byApp[app.app] ?? [], in: app.market)
@@ -54,7 +54,8 @@ enum CampaignsPage {
             }.joined()
             html += """
                 <tr data-app="\(HTML.escape(app.app))"><td>\(HTML.escape(app.app))</td><td data-market="\(app.market.rawValue)">\(app.market.rawValue)</td>\
-                <td>\(HTML.escape(app.timezone))</td><td>\(breaking.isEmpty ? "none" : "<ul class=\"breaking\">\(list)</ul>")</td></tr>
+                <td>\(HTML.escape(app.timezone))</td><td data-report-pause="\(app.reportPause ?? 0)">\(app.reportPause.map { "at \($0) reports an hour" } ?? "off")</td>\
+                <td>\(breaking.isEmpty ? "none" : "<ul class=\"breaking\">\(list)</ul>")</td></tr>
                 """
         }
         return html + "</tbody></table>"

@@ -167,18 +167,23 @@ struct ConsoleRoutes: Sendable {
         let now = clock()
         let from = Timestamp(milliseconds: (now.milliseconds / 3_600_000 - Int64(hours) + 1) * 3_600_000)
         let stats: Result<[StatsPoint], any Error>
+        var totals: CampaignStats?
         do {
             let answer = try await gateway.call(AdminAPI.campaignStats, CampaignStatsParams(id: id, from: from, by: .hour), actor: user)
             stats = .success(answer.series ?? [])
+            totals = answer.stats.first { $0.id == id }
         } catch let error as JSONRPCError where error.code == APIError.campaignNotFound.code {
             stats = .success([])  // nothing reported yet
+            totals = CampaignStats(id: id, impressions: 0, clicks: 0, skips: 0, reports: 0)
         } catch {
             stats = .failure(error)
         }
+        // The market is the app's: a page that cannot ask for it still shows the campaign.
+        let market = try? await gateway.call(AdminAPI.appGet, AppParams(app: campaign.app), actor: user).app.market
         let history: Result<[ChangeEntry], any Error>
         do { history = .success(try await gateway.history(id, historyBefore, configuration.historyPage)) } catch { history = .failure(error) }
         let content = CampaignPage.Content(campaign: campaign, shapes: shapes, history: history, historyBefore: historyBefore,
-                                           stats: stats, statsFrom: from, statsHours: hours)
+                                           stats: stats, statsFrom: from, statsHours: hours, market: market, totals: totals)
         return ConsoleResponses.html(page(principal, "Campaign \(id)", CampaignPage.body(content), message: message), status: status)
     }
 

@@ -118,6 +118,11 @@ enum AdminHandlers {
             return AppResult(app: app, changes: try await store.appHistory(params.app, limit: AppResult.maxChanges))
         }
         table.register(AdminAPI.appList) { _, _ in AppListResult(apps: try await store.apps()) }
+        table.register(AdminAPI.reportList) { params, _ in
+            try params.check()
+            let limit = try params.checkedLimit()
+            return ReportListResult(campaigns: try await store.reportedCampaigns(app: params.app, since: params.since, limit: limit))
+        }
         table.register(AdminAPI.changeList) { params, _ in
             let limit = params.limit ?? ChangeListParams.defaultLimit
             guard (1...ChangeListParams.maxLimit).contains(limit) else {

@@ -101,6 +101,12 @@ enum PostgresSchema {
             after TEXT NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS app_changes_app ON app_changes(app, id)",
+        // Reports of ads, added after the tables: every reason's in the totals and the hourly counts, by reason in
+        // their own hourly table.
+        "ALTER TABLE stats ADD COLUMN IF NOT EXISTS reports BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE stats_hourly ADD COLUMN IF NOT EXISTS reports BIGINT NOT NULL DEFAULT 0",
+        PostgresQuery(unsafeSQL: StatsSeriesSQL.createReportHourly),
+        "CREATE INDEX IF NOT EXISTS report_hourly_hour ON report_hourly(hour)",
         "INSERT INTO counter (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
         "INSERT INTO published (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
     ]

@@ -49,7 +49,7 @@ extension PostgresStore {
     @discardableResult
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
                           region: String) async throws -> (taken: Bool, last: Int64) {
-        try await pooled { [logger] connection -> (taken: Bool, last: Int64) in
+        let (answer, paused) = try await pooled { [logger] connection -> ((taken: Bool, last: Int64), [Change]) in
             try await Self.transaction(connection, logger: logger) {
                 // The edge's row, locked: two campaignd taking the same resent report count it once.
                 try await connection.query("""
@@ -58,21 +58,31 @@ extension PostgresStore {
                 let last = try await Self.rows(connection, "SELECT last_report_id FROM edge_reports WHERE edge_id = \(edgeId) FOR UPDATE",
                                                logger)[0].decode(Int64.self)
                 // Taken before: nothing was written (the row was there), and the commit only lets the row go.
-                if last != Int64.min && reportId <= last { return (false, last) }
+                if last != Int64.min && reportId <= last { return ((false, last), []) }
                 try await connection.query("UPDATE edge_reports SET last_report_id = \(reportId) WHERE edge_id = \(edgeId)", logger: logger)
                 for item in counts {
                     try await connection.query("""
-                        INSERT INTO stats (campaign_id, impressions, clicks, skips)
-                        VALUES (\(item.id), \(item.impressions), \(item.clicks), \(item.skips))
+                        INSERT INTO stats (campaign_id, impressions, clicks, skips, reports)
+                        VALUES (\(item.id), \(item.impressions), \(item.clicks), \(item.skips), \(item.reasons?.total ?? 0))
                         ON CONFLICT (campaign_id) DO UPDATE SET \(unescaped: StatsSeriesSQL.addCounts(of: "stats"))
                         """, logger: logger)
                 }
+                let addReports = StatsSeriesSQL.addReports(placeholder: { $0 == 3 ? "$3" : "$\($0)::BIGINT" })
                 for item in hourly {
                     try await connection.query("""
-                        INSERT INTO stats_hourly (campaign_id, hour, creative, region, impressions, clicks, skips)
-                        VALUES (\(item.id), \(item.hour.milliseconds), \(item.sha256 ?? ""), \(region), \(item.impressions), \(item.clicks), \(item.skips))
+                        INSERT INTO stats_hourly (campaign_id, hour, creative, region, impressions, clicks, skips, reports)
+                        VALUES (\(item.id), \(item.hour.milliseconds), \(item.sha256 ?? ""), \(region), \(item.impressions), \(item.clicks), \(item.skips),
+                                \(item.reasons?.total ?? 0))
                         ON CONFLICT (campaign_id, hour, creative, region) DO UPDATE SET \(unescaped: StatsSeriesSQL.addCounts(of: "stats_hourly"))
                         """, logger: logger)
+                    for reason in ReportReason.allCases where (item.reasons?[reason] ?? 0) > 0 {
+                        var binds = PostgresBindings()
+                        binds.append(item.id)
+                        binds.append(item.hour.milliseconds)
+                        binds.append(reason.rawValue)
+                        binds.append(item.reasons?[reason] ?? 0)
+                        try await connection.query(PostgresQuery(unsafeSQL: addReports, binds: binds), logger: logger)
+                    }
                 }
                 let insertApp = StatsSeriesSQL.addApp(placeholder: { $0 == 1 ? "$1" : "$\($0)::BIGINT" })
                 for item in apps {
@@ -82,20 +92,88 @@ extension PostgresStore {
                     for number in item.numbers { binds.append(number) }
                     try await connection.query(PostgresQuery(unsafeSQL: insertApp, binds: binds), logger: logger)
                 }
-                return (true, reportId)
+                return ((true, reportId), try await self.pauseReported(connection, hourly: hourly, now: .now()))
             }
         }
+        if !paused.isEmpty { signal.wake() }
+        return answer
+    }
+
+    /// Pauses the live campaigns whose reports of an hour this report added to reach their app's threshold
+    /// (``ReportPause``); answers the changes. Only when some campaign may be paused does it take the counter row
+    /// (as every campaign write does, after the report's own rows): then the counts and states it reads are those
+    /// every other campaignd's committed report left, and a second report reaching the threshold at once finds the
+    /// campaign paused, so none is paused twice.
+    private func pauseReported(_ connection: PostgresConnection, hourly: [HourlyCount], now: Timestamp) async throws -> [Change] {
+        let hours = ReportPause.reportedHours(hourly)
+        guard !hours.isEmpty else { return [] }
+        let thresholds = try await Self.rows(connection, "SELECT body FROM apps", logger).compactMap { row -> (String, Int)? in
+            let app = try AppJSON.decode(row.decode(String.self))
+            return app.reportPause.map { (app.app, $0) }
+        }
+        guard !thresholds.isEmpty else { return [] }
+        let byApp = Dictionary(thresholds, uniquingKeysWith: { first, _ in first })
+        try await connection.query("SELECT seq FROM counter WHERE id = 1 FOR UPDATE", logger: logger)
+        let sumSQL = StatsSeriesSQL.hourReports(placeholder: { "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
+        var changes: [Change] = []
+        for (id, hour) in hours {
+            guard let campaign = try await load(connection, id: id), campaign.state == .live, let threshold = byApp[campaign.app] else { continue }
+            var binds = PostgresBindings()
+            binds.append(id)
+            binds.append(hour)
+            let reports = try await Self.rows(connection, PostgresQuery(unsafeSQL: sumSQL, binds: binds), logger).first?.decode(Int64.self) ?? 0
+            guard let next = ReportPause.paused(campaign, reports: reports, threshold: threshold, now: now) else { continue }
+            changes.append(try await record(connection, .paused, next, actor: ReportPause.actor, now: now))
+        }
+        if let last = changes.last {
+            try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(String(last.seq)))", logger: logger)
+        }
+        return changes
     }
 
     public func stats(id: Int64?) async throws -> [CampaignStats] {
-        try await rows("""
-            SELECT c.id, COALESCE(s.impressions, 0), COALESCE(s.clicks, 0), COALESCE(s.skips, 0)
+        let stats = try await rows("""
+            SELECT c.id, COALESCE(s.impressions, 0), COALESCE(s.clicks, 0), COALESCE(s.skips, 0), COALESCE(s.reports, 0)
             FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id
             WHERE (CASE WHEN \(id)::bigint IS NULL THEN c.state <> 'deleted' ELSE c.id = \(id) END)
             ORDER BY c.id
             """).map { row in
-            let (id, impressions, clicks, skips) = try row.decode((Int64, Int64, Int64, Int64).self)
-            return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips)
+            let (id, impressions, clicks, skips, reports) = try row.decode((Int64, Int64, Int64, Int64, Int64).self)
+            return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips, reports: reports)
+        }
+        let reasons = StatsSeriesSQL.reasons(try await reportedRows(app: nil, since: nil, id: id))
+        return stats.map { item in
+            var item = item
+            item.reasons = reasons[item.id]?.reasons
+            return item
+        }
+    }
+
+    public func reportedCampaigns(app: String?, since: Timestamp?, limit: Int) async throws -> [ReportedCampaign] {
+        let byId = StatsSeriesSQL.reasons(try await reportedRows(app: app, since: since, id: nil))
+        // Only the campaigns listed are read, to name them.
+        var campaigns: [Int64: Campaign] = [:]
+        for id in StatsSeriesSQL.mostReported(byId, limit: limit) {
+            campaigns[id] = try await rows("SELECT body FROM campaigns WHERE id = \(id)").first.map { try CampaignJSON.decode($0.decode(String.self)) }
+        }
+        return try StatsSeriesSQL.ranked(byId, limit: limit) { campaigns[$0] }
+    }
+
+    /// The rows of ``StatsSeriesSQL/selectReported(placeholder:sum:one:)``: of one campaign when `id` is given.
+    private func reportedRows(app: String?, since: Timestamp?, id: Int64?) async throws -> [StatsSeriesSQL.ReportedRow] {
+        var binds = PostgresBindings()
+        binds.append(since.map { HourlyCount.hour(of: $0).milliseconds } ?? Int64.min)
+        if let id {
+            binds.append(id)
+        } else {
+            binds.append(app)
+            binds.append(app)
+        }
+        let sql = StatsSeriesSQL.selectReported(placeholder: { $0 == 1 || id != nil ? "$\($0)::BIGINT" : "$\($0)::TEXT" },
+                                                sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" }, one: id != nil)
+        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+            let (id, reason, count, last) = try row.decode((Int64, String, Int64, Int64).self)
+            return (id: id, reason: reason, count: count, last: last)
         }
     }
 
@@ -106,9 +184,10 @@ extension PostgresStore {
         if let id = query.id { binds.append(id) }
         let sql = StatsSeriesSQL.select(query, placeholder: { "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
         return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
-            let (id, bucket, creative, region, impressions, clicks, skips) = try row.decode((Int64, Int64, String, String, Int64, Int64, Int64).self)
+            let (id, bucket, creative, region, impressions, clicks, skips, reports)
+                = try row.decode((Int64, Int64, String, String, Int64, Int64, Int64, Int64).self)
             return StatsSeriesSQL.point(query, id: id, bucket: bucket, creative: creative, region: region,
-                                        impressions: impressions, clicks: clicks, skips: skips)
+                                        impressions: impressions, clicks: clicks, skips: skips, reports: reports)
         }
     }
 
@@ -128,6 +207,7 @@ extension PostgresStore {
     @discardableResult
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
         let campaigns = try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
+            + (try await rows("DELETE FROM report_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
         return campaigns + (try await rows("DELETE FROM app_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
     }
 

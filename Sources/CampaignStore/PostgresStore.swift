@@ -347,7 +347,7 @@ public final class PostgresStore: Store {
         try await connection.query(query, logger: logger).collect()
     }
 
-    private func load(_ connection: PostgresConnection, id: Int64) async throws -> Campaign? {
+    func load(_ connection: PostgresConnection, id: Int64) async throws -> Campaign? {
         try await Self.rows(connection, "SELECT body FROM campaigns WHERE id = \(id)", logger).first
             .map { try CampaignJSON.decode($0.decode(String.self)) }
     }
@@ -361,7 +361,7 @@ public final class PostgresStore: Store {
     }
 
     /// Stores the campaign, takes the next `seq` and appends the change (the counter row is already locked).
-    private func record(_ connection: PostgresConnection, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
+    func record(_ connection: PostgresConnection, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
                         now: Timestamp) async throws -> Change {
         let seq = try await Self.rows(connection, "UPDATE counter SET seq = seq + 1 WHERE id = 1 RETURNING seq", logger)[0]
             .decode(Int64.self)

@@ -16,7 +16,7 @@ public final class SQLiteStore: Store {
     private let files: CreativeFiles
     /// The random id of this database, made when it was created.
     public let epoch: String
-    private let signal = CommitSignal()
+    let signal = CommitSignal()
 
     /// The database file's name in the data folder.
     public static let fileName = "campaigns.sqlite"
@@ -141,6 +141,15 @@ public final class SQLiteStore: Store {
                     before TEXT,
                     after TEXT NOT NULL);
                 CREATE INDEX app_changes_app ON app_changes(app, id);
+                """)
+        }
+        // Reports of ads: every reason's in the totals and the hourly counts, by reason in their own hourly table.
+        migrator.registerMigration("v10 reports") { db in
+            try db.execute(sql: """
+                ALTER TABLE stats ADD COLUMN reports INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE stats_hourly ADD COLUMN reports INTEGER NOT NULL DEFAULT 0;
+                \(StatsSeriesSQL.createReportHourly);
+                CREATE INDEX report_hourly_hour ON report_hourly(hour);
                 """)
         }
         try migrator.migrate(pool)
@@ -458,7 +467,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    private static func app(_ db: Database, _ app: String) throws -> AppSettings? {
+    static func app(_ db: Database, _ app: String) throws -> AppSettings? {
         try String.fetchOne(db, sql: "SELECT body FROM apps WHERE app = ?", arguments: [app]).map(AppJSON.decode)
     }
 
@@ -550,7 +559,7 @@ public final class SQLiteStore: Store {
         Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? "0") ?? 0
     }
 
-    private static func load(_ db: Database, id: Int64) throws -> Campaign? {
+    static func load(_ db: Database, id: Int64) throws -> Campaign? {
         try String.fetchOne(db, sql: "SELECT body FROM campaigns WHERE id = ?", arguments: [id]).map(decode)
     }
 
@@ -560,7 +569,7 @@ public final class SQLiteStore: Store {
     }
 
     /// Stores the campaign, takes the next `seq`, appends the change, and trims the log.
-    private static func record(_ db: Database, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
+    static func record(_ db: Database, _ operation: CampaignOperation, _ campaign: Campaign, actor: String,
                                now: Timestamp) throws -> Change {
         let seq = try Self.seq(db) + 1
         let body = try CampaignJSON.encode(campaign)

@@ -15,7 +15,7 @@ enum StatsSeriesSQL {
             : "campaign_id = \(placeholder(3))"
         return """
             SELECT campaign_id, \(bucketSQL(query.by, zone: query.zone, from: query.from, to: query.to)) AS bucket, \(creative) AS c,
-                \(region) AS r, \(sum("impressions")), \(sum("clicks")), \(sum("skips"))
+                \(region) AS r, \(sum("impressions")), \(sum("clicks")), \(sum("skips")), \(sum("reports"))
             FROM stats_hourly WHERE hour >= \(placeholder(1)) AND hour < \(placeholder(2)) AND \(campaign)
             GROUP BY campaign_id, bucket, c, r ORDER BY campaign_id, bucket, c, r
             """
@@ -64,15 +64,88 @@ enum StatsSeriesSQL {
     /// The column-by-column update of a count row of `table` on conflict: the stored counts plus the new ones
     /// (`excluded`, never negative), stopping at `Int64.max` instead of overflowing (which SQLite turns into a
     /// floating-point value, and PostgreSQL into an error), in either engine.
-    static func addCounts(of table: String, columns: [String] = ["impressions", "clicks", "skips"]) -> String {
+    static func addCounts(of table: String, columns: [String] = ["impressions", "clicks", "skips", "reports"]) -> String {
         columns.map { column in
             "\(column) = CASE WHEN \(table).\(column) > \(Int64.max) - excluded.\(column) THEN \(Int64.max) ELSE \(table).\(column) + excluded.\(column) END"
         }.joined(separator: ", ")
     }
 
     static func point(_ query: StatsQuery, id: Int64, bucket: Int64, creative: String, region: String,
-                      impressions: Int64, clicks: Int64, skips: Int64) -> StatsPoint {
+                      impressions: Int64, clicks: Int64, skips: Int64, reports: Int64) -> StatsPoint {
         StatsPoint(id: id, at: bucketStart(bucket, by: query.by, zone: query.zone), creative: query.byCreative ? creative : nil,
-                   region: query.byRegion ? region : nil, impressions: impressions, clicks: clicks, skips: skips)
+                   region: query.byRegion ? region : nil, impressions: impressions, clicks: clicks, skips: skips, reports: reports)
+    }
+
+    /// The table of reports by campaign, hour (UTC, in milliseconds) and reason, alike in both engines (whose
+    /// `INTEGER` and `BIGINT` both hold 64 bits).
+    static let createReportHourly = """
+        CREATE TABLE IF NOT EXISTS report_hourly (
+            campaign_id BIGINT NOT NULL,
+            hour BIGINT NOT NULL,
+            reason TEXT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (campaign_id, hour, reason))
+        """
+
+    /// The insert of one reason's reports of a campaign's hour (the arguments: campaign, hour, reason, count), added
+    /// to the row already there, saturating.
+    static func addReports(placeholder: (Int) -> String) -> String {
+        """
+        INSERT INTO report_hourly (campaign_id, hour, reason, count) VALUES (\((1...4).map(placeholder).joined(separator: ", ")))
+        ON CONFLICT (campaign_id, hour, reason) DO UPDATE SET \(addCounts(of: "report_hourly", columns: ["count"]))
+        """
+    }
+
+    /// The sum of a campaign's reports in one hour (the arguments: campaign, hour), every creative and region.
+    static func hourReports(placeholder: (Int) -> String, sum: (String) -> String) -> String {
+        "SELECT COALESCE(\(sum("reports")), 0) FROM stats_hourly WHERE campaign_id = \(placeholder(1)) AND hour = \(placeholder(2))"
+    }
+
+    /// Selects campaign, reason, the sum of its reports and the latest hour from `report_hourly`, from the hour
+    /// `since` (the first argument), of the campaigns of one app when the second argument is not null (and never of
+    /// a deleted one), in order of campaign and reason; with `one`, of the campaign the second argument names alone
+    /// (deleted or not, and no third argument).
+    static func selectReported(placeholder: (Int) -> String, sum: (String) -> String, one: Bool = false) -> String {
+        let campaigns = one ? "campaign_id = \(placeholder(2))" : """
+            campaign_id IN (SELECT id FROM campaigns WHERE state != 'deleted' AND (\(placeholder(2)) IS NULL OR app = \(placeholder(3))))
+            """
+        return """
+            SELECT campaign_id, reason, \(sum("count")), MAX(hour) FROM report_hourly
+            WHERE hour >= \(placeholder(1)) AND \(campaigns)
+            GROUP BY campaign_id, reason ORDER BY campaign_id, reason
+            """
+    }
+
+    /// One row of ``selectReported(placeholder:sum:one:)``: a campaign, a reason, its sum and its latest hour.
+    typealias ReportedRow = (id: Int64, reason: String, count: Int64, last: Int64)
+
+    /// The rows of ``selectReported(placeholder:sum:one:)`` by campaign: its reports by reason and its latest hour.
+    static func reasons(_ rows: [ReportedRow]) -> [Int64: (reasons: ReportReasons, last: Int64)] {
+        var byId: [Int64: (reasons: ReportReasons, last: Int64)] = [:]
+        for row in rows {
+            // A reason this campaignd does not know (written by a newer one) still counts, as other.
+            let reason = ReportReason(rawValue: row.reason) ?? .other
+            var entry = byId[row.id] ?? (ReportReasons(), row.last)
+            entry.reasons[reason] = entry.reasons[reason].addingSaturated(row.count)
+            entry.last = max(entry.last, row.last)
+            byId[row.id] = entry
+        }
+        return byId
+    }
+
+    /// The ids of the campaigns of ``reasons(_:)``, the most reported first (then by id), at most `limit`.
+    static func mostReported(_ byId: [Int64: (reasons: ReportReasons, last: Int64)], limit: Int) -> [Int64] {
+        byId.sorted { ($1.value.reasons.total, $0.key) < ($0.value.reasons.total, $1.key) }.prefix(limit).map(\.key)
+    }
+
+    /// The campaigns of ``reasons(_:)``, the most reported first (then by id), at most `limit`, named from
+    /// `campaign(id)` (those it does not find left out).
+    static func ranked(_ byId: [Int64: (reasons: ReportReasons, last: Int64)], limit: Int,
+                       campaign: (Int64) throws -> Campaign?) throws -> [ReportedCampaign] {
+        try mostReported(byId, limit: limit).compactMap { id in
+            guard let entry = byId[id], let stored = try campaign(id) else { return nil }
+            return ReportedCampaign(id: id, name: stored.name, app: stored.app, total: entry.reasons.total, reasons: entry.reasons,
+                                    lastAt: Timestamp(milliseconds: entry.last))
+        }
     }
 }

@@ -82,13 +82,21 @@ public protocol Store: Sendable {
     /// and the last id taken from the edge.
     /// With them, in the same transaction, `hourly` is added to the counts kept by campaign, hour, creative and
     /// `region` (what ``statsSeries(_:)`` answers), and `apps` to those kept by app and hour (what
-    /// ``appSeries(_:)`` answers); every sum stops at `Int64.max`.
+    /// ``appSeries(_:)`` answers); every sum stops at `Int64.max`. Reports (``HourlyCount/reasons``) are added by
+    /// campaign, hour and reason too, and a live campaign whose reports of an hour reach its app's
+    /// ``AppSettings/reportPause`` is paused in the same transaction (``ReportPause``), a change like any other.
     @discardableResult
     func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
                    region: String) async throws -> (taken: Bool, last: Int64)
 
-    /// Counts per campaign: one campaign's, or every campaign's but deleted ones.
+    /// Counts per campaign: one campaign's, or every campaign's but deleted ones; `reports` always, `reasons` (over
+    /// the hours kept) when it has any.
     func stats(id: Int64?) async throws -> [CampaignStats]
+
+    /// The campaigns reported in the hours from `since` on (every hour kept when `nil`), of one app or every app's
+    /// (never deleted ones), each with its reports by reason and the hour of its latest: the most reported first,
+    /// then by id, at most `limit`.
+    func reportedCampaigns(app: String?, since: Timestamp?, limit: Int) async throws -> [ReportedCampaign]
 
     /// The counts over time `query` asks for: one campaign's or every campaign's but deleted ones, summed by bucket
     /// (and by creative and region when split), in order of campaign, bucket, creative and region; buckets with no

@@ -61,6 +61,7 @@ final class EventLedger: Sendable {
                 case .impression: entry.impressions += 1
                 case .click: entry.clicks += 1
                 case .skip: entry.skips += 1
+                case .reported: entry.reasons = ReportReasons.merged(entry.reasons, event.reason.map(ReportReasons.init(one:)))
                 case .request, .noAd, .timeout, .failed: break
                 }
                 unsaved.counts[countKey] = entry

@@ -119,7 +119,7 @@ final class ReportShipper: Service {
                 // A report sent without its hours (campaignd refused them as too old) gives its totals back under this hour.
                 let hour = HourlyCount.hour(of: .now())
                 ledger.restore(report.hourly ?? report.counts.map {
-                    HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips)
+                    HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips, reasons: $0.reasons)
                 }, apps: report.apps ?? [])
             }
             await save(outbox)

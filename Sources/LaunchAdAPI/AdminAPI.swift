@@ -46,16 +46,18 @@ public enum AdminAPI {
             EdgeInfo(edgeId: "edge-sz-1", region: "cn-south", epoch: APIExamples.epoch, appliedSeq: 12, lastSeen: APIExamples.created, stale: true),
         ], seq: 18, epoch: APIExamples.epoch))])
     public static let campaignStats = RPCMethod<CampaignStatsParams, CampaignStatsResult>(
-        "campaign.stats", summary: "Impressions, clicks and skips reported by edges: totals, and over time by hour or day.",
-        description: "Totals always; with any of from, to, by or split, the series too: by campaign, bucket (UTC), then creative and the edge's region when split. Buckets with no event are left out. campaignd keeps hourly counts for --stats-retention (90 days by default).",
+        "campaign.stats", summary: "Impressions, clicks, skips and reports (launch.report kind reported) counted by edges: totals, and over time by hour or day.",
+        description: "Totals always; with any of from, to, by or split, the series too: by campaign, bucket (UTC), then creative and the edge's region when split. Buckets with no event are left out. campaignd keeps hourly counts for --stats-retention (90 days by default). A total's reasons are its reports by reason over the hours kept.",
         idempotent: true, errors: [APIError.campaignNotFound],
         examples: [RPCExample("one campaign", params: CampaignStatsParams(id: 42),
-                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)])),
+                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120, reports: 3,
+                                                                                 reasons: ReportReasons(misleading: 2, other: 1))])),
                    RPCExample("by hour, split by creative", params: CampaignStatsParams(id: 42, from: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!,
                                                                                        to: Timestamp(rfc3339: "2026-11-11T02:00:00Z")!, by: .hour, split: [.creative]),
-                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120)], series: [
-                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 800, clicks: 20, skips: 160),
-                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 650, clicks: 18, skips: 122),
+                              result: CampaignStatsResult(stats: [CampaignStats(id: 42, impressions: 15230, clicks: 412, skips: 3120, reports: 3,
+                                                                                 reasons: ReportReasons(misleading: 2, other: 1))], series: [
+                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T00:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 800, clicks: 20, skips: 160, reports: 1),
+                                StatsPoint(id: 42, at: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!, creative: APIExamples.creative.sha256, impressions: 650, clicks: 18, skips: 122, reports: 0),
                               ]))])
 
     public static let appStats = RPCMethod<AppStatsParams, AppStatsResult>(
@@ -97,8 +99,8 @@ public enum AdminAPI {
                               ], at: APIExamples.updated))])
 
     public static let appSet = RPCMethod<AppPatch, AppSetResult>(
-        "app.set", summary: "Set an app's market, time zone or logo: only the fields given change.",
-        description: "The first app.set of an app must give its market (-32602 naming market otherwise) and starts from the defaults UTC and no logo; later ones change only the fields they give (an app never set reads as global, in UTC, with no logo). A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256. The change is kept in the app's log with who made it (app.get); a patch that changes nothing (a retried call) is not logged. The answer lists the live, scheduled and paused campaigns of the app that break its market's rules, each with its state and every rule it breaks; none of them is changed (pause or update them: an update, a resume and a force are checked against the rules).",
+        "app.set", summary: "Set an app's market, time zone, logo or report threshold: only the fields given change.",
+        description: "The first app.set of an app must give its market (-32602 naming market otherwise) and starts from the defaults UTC and no logo; later ones change only the fields they give (an app never set reads as global, in UTC, with no logo). A bad field is refused with -32602 naming it: an app id outside its rule, a market that is not cn, eu or global, a time zone that is not an IANA name of the tz database, a logo that is not an uploaded creative's sha256, a reportPause outside 0 to 1000000 (0 turns the threshold off: a live campaign of the app whose reports of one hour reach it is paused once, by the actor rules; see report.list). The change is kept in the app's log with who made it (app.get); a patch that changes nothing (a retried call) is not logged. The answer lists the live, scheduled and paused campaigns of the app that break its market's rules, each with its state and every rule it breaks; none of them is changed (pause or update them: an update, a resume and a force are checked against the rules).",
         idempotent: true,
         examples: [RPCExample("an app moved to the Chinese market", params: AppPatch(app: "com.example.shop", market: .cn, timezone: "Asia/Shanghai"),
                               result: AppSetResult(app: APIExamples.app, breaking: [
@@ -110,6 +112,16 @@ public enum AdminAPI {
         examples: [RPCExample("an app set once", params: AppParams(app: "com.example.shop"),
                               result: AppResult(app: APIExamples.app, changes: [
                                 AppChange(at: APIExamples.updated, actor: "alice", before: nil, after: APIExamples.app),
+                              ]))])
+    public static let reportList = RPCMethod<ReportListParams, ReportListResult>(
+        "report.list", summary: "Reported campaigns (launch.report kind reported): by campaign, its reports by reason and the hour of the latest, the most reported first.",
+        description: "Of one app's campaigns or every app's (never a deleted one), from the hour of since on (default: every hour kept, --stats-retention); limit above \(ReportListParams.maxLimit) is refused. An app whose reportPause is set (app.set) has a campaign whose reports of one hour (UTC) reach it paused, once, as a change by the actor rules.",
+        idempotent: true,
+        examples: [RPCExample("one app's reports", params: ReportListParams(app: "com.example.shop"),
+                              result: ReportListResult(campaigns: [
+                                ReportedCampaign(id: 42, name: "Singles' Day", app: "com.example.shop", total: 7,
+                                                 reasons: ReportReasons(inappropriate: 1, misleading: 4, repetitive: 2),
+                                                 lastAt: Timestamp(rfc3339: "2026-11-11T01:00:00Z")!),
                               ]))])
     public static let appList = RPCMethod<NoParams, AppListResult>(
         "app.list", summary: "Every app set, by id.", idempotent: true,
@@ -131,6 +143,6 @@ public enum AdminAPI {
     /// Every method of the admin socket, as the OpenRPC document lists them.
     public static let methods: [MethodInfo] = [
         creativeUpload.info, campaignCreate.info, campaignUpdate.info, campaignGet.info, campaignList.info,
-        edgeList.info, campaignStats.info, appStats.info, appSet.info, appGet.info, appList.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
+        edgeList.info, campaignStats.info, appStats.info, appSet.info, appGet.info, appList.info, reportList.info, changeList.info, launchExplain.info, backupCreate.info, backupRead.info,
     ] + operations.map { $0.0.info }
 }

@@ -55,7 +55,7 @@ public struct AppHourlyCount: Sendable, Codable, Hashable {
         shows = shows.addingSaturated(other.shows)
     }
 
-    /// Counts one event of `kind`: a funnel report, or an impression as a show (clicks and skips are not the app's).
+    /// Counts one event of `kind`: a funnel report, or an impression as a show (clicks, skips and reports are not the app's).
     public mutating func count(_ kind: LaunchEvent.Kind) {
         switch kind {
         case .request: requests = requests.addingSaturated(1)
@@ -63,7 +63,7 @@ public struct AppHourlyCount: Sendable, Codable, Hashable {
         case .timeout: timeouts = timeouts.addingSaturated(1)
         case .failed: failures = failures.addingSaturated(1)
         case .impression: shows = shows.addingSaturated(1)
-        case .click, .skip: break
+        case .click, .skip, .reported: break
         }
     }
 

@@ -33,8 +33,8 @@ public enum ClientAPI {
 
 extension ClientAPI {
     public static let launchReport = RPCMethod<LaunchReportParams, LaunchReportResult>(
-        "launch.report", summary: "Impressions, clicks and skips, and the funnel's request, noAd, timeout and failed; idempotent by event id, also across restarts of the edge; they feed caps, rotation and stats.",
-        description: "impression, click and skip name a campaign the edge knows (and, with app, its app). request, noAd, timeout and failed name the app (campaignId optional) and are counted by app and hour, with the impressions of the app's campaigns as shows, for app.stats; an app with no campaign is counted too.",
+        "launch.report", summary: "Impressions, clicks and skips, the users' reports of an ad, and the funnel's request, noAd, timeout and failed; idempotent by event id, also across restarts of the edge; they feed caps, rotation and stats.",
+        description: "impression, click, skip and reported name a campaign the edge knows (and, with app, its app); reported needs a reason (inappropriate, misleading, repetitive or other), which no other kind takes (-32602 naming events[i].reason), and is counted as reports in campaign.stats and report.list. request, noAd, timeout and failed name the app (campaignId optional) and are counted by app and hour, with the impressions of the app's campaigns as shows, for app.stats; an app with no campaign is counted too.",
         idempotent: true, errors: [APIError.busy],
         examples: [RPCExample("an impression and a click, the impression sent before", params: LaunchReportParams(events: [
             LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-1", type: .impression, campaignId: 42, deviceId: "d41d8cd98f00b204",
@@ -46,7 +46,11 @@ extension ClientAPI {
                         at: Timestamp(rfc3339: "2026-11-10T16:01:00Z")!, app: "com.example.shop"),
             LaunchEvent(eventId: "d41d8cd98f00b204-1731254460-2", type: .timeout, campaignId: nil, deviceId: "d41d8cd98f00b204",
                         at: Timestamp(rfc3339: "2026-11-10T16:01:00.5Z")!, app: "com.example.shop"),
-        ]), result: LaunchReportResult(accepted: 2, duplicates: 0))])
+        ]), result: LaunchReportResult(accepted: 2, duplicates: 0)),
+                   RPCExample("the user reported the ad shown as misleading", params: LaunchReportParams(events: [
+            LaunchEvent(eventId: "d41d8cd98f00b204-1731254400-reported", type: .reported, campaignId: 42, deviceId: "d41d8cd98f00b204",
+                        at: Timestamp(rfc3339: "2026-11-10T16:00:09Z")!, reason: .misleading),
+        ]), result: LaunchReportResult(accepted: 1, duplicates: 0))])
     public static let launchPrefetch = RPCMethod<LaunchPrefetchParams, LaunchPrefetchResult>(
         "launch.prefetch", summary: "What to download now (campaigns live or starting within a horizon) and what to delete.",
         idempotent: true, errors: [APIError.busy],

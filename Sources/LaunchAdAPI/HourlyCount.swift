@@ -13,14 +13,18 @@ public struct HourlyCount: Sendable, Codable, Hashable {
     public var impressions: Int64
     public var clicks: Int64
     public var skips: Int64
+    /// Reports of the ad by reason; absent when none (and from an edge older than reports).
+    public var reasons: ReportReasons?
 
-    public init(id: Int64, hour: Timestamp, sha256: String? = nil, impressions: Int64 = 0, clicks: Int64 = 0, skips: Int64 = 0) {
+    public init(id: Int64, hour: Timestamp, sha256: String? = nil, impressions: Int64 = 0, clicks: Int64 = 0, skips: Int64 = 0,
+                reasons: ReportReasons? = nil) {
         self.id = id
         self.hour = hour
         self.sha256 = sha256
         self.impressions = impressions
         self.clicks = clicks
         self.skips = skips
+        self.reasons = reasons
     }
 
     /// Where a count goes: its campaign, hour and creative.
@@ -55,6 +59,7 @@ public struct HourlyCount: Sendable, Codable, Hashable {
         impressions += other.impressions
         clicks += other.clicks
         skips += other.skips
+        reasons = ReportReasons.merged(reasons, other.reasons)
     }
 
     /// The counts merged by key, in order of campaign, hour and creative.
@@ -72,6 +77,7 @@ public struct HourlyCount: Sendable, Codable, Hashable {
             entry.impressions += count.impressions
             entry.clicks += count.clicks
             entry.skips += count.skips
+            entry.reasons = ReportReasons.merged(entry.reasons, count.reasons)
             byId[count.id] = entry
         }
         return byId.values.sorted { $0.id < $1.id }
@@ -87,6 +93,7 @@ extension HourlyCount: JSONSchemaDescribable {
             "impressions": .integer(minimum: 0, maximum: PeerNumbers.maxCount),
             "clicks": .integer(minimum: 0, maximum: PeerNumbers.maxCount),
             "skips": .integer(minimum: 0, maximum: PeerNumbers.maxCount),
+            "reasons": ReportReasons.jsonSchema(maxCount: PeerNumbers.maxCount).described("Reports of the ad by reason; absent when none."),
         ], required: ["id", "hour", "impressions", "clicks", "skips"], description: "Events counted for one campaign, hour and creative.")
     }
 }

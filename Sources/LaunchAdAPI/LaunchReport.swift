@@ -1,8 +1,9 @@
 import JSONRPC
 import LaunchAdDomain
 
-/// One event an app reports: what was shown and done (`impression`, `click`, `skip`, of a campaign), or how a launch
-/// went for the funnel (`request`, `noAd`, `timeout`, `failed`, of an app, with or without a campaign).
+/// One event an app reports: what was shown and done (`impression`, `click`, `skip`, of a campaign), the user's report
+/// of the ad shown (`reported`, with a ``ReportReason``), or how a launch went for the funnel (`request`, `noAd`,
+/// `timeout`, `failed`, of an app, with or without a campaign).
 public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberReadable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case impression, click, skip
@@ -14,12 +15,14 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
         case timeout
         /// The media could not be shown.
         case failed
+        /// The user reported the ad shown (``LaunchEvent/reason`` says why).
+        case reported
 
         /// Whether it is a launch's report for the funnel, counted by app (``LaunchEvent/app`` required,
         /// ``LaunchEvent/campaignId`` optional), rather than a campaign's event.
         public var isFunnel: Bool {
             switch self {
-            case .impression, .click, .skip: false
+            case .impression, .click, .skip, .reported: false
             case .request, .noAd, .timeout, .failed: true
             }
         }
@@ -38,9 +41,11 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
     /// The app's id (as `launch.query`'s `app`): required for the funnel's reports; on a campaign's event, it must
     /// be the campaign's app.
     public var app: String?
+    /// Why the user reported the ad: required for `reported`, refused on the other kinds.
+    public var reason: ReportReason?
 
     public init(eventId: String, type: Kind, campaignId: Int64?, deviceId: String, sha256: String? = nil, at: Timestamp? = nil,
-                app: String? = nil) {
+                app: String? = nil, reason: ReportReason? = nil) {
         self.eventId = eventId
         self.type = type
         self.campaignId = campaignId
@@ -48,13 +53,14 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
         self.sha256 = sha256
         self.at = at
         self.app = app
+        self.reason = reason
     }
 
     /// The members, declared once, in the order the `Codable` conformance reads them (so every source's errors come
     /// in the same order): the `Codable` conformance's keys, the cases of the one reader (``read(_:)``) and the
     /// names its sources find (``fields``), the schema's properties (``schema(of:)``).
     public enum CodingKeys: Int, JSONFieldKey {
-        case eventId, type, campaignId, deviceId, sha256, at, app
+        case eventId, type, campaignId, deviceId, sha256, at, app, reason
     }
     public static let fields = JSONFields(CodingKeys.self)
 
@@ -66,7 +72,9 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
         static var maxAgeDays: Int { 7 }
         /// How far ahead of the edge's clock an event's time may be (clocks differ), in seconds.
         static var maxAheadSeconds: Double { 300 }
-        static var campaignRequired: String { "is required for impression, click and skip" }
+        static var campaignRequired: String { "is required for impression, click, skip and reported" }
+        static var reasonRequired: String { "is required for reported (\(ReportReason.allCases.map(\.rawValue).joined(separator: ", ")))" }
+        static var reasonRefused: String { "is only for reported" }
         static var appRequired: String { "is required for request, noAd, timeout and failed" }
     }
 
@@ -85,6 +93,11 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
             guard campaignId != nil else { throw bad(.campaignId, Rules.campaignRequired) }
         }
         if let campaignId, campaignId < 1 { throw bad(.campaignId, "must be positive") }
+        if type == .reported {
+            guard reason != nil else { throw bad(.reason, Rules.reasonRequired) }
+        } else if reason != nil {
+            throw bad(.reason, Rules.reasonRefused)
+        }
         guard Rules.deviceIdLength.contains(deviceId.utf8.count) else {
             throw bad(.deviceId, "must be \(Rules.deviceIdLength.lowerBound) to \(Rules.deviceIdLength.upperBound) bytes")
         }
@@ -121,6 +134,7 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
             case .sha256: event.sha256 = try source.optionalString()
             case .at: event.at = try source.optionalValue(Timestamp.self, text: Timestamp.init(rfc3339:), textRule: "must be an RFC 3339 time")
             case .app: event.app = try source.optionalString()
+            case .reason: event.reason = try source.optionalCase(ReportReason.self, rule: ReportReason.rule)
             }
         }
         guard let eventId else { throw source.missing(.eventId) }
@@ -129,6 +143,14 @@ public struct LaunchEvent: Codable, Sendable, Hashable, JSONReadable, MemberRead
         (event.eventId, event.type, event.deviceId) = (eventId, type, deviceId)
         return event
     }
+}
+
+/// Why a user reported an ad (`launch.report` kind `reported`).
+public enum ReportReason: String, Codable, Sendable, CaseIterable, Hashable {
+    case inappropriate, misleading, repetitive, other
+
+    /// The rule an unknown reason is refused with.
+    public static var rule: String { "must be one of \(allCases.map(\.rawValue).joined(separator: ", "))" }
 }
 
 public struct LaunchReportParams: Codable, Sendable, JSONReadable, MemberReadable {

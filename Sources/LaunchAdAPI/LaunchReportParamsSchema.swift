@@ -12,9 +12,9 @@ extension LaunchEvent: JSONSchemaDescribable {
             .required(.string("Unique per event; a retry sends the same id and is counted once.",
                               minLength: Rules.eventIdLength.lowerBound, maxLength: Rules.eventIdLength.upperBound))
         case .type:
-            .required(.cases(of: Kind.self, "impression, click and skip: of a campaign; request (the app asked), noAd (nothing to show), timeout (the budget passed and nothing was shown) and failed (the media could not be shown): of an app's launch, counted by app and hour for app.stats."))
+            .required(.cases(of: Kind.self, "impression, click and skip: of a campaign; reported: the user reported the campaign's ad (with a reason), counted as reports in campaign.stats; request (the app asked), noAd (nothing to show), timeout (the budget passed and nothing was shown) and failed (the media could not be shown): of an app's launch, counted by app and hour for app.stats."))
         case .campaignId:
-            .optional(campaignIDSchema.described("A campaign the edge knows: required for impression, click and skip; optional for request, noAd, timeout and failed."))
+            .optional(campaignIDSchema.described("A campaign the edge knows: required for impression, click, skip and reported; optional for request, noAd, timeout and failed."))
         case .deviceId:
             .required(.string(minLength: Rules.deviceIdLength.lowerBound, maxLength: Rules.deviceIdLength.upperBound))
         case .sha256:
@@ -23,6 +23,8 @@ extension LaunchEvent: JSONSchemaDescribable {
             .optional(Timestamp.jsonSchema.described("When it happened, within the last \(Rules.maxAgeDays) days (default: when received)."))
         case .app:
             .optional(AppID.schema("The app's id, as launch.query's app: required for request, noAd, timeout and failed; on an impression, click or skip, the campaign's app."))
+        case .reason:
+            .optional(.cases(of: ReportReason.self, "Why the user reported the ad: required for reported, refused on the other kinds."))
         }
     }
 

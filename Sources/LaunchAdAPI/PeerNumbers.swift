@@ -62,14 +62,14 @@ public enum PeerNumbers {
         }
         guard report.counts.count <= 10_000 else { throw .invalidParams(field: "counts", "must list at most 10000 campaigns") }
         for (index, item) in report.counts.enumerated() {
-            try check(counts: [item.impressions, item.clicks, item.skips], field: "counts[\(index)]")
+            try check(counts: [item.impressions, item.clicks, item.skips] + (item.reasons?.numbers ?? []), field: "counts[\(index)]")
         }
         if let hourly = report.hourly {
             guard hourly.count <= EdgeReport.maxHourly else {
                 throw .invalidParams(field: "hourly", "must list at most \(EdgeReport.maxHourly) counts")
             }
             for (index, item) in hourly.enumerated() {
-                try check(counts: [item.impressions, item.clicks, item.skips], field: "hourly[\(index)]")
+                try check(counts: [item.impressions, item.clicks, item.skips] + (item.reasons?.numbers ?? []), field: "hourly[\(index)]")
                 try check(hour: item.hour, field: "hourly[\(index)].hour", now: now, retention: retention)
                 if let sha256 = item.sha256, !CampaignRules.isSHA256(sha256) {
                     throw .invalidParams(field: "hourly[\(index)].sha256", "must be 64 lowercase hex characters")

@@ -82,6 +82,19 @@ extension EdgeReport {
                 for number in item.numbers { fields.append(number) }
             }
         }
+        // Reports by reason, the same way: only when some count has them, each by its place in its list.
+        let reported = counts.enumerated().compactMap { index, item in item.reasons.map { (index, $0) } }
+        let reportedHours = (hourly ?? []).enumerated().compactMap { index, item in item.reasons.map { (index, $0) } }
+        if !reported.isEmpty || !reportedHours.isEmpty {
+            fields.append("reasons")
+            for list in [reported, reportedHours] {
+                fields.append(count: list.count)
+                for (index, reasons) in list {
+                    fields.append(count: index)
+                    for number in reasons.numbers { fields.append(number) }
+                }
+            }
+        }
         return fields
     }
 }

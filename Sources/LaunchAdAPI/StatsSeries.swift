@@ -53,8 +53,12 @@ public struct StatsPoint: Codable, Sendable, Hashable {
     public var impressions: Int64
     public var clicks: Int64
     public var skips: Int64
+    /// Reports of the ad (launch.report kind reported), every reason.
+    public var reports: Int64?
 
-    public init(id: Int64, at: Timestamp, creative: String? = nil, region: String? = nil, impressions: Int64, clicks: Int64, skips: Int64) {
+    public init(id: Int64, at: Timestamp, creative: String? = nil, region: String? = nil, impressions: Int64, clicks: Int64, skips: Int64,
+                reports: Int64? = nil) {
+        self.reports = reports
         self.id = id
         self.at = at
         self.creative = creative
@@ -110,6 +114,7 @@ extension StatsPoint: JSONSchemaDescribable {
             "impressions": .integer(minimum: 0),
             "clicks": .integer(minimum: 0),
             "skips": .integer(minimum: 0),
+            "reports": .integer("Reports of the ad (launch.report kind reported), every reason.", minimum: 0),
         ], required: ["id", "at", "impressions", "clicks", "skips"], description: "One bucket of a stats series.")
     }
 }

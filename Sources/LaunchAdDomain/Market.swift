@@ -25,17 +25,23 @@ public struct AppSettings: Sendable, Codable, Hashable {
     public var logo: String?
     /// When it was last set; absent for an app never set (its defaults).
     public var updatedAt: Timestamp?
+    /// How many reports (`launch.report` kind `reported`) a campaign of the app may get within an hour before
+    /// campaignd pauses it (actor `rules`); absent: never.
+    public var reportPause: Int?
 
     /// The time zone of an app never set.
     public static let defaultTimeZone = "UTC"
+    /// The thresholds `reportPause` takes (0 in a patch turns it off).
+    public static let reportPauseRange: ClosedRange<Int> = 1...1_000_000
 
     public init(app: String, market: Market = .default, timezone: String = AppSettings.defaultTimeZone, logo: String? = nil,
-                updatedAt: Timestamp? = nil) {
+                updatedAt: Timestamp? = nil, reportPause: Int? = nil) {
         self.app = app
         self.market = market
         self.timezone = timezone
         self.logo = logo
         self.updatedAt = updatedAt
+        self.reportPause = reportPause
     }
 
     /// Whether `name` is a zone of the tz database, by one rule: it has a tz name's shape (`UTC`, or `Area/Location`
@@ -83,6 +89,12 @@ public struct AppSettings: Sendable, Codable, Hashable {
                 next.logo = logo
             }
         }
+        if let reportPause = patch.reportPause {
+            guard reportPause == 0 || Self.reportPauseRange.contains(reportPause) else {
+                throw FieldError("reportPause", "must be \(Self.reportPauseRange.lowerBound) to \(Self.reportPauseRange.upperBound) reports in an hour, or 0 to turn it off")
+            }
+            next.reportPause = reportPause == 0 ? nil : reportPause
+        }
         return next
     }
 }
@@ -95,12 +107,15 @@ public struct AppPatch: Sendable, Codable, Hashable {
     public var timezone: String?
     /// A creative's sha256; `""` removes the logo.
     public var logo: String?
+    /// Reports within an hour that pause a campaign of the app (``AppSettings/reportPauseRange``); 0 turns it off.
+    public var reportPause: Int?
 
-    public init(app: String, market: Market? = nil, timezone: String? = nil, logo: String? = nil) {
+    public init(app: String, market: Market? = nil, timezone: String? = nil, logo: String? = nil, reportPause: Int? = nil) {
         self.app = app
         self.market = market
         self.timezone = timezone
         self.logo = logo
+        self.reportPause = reportPause
     }
 }
 

@@ -131,7 +131,7 @@ def main():
     parser.add_argument("--user", required=True)
     parser.add_argument("--token", required=True)
     parser.add_argument("--campaign", type=int, required=True)
-    parser.add_argument("--hostile", type=int, required=True, help="a campaign whose name holds a script")
+    parser.add_argument("--hostile", type=int, required=True, help="a campaign whose name, advertiser and payer hold scripts")
     parser.add_argument("--variants", required=True, help="JSON: [{sha256, width, height, color: [r, g, b]}]")
     parser.add_argument("--edges", type=int, required=True)
     parser.add_argument("--screen", required=True, help="the preview's query for one screen: screen=390x844@3&safeTop=47&safeBottom=34")
@@ -175,6 +175,12 @@ def main():
             owned = driver.execute_script("return window.owned === undefined ? null : window.owned")
             check(owned is None, f"{path}: the script in a campaign name did not run")
         check("<script>" in driver.find_element(By.TAG_NAME, "h2").text, "the hostile name is shown as text")
+        # So does markup in its advertiser and payer, shown as text in its fields.
+        fields = {row.find_element(By.TAG_NAME, "th").text: row.find_element(By.TAG_NAME, "td").text
+                  for row in driver.find_elements(By.CSS_SELECTOR, "#fields tr")}
+        check("<img" in fields.get("advertiser", "") and "<script>" in fields.get("paid by", ""),
+              f"the hostile advertiser and payer are shown as text: {fields}")
+        check(driver.find_elements(By.CSS_SELECTOR, "#reports tr[data-reason=total]"), "the campaign page shows its reports")
 
         # The phone preview: each variant on common iPhones, the countdown running, skip at skipAfter, the jump.
         driver.get(base + f"/campaigns/{args.campaign}")

@@ -23,7 +23,7 @@ struct ConsoleAppsTests {
             #expect(page.status == 200)
             #expect(page.body.contains("<tr data-app=\"shop\"><td>shop</td><td data-market=\"cn\">cn</td><td>Asia/Shanghai</td>"))
             // An app never set shows its defaults, and no campaign of it breaks anything.
-            #expect(page.body.contains("<tr data-app=\"news\"><td>news</td><td data-market=\"global\">global</td><td>UTC</td><td>none</td></tr>"))
+            #expect(page.body.contains("<tr data-app=\"news\"><td>news</td><td data-market=\"global\">global</td><td>UTC</td><td data-report-pause=\"0\">off</td><td>none</td></tr>"))
             #expect(page.body.contains("<li data-campaign=\"\(breaking)\" data-state=\"live\"><a href=\"/campaigns/\(breaking)\">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;</a>: clickArea must be button"))
             #expect(page.body.contains("MIIT 2021"))
             #expect(!page.body.contains("<li data-campaign=\"\(fine)\"") && !page.body.contains("<li data-campaign=\"\(other)\""))

@@ -29,6 +29,8 @@ struct ConsoleBrowserTests {
             }
             let hostile = try await createCampaign(service, admin, name: "<script>window.owned=1</script><img src=x onerror=\"window.owned=2\">") {
                 $0.priority = 10
+                $0.advertiser = "<img src=x onerror=\"window.owned=3\">"
+                $0.paidBy = "<script>window.owned=4</script>"
             }
             let campaign = try await admin.call(AdminAPI.campaignGet, CampaignID(id: id)).campaign
             // Some hours of counts, as edges report them, for the charts.

@@ -392,7 +392,7 @@ struct CampaignOperationsTests {
             let stale = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e", reportId: 50, counts: counts))
             #expect(!stale.accepted && stale.lastReportId == 100)
             let stats = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats
-            #expect(stats == [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)])
+            #expect(stats == [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0, reports: 0)])
             await admin.close()
             await sync.close()
         }

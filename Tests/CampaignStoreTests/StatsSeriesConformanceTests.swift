@@ -33,24 +33,24 @@ extension StoreConformanceTests {
             }
             func at(_ hours: Double) -> Timestamp { Self.hour.adding(seconds: hours * 3600) }
             #expect(try await store.statsSeries(query(one)) == [
-                StatsPoint(id: one, at: at(0), impressions: 4, clicks: 1, skips: 0),
-                StatsPoint(id: one, at: at(1), impressions: 1, clicks: 0, skips: 1),
+                StatsPoint(id: one, at: at(0), impressions: 4, clicks: 1, skips: 0, reports: 0),
+                StatsPoint(id: one, at: at(1), impressions: 1, clicks: 0, skips: 1, reports: 0),
             ])
             #expect(try await store.statsSeries(query(one, creative: true, region: true)) == [
-                StatsPoint(id: one, at: at(0), creative: Self.a, region: "eu", impressions: 2, clicks: 1, skips: 0),
-                StatsPoint(id: one, at: at(0), creative: Self.a, region: "us", impressions: 1, clicks: 0, skips: 0),
-                StatsPoint(id: one, at: at(0), creative: Self.b, region: "eu", impressions: 1, clicks: 0, skips: 0),
-                StatsPoint(id: one, at: at(1), creative: Self.a, region: "eu", impressions: 1, clicks: 0, skips: 1),
+                StatsPoint(id: one, at: at(0), creative: Self.a, region: "eu", impressions: 2, clicks: 1, skips: 0, reports: 0),
+                StatsPoint(id: one, at: at(0), creative: Self.a, region: "us", impressions: 1, clicks: 0, skips: 0, reports: 0),
+                StatsPoint(id: one, at: at(0), creative: Self.b, region: "eu", impressions: 1, clicks: 0, skips: 0, reports: 0),
+                StatsPoint(id: one, at: at(1), creative: Self.a, region: "eu", impressions: 1, clicks: 0, skips: 1, reports: 0),
             ])
             #expect(try await store.statsSeries(query(nil, region: true, to: 1)) == [
-                StatsPoint(id: one, at: at(0), region: "eu", impressions: 3, clicks: 1, skips: 0),
-                StatsPoint(id: one, at: at(0), region: "us", impressions: 1, clicks: 0, skips: 0),
-                StatsPoint(id: two, at: at(0), region: "eu", impressions: 1, clicks: 0, skips: 0),
+                StatsPoint(id: one, at: at(0), region: "eu", impressions: 3, clicks: 1, skips: 0, reports: 0),
+                StatsPoint(id: one, at: at(0), region: "us", impressions: 1, clicks: 0, skips: 0, reports: 0),
+                StatsPoint(id: two, at: at(0), region: "eu", impressions: 1, clicks: 0, skips: 0, reports: 0),
             ])
             let day = StatsBucket.day.start(of: Self.hour)
             #expect(try await store.statsSeries(query(one, by: .day, from: -48, to: 24)) == [
-                StatsPoint(id: one, at: day.adding(seconds: -86_400), impressions: 1, clicks: 0, skips: 0),
-                StatsPoint(id: one, at: day, impressions: 5, clicks: 1, skips: 1),
+                StatsPoint(id: one, at: day.adding(seconds: -86_400), impressions: 1, clicks: 0, skips: 0, reports: 0),
+                StatsPoint(id: one, at: day, impressions: 5, clicks: 1, skips: 1, reports: 0),
             ])
             // A deleted campaign is left out of every campaign's series, not of its own.
             _ = try await store.apply(.deleted, id: two, actor: "local", now: Self.hour)

@@ -323,7 +323,7 @@ struct StoreConformanceTests {
         let lower = try await store.addReport(edgeId: "edge-1", reportId: 4, counts: counts)
         let other = try await store.addReport(edgeId: "edge-2", reportId: 1, counts: counts)
         #expect(first == (true, 5) && again == (false, 5) && lower == (false, 5) && other == (true, 1))
-        #expect(try await store.stats(id: created.id) == [CampaignStats(id: created.id, impressions: 20, clicks: 4, skips: 6)])
+        #expect(try await store.stats(id: created.id) == [CampaignStats(id: created.id, impressions: 20, clicks: 4, skips: 6, reports: 0)])
       }
     }
 }

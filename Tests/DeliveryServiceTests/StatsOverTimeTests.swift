@@ -37,14 +37,14 @@ struct StatsOverTimeTests {
                 }, "\(String(describing: answer)) \(edge.log.suffix(2000))")
                 // An unknown creative (none said, or one the campaign does not have) is counted under "".
                 #expect(answer?.series == [
-                    StatsPoint(id: id, at: hour.adding(seconds: -7200), creative: first, impressions: 2, clicks: 1, skips: 0),
-                    StatsPoint(id: id, at: hour, creative: "", impressions: 2, clicks: 0, skips: 0),
-                    StatsPoint(id: id, at: hour, creative: second, impressions: 1, clicks: 0, skips: 1),
+                    StatsPoint(id: id, at: hour.adding(seconds: -7200), creative: first, impressions: 2, clicks: 1, skips: 0, reports: 0),
+                    StatsPoint(id: id, at: hour, creative: "", impressions: 2, clicks: 0, skips: 0, reports: 0),
+                    StatsPoint(id: id, at: hour, creative: second, impressions: 1, clicks: 0, skips: 1, reports: 0),
                 ])
                 let byRegion = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id, from: hour.adding(seconds: -3 * 3600), split: [.region]))
                 #expect(byRegion.series == [
-                    StatsPoint(id: id, at: hour.adding(seconds: -7200), region: "eu-west", impressions: 2, clicks: 1, skips: 0),
-                    StatsPoint(id: id, at: hour, region: "eu-west", impressions: 3, clicks: 0, skips: 1),
+                    StatsPoint(id: id, at: hour.adding(seconds: -7200), region: "eu-west", impressions: 2, clicks: 1, skips: 0, reports: 0),
+                    StatsPoint(id: id, at: hour, region: "eu-west", impressions: 3, clicks: 0, skips: 1, reports: 0),
                 ])
                 let day = StatsBucket.day.start(of: now)
                 let byDay = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id, by: .day)).series ?? []

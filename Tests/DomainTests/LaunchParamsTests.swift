@@ -167,4 +167,40 @@ struct LaunchParamsTests {
         bad.at = now.adding(seconds: 299)
         try bad.check(at: 0, now: now)
     }
+
+    @Test("a reported event needs one of the four reasons, which no other kind takes, read alike from the tape and a compact call")
+    func reportedReason() throws {
+        let now = Timestamp(milliseconds: 1_800_000_000_000)
+        var event = LaunchEvent(eventId: "e-1", type: .reported, campaignId: 42, deviceId: "d-1", reason: .repetitive)
+        try event.check(at: 0, now: now)
+        event.reason = nil
+        #expect(throws: JSONRPCError.invalidParams(field: "events[2].reason", "is required for reported (inappropriate, misleading, repetitive, other)")) {
+            try event.check(at: 2, now: now)
+        }
+        event.reason = .other
+        event.campaignId = nil
+        #expect(throws: JSONRPCError.invalidParams(field: "events[0].campaignId", "is required for impression, click, skip and reported")) {
+            try event.check(at: 0, now: now)
+        }
+        for type in LaunchEvent.Kind.allCases where type != .reported {
+            let other = LaunchEvent(eventId: "e-1", type: type, campaignId: 42, deviceId: "d-1", app: "shop", reason: .other)
+            #expect(throws: JSONRPCError.invalidParams(field: "events[0].reason", "is only for reported")) { try other.check(at: 0, now: now) }
+        }
+        // The one reader, from the tape and from a compact call: the same event; an unknown reason refused naming it.
+        let json = Array(#"{"events":[{"eventId":"e-1","type":"reported","campaignId":42,"deviceId":"d-1","reason":"misleading"}]}"#.utf8)
+        let tape = try JSONValueDecoder().decode(LaunchReportParams.self, fromJSON: json)
+        let compact = json.withUnsafeBytes { bytes in
+            var reader = CompactReader(bytes)
+            return LaunchReportParams(compact: &reader)
+        }
+        #expect(tape.events.first?.reason == .misleading && compact?.events == tape.events)
+        let unknown = Array(#"{"events":[{"eventId":"e-1","type":"reported","campaignId":42,"deviceId":"d-1","reason":"boring"}]}"#.utf8)
+        #expect(unknown.withUnsafeBytes { bytes in
+            var reader = CompactReader(bytes)
+            return LaunchReportParams(compact: &reader)
+        } == nil)
+        #expect { try JSONValueDecoder().decode(LaunchReportParams.self, fromJSON: unknown) } throws: { error in
+            "\(error)".contains("reason")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchAdAPI
 import LaunchAdKit
 import LaunchAdTesting
 import Locking
@@ -51,6 +52,35 @@ struct ReportQueueTests {
             let again = try world.client(clock: clock, state: state)
             flush = await again.flushReports(force: true)
             #expect(flush.accepted == 0 && flush.duplicates == 2 && flush.pending == 0)
+        }
+    }
+
+    @Test("the user's report of the ad shown goes as launch.report kind reported with its reason: once per launch, kept across a kill, counted by campaignd by reason")
+    func reportedAd() async throws {
+        try await withKitWorld { world in
+            let campaign = try await world.create()
+            let clock = ManualClock()
+            let state = world.folder.appendingPathComponent("reporting")
+            let ad = try #require(await world.client(.fresh, clock: clock).launch().ad)
+            let away = try world.client(clock: clock, state: state, edge: KitWorld.unreachable)
+            let once = try await away.report(ad, reason: .misleading, launch: "launch-1")
+            #expect(once == "launch-1-reported")
+            try await away.report(ad, reason: .misleading, launch: "launch-1")  // the same launch's report again: once
+            let loose = try await away.report(ad, reason: .inappropriate)
+            #expect(loose != once && loose.utf8.count <= 64)
+            await #expect(throws: LaunchAdClient.InvalidLaunchId.self) { try await away.report(ad, reason: .other, launch: "") }
+            #expect(await away.flushReports().pending == 2)
+            // A new SDK over the same folder, the edge back: both sent, each counted once.
+            let back = try world.client(clock: clock, state: state)
+            #expect(Set(await back.pendingReports()) == [once, loose])
+            let flush = await back.flushReports(force: true)
+            #expect(flush.accepted == 2 && flush.rejected == 0 && flush.pending == 0, "\(flush)")
+            var stats: CampaignStats?
+            #expect(await eventually(timeout: .seconds(10)) {
+                stats = try? await world.admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: campaign.id)).stats.first
+                return stats?.reports == 2
+            }, "\(String(describing: stats))")
+            #expect(stats?.reasons == ReportReasons(inappropriate: 1, misleading: 1))
         }
     }
 

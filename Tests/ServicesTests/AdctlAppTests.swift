@@ -23,7 +23,7 @@ extension AdctlTests {
 
         // Nothing to set, or an app's first set without its market, is refused before anything is written.
         var (status, output) = try await adctl(["app", "set", "shop"])
-        #expect(status != 0 && output.contains("give --market, --timezone or --logo"), "\(output)")
+        #expect(status != 0 && output.contains("give --market, --timezone, --logo or --report-pause"), "\(output)")
         for dryRun in [[], ["--dry-run"]] {
             (status, output) = try await adctl(["app", "set", "shop", "--timezone", "Asia/Shanghai"] + dryRun)
             #expect(status != 0 && output.contains("market: is required when an app is first set"), "\(output)")

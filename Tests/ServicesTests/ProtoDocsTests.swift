@@ -19,7 +19,7 @@ struct SocketAPI: Sendable {
             [TypedCodec(AdminAPI.creativeUpload), TypedCodec(AdminAPI.campaignCreate), TypedCodec(AdminAPI.campaignUpdate),
              TypedCodec(AdminAPI.campaignGet), TypedCodec(AdminAPI.campaignList), TypedCodec(AdminAPI.edgeList),
              TypedCodec(AdminAPI.campaignStats), TypedCodec(AdminAPI.appStats), TypedCodec(AdminAPI.appSet),
-             TypedCodec(AdminAPI.appGet), TypedCodec(AdminAPI.appList), TypedCodec(AdminAPI.changeList),
+             TypedCodec(AdminAPI.appGet), TypedCodec(AdminAPI.appList), TypedCodec(AdminAPI.reportList), TypedCodec(AdminAPI.changeList),
              TypedCodec(AdminAPI.launchExplain), TypedCodec(AdminAPI.backupCreate), TypedCodec(AdminAPI.backupRead)] + AdminAPI.operations.map { TypedCodec($0.0) })),
         SocketAPI(document: "campaignd-sync", info: SyncAPI.info, methods: SyncAPI.methods, codecs: TypedCodec.table(
             [TypedCodec(SyncAPI.snapshot), TypedCodec(SyncAPI.changes), TypedCodec(SyncAPI.creative), TypedCodec(SyncAPI.ack), TypedCodec(SyncAPI.acks),

@@ -417,6 +417,28 @@ public actor LaunchAdClient {
         return eventId
     }
 
+    /// Queues the user's report of `ad` (`launch.report` kind `reported`, with `reason`), saved before it returns, and
+    /// sent with the other events (``flushReports(force:)``). With `launch`, once per launch (the event id is
+    /// `launch`'s: reporting the same launch's ad again is counted once); without, each call is a report of its own.
+    /// Returns the event id.
+    @discardableResult
+    public func report(_ ad: LaunchAd, reason: AdReportReason, launch: String? = nil) async throws -> String {
+        let eventId: String
+        if let launch {
+            guard !launch.isEmpty, launch.utf8.count <= InvalidLaunchId.longest else { throw InvalidLaunchId(launch: launch) }
+            eventId = "\(launch)-\(Self.reportedType)"
+        } else {
+            eventId = "\(Self.reportedType)-\(UUID().uuidString.lowercased())"
+        }
+        try await reports.enqueue(ReportEvent(eventId: eventId, type: Self.reportedType, campaignId: ad.campaignId, app: configuration.app,
+                                              deviceId: configuration.deviceId, sha256: ad.sha256, at: RFC3339.text(clock.now()),
+                                              reason: reason.rawValue))
+        return eventId
+    }
+
+    /// The event type of a user's report (not a ``ReportKind``: a session never records one by itself).
+    static let reportedType = "reported"
+
     /// Sends the queued events (unless the backoff after a failure says not yet, or `force`).
     @discardableResult
     public func flushReports(force: Bool = false) async -> ReportFlush {

@@ -8,6 +8,17 @@ public enum ReportKind: String, Sendable, Codable, CaseIterable {
     case request, noAd, timeout, failed
 }
 
+/// Why the user reported an ad (``LaunchAdClient/report(_:reason:launch:)``): what the edge takes as `reason`.
+public enum AdReportReason: String, Sendable, Codable, CaseIterable {
+    /// Offensive, adult or otherwise unfit for the app's users.
+    case inappropriate
+    /// Says what is not so, or hides what it is.
+    case misleading
+    /// Shown too often.
+    case repetitive
+    case other
+}
+
 /// The result of sending what the queue holds.
 public struct ReportFlush: Sendable, Equatable {
     /// Events the edge counted now.

@@ -115,8 +115,9 @@ struct PrefetchAnswer: Decodable {
     var seq: Int64
 }
 
-/// One event of `launch.report`: a session's impression, click or skip (with its campaign), or a launch's `request`,
-/// `noAd`, `timeout` or `failed` (a campaign only when one is known); each with the app it is of.
+/// One event of `launch.report`: a session's impression, click or skip (with its campaign), the user's report of an
+/// ad (`reported`, with its campaign and a reason), or a launch's `request`, `noAd`, `timeout` or `failed` (a campaign
+/// only when one is known); each with the app it is of.
 struct ReportEvent: Codable, Sendable, Equatable {
     var eventId: String
     var type: String
@@ -125,6 +126,8 @@ struct ReportEvent: Codable, Sendable, Equatable {
     var deviceId: String
     var sha256: String?
     var at: String?
+    /// Why the user reported the ad: `reported` only.
+    var reason: String?
 }
 
 struct ReportParams: Encodable {
