@@ -24,7 +24,7 @@ struct SecurityTests {
                 let clientMethods = try await Self.methodNames(client)
                 let privileged = try await Self.methodNames(admin).union(try await Self.methodNames(sync)).subtracting(clientMethods)
                 // The client socket shares only creative.get (its own, over the edge's creatives) and rpc.discover.
-                #expect(clientMethods == ["launch.query", "launch.prefetch", "launch.report", "creative.get", "edge.status"])
+                #expect(clientMethods == ["launch.query", "launch.prefetch", "launch.report", "launch.why", "creative.get", "edge.status"])
                 #expect(privileged.isSuperset(of: ["campaign.create", "campaign.expire", "campaign.delete", "creative.upload", "edge.list",
                                                    "sync.snapshot", "sync.changes", "edge.ack", "edge.report"]))
                 #expect(privileged.count >= 17)
