@@ -43,17 +43,20 @@ final class EventPrinter: Sendable {
         FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
     }
 
-    /// `adsim why`'s answer: who the ad is for, who paid, and each reason as `field=value`.
+    /// `adsim why`'s answer: who the ad is for, who paid, and each reason as `field=value`; for people, the texts
+    /// quoted as JSON strings (an advertiser's name, a version range hold spaces, commas, quotes).
     func print(_ why: AdWhy) {
         var fields: [(String, Value)] = [("campaignId", .int(Int(why.campaignId)))]
-        if let advertiser = why.advertiser { fields.append(("advertiser", .text(advertiser))) }
-        if let paidBy = why.paidBy { fields.append(("paidBy", .text(paidBy))) }
-        fields.append(("reasons", .list(why.reasons.map { "\($0.field.rawValue)=\($0.value)" })))
+        if let advertiser = why.advertiser { fields.append(("advertiser", .quoted(advertiser))) }
+        if let paidBy = why.paidBy { fields.append(("paidBy", .quoted(paidBy))) }
+        fields.append(("reasons", .quotedList(why.reasons.map { "\($0.field.rawValue)=\($0.value)" })))
         emit("why", fields)
     }
 
     enum Value {
         case int(Int), text(String), bool(Bool), list([String]), ints([Int])
+        /// A text or a list of them, for people written as JSON (quoted, escaped) so that no value runs into the next.
+        case quoted(String), quotedList([String])
 
         var plain: String {
             switch self {
@@ -62,7 +65,14 @@ final class EventPrinter: Sendable {
             case .bool(let value): String(value)
             case .list(let values): values.joined(separator: ",")
             case .ints(let values): values.map(String.init).joined(separator: ",")
+            case .quoted(let value): Self.jsonText(value)
+            case .quotedList(let values): Self.jsonText(values)
             }
+        }
+
+        private static func jsonText(_ value: Any) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
         }
 
         var json: Any {
@@ -72,6 +82,8 @@ final class EventPrinter: Sendable {
             case .bool(let value): value
             case .list(let values): values
             case .ints(let values): values
+            case .quoted(let value): value
+            case .quotedList(let values): values
             }
         }
     }

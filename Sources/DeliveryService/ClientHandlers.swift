@@ -85,7 +85,7 @@ enum ClientHandlers {
                 // A test audience's campaign is answered to its test devices alone, and a prefetch names no device.
                 guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.audienceTakes(candidate, request),
                       DecisionEngine.matches(candidate, request) ||
-                        campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, withLaunchType(request, .hot))
+                        campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, request.launched(as: .hot))
                 else { continue }
                 // Only the creatives a query from the client's screen may show: it would never be shown the others.
                 download.append(contentsOf: DecisionEngine.creatives(of: candidate, for: request.screen))
@@ -149,13 +149,5 @@ enum ClientHandlers {
             let (decision, state) = decide(request, context)
             ClassicLaunchAnswer.write(decision, state: state.answerState, creativeBase: context.publicBase.prepared, into: &json)
         }
-    }
-
-    /// `request` as a launch of `type` after any time in the background: a copy, so every other field is carried.
-    static func withLaunchType(_ request: LaunchRequest, _ type: LaunchType) -> LaunchRequest {
-        var copy = request
-        copy.launchType = type
-        copy.backgroundSeconds = Int.max
-        return copy
     }
 }

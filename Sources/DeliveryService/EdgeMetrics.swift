@@ -10,7 +10,7 @@ import Synchronization
 final class EdgeMetrics: Sendable {
     static let name = MetricNames(subsystem: "deliveryd")
     /// The methods of the client socket: the only `method` label values (unknown methods never reach a handler).
-    static let methods = ["launch.query", "launch.prefetch", "launch.report", "launch.why", "creative.get", "edge.status", "rpc.discover"]
+    static let methods = ["launch.query", "launch.prefetch", "launch.report", "creative.get", "edge.status", "rpc.discover", "launch.why"]
 
     let registry = PrometheusCollectorRegistry()
     private let ads: Counter

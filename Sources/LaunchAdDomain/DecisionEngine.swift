@@ -246,9 +246,7 @@ public enum DecisionEngine {
         if let max = candidate.maxVersion, !(request.appVersion < max) { return .appVersion }
         if let regions = targeting.regions {
             // Targeted regions are lower case (campaign rules); a request's matches in any case of its ASCII letters.
-            guard let region = request.region, regions.contains(where: { sameIgnoringASCIICase(lowercased: $0, region) }) else {
-                return .region
-            }
+            guard firstMatch(regions, request.region) != nil else { return .region }
         }
         return beyondReachMiss(candidate, request)
     }
@@ -268,11 +266,18 @@ public enum DecisionEngine {
             guard let seconds = request.backgroundSeconds, seconds >= (campaign.minBackgroundSeconds ?? 0) else { return .backgroundSeconds }
         }
         if let locales = candidate.locales {
-            guard let locale = request.locale, locales.contains(where: { sameIgnoringASCIICase(lowercased: $0, locale) }) else {
-                return .locale
-            }
+            guard firstMatch(locales, request.locale) != nil else { return .locale }
         }
         return nil
+    }
+
+    /// Where in `lowercased` (a campaign's targeted regions, or its locales lowered) the request's `value` is, but
+    /// for the case of its ASCII letters; `nil` when it is not (or the request has none). The decision asks whether
+    /// there is one; `launch.why` names the one that matched.
+    @inline(__always)
+    static func firstMatch(_ lowercased: [String], _ value: String?) -> Int? {
+        guard let value else { return nil }
+        return lowercased.firstIndex(where: { sameIgnoringASCIICase(lowercased: $0, value) })
     }
 
     /// Whether `text` is `lowercased` (an ASCII language tag in lower case) but for the case of its ASCII letters:

@@ -49,7 +49,6 @@ extension DecisionEngine {
                                serviceNow: Timestamp? = nil) -> (decision: Decision, campaigns: [CampaignExplanation]) {
         let decision = decide(request, index: index, device: device, now: now, serviceNow: serviceNow)
         let endClock = max(now, serviceNow ?? now)
-        let chosen = decision.campaign
         var candidates: [Int64: Candidate] = [:]
         for candidate in index?.candidates ?? [] { candidates[candidate.campaign.id] = candidate }
         let explained = campaigns.sorted { $0.id < $1.id }.map { campaign -> CampaignExplanation in
@@ -60,18 +59,25 @@ extension DecisionEngine {
                 case .expired, .scheduled, .live: return CampaignExplanation(campaign: campaign, outcome: .expired)
                 }
             }
-            if campaign.id == chosen?.id { return CampaignExplanation(campaign: campaign, outcome: .served) }
-            if campaign.startsAt > now { return CampaignExplanation(campaign: campaign, outcome: .notLiveYet) }
-            if campaign.endsAt <= endClock { return CampaignExplanation(campaign: campaign, outcome: .ended) }
-            if candidate.held.isEmpty { return CampaignExplanation(campaign: campaign, outcome: .noCreative) }
-            if let field = targetingMiss(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .targeting, field: field) }
-            if !audienceTakes(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .testAudience) }
-            if !underCap(campaign.id, campaign.frequencyCap, device, now) { return CampaignExplanation(campaign: campaign, outcome: .capped) }
-            if let chosen, chosen.forced == campaign.forced && chosen.priority == campaign.priority {
-                return CampaignExplanation(campaign: campaign, outcome: .lostDraw)
-            }
-            return CampaignExplanation(campaign: campaign, outcome: .lowerPriority)
+            return explain(candidate, request, decision: decision, device: device, now: now, endClock: endClock)
         }
         return (decision, explained)
+    }
+
+    /// The outcome of one of the index's candidates for `request`, given the `decision` made for it.
+    static func explain(_ candidate: Candidate, _ request: LaunchRequest, decision: Decision, device: DeviceView, now: Timestamp,
+                        endClock: Timestamp) -> CampaignExplanation {
+        let campaign = candidate.campaign, chosen = decision.campaign
+        if campaign.id == chosen?.id { return CampaignExplanation(campaign: campaign, outcome: .served) }
+        if campaign.startsAt > now { return CampaignExplanation(campaign: campaign, outcome: .notLiveYet) }
+        if campaign.endsAt <= endClock { return CampaignExplanation(campaign: campaign, outcome: .ended) }
+        if candidate.held.isEmpty { return CampaignExplanation(campaign: campaign, outcome: .noCreative) }
+        if let field = targetingMiss(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .targeting, field: field) }
+        if !audienceTakes(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .testAudience) }
+        if !underCap(campaign.id, campaign.frequencyCap, device, now) { return CampaignExplanation(campaign: campaign, outcome: .capped) }
+        if let chosen, chosen.forced == campaign.forced && chosen.priority == campaign.priority {
+            return CampaignExplanation(campaign: campaign, outcome: .lostDraw)
+        }
+        return CampaignExplanation(campaign: campaign, outcome: .lowerPriority)
     }
 }

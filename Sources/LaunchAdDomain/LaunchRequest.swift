@@ -27,4 +27,14 @@ public struct LaunchRequest: Sendable {
         self.backgroundSeconds = backgroundSeconds
         self.cached = cached
     }
+
+    /// This request as a launch of `type` after any time in the background: a copy, so every other field is
+    /// carried. What asks of a client's launches that the query itself names none of (`launch.prefetch`,
+    /// `launch.why`).
+    public func launched(as type: LaunchType) -> LaunchRequest {
+        var copy = self
+        copy.launchType = type
+        copy.backgroundSeconds = Int.max
+        return copy
+    }
 }

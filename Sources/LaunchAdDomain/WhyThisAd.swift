@@ -36,34 +36,47 @@ public struct WhyThisAd: Sendable {
 }
 
 extension DecisionEngine {
-    /// The outcomes of ``explain(_:campaigns:index:device:now:serviceNow:)`` by which a device is answered a campaign:
-    /// the decision chose it; or it is eligible in the tier the decision chose from, where the weighted draw and the
-    /// device's rotation take turns (the device saw it at the last launch and was moved on by its impression); or it
-    /// is held back only by the device's cap, which counts the device's own shows of it.
-    static let answeredOutcomes: Set<CampaignOutcome> = [.served, .lostDraw, .capped]
-
-    /// Why the device of `request` is answered campaign `id`, by the decision's own code: the campaign is explained
-    /// (``explain(_:campaigns:index:device:now:serviceNow:)``) for `request` (`launch.why` names no launch type: a
-    /// campaign answered only when the app comes back from the background is explained for a hot launch after any
-    /// time away); `nil` when neither answers it to
-    /// the device (never a reason made up for a campaign the device was not answered).
+    /// Why the device of `request` is answered campaign `id`, by the decision's own code: one decision for
+    /// `request`, and the campaign's outcome in it (``explain(_:_:decision:device:now:endClock:)``). It is answered
+    /// when the decision chose it; when it is eligible in the tier the decision chose from, where the weighted draw
+    /// and the device's rotation take turns (the device saw it at the last launch and was moved on by its
+    /// impression); or when only the device's own cap holds it back now (its shows are what filled the cap) and its
+    /// tier is at or above the chosen one's, or nothing was chosen. `nil` otherwise: never a reason made up for a
+    /// campaign the device was not answered.
+    ///
+    /// `launch.why` names no launch type: a campaign is explained for a cold launch first and, when that does not
+    /// answer it and it is also shown at hot launches, for a hot launch after any time away (one shown behind a
+    /// higher cold-only campaign at a cold launch is the answer of a hot one).
     public static func why(_ request: LaunchRequest, id: Int64, index: AppIndex?, device: DeviceView, now: Timestamp,
                            serviceNow: Timestamp? = nil) -> WhyThisAd? {
         guard let candidate = index?.candidates.first(where: { $0.campaign.id == id }) else { return nil }
-        let campaign = candidate.campaign
-        var launch = request
-        if request.launchType == .cold && !campaign.launchTypes.contains(.cold) && campaign.launchTypes.contains(.hot) {
-            launch.launchType = .hot
-            launch.backgroundSeconds = Int.max
+        let endClock = max(now, serviceNow ?? now)
+        for type in [LaunchType.cold, .hot] where candidate.campaign.launchTypes.contains(type) {
+            let launch = type == request.launchType ? request : request.launched(as: type)
+            let decision = decide(launch, index: index, device: device, now: now, serviceNow: serviceNow)
+            let outcome = explain(candidate, launch, decision: decision, device: device, now: now, endClock: endClock).outcome
+            if answered(outcome, candidate.campaign, chosen: decision.campaign) {
+                return WhyThisAd(campaign: candidate.campaign, reasons: reasons(candidate, launch))
+            }
         }
-        let (_, explained) = explain(launch, campaigns: [campaign], index: index, device: device, now: now, serviceNow: serviceNow)
-        guard let outcome = explained.first?.outcome, answeredOutcomes.contains(outcome) else { return nil }
-        return WhyThisAd(campaign: campaign, reasons: reasons(candidate, launch))
+        return nil
     }
 
-    /// The targeting facts of `candidate` that `request` meets (which ``targetingMiss(_:_:)`` and
-    /// ``audienceTakes(_:_:)`` found it to), each with the value that matched: what the campaign leaves untargeted
-    /// chose no one and is not a reason.
+    /// Whether a campaign of `outcome` is one the device is answered: see ``why(_:id:index:device:now:serviceNow:)``.
+    static func answered(_ outcome: CampaignOutcome, _ campaign: Campaign, chosen: Campaign?) -> Bool {
+        switch outcome {
+        case .served, .lostDraw: return true
+        case .capped:
+            // A capped campaign below the chosen tier would not have been answered even without its cap.
+            guard let chosen else { return true }
+            return (campaign.forced ? 1 : 0, campaign.priority) >= (chosen.forced ? 1 : 0, chosen.priority)
+        default: return false
+        }
+    }
+
+    /// The targeting facts of `candidate` that `request` meets, each with the value that matched, by the matchers
+    /// ``targetingMiss(_:_:)`` uses (``firstMatch(_:_:)``): what the campaign leaves untargeted chose no one and is
+    /// not a reason.
     static func reasons(_ candidate: Candidate, _ request: LaunchRequest) -> [WhyReason] {
         let campaign = candidate.campaign, targeting = campaign.targeting
         var reasons: [WhyReason] = []
@@ -72,14 +85,14 @@ extension DecisionEngine {
             let bounds = [range.min.map { ">=" + $0 }, range.max.map { "<" + $0 }].compactMap { $0 }
             reasons.append(WhyReason(field: .appVersion, value: bounds.joined(separator: " ")))
         }
-        if let region = request.region, let matched = targeting.regions?.first(where: { sameIgnoringASCIICase(lowercased: $0, region) }) {
-            reasons.append(WhyReason(field: .region, value: matched))
+        if let regions = targeting.regions, let matched = firstMatch(regions, request.region) {
+            reasons.append(WhyReason(field: .region, value: regions[matched]))
         }
-        if let locale = request.locale, let locales = targeting.locales,
-           let matched = locales.first(where: { sameIgnoringASCIICase(lowercased: $0.lowercased(), locale) }) {
-            reasons.append(WhyReason(field: .locale, value: matched))
+        // The candidate's locales are the campaign's lowered, in its order: the match names the campaign's own spelling.
+        if let locales = targeting.locales, let lowered = candidate.locales, let matched = firstMatch(lowered, request.locale) {
+            reasons.append(WhyReason(field: .locale, value: locales[matched]))
         }
-        if request.launchType == .hot && !campaign.launchTypes.contains(.cold) {
+        if !campaign.launchTypes.contains(.cold) {
             reasons.append(WhyReason(field: .launchType, value: LaunchType.hot.rawValue))
         }
         if candidate.testDevices != nil { reasons.append(WhyReason(field: .audience, value: Audience.test.rawValue)) }

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("LaunchAdClient.whyThisAd() asks a real edge's launch.why with the launch's identity of the device", .timeLimit(.minutes(2)))
 struct WhyThisAdTests {
-    @Test("none before an ad is shown; the shown ad's advertiser, payer and matched targeting after; NotAnswered once paused")
+    @Test("none before an ad is shown (its impression recorded); the shown ad's advertiser, payer and matched targeting after; NotAnswered once paused")
     func currentAd() async throws {
         try await withKitWorld { world in
             let campaign = try await world.create { fields in
@@ -24,6 +24,9 @@ struct WhyThisAdTests {
             await #expect(throws: NoAdShown.self) { try await client.whyThisAd() }
             let ad = try #require(await client.launch().ad)
             #expect(ad.campaignId == campaign.id)
+            // Chosen is not shown: the current ad is the one whose impression was recorded.
+            await #expect(throws: NoAdShown.self) { try await client.whyThisAd() }
+            try await client.record(.impression, of: ad, launch: "why-1")
             let why = try await client.whyThisAd()
             #expect(why == AdWhy(campaignId: campaign.id, advertiser: "Shop \"A\"", paidBy: "双十一 Ltd", reasons: [
                 .init(field: .platform, value: "ios"), .init(field: .appVersion, value: ">=5.0 <6.0"), .init(field: .region, value: "cn-east"),
@@ -47,5 +50,11 @@ struct WhyThisAdTests {
             await client.settle()
             await android.settle()
         }
+    }
+
+    @Test("the SDK's reason fields are the edge's WhyField cases, each spelt alike")
+    func fields() {
+        let sdk: [AdWhy.Field] = [.platform, .appVersion, .region, .locale, .launchType, .audience, .forced]
+        #expect(sdk.map(\.rawValue) == WhyField.allCases.map(\.rawValue))
     }
 }

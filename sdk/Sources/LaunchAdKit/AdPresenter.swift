@@ -90,9 +90,11 @@ public final class AdPresenter {
     public private(set) var landingPageUp = false
     /// Whether the app is in the background (the countdown waits for both this and the landing page).
     private var inBackground = false
-    /// Whether the "why this ad" sheet is being fetched or is up: the countdown waits for it too, and the ad takes
-    /// no tap meanwhile.
+    /// Whether the "why this ad" sheet is up (its reasons fetched or still being fetched): the countdown waits for
+    /// it too, and the ad takes no tap meanwhile but skip's, which always closes the ad (the cn market's rule).
     public private(set) var whyThisAdUp = false
+    /// The edge being asked why: cancelled when the ad ends first.
+    private var whyFetch: Task<Void, Never>?
     /// Asks the edge why this device was shown the ad (``LaunchAdClient/whyThisAd(_:)``); nil: the label opens nothing.
     private let why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)?
 
@@ -179,9 +181,9 @@ public final class AdPresenter {
     /// A tap at a point of the screen: skip when on skip and skip is offered; the jump when in the click area.
     /// A tap on the countdown before skip is offered does nothing (it is not a click, even on a full-screen click area).
     /// With ``AdPresentationOptions/whyThisAdOnLabel``, a tap on the label (a hit area of at least 44×44 pt around it)
-    /// opens "why this ad", ahead of a full-screen click area under it.
+    /// opens "why this ad", ahead of a full-screen click area under it. Skip goes through even with the sheet up.
     func tap(x: Double, y: Double) {
-        guard phase == .showing, !whyThisAdUp, let layout, var session, let ad else { return }
+        guard phase == .showing, let layout, var session, let ad else { return }
         let now = clock.now()
         if layout.frames.skip.contains(x: x, y: y) {
             guard session.skip(at: now) else { return }
@@ -190,6 +192,7 @@ public final class AdPresenter {
             end(.skip)
             return
         }
+        guard !whyThisAdUp else { return }
         if options.whyThisAdOnLabel, let why, Self.hitArea(layout.frames.label).contains(x: x, y: y) {
             openWhy(ad, why, chinese: layout.chinese)
             return
@@ -220,26 +223,43 @@ public final class AdPresenter {
         return AdRect(x: frame.x - (width - frame.width) / 2, y: frame.y - (height - frame.height) / 2, width: width, height: height)
     }
 
-    /// "Why this ad": the countdown pauses as for a click, the edge is asked, and the sheet goes up with what it
-    /// said (or, when it could not say, with what the ad itself carries); the countdown goes on once the sheet is
-    /// dismissed.
+    /// "Why this ad": the countdown pauses as for a click, the sheet goes up at once with what the ad itself
+    /// carries and a loading line, and is updated with what the edge said (or that it could not say) when it
+    /// answers; the countdown goes on once the sheet is dismissed. Nothing waits on the edge: skip closes the ad
+    /// meanwhile, and the fetch is cancelled.
     private func openWhy(_ ad: LaunchAd, _ why: @escaping @MainActor @Sendable (LaunchAd) async throws -> AdWhy, chinese: Bool) {
-        whyThisAdUp = true
         holdCountdown()
-        Task { @MainActor [weak self] in
+        // The countdown may have run out at this very moment (its tick not yet fired): the ad ends, no sheet.
+        if case .ended(let reason) = session?.state {
+            end(reason)
+            return
+        }
+        whyThisAdUp = true
+        surface?.presentWhy(WhyThisAdSheet(ad: ad, why: nil, chinese: chinese)) { [weak self] in self?.whyDismissed() }
+        // The surface could not present it (and said it was dismissed at once): nothing to fetch for.
+        guard whyThisAdUp else { return }
+        whyFetch = Task { @MainActor [weak self] in
             let answer: Result<AdWhy, any Error>
             do { answer = .success(try await why(ad)) } catch { answer = .failure(error) }
-            guard let self, self.whyThisAdUp, self.phase == .showing else { return }
-            self.surface?.presentWhy(WhyThisAdSheet(ad: ad, why: answer, chinese: chinese)) { [weak self] in self?.whyDismissed() }
+            guard !Task.isCancelled, let self, self.whyThisAdUp, self.phase == .showing else { return }
+            self.whyFetch = nil
+            self.surface?.updateWhy(WhyThisAdSheet(ad: ad, why: answer, chinese: chinese))
         }
     }
 
-    /// The sheet is gone: the countdown goes on (unless the background or a landing page holds it).
+    /// The sheet is gone: the fetch, if still going, is no longer awaited, and the countdown goes on (unless the
+    /// background or a landing page holds it).
     func whyDismissed() {
         guard whyThisAdUp else { return }
-        whyThisAdUp = false
+        closeWhy()
         guard phase == .showing else { return }
         resumeCountdown()
+    }
+
+    private func closeWhy() {
+        whyThisAdUp = false
+        whyFetch?.cancel()
+        whyFetch = nil
     }
 
     /// The app's own landing page closed: the ad ends, the app's screen under it.
@@ -376,6 +396,8 @@ public final class AdPresenter {
         default: break
         }
         pause()
+        // A "why this ad" sheet still up goes with the window; its fetch is no longer awaited.
+        closeWhy()
         let alreadyFaded = phase == .landing(inApp: true)
         phase = .ending(reason)
         if !alreadyFaded { surface?.fadeOut(duration: options.fadeDuration) }

@@ -73,13 +73,18 @@ public protocol AdSurface: AnyObject {
     func open(_ url: URL, completion: @escaping @MainActor @Sendable (Bool) -> Void)
     /// Takes the window down and lets go of every view, image and player in it.
     func remove()
-    /// Presents the "why this ad" sheet over the ad; `dismissed` once the user closes it (the countdown waits till then).
+    /// Presents the "why this ad" sheet over the ad; `dismissed` once the user closes it (the countdown waits till then),
+    /// or at once when the sheet cannot be presented. The ad's skip stays reachable while it is up.
     func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void)
+    /// Shows `sheet` in place of the one up now (the edge's answer came in after it was presented while loading).
+    func updateWhy(_ sheet: WhyThisAdSheet)
 }
 
 extension AdSurface {
     /// A surface that cannot present the sheet: as if it were dismissed at once, so the countdown goes on.
     public func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) { dismissed() }
+    /// Nothing is up to update.
+    public func updateWhy(_ sheet: WhyThisAdSheet) {}
 }
 
 /// A wake-up the presenter asked for, which it may call off.

@@ -11,7 +11,8 @@ public actor LaunchAdClient {
     let connection: EdgeConnection
     let cache: AdCache
     let reports: ReportQueue
-    /// The ad of the last launch that showed one: what ``whyThisAd()`` asks about.
+    /// The ad last shown (its impression recorded, ``record(_:of:launch:)``): what ``whyThisAd()`` asks about. An
+    /// ad a launch chose but whose media never appeared is not one.
     public private(set) var currentAd: LaunchAd?
     /// Work a launch started that goes on after its decision (the answer updating the cache).
     private var background: [Task<Void, Never>] = []
@@ -114,7 +115,6 @@ public actor LaunchAdClient {
         case .fresh: await fresh(kind, deadline: deadline)
         }
         if let funnel { _ = try? await report(funnel, launch: launchId, campaignId: nil) }
-        if case .show(let ad) = decision { currentAd = ad }
         return decision
     }
 
@@ -319,8 +319,8 @@ public actor LaunchAdClient {
 
     // MARK: Why this ad
 
-    /// Why this device was shown the current ad (the last launch's that showed one): ``whyThisAd(_:)`` of it, or
-    /// ``NoAdShown``.
+    /// Why this device was shown the current ad (the last one whose impression was recorded): ``whyThisAd(_:)`` of
+    /// it, or ``NoAdShown``.
     public func whyThisAd() async throws -> AdWhy {
         guard let currentAd else { throw NoAdShown() }
         return try await whyThisAd(currentAd)
@@ -329,7 +329,7 @@ public actor LaunchAdClient {
     /// Why this device was shown `ad`: the edge's `launch.why`, asked with the launch's own identity of the device
     /// (app, platform, version, region, locale, device id), so that the edge explains the decision it made for it.
     /// An ad the edge does not answer this device (any more) is an ``EdgeError`` whose ``EdgeError/isNotAnswered``
-    /// is true.
+    /// is true. It waits no longer than `waitBudget` for the edge.
     public func whyThisAd(_ ad: LaunchAd) async throws -> AdWhy {
         try await whyThisAd(campaignId: ad.campaignId)
     }
@@ -339,7 +339,8 @@ public actor LaunchAdClient {
         let params = WhyParams(app: configuration.app, platform: configuration.platform, appVersion: configuration.appVersion,
                                region: configuration.region, locale: configuration.locale, deviceId: configuration.deviceId,
                                id: campaignId)
-        return try await connection.call("launch.why", params, timeout: configuration.requestTimeout)
+        // The user is looking at the sheet, waiting: no longer than a launch waits for its answer.
+        return try await connection.call("launch.why", params, timeout: min(configuration.requestTimeout, configuration.waitBudget))
     }
 
     // MARK: Refresh
@@ -403,7 +404,8 @@ public actor LaunchAdClient {
     /// saved before it returns. Returns the event id.
     @discardableResult
     public func record(_ kind: ReportKind, of ad: LaunchAd, launch: String) async throws -> String {
-        try await report(kind, launch: launch, campaignId: ad.campaignId, sha256: ad.sha256)
+        if kind == .impression { currentAd = ad }
+        return try await report(kind, launch: launch, campaignId: ad.campaignId, sha256: ad.sha256)
     }
 
     /// Queues an event of launch `launch`, with the app's id (every event carries it: the funnel is counted by app).

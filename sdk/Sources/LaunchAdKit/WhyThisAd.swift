@@ -88,21 +88,25 @@ public struct WhyThisAdSheet: Sendable, Equatable {
     public var lines: [String]
     /// The close button.
     public var close: String
-    /// The edge's answer; nil when it could not be had (``failure`` says why), the sheet then saying what the ad
-    /// itself carries.
+    /// The edge's answer; nil while it is awaited (``loading``) or when it could not be had (``failure`` says why),
+    /// the sheet then saying what the ad itself carries.
     public var why: AdWhy?
     public var failure: String?
+    /// The edge has not answered yet: the sheet is up at once with what the ad carries, and is updated when the
+    /// answer (or its failure) comes.
+    public var loading: Bool
 
     /// The sheet for `ad`: from `why` when the edge answered, else from the ad's own advertiser and paidBy with a
-    /// line saying the reasons could not be had. `chinese` as ``AdLayout/chinese``.
-    public init(ad: LaunchAd, why: Result<AdWhy, any Error>, chinese: Bool) {
+    /// line saying the reasons are being fetched (`why` nil) or could not be had. `chinese` as ``AdLayout/chinese``.
+    public init(ad: LaunchAd, why: Result<AdWhy, any Error>?, chinese: Bool) {
         campaignId = ad.campaignId
         title = chinese ? "为什么看到这个广告" : "Why you see this ad"
         close = chinese ? "关闭" : "Close"
         var lines: [String] = []
-        let answer = try? why.get()
+        let answer = try? why?.get()
         self.why = answer
-        failure = Self.failureText(why)
+        loading = why == nil
+        failure = why.flatMap(Self.failureText)
         if let advertiser = answer?.advertiser ?? ad.advertiser { lines.append((chinese ? "广告主：" : "Advertiser: ") + advertiser) }
         if let paidBy = answer?.paidBy ?? ad.paidBy { lines.append((chinese ? "付费方：" : "Paid for by: ") + paidBy) }
         if let answer {
@@ -110,10 +114,20 @@ public struct WhyThisAdSheet: Sendable, Equatable {
                 lines.append(chinese ? "向本应用的所有用户展示" : "Shown to everyone using this app")
             }
             for reason in answer.reasons { lines.append(Self.line(reason, chinese: chinese)) }
+        } else if loading {
+            lines.append(chinese ? "正在获取展示原因…" : "Fetching the reasons…")
+        } else if let failure = why.flatMap(Self.notAnswered) {
+            lines.append(chinese ? failure.chinese : failure.english)
         } else {
             lines.append(chinese ? "暂时无法获取展示原因" : "The reasons could not be fetched right now")
         }
         self.lines = lines
+    }
+
+    /// An edge that no longer answers the ad to this device says so, rather than "could not be fetched".
+    private static func notAnswered(_ why: Result<AdWhy, any Error>) -> (english: String, chinese: String)? {
+        guard case .failure(let error) = why, (error as? EdgeError)?.isNotAnswered == true else { return nil }
+        return ("This ad is no longer shown to this device", "该广告已不再向本设备展示")
     }
 
     private static func failureText(_ why: Result<AdWhy, any Error>) -> String? {

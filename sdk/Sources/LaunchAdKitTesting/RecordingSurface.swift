@@ -19,6 +19,7 @@ public final class RecordingSurface: AdSurface {
         case open(URL)
         case remove
         case why(WhyThisAdSheet)
+        case whyUpdated(WhyThisAdSheet)
         case whyDismissed
     }
 
@@ -64,6 +65,9 @@ public final class RecordingSurface: AdSurface {
     public func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) {
         note(.why(sheet))
         whyDismissed = dismissed
+    }
+    public func updateWhy(_ sheet: WhyThisAdSheet) {
+        note(.whyUpdated(sheet))
     }
     /// The user closes the "why this ad" sheet: false when none is up.
     @discardableResult

@@ -11,6 +11,8 @@ final class AdWindowSurface: AdSurface {
     private let appearance: LaunchAdAppearance
     private var window: UIWindow?
     private var controller: AdViewController?
+    /// The "why this ad" sheet presented last (updated when the edge's answer comes).
+    private weak var why: WhyThisAdController?
     private var events: AdSurfaceEvents?
     private var launchScreen: UIView?
     private var clip: UIView?
@@ -199,11 +201,21 @@ final class AdWindowSurface: AdSurface {
     }
 
     func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) {
-        guard let controller else {
+        // UIKit presents nothing (it only logs "Attempt to present …") from a controller already presenting, or
+        // whose view is not in a window, and calls nothing back: the sheet is then as good as dismissed at once, so
+        // the countdown is never left held by a sheet no one sees.
+        guard let controller, controller.presentedViewController == nil, !controller.isBeingDismissed,
+              controller.viewIfLoaded?.window != nil else {
             dismissed()
             return
         }
-        controller.present(WhyThisAdController(sheet: sheet, dismissed: dismissed), animated: true)
+        let why = WhyThisAdController(sheet: sheet, dismissed: dismissed)
+        self.why = why
+        controller.present(why, animated: true)
+    }
+
+    func updateWhy(_ sheet: WhyThisAdSheet) {
+        why?.show(sheet)
     }
 
     func remove() {
