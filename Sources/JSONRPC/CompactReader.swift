@@ -93,8 +93,10 @@ public struct CompactReader {
         let expected = UInt64.bitWidth &- seen.leadingZeroBitCount
         if expected < fields.count {
             let key = fields.compactKey(expected)
+            // A key of at most 16 bytes (most are) by its two words, a longer one byte by byte.
             if end &- position >= key.count,
-               Self.equals(UnsafeRawBufferPointer(start: base + position, count: key.count), key.bytes, count: key.count) {
+               key.count <= 16 ? fields.keyWords[expected] == JSONFields<Key>.words(base + position, count: key.count)
+                               : Self.equals(UnsafeRawBufferPointer(start: base + position, count: key.count), key.bytes, count: key.count) {
                 position &+= key.count
                 seen |= 1 << expected
                 return Key(rawValue: expected)

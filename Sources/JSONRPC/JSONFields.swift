@@ -31,6 +31,10 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
     /// is its first byte after the quote, so its key begins one byte before and takes three more (see
     /// ``CompactReader/member(_:in:)``).
     @usableFromInline let names: UnsafeMutableRawPointer
+    /// Each field's compact key (`"name":`, of ``compactKey(_:)``'s count) as two words (``words(_:count:)``'s), for
+    /// a key of at most 16 bytes: what the key a compact member is expected to have is compared with, in two
+    /// comparisons of words instead of a loop over its bytes.
+    @usableFromInline let keyWords: UnsafeMutablePointer<(head: UInt64, tail: UInt64)>
     /// A perfect hash of the names: `buckets[bucket(head, length)]` is the slot of the only name that may be there,
     /// or 255 for none. Its multiplier is found at `init`.
     @usableFromInline let buckets: UnsafeMutablePointer<UInt8>
@@ -43,6 +47,7 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
         let utf8 = keys.map { Array($0.stringValue.utf8) }
         let names = UnsafeMutableRawPointer.allocate(byteCount: max(1, utf8.reduce(0) { $0 + $1.count + 3 }), alignment: 8)
         let table = UnsafeMutablePointer<(count: Int, head: UInt64, tail: UInt64, start: Int)>.allocate(capacity: max(1, count))
+        let keyWords = UnsafeMutablePointer<(head: UInt64, tail: UInt64)>.allocate(capacity: max(1, count))
         var start = 0
         for (slot, key) in keys.enumerated() {
             precondition(key.rawValue == slot, "\(Key.self).\(key.stringValue) is case \(slot) but has raw value \(key.rawValue)")
@@ -55,6 +60,7 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
             key.withUnsafeBytes { (names + start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             let (head, tail) = Self.words(UnsafeRawPointer(names + start + 1), count: name.count)
             (table + slot).initialize(to: (name.count, head, tail, start + 1))
+            (keyWords + slot).initialize(to: key.count <= 16 ? Self.words(UnsafeRawPointer(names + start), count: key.count) : (0, 0))
             start += key.count
         }
         // The first odd multiplier of a fixed sequence that puts every name in a bucket of its own (with 16 names in
@@ -75,11 +81,13 @@ public final class JSONFields<Key: JSONFieldKey>: @unchecked Sendable {
         }
         guard let found else { preconditionFailure("no perfect hash for the names of \(Key.self)") }
         (self.count, self.names, self.table, self.buckets, multiplier) = (count, names, table, buckets, found)
+        self.keyWords = keyWords
     }
 
     deinit {
         names.deallocate()
         table.deallocate()
+        keyWords.deallocate()
         buckets.deallocate()
     }
 

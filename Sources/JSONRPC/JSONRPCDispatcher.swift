@@ -35,6 +35,10 @@ public final class JSONRPCDispatcher: Sendable {
 
     private let table: MethodTable
     private let methodsByName: [(name: String, utf8: [UInt8], entry: MethodTable.Entry)]
+    /// Each of `methodsByName`'s names of at most 15 bytes packed in two words with its length (as ``TextCache``
+    /// packs a text; a longer name as no text packs): a name read is found by comparing words, where comparing
+    /// bytes took a call and counted references of every method whose name has its length.
+    private let packedNames: [(UInt64, UInt64)]
     public let limits: Limits
     /// The OpenRPC document of the methods (what `rpc.discover` answers).
     public let openRPCDocument: JSONValue
@@ -70,6 +74,7 @@ public final class JSONRPCDispatcher: Sendable {
         })
         self.table = table
         self.methodsByName = table.entries.map { (name: $0.key, utf8: Array($0.key.utf8), entry: $0.value) }.sorted { $0.name < $1.name }
+        packedNames = methodsByName.map { method in method.utf8.withUnsafeBytes { Self.packed($0) ?? (.max, .max) } }
         self.limits = limits
         self.openRPCDocument = document
         self.onInternalError = onInternalError
@@ -104,8 +109,9 @@ public final class JSONRPCDispatcher: Sendable {
     public final class Scratch {
         let tokens = TokenStorage()
         /// The buffer of the last single response, written into again by the next message once the caller has let
-        /// go of that response (until then, the next one gets a buffer of its own).
-        var response = JSONWriter(reservingCapacity: 512)
+        /// go of that response (until then, the next one gets a buffer of its own). `nil` only while a response is
+        /// being written.
+        var response: JSONWriter? = JSONWriter(reservingCapacity: 512)
         /// Short strings that compact readers made before (see ``CompactReader/text(_:)``).
         let texts = TextCache()
         public init() {}
@@ -114,8 +120,9 @@ public final class JSONRPCDispatcher: Sendable {
         /// else a buffer of its own), keeps that buffer for the next message, and returns it with `body`'s result.
         @inline(__always)
         func writingResponse<Result>(_ body: (inout JSONWriter) -> Result) -> (Result, JSONWriter) {
-            var writer = response
-            response = .placeholder  // so that `writer` holds the only reference when the caller let go
+            // Taken out, so that `writer` holds the only reference when the caller let go (without a placeholder
+            // put in its place, retained and released on every message).
+            var writer = response.take() ?? JSONWriter(reservingCapacity: 512)
             writer.truncate(to: 0)
             let result = body(&writer)
             response = writer
@@ -455,6 +462,10 @@ public final class JSONRPCDispatcher: Sendable {
 
     /// Finds a method by its name's bytes (without escapes).
     private func lookup(_ raw: UnsafeRawBufferPointer) -> (name: String, entry: MethodTable.Entry)? {
+        if let key = Self.packed(raw) {
+            guard let index = packedNames.firstIndex(where: { $0 == key }) else { return nil }
+            return (methodsByName[index].name, methodsByName[index].entry)
+        }
         for method in methodsByName where method.utf8.count == raw.count {
             let same = method.utf8.withUnsafeBytes { utf8 in
                 raw.count == 0 || memcmp(utf8.baseAddress!, raw.baseAddress!, raw.count) == 0
@@ -462,6 +473,15 @@ public final class JSONRPCDispatcher: Sendable {
             if same { return (method.name, method.entry) }
         }
         return nil
+    }
+
+    /// A name of at most 15 bytes packed as ``packedNames`` holds them, or `nil` for a longer one.
+    @inline(__always)
+    private static func packed(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
+        guard name.count <= 15 else { return nil }
+        guard let base = name.baseAddress else { return (0, 0) }
+        let (low, rest) = TextCache.pack(base, count: name.count)
+        return (low, rest | UInt64(name.count) << 56)
     }
 
     static func wireError(_ error: any Error, method: String, observer: InternalErrorObserver?) -> JSONRPCError {

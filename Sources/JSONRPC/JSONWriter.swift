@@ -155,6 +155,14 @@ public struct JSONWriter: @unchecked Sendable {
         raw.withUnsafeBytes { append($0) }
     }
 
+    /// Appends three runs of bytes that are already JSON (or parts of it), making room once: an answer written
+    /// from prepared parts is such runs.
+    public mutating func writeRaw(_ first: [UInt8], _ second: [UInt8], _ third: [UInt8]) {
+        first.withUnsafeBytes { first in
+            second.withUnsafeBytes { second in third.withUnsafeBytes { third in append(first, second, third) } }
+        }
+    }
+
     /// Appends a JSON string literal with the escapes RFC 8259 requires.
     public mutating func write(string: String) {
         var string = string

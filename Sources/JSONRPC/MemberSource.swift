@@ -251,6 +251,8 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
     @inlinable @inline(__always)
     public mutating func string(repeats: Bool) throws(CompactMiss) -> String {
         guard let text = reader.string() else { throw CompactMiss() }
+        // A short one (plain ASCII, as all that the reader reads) made in place either way, without the cache.
+        if let inline = TextCache.inlineASCII(text) { return inline }
         return repeats ? reader.text(text) : String(decoding: text, as: UTF8.self)
     }
     @inlinable @inline(__always)

@@ -213,9 +213,7 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
     /// `writePrepared(_:creativeBase:json:)` of a head and a tail.
     @inline(__always)
     static func writePrepared(head: [UInt8], tail: [UInt8], creativeBase: CreativeBase, json: inout JSONWriter) {
-        json.writeRaw(head)
-        json.writeRaw(creativeBase.escaped)
-        json.writeRaw(tail)
+        json.writeRaw(head, creativeBase.escaped, tail)
     }
 
     /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.

@@ -136,10 +136,13 @@ public struct LaunchQueryParams: Codable, Sendable, JSONReadable, MemberReadable
             case .cached: cached = try source.optionalStrings(separator: ",")
             }
         }
-        guard let app else { throw source.missing(.app) }
-        guard let platform else { throw source.missing(.platform) }
+        // Taken out of the locals (which are then done with), so that each string moves into `make` rather than being
+        // retained for it and released with the local.
+        guard let app = app.take() else { throw source.missing(.app) }
+        guard let platform = platform.take() else { throw source.missing(.platform) }
         guard let appVersion else { throw source.missing(.appVersion) }
-        return try make(app, platform, appVersion, region, locale, deviceId, screen, launchType, backgroundSeconds, cached)
+        return try make(app, platform, appVersion, region.take(), locale.take(), deviceId.take(), screen, launchType, backgroundSeconds,
+                        cached.take())
     }
 
     /// The launch request read and checked: what decoding the params and then ``validated()`` give (the same

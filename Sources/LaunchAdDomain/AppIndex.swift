@@ -1,6 +1,8 @@
 /// The campaigns of one app, indexed for the launch query. Immutable: the edge builds a new one per change, keeping
 /// what the change leaves as it was (the prepared candidates, and the ``PriorityTier``s whose members stay the same).
-public struct AppIndex: Sendable {
+/// A class: every launch query takes its app's index out of the state and lets go of it, which costs one reference
+/// count rather than one per array (and, for a struct this size, a destroy through its type's metadata).
+public final class AppIndex: Sendable {
     /// Campaigns that may still serve (scheduled, live), forced first, then by priority, then by id.
     public let candidates: [Candidate]
     /// Paused, expired and deleted campaigns, most recently changed first (bounded), for `revoked`.
@@ -17,7 +19,7 @@ public struct AppIndex: Sendable {
     let largestTier: Int
 
     /// An index of `candidates` (in any order) and `revoked`.
-    public init(candidates: [Candidate], revoked: [Int64]) {
+    public convenience init(candidates: [Candidate], revoked: [Int64]) {
         self.init(ordered: Self.inOrder(candidates) ? candidates : candidates.sorted(by: Self.precedes), revoked: revoked,
                   byEnd: candidates.sorted { $0.campaign.endsAt < $1.campaign.endsAt }, reusing: [])
     }

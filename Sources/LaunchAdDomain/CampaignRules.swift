@@ -349,18 +349,20 @@ public struct AppVersion: Sendable, Hashable, Comparable {
             let shift = UInt64(position % 2 == 0 ? 32 : 0)
             if position < 2 { high |= value << shift } else { low |= value << shift }
         }
+        // Wrapping arithmetic: the guards bound every sum (at most 4 numbers of at most 9 digits), so checking each
+        // for overflow only cost instructions per byte.
         for byte in bytes {
             if byte == UInt8(ascii: ".") {
                 guard digits > 0, count < 3 else { return nil }
                 place(value, at: count)
-                count += 1
+                count &+= 1
                 value = 0
                 digits = 0
             } else {
                 let digit = byte &- UInt8(ascii: "0")
                 guard digit <= 9, digits < 9 else { return nil }
-                value = value * 10 + UInt64(digit)
-                digits += 1
+                value = value &* 10 &+ UInt64(digit)
+                digits &+= 1
             }
         }
         guard digits > 0 else { return nil }

@@ -359,11 +359,12 @@ public enum DecisionEngine {
         let near: UInt8 = 1, inCache: UInt8 = 2, unseen: UInt8 = 4, pool: UInt8 = 8
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: held.count) { flags -> (held: HeldCreative, showMoment: ShowMoment) in
             var anyCached = false
-            for (offset, creative) in held.enumerated() {
+            // By index, each creative read in place: taken out of the array, each was retained and released.
+            for offset in held.indices {
                 var flag: UInt8 = 0
-                if target.map({ abs(creative.logAspect - $0) <= best + aspectTolerance }) ?? true {
+                if target.map({ abs(held[offset].logAspect - $0) <= best + aspectTolerance }) ?? true {
                     flag = near
-                    if !cached.isEmpty && cached.contains(creative.facts.sha256) {
+                    if !cached.isEmpty && cached.contains(held[offset].facts.sha256) {
                         flag |= inCache
                         anyCached = true
                     }

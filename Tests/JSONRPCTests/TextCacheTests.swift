@@ -63,6 +63,34 @@ struct TextCacheTests {
         }
     }
 
+    @Test("a short ASCII text made in place is the string String(decoding:) makes, every length, every ASCII byte; others are not")
+    func inlineASCII() {
+        var random = SeededRandom(seed: 5)
+        for length in 0...TextCache.longest {
+            for round in 0..<64 {
+                // Every ASCII byte somewhere (NUL and controls too: they are ASCII), at every offset.
+                let text = (0..<length).map { UInt8(($0 * 17 + round * 7 + random.index(128)) % 128) }
+                for offset in 0..<8 {
+                    let (inline, made) = Self.withBytes(text, offset: offset) { (TextCache.inlineASCII($0), String(decoding: $0, as: UTF8.self)) }
+                    #expect(inline == made, "\(text) at \(offset)")
+                    #expect(inline.map { Array($0.utf8) } == text && inline?.utf8.count == length && inline?.isEmpty == (length == 0))
+                    // The same string as the library's own: equal, hashed alike, and joined and compared as text.
+                    #expect(inline?.hashValue == made.hashValue && inline.map { $0 + "!" } == made + "!" && inline.map { $0 < made + "\u{0}" } == true)
+                }
+            }
+            guard length > 0 else { continue }
+            // A byte of 0x80 or more anywhere: not plain ASCII, left to decoding.
+            for index in 0..<length {
+                var text = [UInt8](repeating: 0x61, count: length)
+                text[index] = 0x80 | UInt8(random.index(128))
+                #expect(Self.withBytes(text, offset: index % 8) { TextCache.inlineASCII($0) } == nil)
+            }
+        }
+        // Longer texts are not made in place.
+        let long = [UInt8](repeating: 0x61, count: TextCache.longest + 1)
+        #expect(long.withUnsafeBytes { TextCache.inlineASCII($0) } == nil)
+    }
+
     @Test("every byte of a cached text counts: a text with any one byte changed is not taken for it, every length")
     func everyByteCounts() {
         let cache = TextCache()
