@@ -127,8 +127,8 @@ struct ReportedAdTests {
                 return report
             }
             let tampered: [(String, EdgeReport)] = [
-                ("a reason raised", report(reasons) { $0.hourly?[0].reasons?.misleading = 200 }),
-                ("a total's reason moved", report(reasons) { $0.counts[0].reasons = ReportReasons(other: 2) }),
+                ("a reason raised", report(reasons) { $0.hourly?[0].reasons?.misleading = 200; $0.counts[0].reasons?.misleading = 200 }),
+                ("a reason moved", report(reasons) { $0.counts[0].reasons = ReportReasons(other: 2); $0.hourly?[0].reasons = ReportReasons(other: 2) }),
                 ("the reasons dropped", report(reasons) { $0.hourly?[0].reasons = nil; $0.counts[0].reasons = nil }),
                 ("reasons added to a report without", report(nil) { $0.hourly?[0].reasons = reasons; $0.counts[0].reasons = reasons }),
             ]
@@ -138,6 +138,18 @@ struct ReportedAdTests {
                     Issue.record("\(what): taken")
                 } catch {
                     #expect((error as? JSONRPCError)?.code == APIError.sealRefused.code, "\(what): \(error)")
+                }
+            }
+            // The hours' reasons not adding up to the totals' (only the hours inflated), or a total out of bounds: refused
+            // before the seal is read, naming the field.
+            for (altered, field) in [
+                (report(reasons) { $0.hourly?[0].reasons?.misleading = 200 }, "counts[0].reasons"),
+                (report(nil) { $0.hourly?[0].reasons = reasons }, "counts[0].reasons"),
+                (report(reasons) { $0.counts = [] }, "hourly[0].reasons"),
+                (report(reasons) { $0.counts[0].reports = -1 }, "counts[0].reports"),
+            ] {
+                await #expect { _ = try await passer.call(SyncAPI.report, altered) } throws: { error in
+                    (error as? JSONRPCError)?.code == -32602 && (error as? JSONRPCError)?.data?["field"] == .string(field)
                 }
             }
             #expect(try await passer.call(SyncAPI.report, report(reasons)).accepted)
