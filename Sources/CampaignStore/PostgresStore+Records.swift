@@ -223,9 +223,9 @@ extension PostgresStore {
 
     @discardableResult
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
-        let campaigns = try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
+        let forgotten = try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
             + (try await rows("DELETE FROM report_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
-        return campaigns + (try await rows("DELETE FROM app_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
+        return forgotten + (try await rows("DELETE FROM app_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
     }
 
     public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {

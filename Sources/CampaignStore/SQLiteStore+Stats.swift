@@ -91,11 +91,11 @@ extension SQLiteStore {
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM stats_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            var campaigns = db.changesCount
+            var rows = db.changesCount
             try db.execute(sql: "DELETE FROM report_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            campaigns += db.changesCount
+            rows += db.changesCount
             try db.execute(sql: "DELETE FROM app_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            return campaigns + db.changesCount
+            return rows + db.changesCount
         }
     }
 

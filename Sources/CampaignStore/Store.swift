@@ -108,8 +108,8 @@ public protocol Store: Sendable {
     /// each with its bucket's start as `hour`, in order; buckets with no count are left out.
     func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount]
 
-    /// Forgets the hourly counts, by campaign and by app, of the hours that began before `cutoff` (the campaigns'
-    /// totals stay); returns how many rows went.
+    /// Forgets the hourly counts, by campaign, by reason and by app, of the hours that began before `cutoff` (the
+    /// campaigns' totals stay); returns how many rows went, of the three tables together.
     @discardableResult
     func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int
 
