@@ -31,7 +31,7 @@ extension AppCommand {
         @Option(help: "cn, eu or global.") var market: String?
         @Option(help: "An IANA time zone name, such as Asia/Shanghai: where the app's day begins (its stats and goals by day begin at its midnight).") var timezone: String?
         @Option(help: "The sha256 of an uploaded creative shown below a half ad; \"\" removes it.") var logo: String?
-        @Option(help: "Pause a campaign of the app whose reports within an hour (UTC) reach N (\(AppSettings.reportPauseRange.lowerBound) to \(AppSettings.reportPauseRange.upperBound)); 0 turns it off.") var reportPause: Int?
+        @Option(help: "Pause a campaign of the app when its reports of the current or previous hour (UTC) cross N (\(AppSettings.reportPauseRange.lowerBound) to \(AppSettings.reportPauseRange.upperBound)); 0 turns it off.") var reportPause: Int?
         @Flag(help: "Show what would change, and change nothing.") var dryRun = false
 
         func validate() throws {

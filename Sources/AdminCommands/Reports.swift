@@ -10,7 +10,7 @@ struct Reports: AsyncParsableCommand {
         discussion: """
             The most reported first. Reports are counted by hour (UTC): --since takes the hour it falls in, and \
             campaignd keeps them for its --stats-retention. An app with a report threshold (adctl app set \
-            --report-pause N) has a campaign whose reports of one hour reach N paused, by the actor rules (adctl \
+            --report-pause N) has a campaign paused by the report that makes its reports of the current or previous hour cross N (never for an hour before its last resume), by the actor rules (adctl \
             history ID shows it).
 
             Examples:

@@ -64,11 +64,11 @@ struct Stats: AsyncParsableCommand {
             }
             let splits = params.split ?? []
             let header = ["ID", StatsBucket.heading(params.by ?? .hour, timezone: result.timezone)] + (splits.contains(.creative) ? ["CREATIVE"] : [])
-                + (splits.contains(.region) ? ["REGION"] : []) + ["IMPRESSIONS", "CLICKS", "SKIPS", "CTR", "SKIP RATE"]
+                + (splits.contains(.region) ? ["REGION"] : []) + ["IMPRESSIONS", "CLICKS", "SKIPS", "REPORTS", "CTR", "SKIP RATE"]
             Table.print(header, series.map { point in
                 [String(point.id), point.at.rfc3339] + (point.creative.map { [$0.isEmpty ? "-" : String($0.prefix(12))] } ?? [])
                     + (point.region.map { [$0.isEmpty ? "-" : $0] } ?? [])
-                    + [String(point.impressions), String(point.clicks), String(point.skips)]
+                    + [String(point.impressions), String(point.clicks), String(point.skips), String(point.reports ?? 0)]
                     + Self.rates(impressions: point.impressions, clicks: point.clicks, skips: point.skips)
             })
         }

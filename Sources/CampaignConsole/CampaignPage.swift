@@ -64,13 +64,13 @@ enum CampaignPage {
     }
 
     /// The users' reports of the campaign's ad: every reason's count (campaignd keeps them by hour for its stats
-    /// retention; the total for good).
+    /// retention; the total for good), each labelled so, as once hours are forgotten the reasons add up to less.
     static func reports(_ totals: CampaignStats?) -> String {
         guard let totals else { return "<p class=\"error\">Reports unavailable.</p>" }
         let reasons = totals.reasons ?? ReportReasons()
-        return "<table id=\"reports\"><thead><tr><th>reason</th><th>reports</th></tr></thead><tbody>"
+        return "<table id=\"reports\"><thead><tr><th>reason</th><th>reports, over the hours kept</th></tr></thead><tbody>"
             + ReportReason.allCases.map { "<tr data-reason=\"\($0.rawValue)\"><td>\($0.rawValue)</td><td>\(reasons[$0])</td></tr>" }.joined()
-            + "<tr data-reason=\"total\"><th>total</th><th>\(totals.reports ?? reasons.total)</th></tr></tbody></table>"
+            + "<tr data-reason=\"total\"><th>total, kept for good</th><th>\(totals.reports ?? reasons.total)</th></tr></tbody></table>"
     }
 
     static func fields(_ campaign: Campaign, market: Market? = nil) -> String {

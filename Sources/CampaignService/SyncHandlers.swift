@@ -49,7 +49,7 @@ enum SyncHandlers {
             let hourly = ReportHours.hourly(of: report, receivedAt: now)
             let region = report.region ?? edges.region(of: report.edgeId) ?? ""
             let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts,
-                                                          hourly: hourly, apps: report.apps ?? [], region: region)
+                                                          hourly: hourly, apps: report.apps ?? [], region: region, now: now)
             return EdgeReportResult(accepted: taken, lastReportId: last)
         }
         table.register(SyncAPI.ack, inline: { ack, context in

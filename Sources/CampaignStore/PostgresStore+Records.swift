@@ -48,7 +48,7 @@ extension PostgresStore {
 
     @discardableResult
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
-                          region: String) async throws -> (taken: Bool, last: Int64) {
+                          region: String, now: Timestamp) async throws -> (taken: Bool, last: Int64) {
         let (answer, paused) = try await pooled { [logger] connection -> ((taken: Bool, last: Int64), [Change]) in
             try await Self.transaction(connection, logger: logger) {
                 // The edge's row, locked: two campaignd taking the same resent report count it once.
@@ -92,37 +92,47 @@ extension PostgresStore {
                     for number in item.numbers { binds.append(number) }
                     try await connection.query(PostgresQuery(unsafeSQL: insertApp, binds: binds), logger: logger)
                 }
-                return ((true, reportId), try await self.pauseReported(connection, hourly: hourly, now: .now()))
+                return ((true, reportId), try await self.pauseReported(connection, hourly: hourly, now: now))
             }
         }
         if !paused.isEmpty { signal.wake() }
         return answer
     }
 
-    /// Pauses the live campaigns whose reports of an hour this report added to reach their app's threshold
-    /// (``ReportPause``); answers the changes. Only when some campaign may be paused does it take the counter row
-    /// (as every campaign write does, after the report's own rows): then the counts and states it reads are those
-    /// every other campaignd's committed report left, and a second report reaching the threshold at once finds the
-    /// campaign paused, so none is paused twice.
+    /// Pauses the live campaigns whose reports of an hour this report made cross their app's threshold
+    /// (``ReportPause``); answers the changes. One query finds the live campaigns concerned whose app has a
+    /// threshold; only then does it take the counter row (as every campaign write does, after the report's own rows)
+    /// and read each campaign, its count and its last resume again under it: then they are those every other
+    /// campaignd's committed report left, and a second report crossing the threshold at once finds the campaign
+    /// paused, so none is paused twice.
     private func pauseReported(_ connection: PostgresConnection, hourly: [HourlyCount], now: Timestamp) async throws -> [Change] {
-        let hours = ReportPause.reportedHours(hourly)
+        let hours = ReportPause.reportedHours(hourly).filter { ReportPause.counts(hour: $0.hour, now: now) }
         guard !hours.isEmpty else { return [] }
-        let thresholds = try await Self.rows(connection, "SELECT body FROM apps", logger).compactMap { row -> (String, Int)? in
-            let app = try AppJSON.decode(row.decode(String.self))
-            return app.reportPause.map { (app.app, $0) }
+        let ids = Array(Set(hours.map(\.id)))
+        var thresholds: [Int64: Int] = [:]
+        for row in try await Self.rows(connection, """
+            SELECT c.id, a.body FROM campaigns c JOIN apps a ON a.app = c.app WHERE c.id = ANY(\(ids)) AND c.state = 'live'
+            """, logger) {
+            let (id, body) = try row.decode((Int64, String).self)
+            thresholds[id] = try AppJSON.decode(body).reportPause
         }
         guard !thresholds.isEmpty else { return [] }
-        let byApp = Dictionary(thresholds, uniquingKeysWith: { first, _ in first })
         try await connection.query("SELECT seq FROM counter WHERE id = 1 FOR UPDATE", logger: logger)
         let sumSQL = StatsSeriesSQL.hourReports(placeholder: { "$\($0)::BIGINT" }, sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" })
+        let resumeSQL = ReportPause.lastResume(placeholder: { "$\($0)::BIGINT" })
         var changes: [Change] = []
-        for (id, hour) in hours {
-            guard let campaign = try await load(connection, id: id), campaign.state == .live, let threshold = byApp[campaign.app] else { continue }
+        for (id, hour, added) in hours {
+            guard let threshold = thresholds[id], let campaign = try await load(connection, id: id), campaign.state == .live else { continue }
             var binds = PostgresBindings()
             binds.append(id)
             binds.append(hour)
             let reports = try await Self.rows(connection, PostgresQuery(unsafeSQL: sumSQL, binds: binds), logger).first?.decode(Int64.self) ?? 0
-            guard let next = ReportPause.paused(campaign, reports: reports, threshold: threshold, now: now) else { continue }
+            var resumeBinds = PostgresBindings()
+            resumeBinds.append(id)
+            let resumed = try await Self.rows(connection, PostgresQuery(unsafeSQL: resumeSQL, binds: resumeBinds), logger).first?
+                .decode(Int64?.self).map(Timestamp.init(milliseconds:))
+            guard let next = ReportPause.paused(campaign, hour: hour, added: added, reports: reports, threshold: threshold,
+                                                lastResume: resumed, now: now) else { continue }
             changes.append(try await record(connection, .paused, next, actor: ReportPause.actor, now: now))
         }
         if let last = changes.last {
@@ -132,35 +142,38 @@ extension PostgresStore {
     }
 
     public func stats(id: Int64?) async throws -> [CampaignStats] {
-        let stats = try await rows("""
-            SELECT c.id, COALESCE(s.impressions, 0), COALESCE(s.clicks, 0), COALESCE(s.skips, 0), COALESCE(s.reports, 0)
-            FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id
-            WHERE (CASE WHEN \(id)::bigint IS NULL THEN c.state <> 'deleted' ELSE c.id = \(id) END)
-            ORDER BY c.id
-            """).map { row in
-            let (id, impressions, clicks, skips, reports) = try row.decode((Int64, Int64, Int64, Int64, Int64).self)
-            return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips, reports: reports)
-        }
-        let reasons = StatsSeriesSQL.reasons(try await reportedRows(app: nil, since: nil, id: id))
-        return stats.map { item in
-            var item = item
-            item.reasons = reasons[item.id]?.reasons
-            return item
+        // The totals and the reasons from one moment: a report committed between two reads would not show in one alone.
+        try await consistentRead { [logger] connection in
+            let reasons = StatsSeriesSQL.reasons(try await Self.reportedRows(connection, app: nil, since: nil, id: id, logger))
+            return try await Self.rows(connection, """
+                SELECT c.id, COALESCE(s.impressions, 0), COALESCE(s.clicks, 0), COALESCE(s.skips, 0), COALESCE(s.reports, 0)
+                FROM campaigns c LEFT JOIN stats s ON s.campaign_id = c.id
+                WHERE (CASE WHEN \(id)::bigint IS NULL THEN c.state <> 'deleted' ELSE c.id = \(id) END)
+                ORDER BY c.id
+                """, logger).map { row in
+                let (id, impressions, clicks, skips, reports) = try row.decode((Int64, Int64, Int64, Int64, Int64).self)
+                return CampaignStats(id: id, impressions: impressions, clicks: clicks, skips: skips, reports: reports, reasons: reasons[id]?.reasons)
+            }
         }
     }
 
     public func reportedCampaigns(app: String?, since: Timestamp?, limit: Int) async throws -> [ReportedCampaign] {
-        let byId = StatsSeriesSQL.reasons(try await reportedRows(app: app, since: since, id: nil))
-        // Only the campaigns listed are read, to name them.
-        var campaigns: [Int64: Campaign] = [:]
-        for id in StatsSeriesSQL.mostReported(byId, limit: limit) {
-            campaigns[id] = try await rows("SELECT body FROM campaigns WHERE id = \(id)").first.map { try CampaignJSON.decode($0.decode(String.self)) }
+        try await consistentRead { [logger] connection in
+            let byId = StatsSeriesSQL.reasons(try await Self.reportedRows(connection, app: app, since: since, id: nil, logger))
+            // Only the campaigns listed are read, to name them, in one query.
+            let ids = StatsSeriesSQL.mostReported(byId, limit: limit)
+            var campaigns: [Int64: Campaign] = [:]
+            for row in try await Self.rows(connection, "SELECT body FROM campaigns WHERE id = ANY(\(ids))", logger) {
+                let campaign = try CampaignJSON.decode(row.decode(String.self))
+                campaigns[campaign.id] = campaign
+            }
+            return try StatsSeriesSQL.ranked(byId, limit: limit) { campaigns[$0] }
         }
-        return try StatsSeriesSQL.ranked(byId, limit: limit) { campaigns[$0] }
     }
 
     /// The rows of ``StatsSeriesSQL/selectReported(placeholder:sum:one:)``: of one campaign when `id` is given.
-    private func reportedRows(app: String?, since: Timestamp?, id: Int64?) async throws -> [StatsSeriesSQL.ReportedRow] {
+    private static func reportedRows(_ connection: PostgresConnection, app: String?, since: Timestamp?, id: Int64?,
+                                     _ logger: Logger) async throws -> [StatsSeriesSQL.ReportedRow] {
         var binds = PostgresBindings()
         binds.append(since.map { HourlyCount.hour(of: $0).milliseconds } ?? Int64.min)
         if let id {
@@ -171,7 +184,7 @@ extension PostgresStore {
         }
         let sql = StatsSeriesSQL.selectReported(placeholder: { $0 == 1 || id != nil ? "$\($0)::BIGINT" : "$\($0)::TEXT" },
                                                 sum: { "LEAST(SUM(\($0)), \(Int64.max))::BIGINT" }, one: id != nil)
-        return try await rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+        return try await rows(connection, PostgresQuery(unsafeSQL: sql, binds: binds), logger).map { row in
             let (id, reason, count, last) = try row.decode((Int64, String, Int64, Int64).self)
             return (id: id, reason: reason, count: count, last: last)
         }
@@ -206,9 +219,9 @@ extension PostgresStore {
 
     @discardableResult
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
-        let campaigns = try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
+        let forgotten = try await rows("DELETE FROM stats_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count
             + (try await rows("DELETE FROM report_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
-        return campaigns + (try await rows("DELETE FROM app_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
+        return forgotten + (try await rows("DELETE FROM app_hourly WHERE hour < \(cutoff.milliseconds) RETURNING 1").count)
     }
 
     public func saveAcknowledgements(_ edges: [EdgeInfo]) async throws {

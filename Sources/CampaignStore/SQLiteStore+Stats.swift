@@ -7,7 +7,7 @@ import LaunchAdDomain
 extension SQLiteStore {
     @discardableResult
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
-                          region: String) async throws -> (taken: Bool, last: Int64) {
+                          region: String, now: Timestamp) async throws -> (taken: Bool, last: Int64) {
         let (answer, paused) = try await pool.write { db -> ((taken: Bool, last: Int64), Bool) in
             let last = try Int64.fetchOne(db, sql: "SELECT last_report_id FROM edge_reports WHERE edge_id = ?", arguments: [edgeId])
             if let last, reportId <= last { return ((false, last), false) }
@@ -34,23 +34,25 @@ extension SQLiteStore {
             for item in apps {
                 try db.execute(sql: insertApp, arguments: StatementArguments([item.app, item.hour.milliseconds] + item.numbers.map { $0 as any DatabaseValueConvertible }))
             }
-            return ((true, reportId), try Self.pauseReported(db, hourly: hourly, now: .now()))
+            return ((true, reportId), try Self.pauseReported(db, hourly: hourly, now: now))
         }
         if paused { signal.wake() }
         return answer
     }
 
-    /// Pauses the live campaigns whose reports of an hour this report added to reach their app's threshold
+    /// Pauses the live campaigns whose reports of an hour this report made cross their app's threshold
     /// (``ReportPause``); answers whether it paused any. In the report's transaction: SQLite's one writer sees every
     /// count and state as they stand, so no campaign is paused twice.
     private static func pauseReported(_ db: Database, hourly: [HourlyCount], now: Timestamp) throws -> Bool {
         var paused = false
         let sumSQL = StatsSeriesSQL.hourReports(placeholder: { _ in "?" }, sum: { "\(SaturatingSum.name)(\($0))" })
-        for (id, hour) in ReportPause.reportedHours(hourly) {
+        for (id, hour, added) in ReportPause.reportedHours(hourly) where ReportPause.counts(hour: hour, now: now) {
             guard let campaign = try load(db, id: id), campaign.state == .live,
                   let threshold = try app(db, campaign.app)?.reportPause else { continue }
             let reports = try Int64.fetchOne(db, sql: sumSQL, arguments: [id, hour]) ?? 0
-            guard let next = ReportPause.paused(campaign, reports: reports, threshold: threshold, now: now) else { continue }
+            let resumed = try Int64.fetchOne(db, sql: ReportPause.lastResume(placeholder: { _ in "?" }), arguments: [id]).map(Timestamp.init(milliseconds:))
+            guard let next = ReportPause.paused(campaign, hour: hour, added: added, reports: reports, threshold: threshold,
+                                                lastResume: resumed, now: now) else { continue }
             _ = try record(db, .paused, next, actor: ReportPause.actor, now: now)
             paused = true
         }
@@ -89,11 +91,11 @@ extension SQLiteStore {
     public func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM stats_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            var campaigns = db.changesCount
+            var rows = db.changesCount
             try db.execute(sql: "DELETE FROM report_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            campaigns += db.changesCount
+            rows += db.changesCount
             try db.execute(sql: "DELETE FROM app_hourly WHERE hour < ?", arguments: [cutoff.milliseconds])
-            return campaigns + db.changesCount
+            return rows + db.changesCount
         }
     }
 

@@ -83,11 +83,12 @@ public protocol Store: Sendable {
     /// With them, in the same transaction, `hourly` is added to the counts kept by campaign, hour, creative and
     /// `region` (what ``statsSeries(_:)`` answers), and `apps` to those kept by app and hour (what
     /// ``appSeries(_:)`` answers); every sum stops at `Int64.max`. Reports (``HourlyCount/reasons``) are added by
-    /// campaign, hour and reason too, and a live campaign whose reports of an hour reach its app's
-    /// ``AppSettings/reportPause`` is paused in the same transaction (``ReportPause``), a change like any other.
+    /// campaign, hour and reason too, and a live campaign whose reports of an hour (the current or previous one at
+    /// `now`) this report makes cross its app's ``AppSettings/reportPause`` is paused in the same transaction
+    /// (``ReportPause``), a change like any other, made at `now`.
     @discardableResult
     func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
-                   region: String) async throws -> (taken: Bool, last: Int64)
+                   region: String, now: Timestamp) async throws -> (taken: Bool, last: Int64)
 
     /// Counts per campaign: one campaign's, or every campaign's but deleted ones; `reports` always, `reasons` (over
     /// the hours kept) when it has any.
@@ -107,8 +108,8 @@ public protocol Store: Sendable {
     /// each with its bucket's start as `hour`, in order; buckets with no count are left out.
     func appSeries(_ query: AppStatsQuery) async throws -> [AppHourlyCount]
 
-    /// Forgets the hourly counts, by campaign and by app, of the hours that began before `cutoff` (the campaigns'
-    /// totals stay); returns how many rows went.
+    /// Forgets the hourly counts, by campaign, by reason and by app, of the hours that began before `cutoff` (the
+    /// campaigns' totals stay); returns how many rows went, of the three tables together.
     @discardableResult
     func forgetHourlyStats(before cutoff: Timestamp) async throws -> Int
 
@@ -179,14 +180,21 @@ extension Store {
     /// Adds a report's counts with no hourly counts (as an older edge sends them).
     @discardableResult
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats]) async throws -> (taken: Bool, last: Int64) {
-        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: [], apps: [], region: "")
+        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: [], apps: [], region: "", now: .now())
     }
 
     /// Adds a report's counts with no counts by app (as an edge from before the funnel sends them).
     @discardableResult
     public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount],
                           region: String) async throws -> (taken: Bool, last: Int64) {
-        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: hourly, apps: [], region: region)
+        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: hourly, apps: [], region: region, now: .now())
+    }
+
+    /// Adds a report at the time it is added (``addReport(edgeId:reportId:counts:hourly:apps:region:now:)``).
+    @discardableResult
+    public func addReport(edgeId: String, reportId: Int64, counts: [CampaignStats], hourly: [HourlyCount], apps: [AppHourlyCount],
+                          region: String) async throws -> (taken: Bool, last: Int64) {
+        try await addReport(edgeId: edgeId, reportId: reportId, counts: counts, hourly: hourly, apps: apps, region: region, now: .now())
     }
 
     /// Every campaign's changes after `seq`, at most `limit`.

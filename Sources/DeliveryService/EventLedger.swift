@@ -47,12 +47,19 @@ final class EventLedger: Sendable {
     /// Counts the event unless its id was seen, under the hour it happened in (its `at`, or `now`): a campaign's
     /// event by campaign and `creative` (the event's creative when it is one of the campaign's: an unknown one would
     /// only grow the counts), and a funnel's report or an impression by `app` too (the app a report names, the app of
-    /// an impression's campaign). Returns whether it was new.
+    /// an impression's campaign). A user's report of an ad (`reported`) is known by its device, campaign and hour
+    /// instead of its id: one device reports a campaign at most once an hour (as far as the set remembers), so the
+    /// reports that reach an app's threshold are reporting devices, not event ids one client can mint. Returns
+    /// whether it was new.
     func admit(_ event: LaunchEvent, creative: String? = nil, app: String? = nil, now: Timestamp = .now()) -> Bool {
-        let fingerprint = key.fingerprint(event.eventId)
+        let hour = HourlyCount.hour(of: event.at ?? now)
+        let fingerprint = if event.type == .reported, let id = event.campaignId {
+            key.fingerprint(reportOf: event.deviceId, campaign: id, hour: hour.milliseconds)
+        } else {
+            key.fingerprint(event.eventId)
+        }
         let new = seen.withLock { $0.insert(fingerprint) }
         guard new else { return false }
-        let hour = HourlyCount.hour(of: event.at ?? now)
         unsaved.withLock { unsaved in
             if !event.type.isFunnel, let id = event.campaignId {
                 let countKey = HourlyCount.Key(id: id, hour: hour.milliseconds, sha256: creative)

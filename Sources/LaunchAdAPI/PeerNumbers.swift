@@ -63,6 +63,8 @@ public enum PeerNumbers {
         guard report.counts.count <= 10_000 else { throw .invalidParams(field: "counts", "must list at most 10000 campaigns") }
         for (index, item) in report.counts.enumerated() {
             try check(counts: [item.impressions, item.clicks, item.skips] + (item.reasons?.numbers ?? []), field: "counts[\(index)]")
+            // An edge leaves the total out (its reasons say it); one given is bounded like the rest.
+            if let reports = item.reports { try check(counts: [reports], field: "counts[\(index)].reports") }
         }
         if let hourly = report.hourly {
             guard hourly.count <= EdgeReport.maxHourly else {
@@ -76,6 +78,7 @@ public enum PeerNumbers {
                 }
             }
         }
+        if let hourly = report.hourly { try checkReasons(report.counts, hourly: hourly) }
         if let apps = report.apps {
             guard apps.count <= EdgeReport.maxAppHours else {
                 throw .invalidParams(field: "apps", "must list at most \(EdgeReport.maxAppHours) counts")
@@ -88,6 +91,23 @@ public enum PeerNumbers {
                 // One count per app and hour, as an edge merges them: the receiver adds each as it comes.
                 guard keys.insert(item.key).inserted else { throw .invalidParams(field: "apps[\(index)]", "names its app and hour twice") }
             }
+        }
+    }
+
+    /// Checks that the reports by reason of each campaign's totals are those of its hours, as an edge makes them
+    /// (``HourlyCount/totals(_:)``): campaignd counts the totals' and the hours' apart, so an edge inflating only the
+    /// hours (what the threshold reads) is refused, naming the campaign's totals.
+    static func checkReasons(_ counts: [CampaignStats], hourly: [HourlyCount]) throws(JSONRPCError) {
+        let zero = ReportReasons().numbers
+        var byHours: [Int64: [Int64]] = [:]
+        for item in HourlyCount.totals(hourly) { byHours[item.id] = item.reasons?.numbers ?? zero }
+        var byTotals: [Int64: ReportReasons?] = [:]
+        for item in counts { byTotals[item.id] = ReportReasons.merged(byTotals[item.id] ?? nil, item.reasons) }
+        for (index, item) in counts.enumerated() where (byTotals[item.id]??.numbers ?? zero) != (byHours[item.id] ?? zero) {
+            throw .invalidParams(field: "counts[\(index)].reasons", "must be the sum of campaign \(item.id)'s reasons in hourly")
+        }
+        for (index, item) in hourly.enumerated() where byTotals[item.id] == nil && (byHours[item.id] ?? zero) != zero {
+            throw .invalidParams(field: "hourly[\(index)].reasons", "campaign \(item.id) has reasons by hour and none in counts")
         }
     }
 

@@ -56,7 +56,7 @@ public enum SyncAPI {
 extension SyncAPI {
     public static let report = RPCMethod<EdgeReport, EdgeReportResult>(
         "edge.report", summary: "An edge ships its impression, click and skip counts, and its apps' launches for the funnel (app.stats).",
-        description: "With CURVE, campaignd takes counts only for the edge id the key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007. With CURVE, a report must also carry its edge's seal (mac, over its id, report id, region and every count), whichever relays it came through; without it, or with a field altered, the answer is -32008.",
+        description: "With CURVE, campaignd takes counts only for the edge id the key is listed under (edges/EDGE_ID.pub); for another id the answer is -32007. With CURVE, a report must also carry its edge's seal (mac, over its id, report id, region and every count), whichever relays it came through; without it, or with a field altered, the answer is -32008. With hourly, each campaign's reasons in counts must be the sum of its reasons in hourly (-32602 naming counts[i].reasons, or hourly[i].reasons for a campaign counts leaves out); counts[i].reports, which an edge leaves out, is bounded like the other counts.",
         idempotent: true, errors: [APIError.edgeKeyMismatch, APIError.sealRefused],
         examples: [RPCExample("counts since the last report", params: EdgeReport(edgeId: "edge-sh-1", reportId: 1731254460, counts: [
             CampaignStats(id: 42, impressions: 120, clicks: 4, skips: 31),

@@ -57,7 +57,7 @@ struct ConsoleReportsTests {
             #expect(page.body.contains("<tr data-reason=\"inappropriate\"><td>inappropriate</td><td>2</td></tr>")
                     && page.body.contains("<tr data-reason=\"misleading\"><td>misleading</td><td>1</td></tr>")
                     && page.body.contains("<tr data-reason=\"other\"><td>other</td><td>0</td></tr>")
-                    && page.body.contains("<tr data-reason=\"total\"><th>total</th><th>3</th></tr>"), "\(page.body)")
+                    && page.body.contains("<tr data-reason=\"total\"><th>total, kept for good</th><th>3</th></tr>"), "\(page.body)")
             // The campaigns page: the app's threshold, and the hostile advertiser nowhere as markup.
             let list = try await client.get("/")
             #expect(list.body.contains("<td data-report-pause=\"50\">at 50 reports an hour</td>"), "\(list.body)")

@@ -129,6 +129,35 @@ struct EdgeFilesTests {
         // Another folder's key makes other fingerprints.
         #expect(EventKey.random().fingerprint("a") != journal.key.fingerprint("a"))
     }
+
+    @Test("a device's reports of a campaign count once an hour, whatever their event ids, and again after a restart")
+    func reportedOncePerDevice() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let now = Timestamp(rfc3339: "2026-11-25T12:30:00Z")!
+        func report(_ id: String, device: String = "d1", campaign: Int64 = 1, hours: Double = 0) -> LaunchEvent {
+            LaunchEvent(eventId: id, type: .reported, campaignId: campaign, deviceId: device, at: now.adding(seconds: hours * 3600), reason: .misleading)
+        }
+        var (journal, loaded) = EventJournal.open(directory: directory, perFile: 100)
+        var ledger = EventLedger(capacity: 200, key: journal.key)
+        #expect(ledger.admit(report("a"), now: now))
+        // Fresh ids from the same device, campaign and hour: duplicates.
+        #expect(!ledger.admit(report("b"), now: now) && !ledger.admit(report("c"), now: now))
+        // Another device, another campaign, another hour: each counted.
+        #expect(ledger.admit(report("d", device: "d2"), now: now))
+        #expect(ledger.admit(report("e", campaign: 2), now: now))
+        #expect(ledger.admit(report("f", hours: -1), now: now))
+        // Other events of the device keep their ids: an impression is not a report.
+        #expect(ledger.admit(LaunchEvent(eventId: "b", type: .impression, campaignId: 1, deviceId: "d1", at: now), now: now))
+        let saved = ledger.takeForSave()
+        #expect(saved.unsent.compactMap(\.reasons).map(\.total).reduce(0, +) == 4)
+        try journal.append(saved.fingerprints)
+        (journal, loaded) = EventJournal.open(directory: directory, perFile: 100)
+        ledger = EventLedger(capacity: 200, key: journal.key)
+        ledger.remember(loaded.fingerprints)
+        #expect(!ledger.admit(report("g"), now: now))
+        #expect(ledger.admit(report("h", device: "d3"), now: now))
+    }
 }
 
 @Suite("report files of older edges", .timeLimit(.minutes(1)))

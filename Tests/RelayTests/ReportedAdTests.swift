@@ -18,10 +18,12 @@ struct ReportedAdTests {
             let admin = try fixture.admin()
             let creative = try await fixture.uploadPNG(admin)
             _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .global, reportPause: 3))
+            // Another app's campaign, with no threshold: its fresh report shows the edge still shipping at the end.
+            let other = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "other", app: "news", creative: creative)).campaign.id
             let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "reported", creative: creative))
             let id = created.campaign.id
-            func reports() async -> CampaignStats? {
-                let answer = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id))
+            func reports(_ campaign: Int64? = nil) async -> CampaignStats? {
+                let answer = try? await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: campaign ?? id))
                 return answer?.stats.first
             }
             // Every report at the same moment of this hour: an hour passing during the test does not part them.
@@ -35,6 +37,8 @@ struct ReportedAdTests {
                 }
                 var edge = try await startEdge()
                 #expect(await edge.waitFor(seq: created.seq, creatives: 1), "\(edge.log.suffix(2000))")
+                let query = LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "d-q")
+                #expect(try await edge.query(query).id == id)
 
                 // The reason: required for reported, refused on the other kinds, one of four.
                 for (bad, field, rule) in [
@@ -77,10 +81,21 @@ struct ReportedAdTests {
                 })
                 let changes = try await admin.call(AdminAPI.changeList, ChangeListParams(id: id)).changes
                 #expect(changes.map { "\($0.op.rawValue) by \($0.actor)" } == ["created by local", "paused by rules"], "\(changes)")
+                // The pause reaches the edge: it no longer answers the campaign.
+                #expect(await edge.waitFor(seq: changes.last?.seq ?? .max), "\(edge.log.suffix(2000))")
+                #expect(try await edge.query(query).id != id)
                 let listed = try await admin.call(AdminAPI.reportList, ReportListParams(app: "shop")).campaigns
                 #expect(listed.map(\.id) == [id] && listed.first?.total == 3 && listed.first?.name == "reported")
-                // Two report rounds more (every 2 s): nothing is counted again (no event to await for what must not happen).
-                try await Task.sleep(for: .seconds(4))
+                // One device reports a campaign once an hour: a fresh event id from it is a duplicate. Once the fresh
+                // report of the other campaign is counted (shipped after everything before it), the duplicates are
+                // not, on either campaign.
+                result = try await edge.client.call(ClientAPI.launchReport, LaunchReportParams(events: [
+                    LaunchEvent(eventId: "o-1", type: .reported, campaignId: other, deviceId: "d-9", at: at, reason: .other),
+                    LaunchEvent(eventId: "o-2", type: .reported, campaignId: other, deviceId: "d-9", at: at, reason: .misleading),
+                ]))
+                #expect(result.accepted == 1 && result.duplicates == 1)
+                #expect(await eventually(timeout: .seconds(10)) { await reports(other)?.reports == 1 }, "\(edge.log.suffix(2000))")
+                #expect(await reports(other)?.reasons == ReportReasons(other: 1))
                 #expect(await reports()?.reports == 3)
                 await edge.stop()
             }
@@ -112,8 +127,8 @@ struct ReportedAdTests {
                 return report
             }
             let tampered: [(String, EdgeReport)] = [
-                ("a reason raised", report(reasons) { $0.hourly?[0].reasons?.misleading = 200 }),
-                ("a total's reason moved", report(reasons) { $0.counts[0].reasons = ReportReasons(other: 2) }),
+                ("a reason raised", report(reasons) { $0.hourly?[0].reasons?.misleading = 200; $0.counts[0].reasons?.misleading = 200 }),
+                ("a reason moved", report(reasons) { $0.counts[0].reasons = ReportReasons(other: 2); $0.hourly?[0].reasons = ReportReasons(other: 2) }),
                 ("the reasons dropped", report(reasons) { $0.hourly?[0].reasons = nil; $0.counts[0].reasons = nil }),
                 ("reasons added to a report without", report(nil) { $0.hourly?[0].reasons = reasons; $0.counts[0].reasons = reasons }),
             ]
@@ -125,9 +140,28 @@ struct ReportedAdTests {
                     #expect((error as? JSONRPCError)?.code == APIError.sealRefused.code, "\(what): \(error)")
                 }
             }
+            // The hours' reasons not adding up to the totals' (only the hours inflated), or a total out of bounds: refused
+            // before the seal is read, naming the field.
+            for (altered, field) in [
+                (report(reasons) { $0.hourly?[0].reasons?.misleading = 200 }, "counts[0].reasons"),
+                (report(nil) { $0.hourly?[0].reasons = reasons }, "counts[0].reasons"),
+                (report(reasons) { $0.counts = [] }, "hourly[0].reasons"),
+                (report(reasons) { $0.counts[0].reports = -1 }, "counts[0].reports"),
+            ] {
+                await #expect { _ = try await passer.call(SyncAPI.report, altered) } throws: { error in
+                    (error as? JSONRPCError)?.code == -32602 && (error as? JSONRPCError)?.data?["field"] == .string(field)
+                }
+            }
             #expect(try await passer.call(SyncAPI.report, report(reasons)).accepted)
             let stats = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats.first
             #expect(stats?.reports == 2 && stats?.reasons == reasons)
+            // An edge's fallback after a refused hour: its totals alone, their reasons kept, filed under this hour.
+            var totals = sealA.sealed(EdgeReport(edgeId: "edge-a", reportId: 2, counts: [CampaignStats(id: id, impressions: 0, clicks: 0, skips: 0,
+                                                                                                     reasons: ReportReasons(other: 1))], region: "r"))
+            totals.via = ["relay-1"]
+            #expect(try await passer.call(SyncAPI.report, totals).accepted)
+            let after = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).stats.first
+            #expect(after?.reports == 3 && after?.reasons == ReportReasons(misleading: 2, other: 1))
             await passer.close()
             await admin.close()
         }

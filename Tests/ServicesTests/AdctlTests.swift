@@ -78,8 +78,8 @@ struct AdctlTests {
                     return hourly.contains(String(sha.prefix(12)))
                 }, "\(hourly)")
                 let row = hourly.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-                #expect(row.first == ["ID", "HOUR", "CREATIVE", "IMPRESSIONS", "CLICKS", "SKIPS", "CTR", "SKIP", "RATE"], "\(hourly)")
-                #expect(row.last.map { [$0[0], $0[2], $0[3], $0[4], $0[5], $0[6], $0[7]] } == ["1", String(sha.prefix(12)), "1", "0", "0", "0.0%", "0.0%"], "\(hourly)")
+                #expect(row.first == ["ID", "HOUR", "CREATIVE", "IMPRESSIONS", "CLICKS", "SKIPS", "REPORTS", "CTR", "SKIP", "RATE"], "\(hourly)")
+                #expect(row.last.map { [$0[0], $0[2], $0[3], $0[4], $0[5], $0[6], $0[7], $0[8]] } == ["1", String(sha.prefix(12)), "1", "0", "0", "0", "0.0%", "0.0%"], "\(hourly)")
 
                 // The app's funnel: a row per hour, then the total; fills 2 - 1 timeout, fill rate 1/2, show rate 1/1.
                 (status, output) = try await Self.adctl(["--endpoint", admin, "app", "stats", "shop"], in: directory)

@@ -23,7 +23,8 @@ public enum AdReportReason: String, Sendable, Codable, CaseIterable {
 public struct ReportFlush: Sendable, Equatable {
     /// Events the edge counted now.
     public var accepted = 0
-    /// Events the edge had counted before (sent again after a kill between sending and noting it).
+    /// Events the edge had counted before (sent again after a kill between sending and noting it), or a second report
+    /// of a campaign from this device within the hour (the edge counts one).
     public var duplicates = 0
     /// Events the edge refused outright (dropped: sending them again cannot succeed).
     public var rejected = 0
