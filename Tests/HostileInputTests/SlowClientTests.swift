@@ -30,7 +30,7 @@ struct SlowClientTests {
         return sorted.isEmpty ? .seconds(99) : sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
     }
 
-    @Test("more slow bodies than places: the good client gets no 503 and keeps its p99 within 2x its quiet one; the slow bodies get 408")
+    @Test("more slow bodies than places: the good client gets no 503 and keeps its p99 within 2x its quiet one (150 ms at least); the slow bodies get 408")
     func slowBodies() async throws {
         try await withStopping(CampaignFixture()) { fixture in
             let places = 8, attackers = 40
@@ -76,7 +76,9 @@ struct SlowClientTests {
                       + "(\(attacked.latencies.count) calls); 408 to \(timedOut), closed \(closed)")
                 #expect(quiet.refused.isEmpty && attacked.refused.isEmpty, "quiet refused \(quiet.refused), attacked refused \(attacked.refused)")
                 #expect(attacked.latencies.count == 1_000)
-                #expect(attackedP99 <= quietP99 * 2, "p99 \(attackedP99) under attack, \(quietP99) quiet")
+                // A call held behind the slow bodies would wait for a place, that is for a body's 4 s timeout; the floor of
+                // 150 ms keeps a loaded host's scheduling (a quiet p99 of 2 ms) from passing for that, far below it.
+                #expect(attackedP99 <= max(quietP99 * 2, .milliseconds(150)), "p99 \(attackedP99) under attack, \(quietP99) quiet")
                 #expect(timedOut == attackers)
                 #expect(closed == attackers)
                 #expect(page.value("launchad_deliveryd_http_connections_closed_total", labels: [#"address="public""#, #"reason="body_timeout""#]) == Double(attackers))

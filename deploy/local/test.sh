@@ -10,4 +10,13 @@ deploy/local/check-package-graph.py
 # Apple toolchain compiles its UIKit files.
 (cd sdk && swift build --build-tests && swift test --skip-build)
 swift build --build-tests
-swift test --skip-build --no-parallel "$@"
+# The run's log is kept, so that a failure is named again at its end: CI shows only the last lines.
+log=$(mktemp "${TMPDIR:-/tmp}/launchad-test.XXXXXX")
+trap 'rm -f "$log"' EXIT
+status=0
+swift test --skip-build --no-parallel "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "---- what failed ----"
+  grep -E '✘|Fatal error|Caught signal' "$log" | head -80 || true
+fi
+exit "$status"
