@@ -28,6 +28,30 @@ public enum EdgeError: Error, Equatable, CustomStringConvertible {
     public struct RPCError: Decodable, Equatable, Sendable {
         public let code: Int
         public let message: String
+        /// The member of the params the edge names as the one at fault (its error's `data.field`, as
+        /// `events[0].at`), when it names one.
+        public let field: String?
+
+        private struct Details: Decodable {
+            var field: String?
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case code, message, data
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            code = try container.decode(Int.self, forKey: .code)
+            message = try container.decode(String.self, forKey: .message)
+            // `data` is the server's to shape: anything but an object naming a field is no field.
+            field = (try? container.decodeIfPresent(Details.self, forKey: .data))?.field
+        }
+
+        /// Whether the call itself is at fault (JSON-RPC's parse error, invalid request, unknown method, invalid
+        /// params): the same call is refused again. Any other code (the edge busy, an internal error) says nothing of
+        /// the call, which may go through later.
+        public var refusesTheCall: Bool { (-32602 ... -32600).contains(code) || code == -32700 }
     }
 
     public var description: String {

@@ -38,8 +38,9 @@ public struct ReportFlush: Sendable, Equatable {
 
 /// Events waiting for the edge, in `reports.json` in the state folder, written atomically
 /// before anything is sent, so they outlive a kill of the app; each event once per event id (the edge counts a
-/// resent id once, so a retry is safe). A failed send waits 1, 2, 4 ... up to 300 seconds (by the SDK's clock)
-/// before the next, also across restarts.
+/// resent id once, so a retry is safe), with the time it was queued at, sent with it however often it is sent. A
+/// failed send (no answer, or an error that says nothing of the events, as a busy edge's) waits 1, 2, 4 ... up to
+/// 300 seconds (by the SDK's clock) before the next, also across restarts.
 actor ReportQueue {
     struct Stored: Codable {
         var pending: [ReportEvent] = []
@@ -96,10 +97,10 @@ actor ReportQueue {
                 result.accepted += answer.accepted
                 result.duplicates += answer.duplicates
                 settle(batch)
-            } catch EdgeError.rpc {
+            } catch EdgeError.rpc(let error) where error.refusesTheCall {
                 // One bad event refuses the batch: send them one by one, so only that one is dropped.
                 for event in batch {
-                    guard await deliverAlone(event, send, into: &result) else { return backOff(now: now, result: result) }
+                    guard await deliverAlone(event, now: now, send, into: &result) else { return backOff(now: now, result: result) }
                 }
             } catch {
                 return backOff(now: now, result: result)
@@ -111,14 +112,15 @@ actor ReportQueue {
         return result
     }
 
-    /// Sends one event and notes it delivered (or refused, and dropped); false when the edge did not answer.
-    private func deliverAlone(_ event: ReportEvent, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer,
+    /// Sends one event and notes it delivered (or refused, and dropped); false when the edge did not answer (or
+    /// answered an error that says nothing of the event, as busy): it stays queued, its time with it.
+    private func deliverAlone(_ event: ReportEvent, now: Date, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer,
                               into result: inout ReportFlush) async -> Bool {
         do {
-            let answer = try await sendAlone(event, send)
+            let answer = try await sendAlone(event, now: now, send)
             result.accepted += answer.accepted
             result.duplicates += answer.duplicates
-        } catch EdgeError.rpc {
+        } catch EdgeError.rpc(let error) where error.refusesTheCall {
             result.rejected += 1
         } catch {
             return false
@@ -127,25 +129,36 @@ actor ReportQueue {
         return true
     }
 
-    /// Sends one event; when the edge refuses it, again without its time (a device clock far off is refused: the
-    /// edge then counts it when received), then without its `app` (an edge from before the funnel knows no such
-    /// member), then without both, before it is given up.
-    private func sendAlone(_ event: ReportEvent, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async throws -> ReportAnswer {
-        var forms = [event]
-        for (dropTime, dropApp) in [(true, false), (false, true), (true, true)] {
-            var form = event
-            if dropTime { form.at = nil }
-            if dropApp { form.app = nil }
-            if !forms.contains(form) { forms.append(form) }
-        }
-        for form in forms.dropLast() {
+    /// Sends one event; when the edge refuses it, again without its `app` (an edge from before the funnel knows no
+    /// such member), before it is given up. The event keeps the time it was queued with through every form and
+    /// every retry: the edge counts an event without one when it receives it, which can move it (a user's report
+    /// towards a campaign's hourly threshold) into another hour. Only a refusal of the time itself (a device clock
+    /// off by more than the edge allows) sends it without, the edge then counting it when received; an event older
+    /// than the edge takes by this device's own clock is given up instead, counting it days late being wrong.
+    private func sendAlone(_ event: ReportEvent, now: Date, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async throws -> ReportAnswer {
+        var form = event
+        while true {
             do {
                 return try await send([form])
-            } catch EdgeError.rpc {
-                continue
+            } catch EdgeError.rpc(let error) where error.refusesTheCall {
+                if form.at != nil, error.namesTime, !Self.tooOld(event, now: now) {
+                    form.at = nil
+                } else if form.app != nil, !error.namesTime {
+                    form.app = nil
+                } else {
+                    throw EdgeError.rpc(error)
+                }
             }
         }
-        return try await send([forms[forms.count - 1]])
+    }
+
+    /// Days back the edge takes an event's time (its `LaunchEvent` rules).
+    static let edgeKeepsDays = 7.0
+
+    /// Whether `event` happened longer ago than the edge takes, by the device's clock at `now`.
+    static func tooOld(_ event: ReportEvent, now: Date) -> Bool {
+        guard let at = event.at.flatMap(RFC3339.date) else { return false }
+        return now.timeIntervalSince(at) > edgeKeepsDays * 86_400
     }
 
     private func settle(_ events: [ReportEvent]) {
@@ -167,5 +180,14 @@ actor ReportQueue {
 
     private func save() throws {
         try JSONEncoder().encode(stored).write(to: file, options: .atomic)
+    }
+}
+
+extension EdgeError.RPCError {
+    /// Whether the error names an event's time (`events[i].at`) as the member at fault: by its `data.field`, or in
+    /// its message when it names none.
+    var namesTime: Bool {
+        if let field { return field.hasSuffix("].at") }
+        return message.contains("].at:")
     }
 }
