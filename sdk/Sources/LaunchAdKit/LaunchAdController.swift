@@ -53,7 +53,8 @@ public final class LaunchAdController {
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
                                     report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil },
-                                    why: { ad in try await client.whyThisAd(ad) })
+                                    why: { ad in try await client.whyThisAd(ad) },
+                                    reportAd: { [weak self] ad, reason in self?.sendReport(of: ad, reason, launch: launchId) })
         presenter.delegate = delegate
         presenter.setLandingPageUp(landingPageUp)
         self.presenter = presenter
@@ -114,9 +115,23 @@ public final class LaunchAdController {
     /// Queues a session's event (on disk, so it survives a kill) and sends what the queue holds: the launch's
     /// funnel (queued by the client as it decided) with it, or alone when `event` is nil.
     private func send(_ event: (ReportKind, LaunchAd)?, launch: String) {
+        queueAndFlush { client in
+            if let (kind, ad) = event { try await client.record(kind, of: ad, launch: launch) }
+        }
+    }
+
+    /// Queues the user's report of `ad` from the "why this ad" sheet as `launch`'s (`<launch>-reported`: the edge
+    /// counts it once), then sends what the queue holds.
+    private func sendReport(of ad: LaunchAd, _ reason: AdReportReason, launch: String) {
+        queueAndFlush { client in try await client.report(ad, reason: reason, launch: launch) }
+    }
+
+    /// Runs `queue` on the client, then sends what the queue holds; nothing is sent when the event could not be
+    /// queued (its failure is the answer, nil).
+    private func queueAndFlush(_ queue: @escaping @Sendable (LaunchAdClient) async throws -> Void) {
         let client = client
         reporting.append(Task {
-            if let (kind, ad) = event, (try? await client.record(kind, of: ad, launch: launch)) == nil { return nil }
+            do { try await queue(client) } catch { return nil }
             return await client.flushReports()
         })
     }

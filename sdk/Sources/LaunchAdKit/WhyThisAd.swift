@@ -95,11 +95,15 @@ public struct WhyThisAdSheet: Sendable, Equatable {
     /// The edge has not answered yet: the sheet is up at once with what the ad carries, and is updated when the
     /// answer (or its failure) comes.
     public var loading: Bool
+    /// The "Report this ad" action (Apple's guideline 2.5.18); nil when the presenter has nowhere to send a report.
+    public var report: AdReportAction?
 
     /// The sheet for `ad`: from `why` when the edge answered, else from the ad's own advertiser and paidBy with a
     /// line saying the reasons are being fetched (`why` nil) or could not be had. `chinese` as ``AdLayout/chinese``.
-    public init(ad: LaunchAd, why: Result<AdWhy, any Error>?, chinese: Bool) {
+    /// `report`: where the sheet's "Report this ad" action is (nil: the sheet offers none).
+    public init(ad: LaunchAd, why: Result<AdWhy, any Error>?, chinese: Bool, report: AdReportAction.State? = nil) {
         campaignId = ad.campaignId
+        self.report = report.map { AdReportAction(state: $0, chinese: chinese) }
         title = chinese ? "为什么看到这个广告" : "Why you see this ad"
         close = chinese ? "关闭" : "Close"
         var lines: [String] = []
@@ -149,4 +153,63 @@ public struct WhyThisAdSheet: Sendable, Equatable {
         default: return "\(reason.field.rawValue): \(value)"
         }
     }
+}
+
+/// The why-this-ad sheet's "Report this ad" action: a button, then the four reasons (and a cancel) once it is
+/// opened, then a line saying the ad was reported. The presenter moves it from state to state (``AdReportStep``); a
+/// surface only draws the state it is given, and tells the presenter what the user tapped.
+public struct AdReportAction: Sendable, Equatable {
+    /// Where the action is.
+    public enum State: Sendable, Equatable {
+        /// The button is offered.
+        case offered
+        /// The reasons are listed, with a cancel (the menu is open).
+        case choosing
+        /// The user reported the ad for this reason: the sheet says so and offers nothing more.
+        case reported(AdReportReason)
+    }
+
+    /// One reason the user may give, with its words.
+    public struct Choice: Sendable, Equatable {
+        public var reason: AdReportReason
+        public var title: String
+    }
+
+    public var state: State
+    /// The button's title.
+    public var button: String
+    /// The reasons in the order they are listed: each of ``AdReportReason``'s, once.
+    public var choices: [Choice]
+    /// The title of the button that closes the list without a report.
+    public var cancel: String
+    /// What the sheet says once the ad is reported.
+    public var done: String
+
+    /// The action in `state`, in Chinese or English (as ``AdLayout/chinese``).
+    public init(state: State, chinese: Bool) {
+        self.state = state
+        button = chinese ? "举报此广告" : "Report this ad"
+        cancel = chinese ? "取消" : "Cancel"
+        done = chinese ? "已举报，感谢反馈" : "Reported. Thank you"
+        choices = AdReportReason.allCases.map { Choice(reason: $0, title: Self.title($0, chinese: chinese)) }
+    }
+
+    static func title(_ reason: AdReportReason, chinese: Bool) -> String {
+        switch reason {
+        case .inappropriate: chinese ? "内容不当" : "Inappropriate"
+        case .misleading: chinese ? "虚假或误导" : "Misleading"
+        case .repetitive: chinese ? "重复出现" : "Shown too often"
+        case .other: chinese ? "其他原因" : "Other"
+        }
+    }
+}
+
+/// What the user did with the sheet's report action, as the surface tells it (``AdSurfaceEvents/report``).
+public enum AdReportStep: Sendable, Equatable {
+    /// Tapped "Report this ad": the reasons are to be listed.
+    case open
+    /// Closed the list without choosing.
+    case cancel
+    /// Chose a reason (from the list, or straight from a menu the surface shows on the button).
+    case choose(AdReportReason)
 }

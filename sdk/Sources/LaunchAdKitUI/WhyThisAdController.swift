@@ -3,18 +3,23 @@ import LaunchAdKit
 import UIKit
 
 /// The "why this ad" sheet (iOS 15: `UISheetPresentationController`, medium and large detents): the title, the
-/// lines the core wrote (``WhyThisAdSheet``) and a close button. It says when it is gone, closed by its button or
-/// swiped down (`presentationControllerDidDismiss`), once. At the medium detent the ad above it stays undimmed and
-/// takes taps, so its skip closes the ad at any time.
+/// lines the core wrote (``WhyThisAdSheet``), its report action as the core's state says, and a close button. It says
+/// when it is gone, closed by its button or swiped down (`presentationControllerDidDismiss`), once. At the medium
+/// detent the ad above it stays undimmed and takes taps, so its skip closes the ad at any time: that is why the
+/// report's reasons are buttons in the sheet itself, not an action sheet or a menu over the ad.
 @MainActor
 final class WhyThisAdController: UIViewController, UIAdaptivePresentationControllerDelegate {
     private var sheet: WhyThisAdSheet
     private let stack = UIStackView()
     private var dismissed: (@MainActor @Sendable () -> Void)?
+    /// Tells the presenter what was tapped in the report action; it answers with the sheet to show (``show(_:)``).
+    private let report: @MainActor @Sendable (AdReportStep) -> Void
 
-    init(sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) {
+    init(sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void,
+         report: @escaping @MainActor @Sendable (AdReportStep) -> Void) {
         self.sheet = sheet
         self.dismissed = dismissed
+        self.report = report
         super.init(nibName: nil, bundle: nil)
         modalPresentationStyle = .pageSheet
         if let presentation = sheetPresentationController {
@@ -45,7 +50,7 @@ final class WhyThisAdController: UIViewController, UIAdaptivePresentationControl
         ])
     }
 
-    /// The edge's answer came: the same sheet, its lines replaced.
+    /// The edge's answer came, or the report action moved: the same sheet, its contents replaced.
     func show(_ sheet: WhyThisAdSheet) {
         self.sheet = sheet
         if isViewLoaded { fill() }
@@ -56,22 +61,52 @@ final class WhyThisAdController: UIViewController, UIAdaptivePresentationControl
             stack.removeArrangedSubview(view)
             view.removeFromSuperview()
         }
-        let heading = UILabel()
-        heading.text = sheet.title
-        heading.font = .preferredFont(forTextStyle: .headline)
-        heading.numberOfLines = 0
-        stack.addArrangedSubview(heading)
-        for line in sheet.lines {
-            let label = UILabel()
-            label.text = line
-            label.font = .preferredFont(forTextStyle: .body)
-            label.numberOfLines = 0
-            stack.addArrangedSubview(label)
+        stack.addArrangedSubview(label(sheet.title, .headline))
+        for line in sheet.lines { stack.addArrangedSubview(label(line, .body)) }
+        if let action = sheet.report { addReport(action) }
+        stack.addArrangedSubview(button(sheet.close, #selector(closeTapped)))
+    }
+
+    /// The report action in its state: the button; the reasons and a cancel; or the line saying it was reported.
+    private func addReport(_ action: AdReportAction) {
+        switch action.state {
+        case .offered:
+            stack.addArrangedSubview(button(action.button, #selector(reportTapped)))
+        case .choosing:
+            for (index, choice) in action.choices.enumerated() {
+                let reason = button(choice.title, #selector(reasonTapped(_:)))
+                reason.tag = index
+                stack.addArrangedSubview(reason)
+            }
+            stack.addArrangedSubview(button(action.cancel, #selector(reportCancelled)))
+        case .reported:
+            stack.addArrangedSubview(label(action.done, .body))
         }
-        let close = UIButton(type: .system)
-        close.setTitle(sheet.close, for: .normal)
-        close.addTarget(self, action: #selector(closeTapped), for: .touchUpInside)
-        stack.addArrangedSubview(close)
+    }
+
+    private func label(_ text: String, _ style: UIFont.TextStyle) -> UILabel {
+        let label = UILabel()
+        label.text = text
+        label.font = .preferredFont(forTextStyle: style)
+        label.numberOfLines = 0
+        return label
+    }
+
+    private func button(_ title: String, _ action: Selector) -> UIButton {
+        let button = UIButton(type: .system)
+        button.setTitle(title, for: .normal)
+        button.addTarget(self, action: action, for: .touchUpInside)
+        return button
+    }
+
+    @objc private func reportTapped() { report(.open) }
+
+    @objc private func reportCancelled() { report(.cancel) }
+
+    /// A reason's button: its tag is the reason's place in the action's choices.
+    @objc private func reasonTapped(_ sender: UIButton) {
+        guard let choices = sheet.report?.choices, choices.indices.contains(sender.tag) else { return }
+        report(.choose(choices[sender.tag].reason))
     }
 
     /// Closed by its button: the countdown goes on as the sheet slides away.

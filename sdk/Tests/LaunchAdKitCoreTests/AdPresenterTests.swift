@@ -18,14 +18,18 @@ final class Stage {
     var finished: [EndReason] = []
     static let screen = AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34)
 
-    init(options: AdPresentationOptions = Stage.options(), why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil) {
+    /// `reporting`: the presenter queues the user's reports (``userReports``); without, its sheet offers none.
+    init(options: AdPresentationOptions = Stage.options(), why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil,
+         reporting: Bool = true) {
         scheduler = VirtualScheduler(clock: clock)
         let surface = RecordingSurface(clock: clock, log: log)
         self.surface = surface
         let box = ReportBox()
+        var reportAd: (@MainActor (LaunchAd, AdReportReason) -> Void)?
+        if reporting { reportAd = { ad, reason in box.userReports.append((ad.campaignId, reason)) } }
         presenter = AdPresenter(screen: Self.screen, surface: surface, clock: clock, scheduler: scheduler, options: options,
                                 report: { kind, _ in box.kinds.append(kind) }, finished: { reason in box.ended.append(reason) },
-                                why: why)
+                                why: why, reportAd: reportAd)
         self.box = box
         presenter.delegate = delegate
     }
@@ -40,6 +44,8 @@ final class Stage {
     }
 
     var reported: [ReportKind] { box.kinds }
+    /// The user's reports the presenter queued: the campaign and the reason.
+    var userReports: [(campaignId: Int64, reason: AdReportReason)] { box.userReports }
     var ended: [EndReason] { box.ended }
 
     /// The surface's calls so far (kept across its release).
@@ -54,6 +60,7 @@ final class Stage {
 final class ReportBox {
     var kinds: [ReportKind] = []
     var ended: [EndReason] = []
+    var userReports: [(campaignId: Int64, reason: AdReportReason)] = []
 }
 
 func sampleAd(countdown: Int = 3, skippable: Bool = true, skipAfter: Int = 0, contentType: String = "image/png",
