@@ -1,5 +1,6 @@
 import Foundation
 import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdKit
 import LaunchAdTesting
 import Locking
@@ -82,6 +83,37 @@ struct ReportQueueTests {
                 return stats?.reports == 1
             }, "\(String(describing: stats))")
             #expect(stats?.reasons?.total == 1)
+        }
+    }
+
+    @Test("reports the edge could not take at once keep their times: one made two hours ago is counted in its hour, one made eight days ago (older than the edge takes) is given up, not counted now")
+    func reportKeepsItsHour() async throws {
+        try await withKitWorld { world in
+            let campaign = try await world.create()
+            let ad = try #require(await world.client(.fresh).launch().ad)
+            let now = Date()
+            let clock = ManualClock(now.addingTimeInterval(-8 * 86_400))
+            let state = world.folder.appendingPathComponent("late")
+            let away = try world.client(clock: clock, state: state, edge: KitWorld.unreachable)
+            let old = try await away.report(ad, reason: .other, launch: "launch-0")
+            clock.set(now.addingTimeInterval(-7_200))
+            let recent = try await away.report(ad, reason: .misleading, launch: "launch-1")
+            #expect(await away.flushReports().pending == 2)
+
+            clock.set(now)
+            let back = try world.client(clock: clock, state: state)
+            let flush = await back.flushReports(force: true)
+            #expect(flush.accepted == 1 && flush.rejected == 1 && flush.pending == 0, "\(flush)")
+            #expect(await back.pendingReports().isEmpty && old != recent)
+            let made = HourlyCount.hour(of: Timestamp(seconds: now.addingTimeInterval(-7_200).timeIntervalSince1970))
+            var series: [StatsPoint] = []
+            #expect(await eventually(timeout: .seconds(10)) {
+                let result = try? await world.admin.call(AdminAPI.campaignStats, CampaignStatsParams(
+                    id: campaign.id, from: Timestamp(seconds: now.timeIntervalSince1970 - 4 * 3_600), by: .hour))
+                series = result?.series ?? []
+                return result?.stats.first?.reports == 1
+            })
+            #expect(series.filter { ($0.reports ?? 0) > 0 }.map(\.at) == [made], "\(series)")
         }
     }
 
