@@ -1,7 +1,8 @@
 import Foundation
 
 /// The why-this-ad sheet's "Report this ad" action: a button, then the four reasons (and a cancel) once it is
-/// opened, then a line saying the ad was reported. The presenter moves it from state to state (``AdReportStep``); a
+/// opened, then a line saying the ad was reported (or, when the report could not be queued, the button again with a
+/// line saying so). The presenter moves it from state to state (``AdReportStep``); a
 /// surface only draws the state it is given, and tells the presenter what the user tapped.
 public struct AdReportAction: Sendable, Equatable {
     /// Where the action is.
@@ -10,6 +11,9 @@ public struct AdReportAction: Sendable, Equatable {
         case offered
         /// The reasons are listed, with a cancel (the menu is open).
         case choosing
+        /// The report chosen could not be queued (the app's state folder not writable, say): nothing was reported,
+        /// the sheet says so (``AdReportAction/failed``) and offers the button again.
+        case notQueued
         /// The user reported the ad for this reason: the sheet says so and offers nothing more.
         case reported(AdReportReason)
     }
@@ -29,6 +33,8 @@ public struct AdReportAction: Sendable, Equatable {
     public var cancel: String
     /// What the sheet says once the ad is reported.
     public var done: String
+    /// What the sheet says above the button when a report could not be queued.
+    public var failed: String
 
     /// The action in `state`, in Chinese or English (as ``AdLayout/chinese``).
     public init(state: State, chinese: Bool) {
@@ -36,6 +42,7 @@ public struct AdReportAction: Sendable, Equatable {
         button = chinese ? "举报此广告" : "Report this ad"
         cancel = chinese ? "取消" : "Cancel"
         done = chinese ? "已举报，感谢反馈" : "Reported. Thank you"
+        failed = chinese ? "举报未能提交，请重试" : "The report could not be sent. Try again"
         choices = AdReportReason.allCases.map { Choice(reason: $0, title: Self.title($0, chinese: chinese)) }
     }
 

@@ -25,8 +25,14 @@ final class Stage {
         let surface = RecordingSurface(clock: clock, log: log)
         self.surface = surface
         let box = ReportBox()
-        var reportAd: (@MainActor (LaunchAd, AdReportReason) -> Void)?
-        if reporting { reportAd = { ad, reason in box.userReports.append((ad.campaignId, reason)) } }
+        var reportAd: (@MainActor (LaunchAd, AdReportReason) -> Task<Bool, Never>)?
+        if reporting {
+            reportAd = { ad, reason in
+                box.userReports.append((ad.campaignId, reason))
+                let queued = box.queues
+                return Task { queued }
+            }
+        }
         presenter = AdPresenter(screen: Self.screen, surface: surface, clock: clock, scheduler: scheduler, options: options,
                                 report: { kind, _ in box.kinds.append(kind) }, finished: { reason in box.ended.append(reason) },
                                 why: why, reportAd: reportAd)
@@ -46,6 +52,11 @@ final class Stage {
     var reported: [ReportKind] { box.kinds }
     /// The user's reports the presenter queued: the campaign and the reason.
     var userReports: [(campaignId: Int64, reason: AdReportReason)] { box.userReports }
+    /// Whether the user's reports are queued (false: each fails, as on a full disk).
+    var reportsQueue: Bool {
+        get { box.queues }
+        set { box.queues = newValue }
+    }
     var ended: [EndReason] { box.ended }
 
     /// The surface's calls so far (kept across its release).
@@ -61,6 +72,7 @@ final class ReportBox {
     var kinds: [ReportKind] = []
     var ended: [EndReason] = []
     var userReports: [(campaignId: Int64, reason: AdReportReason)] = []
+    var queues = true
 }
 
 func sampleAd(countdown: Int = 3, skippable: Bool = true, skipAfter: Int = 0, contentType: String = "image/png",

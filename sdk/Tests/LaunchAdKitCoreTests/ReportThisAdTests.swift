@@ -55,6 +55,7 @@ struct ReportThisAdTests {
         #expect(stage.presenter.phase == .showing && stage.userReports.isEmpty)
 
         surface.report(.choose(.misleading))
+        await stage.presenter.reportSettled()
         #expect(stage.userReports.map(\.campaignId) == [7] && stage.userReports.map(\.reason) == [.misleading])
         let done = try #require(surface.sheet)
         #expect(done.report?.state == .reported(.misleading) && done.report?.done == "Reported. Thank you")
@@ -107,6 +108,7 @@ struct ReportThisAdTests {
         stage.tap(stage.layout.frames.skip)
         #expect(stage.presenter.phase == .showing, "skip is not offered yet")
         surface.report(.choose(.repetitive))  // straight from the button, as a menu on it does
+        await stage.presenter.reportSettled()
         #expect(stage.userReports.map(\.reason) == [.repetitive])
         stage.scheduler.advance(by: 20)
         surface.dismissWhy()  // at 20.5 s: 0.5 s shown, skip from 22.0
@@ -123,8 +125,9 @@ struct ReportThisAdTests {
         let (chinese, _) = showing(sampleAd(), locale: "zh-Hans-CN")
         let sheet = try await openSheet(chinese)
         sheet.report(.choose(.other))
+        await chinese.presenter.reportSettled()
         let action = try #require(sheet.sheet?.report)
-        #expect(action.button == "举报此广告" && action.cancel == "取消" && action.done == "已举报，感谢反馈")
+        #expect(action.button == "举报此广告" && action.cancel == "取消" && action.done == "已举报，感谢反馈" && action.failed == "举报未能提交，请重试")
         #expect(action.choices.map(\.title) == ["内容不当", "虚假或误导", "重复出现", "其他原因"] && action.state == .reported(.other))
 
         let (silent, _) = showing(sampleAd(), reporting: false)
@@ -151,9 +154,12 @@ struct ReportThisAdTests {
         let chosenAt = RFC3339.text(device.clock.now())
         #expect(surface.report(.open) && surface.report(.choose(.repetitive)))
         surface.report(.choose(.inappropriate))
+        await controller.presenter?.reportSettled()
+        #expect(surface.sheet?.report?.state == .reported(.repetitive))
         let flushes = await controller.settleReports()
         // The edge is out of reach: the events wait on disk, as the session's do.
-        #expect(flushes.compactMap { $0 }.allSatisfy { $0.pending > 0 && $0.rejected == 0 }, "\(flushes)")
+        let sent = flushes.compactMap { $0 }
+        #expect(!sent.isEmpty && sent.allSatisfy { $0.pending > 0 && $0.rejected == 0 }, "\(flushes)")
         let events = try device.queued()
         let reported = events.filter { $0.type == "reported" }
         try #require(reported.count == 1, "\(events.map(\.type))")
@@ -166,5 +172,56 @@ struct ReportThisAdTests {
         #expect(seeded.delegate.heard.last == "end countdown")
         _ = await controller.settleReports()
         await client.settle()
+    }
+
+    @Test("a report that could not be queued: the sheet does not say reported but that it failed, and offers the action again; chosen again once it can be queued, it is reported")
+    func notQueued() async throws {
+        let (stage, _) = showing(sampleAd(countdown: 5), shownFor: 0.5)
+        let surface = try await openSheet(stage)
+        stage.reportsQueue = false
+        surface.report(.open)
+        surface.report(.choose(.misleading))
+        surface.report(.choose(.other))  // while the first is being queued: ignored
+        await stage.presenter.reportSettled()
+        let failed = try #require(surface.sheet?.report)
+        #expect(failed.state == .notQueued && failed.failed == "The report could not be sent. Try again", "\(failed.state)")
+        #expect(stage.presenter.reported == nil && !stage.presenter.reportMenuOpen && stage.userReports.count == 1)
+        stage.reportsQueue = true
+        #expect(surface.report(.open) && surface.sheet?.report?.state == .choosing)
+        surface.report(.choose(.other))
+        await stage.presenter.reportSettled()
+        #expect(surface.sheet?.report?.state == .reported(.other) && stage.presenter.reported == .other)
+        #expect(stage.userReports.map(\.reason) == [.misleading, .other] && stage.presenter.phase == .showing)
+    }
+
+    @Test("through the controller, a report the client could not queue (its state folder not writable) leaves the sheet saying so, the action offered again; once writable, it is queued and reported")
+    func controllerNotQueued() async throws {
+        let seeded = try await Seeded(before: { $0.options.whyThisAdOnLabel = true })
+        defer { seeded.device.remove() }
+        let (device, controller) = (seeded.device, seeded.controller)
+        let surface = try #require(seeded.made)
+        try #require(surface.events).mediaAppeared(nil)
+        _ = await controller.settleReports()
+        // A folder where the queue's file goes: its atomic write (a rename over it) fails, as on a full disk.
+        let file = device.folder.appendingPathComponent("reports.json")
+        try? FileManager.default.removeItem(at: file)
+        try FileManager.default.createDirectory(at: file.appendingPathComponent("in-the-way"), withIntermediateDirectories: true)
+        let label = try #require(controller.presenter?.layout?.frames.label)
+        surface.events?.tapped(label.x + label.width / 2, label.y + label.height / 2)
+        #expect(surface.report(.open) && surface.report(.choose(.misleading)))
+        await controller.presenter?.reportSettled()
+        #expect(surface.sheet?.report?.state == .notQueued && controller.presenter?.reported == nil)
+        #expect(await controller.settleReports().allSatisfy { $0 == nil }, "nothing queued, nothing sent")
+
+        try FileManager.default.removeItem(at: file)
+        #expect(surface.report(.open) && surface.report(.choose(.misleading)))
+        await controller.presenter?.reportSettled()
+        #expect(surface.sheet?.report?.state == .reported(.misleading))
+        _ = await controller.settleReports()
+        #expect(try device.queued().filter { $0.type == "reported" }.map(\.reason) == ["misleading"])
+        surface.dismissWhy()
+        seeded.scheduler.advance(by: 10)
+        _ = await controller.settleReports()
+        await seeded.client.settle()
     }
 }
