@@ -90,7 +90,8 @@ final class WhyThisAdController: UIViewController, UIAdaptivePresentationControl
         stack.addArrangedSubview(button(sheet.close, #selector(closeTapped)))
     }
 
-    /// The report action in its state: the button; the reasons and a cancel; or the line saying it was reported.
+    /// The report action in its state: the button (under a line saying the last report failed, if it did); the
+    /// reasons and a cancel; or the line saying it was reported.
     private func addReport(_ action: AdReportAction) {
         switch action.state {
         case .offered:
