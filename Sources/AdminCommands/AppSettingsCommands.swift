@@ -24,7 +24,7 @@ extension AppCommand {
                   adctl app set com.example.shop --market cn --timezone Asia/Shanghai
                   adctl app set com.example.shop --logo 27022c39... (an uploaded creative's sha256; "" removes it)
                   adctl app set com.example.shop --market eu --dry-run
-                  adctl app set com.example.shop --report-pause 50 (a campaign reported 50 times within an hour is paused)
+                  adctl app set com.example.shop --report-pause 50 (a campaign reported 50 times in the current or previous UTC hour is paused)
                 """)
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The app's id, as campaigns name it.") var app: String

@@ -60,7 +60,7 @@ extension AppSettings: JSONSchemaDescribable {
             "timezone": .string("An IANA time zone name of the tz database: where the app's day begins (default UTC): app.stats and its campaigns' campaign.stats by day cut days there."),
             "logo": .string("The sha256 of an uploaded creative: the logo shown below a half ad.", pattern: "^[0-9a-f]{64}$"),
             "updatedAt": Timestamp.jsonSchema.described("When it was last set; absent for an app never set (its defaults)."),
-            "reportPause": .integer("How many reports (launch.report kind reported) a campaign of the app may get within an hour (UTC) before campaignd pauses it, as a change by the actor rules; absent: never.",
+            "reportPause": .integer("The threshold on reports (launch.report kind reported; an edge counts a device's report of a campaign once an hour): campaignd pauses a live campaign of the app, as a change by the actor rules, when a report brings its reports of the current or previous UTC hour to this number, hours before the campaign's last resume not counted; absent: never.",
                                     minimum: Int64(AppSettings.reportPauseRange.lowerBound), maximum: Int64(AppSettings.reportPauseRange.upperBound)),
         ], required: ["app", "market", "timezone"], description: "What campaignd knows of an app.")
     }
@@ -73,7 +73,7 @@ extension AppPatch: JSONSchemaDescribable {
             "market": Market.jsonSchema.described("The app's market (an app never set is global)."),
             "timezone": .string("An IANA time zone name of the tz database, such as Asia/Shanghai (an app never set is in UTC); an abbreviation or offset is refused."),
             "logo": .string("The sha256 of an uploaded creative, or \"\" to remove the logo.", pattern: "^([0-9a-f]{64})?$"),
-            "reportPause": .integer("Reports within an hour (UTC) that pause a campaign of the app (actor rules), \(AppSettings.reportPauseRange.lowerBound) to \(AppSettings.reportPauseRange.upperBound); 0 turns it off.",
+            "reportPause": .integer("The threshold on reports: a live campaign of the app is paused (actor rules) when its reports of the current or previous UTC hour reach it, hours before its last resume not counted; \(AppSettings.reportPauseRange.lowerBound) to \(AppSettings.reportPauseRange.upperBound); 0 turns it off.",
                                     minimum: 0, maximum: Int64(AppSettings.reportPauseRange.upperBound)),
         ], required: ["app"], description: "A patch: only the fields given change; an app never set takes the defaults for the others.")
     }

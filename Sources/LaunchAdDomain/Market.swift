@@ -25,8 +25,9 @@ public struct AppSettings: Sendable, Codable, Hashable {
     public var logo: String?
     /// When it was last set; absent for an app never set (its defaults).
     public var updatedAt: Timestamp?
-    /// How many reports (`launch.report` kind `reported`) a campaign of the app may get within an hour before
-    /// campaignd pauses it (actor `rules`); absent: never.
+    /// The threshold on reports (`launch.report` kind `reported`): campaignd pauses a live campaign of the app (actor
+    /// `rules`) when a report brings its reports of the current or previous UTC hour to this number, hours before
+    /// the campaign's last resume not counted; absent: never.
     public var reportPause: Int?
 
     /// The time zone of an app never set.
@@ -107,7 +108,8 @@ public struct AppPatch: Sendable, Codable, Hashable {
     public var timezone: String?
     /// A creative's sha256; `""` removes the logo.
     public var logo: String?
-    /// Reports within an hour that pause a campaign of the app (``AppSettings/reportPauseRange``); 0 turns it off.
+    /// The threshold on reports of the current or previous UTC hour that pauses a campaign of the app (as
+    /// ``AppSettings/reportPause``, in ``AppSettings/reportPauseRange``); 0 turns it off.
     public var reportPause: Int?
 
     public init(app: String, market: Market? = nil, timezone: String? = nil, logo: String? = nil, reportPause: Int? = nil) {

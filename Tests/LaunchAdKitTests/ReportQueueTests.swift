@@ -1,5 +1,6 @@
 import Foundation
 import LaunchAdAPI
+import LaunchAdDomain
 import LaunchAdKit
 import LaunchAdTesting
 import Locking
@@ -82,6 +83,40 @@ struct ReportQueueTests {
                 return stats?.reports == 1
             }, "\(String(describing: stats))")
             #expect(stats?.reasons?.total == 1)
+        }
+    }
+
+    @Test("reports the edge could not take at once keep their times: one made two hours ago is counted in its hour; one made 7.5 days ago, sent, is refused its time by the edge and given up, not counted now; one made 9 days ago is dropped unsent")
+    func reportKeepsItsHour() async throws {
+        try await withKitWorld { world in
+            let campaign = try await world.create()
+            let ad = try #require(await world.client(.fresh).launch().ad)
+            let now = Date()
+            let clock = ManualClock(now.addingTimeInterval(-9 * 86_400))
+            let state = world.folder.appendingPathComponent("late")
+            let away = try world.client(clock: clock, state: state, edge: KitWorld.unreachable)
+            let stale = try await away.report(ad, reason: .other, launch: "launch-s")
+            clock.set(now.addingTimeInterval(-7.5 * 86_400))
+            let old = try await away.report(ad, reason: .other, launch: "launch-0")
+            clock.set(now.addingTimeInterval(-7_200))
+            let recent = try await away.report(ad, reason: .misleading, launch: "launch-1")
+            let offline = await away.flushReports()
+            #expect(offline.pending == 2 && offline.dropped == 1, "the 9 days old given up unsent, the others kept: \(offline)")
+
+            clock.set(now)
+            let back = try world.client(clock: clock, state: state)
+            let flush = await back.flushReports(force: true)
+            #expect(flush.accepted == 1 && flush.rejected == 1 && flush.dropped == 0 && flush.pending == 0, "\(flush)")
+            #expect(await back.pendingReports().isEmpty && Set([stale, old, recent]).count == 3)
+            let made = HourlyCount.hour(of: Timestamp(seconds: now.addingTimeInterval(-7_200).timeIntervalSince1970))
+            var series: [StatsPoint] = []
+            #expect(await eventually(timeout: .seconds(10)) {
+                let result = try? await world.admin.call(AdminAPI.campaignStats, CampaignStatsParams(
+                    id: campaign.id, from: Timestamp(seconds: now.timeIntervalSince1970 - 4 * 3_600), by: .hour))
+                series = result?.series ?? []
+                return result?.stats.first?.reports == 1
+            })
+            #expect(series.filter { ($0.reports ?? 0) > 0 }.map(\.at) == [made], "\(series)")
         }
     }
 

@@ -37,8 +37,8 @@ public struct AdPresentationOptions: Sendable, Equatable {
     /// The app's locale for the texts ("广告" / "Ad"); nil: the device's.
     public var locale: String?
     /// A tap on the ad label opens the "why this ad" sheet (who the ad is for, who paid, why this device was chosen:
-    /// DSA Art. 26, Apple's guideline 2.5.18), the countdown paused while it is up. Off by default: the app turns it
-    /// on (an app in the EU, or on the App Store, should).
+    /// DSA Art. 26, Apple's guideline 2.5.18), with its "Report this ad" action, the countdown paused while it is up.
+    /// Off by default: the app turns it on (an app in the EU, or on the App Store, should).
     public var whyThisAdOnLabel: Bool = false
 
     public init() {}
@@ -97,15 +97,34 @@ public final class AdPresenter {
     private var whyFetch: Task<Void, Never>?
     /// Asks the edge why this device was shown the ad (``LaunchAdClient/whyThisAd(_:)``); nil: the label opens nothing.
     private let why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)?
+    /// What the sheet up now says of why (nil while the edge is asked), and in which language.
+    private var whyAnswer: Result<AdWhy, any Error>?
+    private var whyChinese = false
+    /// Queues the user's report of the ad (``LaunchAdClient/report(_:reason:launch:)``), its task answering whether
+    /// it was queued; nil: the sheet offers none.
+    private let reportAd: (@MainActor (LaunchAd, AdReportReason) -> Task<Bool, Never>)?
+    /// The reason the user reported this ad for, once queued: the report is queued once, and the sheet says so
+    /// however often it is opened again.
+    public private(set) var reported: AdReportReason?
+    /// The report chosen, waiting to hear whether it was queued: the sheet takes no other step meanwhile.
+    private var queuing: Task<Void, Never>?
+    /// The last report chosen could not be queued: the sheet says so, and offers the action again.
+    public private(set) var reportNotQueued = false
+    /// Whether the sheet lists the report's reasons now. Like the sheet itself, it holds the countdown and never skip.
+    public private(set) var reportMenuOpen = false
 
     /// `report` queues impression, click and skip, and `failed` when the media cannot be shown; `finished` hears the
-    /// end once the surface is released; `why` answers the label's "why this ad" (with ``AdPresentationOptions/whyThisAdOnLabel``).
+    /// end once the surface is released; `why` answers the label's "why this ad" (with ``AdPresentationOptions/whyThisAdOnLabel``);
+    /// `reportAd` queues the user's report chosen in that sheet, its task answering whether it was (without it the
+    /// sheet offers no report action; with a false answer the sheet says the report failed and offers it again).
     public init(screen: AdScreen, surface: any AdSurface, clock: any LaunchAdClock, scheduler: any AdScheduler,
                 options: AdPresentationOptions = AdPresentationOptions(),
                 report: @escaping @MainActor (ReportKind, LaunchAd) -> Void = { _, _ in },
                 finished: @escaping @MainActor (EndReason) -> Void = { _ in },
-                why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil) {
+                why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil,
+                reportAd: (@MainActor (LaunchAd, AdReportReason) -> Task<Bool, Never>)? = nil) {
         self.why = why
+        self.reportAd = reportAd
         self.screen = screen
         self.surface = surface
         self.clock = clock
@@ -122,7 +141,8 @@ public final class AdPresenter {
         let events = AdSurfaceEvents(
             mediaAppeared: { [weak self] duration in self?.mediaAppeared(duration: duration) },
             mediaFailed: { [weak self] in self?.mediaFailed() },
-            tapped: { [weak self] x, y in self?.tap(x: x, y: y) })
+            tapped: { [weak self] x, y in self?.tap(x: x, y: y) },
+            report: { [weak self] step in self?.reportStep(step) })
         surface?.showWindow(frame: screen.bounds, events: events)
         surface?.setLaunchScreenVisible(true)
     }
@@ -235,7 +255,8 @@ public final class AdPresenter {
             return
         }
         whyThisAdUp = true
-        surface?.presentWhy(WhyThisAdSheet(ad: ad, why: nil, chinese: chinese)) { [weak self] in self?.whyDismissed() }
+        (whyAnswer, whyChinese) = (nil, chinese)
+        surface?.presentWhy(whySheet(ad)) { [weak self] in self?.whyDismissed() }
         // The surface could not present it (and said it was dismissed at once): nothing to fetch for.
         guard whyThisAdUp else { return }
         whyFetch = Task { @MainActor [weak self] in
@@ -243,8 +264,56 @@ public final class AdPresenter {
             do { answer = .success(try await why(ad)) } catch { answer = .failure(error) }
             guard !Task.isCancelled, let self, self.whyThisAdUp, self.phase == .showing else { return }
             self.whyFetch = nil
-            self.surface?.updateWhy(WhyThisAdSheet(ad: ad, why: answer, chinese: chinese))
+            self.whyAnswer = answer
+            self.surface?.updateWhy(self.whySheet(ad))
         }
+    }
+
+    /// The sheet as it stands: the edge's answer (or the wait for it) and where the report action is.
+    private func whySheet(_ ad: LaunchAd) -> WhyThisAdSheet {
+        var report: AdReportAction.State?
+        if reportAd != nil {
+            report = reported.map { .reported($0) } ?? (reportMenuOpen ? .choosing : reportNotQueued ? .notQueued : .offered)
+        }
+        return WhyThisAdSheet(ad: ad, why: whyAnswer, chinese: whyChinese, report: report)
+    }
+
+    /// The user's step in the sheet's report action: the reasons listed or closed, or one chosen, which queues the
+    /// `reported` event once (a later choice does nothing). The sheet says reported only once the report is queued;
+    /// one that could not be is said to have failed, and the action is offered again. Only while the sheet is up on a
+    /// showing ad; the countdown stays held by the sheet and skip goes through as ever.
+    func reportStep(_ step: AdReportStep) {
+        guard whyThisAdUp, phase == .showing, let reportAd, reported == nil, queuing == nil, let ad else { return }
+        switch step {
+        case .open:
+            guard !reportMenuOpen else { return }
+            (reportMenuOpen, reportNotQueued) = (true, false)
+        case .cancel:
+            guard reportMenuOpen else { return }
+            reportMenuOpen = false
+        case .choose(let reason):
+            let queued = reportAd(ad, reason)
+            queuing = Task { @MainActor [weak self] in
+                let done = await queued.value
+                self?.reportQueued(reason, done)
+            }
+            return
+        }
+        surface?.updateWhy(whySheet(ad))
+    }
+
+    /// The answer to the report chosen: reported, or failed and offered again; the sheet, if still up, redrawn.
+    private func reportQueued(_ reason: AdReportReason, _ queued: Bool) {
+        queuing = nil
+        reportMenuOpen = false
+        if queued { reported = reason } else { reportNotQueued = true }
+        guard whyThisAdUp, phase == .showing, let ad else { return }
+        surface?.updateWhy(whySheet(ad))
+    }
+
+    /// Waits until the report chosen is known queued or not (for tests).
+    func reportSettled() async {
+        await queuing?.value
     }
 
     /// The sheet is gone: the fetch, if still going, is no longer awaited, and the countdown goes on (unless the
@@ -258,6 +327,8 @@ public final class AdPresenter {
 
     private func closeWhy() {
         whyThisAdUp = false
+        reportMenuOpen = false
+        whyAnswer = nil
         whyFetch?.cancel()
         whyFetch = nil
     }

@@ -52,9 +52,12 @@ public struct AdSession: Sendable {
         state = showing(elapsed: 0)
     }
 
-    /// Seconds shown so far, at `now`.
+    /// Seconds shown so far, at `now`, to the microsecond: the stretches' sum otherwise lands a hair below the
+    /// second a timer woke for (1.9999999999999971 after a pause at 1.2), and that second's tick shows nothing new,
+    /// the countdown then ending a second late.
     public func elapsed(at now: Date) -> Double {
-        shownBefore + (visibleSince.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+        let seconds = shownBefore + (visibleSince.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+        return (seconds * 1e6).rounded() / 1e6
     }
 
     /// The state at `now`: the countdown ends the session once it has run out.

@@ -36,12 +36,17 @@ public struct AdSurfaceEvents: Sendable {
     public var mediaFailed: @MainActor @Sendable () -> Void
     /// A tap, in points from the screen's top left.
     public var tapped: @MainActor @Sendable (_ x: Double, _ y: Double) -> Void
+    /// A tap on the "why this ad" sheet's report action (its button, a reason, the cancel): the presenter decides
+    /// what it means and redraws the sheet with ``AdSurface/updateWhy(_:)``.
+    public var report: @MainActor @Sendable (AdReportStep) -> Void
 
     public init(mediaAppeared: @escaping @MainActor @Sendable (Double?) -> Void, mediaFailed: @escaping @MainActor @Sendable () -> Void,
-                tapped: @escaping @MainActor @Sendable (Double, Double) -> Void) {
+                tapped: @escaping @MainActor @Sendable (Double, Double) -> Void,
+                report: @escaping @MainActor @Sendable (AdReportStep) -> Void = { _ in }) {
         self.mediaAppeared = mediaAppeared
         self.mediaFailed = mediaFailed
         self.tapped = tapped
+        self.report = report
     }
 }
 
@@ -76,7 +81,8 @@ public protocol AdSurface: AnyObject {
     /// Presents the "why this ad" sheet over the ad; `dismissed` once the user closes it (the countdown waits till then),
     /// or at once when the sheet cannot be presented. The ad's skip stays reachable while it is up.
     func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void)
-    /// Shows `sheet` in place of the one up now (the edge's answer came in after it was presented while loading).
+    /// Shows `sheet` in place of the one up now: the edge's answer came in after it was presented while loading, or
+    /// its report action moved (the reasons listed, or closed, or the ad reported).
     func updateWhy(_ sheet: WhyThisAdSheet)
 }
 

@@ -53,7 +53,10 @@ public final class LaunchAdController {
         let presenter = AdPresenter(screen: screen, surface: surface, clock: client.clock, scheduler: scheduler, options: options,
                                     report: { [weak self] kind, ad in self?.send((kind, ad), launch: launchId) },
                                     finished: { [weak self] _ in self?.presenter = nil },
-                                    why: { ad in try await client.whyThisAd(ad) })
+                                    why: { ad in try await client.whyThisAd(ad) },
+                                    reportAd: { [weak self] ad, reason in
+                                        self?.sendReport(of: ad, reason, launch: launchId) ?? Task { false }
+                                    })
         presenter.delegate = delegate
         presenter.setLandingPageUp(landingPageUp)
         self.presenter = presenter
@@ -114,11 +117,31 @@ public final class LaunchAdController {
     /// Queues a session's event (on disk, so it survives a kill) and sends what the queue holds: the launch's
     /// funnel (queued by the client as it decided) with it, or alone when `event` is nil.
     private func send(_ event: (ReportKind, LaunchAd)?, launch: String) {
+        _ = queueAndFlush { client in
+            if let (kind, ad) = event { try await client.record(kind, of: ad, launch: launch) }
+        }
+    }
+
+    /// Queues the user's report of `ad` from the "why this ad" sheet as `launch`'s (`<launch>-reported`: the edge
+    /// counts it once), then sends what the queue holds; the task answers whether it was queued (the sheet says
+    /// reported only then).
+    private func sendReport(of ad: LaunchAd, _ reason: AdReportReason, launch: String) -> Task<Bool, Never> {
+        queueAndFlush { client in try await client.report(ad, reason: reason, launch: launch) }
+    }
+
+    /// Runs `queue` on the client, then sends what the queue holds; nothing is sent when the event could not be
+    /// queued (its failure is the answer, nil). The task returned answers whether it was queued.
+    private func queueAndFlush(_ queue: @escaping @Sendable (LaunchAdClient) async throws -> Void) -> Task<Bool, Never> {
         let client = client
+        let queued = Task {
+            do { try await queue(client) } catch { return false }
+            return true
+        }
         reporting.append(Task {
-            if let (kind, ad) = event, (try? await client.record(kind, of: ad, launch: launch)) == nil { return nil }
+            guard await queued.value else { return nil }
             return await client.flushReports()
         })
+        return queued
     }
 
     /// Waits for the reports queued so far to be sent (or to fail, and wait in the queue for the next try); what

@@ -16,7 +16,9 @@ struct RPCReply<Result: Decodable>: Decodable {
 
 /// What went wrong talking to an edge.
 public enum EdgeError: Error, Equatable, CustomStringConvertible {
-    /// The edge answered with a JSON-RPC error (the call itself was refused: retrying it will not help).
+    /// The edge answered with a JSON-RPC error: a refusal of the call itself, which retrying will not help
+    /// (``RPCError/refusesTheCall``), or one that says nothing of it (the edge busy, an internal error), which a
+    /// later retry may get past.
     case rpc(RPCError)
     /// No answer within the time allowed.
     case timedOut
@@ -28,11 +30,40 @@ public enum EdgeError: Error, Equatable, CustomStringConvertible {
     public struct RPCError: Decodable, Equatable, Sendable {
         public let code: Int
         public let message: String
+        /// The member of the params the edge names as the one at fault (its error's `data.field`, as
+        /// `events[0].at`), when it names one.
+        public let field: String?
+
+        private struct Details: Decodable {
+            var field: String?
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case code, message, data
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            code = try container.decode(Int.self, forKey: .code)
+            message = try container.decode(String.self, forKey: .message)
+            // `data` is the server's to shape: anything but an object naming a field is no field.
+            field = (try? container.decodeIfPresent(Details.self, forKey: .data))?.field
+        }
+
+        /// Whether the call itself is at fault (JSON-RPC's parse error, invalid request, unknown method, invalid
+        /// params): the same call is refused again. Any other code (the edge busy, an internal error) says nothing of
+        /// the call, which may go through later.
+        public var refusesTheCall: Bool { (-32602 ... -32600).contains(code) || code == -32700 }
+
+        /// Whether the edge is busy (-32006: too many large replies unread by its peers): the call is to be retried
+        /// later, however long that takes.
+        public var isBusy: Bool { code == -32006 }
     }
 
     public var description: String {
         switch self {
-        case .rpc(let error): "the edge refused the call: \(error.message) (\(error.code))"
+        case .rpc(let error): error.refusesTheCall ? "the edge refused the call: \(error.message) (\(error.code))"
+            : "the edge answered an error: \(error.message) (\(error.code))"
         case .timedOut: "the edge did not answer in time"
         case .transport(let reason): "HTTP: \(reason)"
         case .malformed(let reason): "a malformed answer: \(reason)"

@@ -26,9 +26,13 @@ public struct ReportFlush: Sendable, Equatable {
     /// Events the edge had counted before (sent again after a kill between sending and noting it), or a second report
     /// of a campaign from this device within the hour (the edge counts one).
     public var duplicates = 0
-    /// Events the edge refused outright (dropped: sending them again cannot succeed).
+    /// Events the edge refused outright, or that met an error saying nothing of them (other than busy) once more
+    /// after five (sent alone then): dropped, sending them again being of no use.
     public var rejected = 0
-    /// Events still waiting (the edge did not answer; retried with backoff).
+    /// Events given up without asking the edge since the last flush said so: the oldest when more than 1,000 waited,
+    /// and user reports older than the edge takes by this device's clock (its 7 days and a day's margin).
+    public var dropped = 0
+    /// Events still waiting (the edge did not answer, was busy, or failed; retried with backoff).
     public var pending = 0
     /// Whether the backoff held the queue back this time.
     public var deferred = false
@@ -38,8 +42,12 @@ public struct ReportFlush: Sendable, Equatable {
 
 /// Events waiting for the edge, in `reports.json` in the state folder, written atomically
 /// before anything is sent, so they outlive a kill of the app; each event once per event id (the edge counts a
-/// resent id once, so a retry is safe). A failed send waits 1, 2, 4 ... up to 300 seconds (by the SDK's clock)
-/// before the next, also across restarts.
+/// resent id once, so a retry is safe), with the time it was queued at, sent with it however often it is sent. A
+/// failed send (no answer, or an error that says nothing of the events, as a busy edge's) waits 1, 2, 4 ... up to
+/// 300 seconds (by the SDK's clock) before the next, also across restarts. A busy edge is waited for however long
+/// it is busy; any other such error (an internal one) is counted against each event it met, and after
+/// ``attemptsBeforeGivingUp`` the events are sent one by one and one failing again is given up, so that an event
+/// the edge always fails on does not hold back those behind it. At most ``cap`` events wait, the oldest dropped.
 actor ReportQueue {
     struct Stored: Codable {
         var pending: [ReportEvent] = []
@@ -47,26 +55,55 @@ actor ReportQueue {
         var delivered: [String] = []
         var failures = 0
         var nextAttempt: Date?
+        /// By event id: the errors saying nothing of the event (other than busy) it has met, kept with the queue so
+        /// a restart does not start the count again.
+        var attempts: [String: Int] = [:]
+        /// Events given up without the edge since the last flush said so (``ReportFlush/dropped``).
+        var dropped = 0
+
+        init() {}
+
+        // A file written before `attempts` and `dropped` existed still reads: its events are not lost.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            pending = try container.decodeIfPresent([ReportEvent].self, forKey: .pending) ?? []
+            delivered = try container.decodeIfPresent([String].self, forKey: .delivered) ?? []
+            failures = try container.decodeIfPresent(Int.self, forKey: .failures) ?? 0
+            nextAttempt = try container.decodeIfPresent(Date.self, forKey: .nextAttempt)
+            attempts = try container.decodeIfPresent([String: Int].self, forKey: .attempts) ?? [:]
+            dropped = try container.decodeIfPresent(Int.self, forKey: .dropped) ?? 0
+        }
     }
 
     private let file: URL
+    private let cap: Int
     private var stored: Stored
     /// The latest flush asked for (the next waits for it).
     private var flushing: Task<Void, Never>?
     static let batch = 100
     static let remembered = 1_000
+    /// Errors saying nothing of an event (other than busy) after which it is sent alone, and given up if it fails
+    /// again: with the backoff, some 15 s of an edge failing at the soonest, longer when flushes are far apart.
+    static let attemptsBeforeGivingUp = 5
 
-    init(file: URL) {
+    /// `cap`: the most events that wait (a device long away from any edge keeps its latest).
+    init(file: URL, cap: Int = 1_000) {
         self.file = file
+        self.cap = cap
         stored = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) } ?? Stored()
     }
 
     var pending: [ReportEvent] { stored.pending }
 
-    /// Adds an event unless its id is queued or was delivered; saved before it returns.
+    /// The errors saying nothing of `eventId` it has met (persisted).
+    func attempts(_ eventId: String) -> Int { stored.attempts[eventId] ?? 0 }
+
+    /// Adds an event unless its id is queued or was delivered, the oldest dropped past the cap; saved before it
+    /// returns.
     func enqueue(_ event: ReportEvent) throws {
         guard !stored.pending.contains(where: { $0.eventId == event.eventId }), !stored.delivered.contains(event.eventId) else { return }
         stored.pending.append(event)
+        if stored.pending.count > cap { drop(Array(stored.pending.prefix(stored.pending.count - cap))) }
         try save()
     }
 
@@ -84,6 +121,9 @@ actor ReportQueue {
 
     private func flushAlone(now: Date, force: Bool, send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async -> ReportFlush {
         var result = ReportFlush()
+        drop(stored.pending.filter { Self.pastKeepWindow($0, now: now) })
+        (result.dropped, stored.dropped) = (stored.dropped, 0)
+        try? save()
         if !force, let next = stored.nextAttempt, now < next {
             result.pending = stored.pending.count
             result.deferred = true
@@ -96,11 +136,13 @@ actor ReportQueue {
                 result.accepted += answer.accepted
                 result.duplicates += answer.duplicates
                 settle(batch)
-            } catch EdgeError.rpc {
+            } catch EdgeError.rpc(let error) where error.refusesTheCall {
                 // One bad event refuses the batch: send them one by one, so only that one is dropped.
-                for event in batch {
-                    guard await deliverAlone(event, send, into: &result) else { return backOff(now: now, result: result) }
-                }
+                guard await deliverEachAlone(batch, now: now, send, into: &result) else { return backOff(now: now, result: result) }
+            } catch EdgeError.rpc(let error) where !error.isBusy {
+                // Nothing said of which event: retried as a batch until one has failed too often, then one by one.
+                guard countFailure(batch) else { return backOff(now: now, result: result) }
+                guard await deliverEachAlone(batch, now: now, send, into: &result) else { return backOff(now: now, result: result) }
             } catch {
                 return backOff(now: now, result: result)
             }
@@ -111,14 +153,27 @@ actor ReportQueue {
         return result
     }
 
-    /// Sends one event and notes it delivered (or refused, and dropped); false when the edge did not answer.
-    private func deliverAlone(_ event: ReportEvent, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer,
+    /// Sends each of `batch` alone; false at the first that stays queued (the rest waiting behind it).
+    private func deliverEachAlone(_ batch: [ReportEvent], now: Date, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer,
+                                  into result: inout ReportFlush) async -> Bool {
+        for event in batch {
+            guard await deliverAlone(event, now: now, send, into: &result) else { return false }
+        }
+        return true
+    }
+
+    /// Sends one event and notes it delivered (or refused, or failed too often, and dropped); false when the edge
+    /// did not answer, was busy, or failed on it fewer times than it may: it stays queued, its time with it.
+    private func deliverAlone(_ event: ReportEvent, now: Date, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer,
                               into result: inout ReportFlush) async -> Bool {
         do {
-            let answer = try await sendAlone(event, send)
+            let answer = try await sendAlone(event, now: now, send)
             result.accepted += answer.accepted
             result.duplicates += answer.duplicates
-        } catch EdgeError.rpc {
+        } catch EdgeError.rpc(let error) where error.refusesTheCall {
+            result.rejected += 1
+        } catch EdgeError.rpc(let error) where !error.isBusy {
+            guard countFailure([event]) else { return false }
             result.rejected += 1
         } catch {
             return false
@@ -127,30 +182,85 @@ actor ReportQueue {
         return true
     }
 
-    /// Sends one event; when the edge refuses it, again without its time (a device clock far off is refused: the
-    /// edge then counts it when received), then without its `app` (an edge from before the funnel knows no such
-    /// member), then without both, before it is given up.
-    private func sendAlone(_ event: ReportEvent, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async throws -> ReportAnswer {
-        var forms = [event]
-        for (dropTime, dropApp) in [(true, false), (false, true), (true, true)] {
-            var form = event
-            if dropTime { form.at = nil }
-            if dropApp { form.app = nil }
-            if !forms.contains(form) { forms.append(form) }
-        }
-        for form in forms.dropLast() {
+    /// Sends one event; when the edge refuses it, again without its `app` (an edge from before the funnel knows no
+    /// such member), before it is given up. The event keeps the time it was queued with through every form and
+    /// every retry: the edge counts an event without one when it receives it, which can move it (a user's report
+    /// towards a campaign's hourly threshold) into another hour. Only a refusal of the time itself (a device clock
+    /// off by more than the edge allows, or an event older than it takes) sends it without, the edge then counting
+    /// it when received, except a user's report made longer ago than ``reportLateAllowance`` by this device's clock:
+    /// counting that one now (days late, perhaps) would be wrong, and it is given up instead.
+    private func sendAlone(_ event: ReportEvent, now: Date, _ send: @Sendable ([ReportEvent]) async throws -> ReportAnswer) async throws -> ReportAnswer {
+        var form = event
+        while true {
             do {
                 return try await send([form])
-            } catch EdgeError.rpc {
-                continue
+            } catch EdgeError.rpc(let error) where error.refusesTheCall {
+                if form.at != nil, error.namesTime, Self.mayCountNow(event, now: now) {
+                    form.at = nil
+                } else if form.app != nil, !error.namesTime {
+                    form.app = nil
+                } else {
+                    throw EdgeError.rpc(error)
+                }
             }
         }
-        return try await send([forms[forms.count - 1]])
+    }
+
+    /// Days back the edge takes an event's time (its `LaunchEvent` rules).
+    static let edgeKeepsDays = 7.0
+    /// Days past the edge's window a user's report still waits, by this device's clock, which may be off by that
+    /// much: only the edge's refusal of its time gives up one younger.
+    static let keepMarginDays = 1.0
+    /// How long ago (by this device's clock) a user's report whose time the edge refuses may have been made and be
+    /// counted when received: within the hour, it lands in its hour or the next, which the edge's pause counts alike.
+    static let reportLateAllowance: TimeInterval = 3_600
+
+    /// How long before `now` `event` happened by this device's clock; nil without a time.
+    static func age(_ event: ReportEvent, now: Date) -> TimeInterval? {
+        event.at.flatMap(RFC3339.date).map { now.timeIntervalSince($0) }
+    }
+
+    /// Whether `event` is a user's report made longer ago than the edge takes and the margin, by the device's clock:
+    /// dropped without sending. The session's and funnel's events are sent however old (without their time if the
+    /// edge refuses it).
+    static func pastKeepWindow(_ event: ReportEvent, now: Date) -> Bool {
+        guard event.type == LaunchAdClient.reportedType, let age = age(event, now: now) else { return false }
+        return age > (edgeKeepsDays + keepMarginDays) * 86_400
+    }
+
+    /// Whether `event`, its time refused, may be counted when the edge receives it: any but a user's report, and a
+    /// report made within ``reportLateAllowance``.
+    static func mayCountNow(_ event: ReportEvent, now: Date) -> Bool {
+        guard event.type == LaunchAdClient.reportedType, let age = age(event, now: now) else { return true }
+        return age <= reportLateAllowance
+    }
+
+    /// Counts an error saying nothing of `events` against each; true when one of them has now met
+    /// ``attemptsBeforeGivingUp`` (the batch then goes one by one, and such an event failing again is given up).
+    private func countFailure(_ events: [ReportEvent]) -> Bool {
+        var exhausted = false
+        for event in events {
+            let count = (stored.attempts[event.eventId] ?? 0) + 1
+            stored.attempts[event.eventId] = count
+            if count >= Self.attemptsBeforeGivingUp { exhausted = true }
+        }
+        try? save()
+        return exhausted
+    }
+
+    /// Gives up `events` without the edge's word, counted for the next flush's answer.
+    private func drop(_ events: [ReportEvent]) {
+        guard !events.isEmpty else { return }
+        let ids = Set(events.map(\.eventId))
+        stored.pending.removeAll { ids.contains($0.eventId) }
+        for id in ids { stored.attempts[id] = nil }
+        stored.dropped += ids.count
     }
 
     private func settle(_ events: [ReportEvent]) {
         let ids = Set(events.map(\.eventId))
         stored.pending.removeAll { ids.contains($0.eventId) }
+        for id in ids { stored.attempts[id] = nil }
         stored.delivered.append(contentsOf: ids.sorted())
         if stored.delivered.count > Self.remembered { stored.delivered.removeFirst(stored.delivered.count - Self.remembered) }
         try? save()
@@ -167,5 +277,14 @@ actor ReportQueue {
 
     private func save() throws {
         try JSONEncoder().encode(stored).write(to: file, options: .atomic)
+    }
+}
+
+extension EdgeError.RPCError {
+    /// Whether the error names an event's time (`events[i].at`) as the member at fault: by its `data.field`, or in
+    /// its message when it names none.
+    var namesTime: Bool {
+        if let field { return field.hasSuffix("].at") }
+        return message.contains("].at:")
     }
 }

@@ -95,11 +95,15 @@ public struct WhyThisAdSheet: Sendable, Equatable {
     /// The edge has not answered yet: the sheet is up at once with what the ad carries, and is updated when the
     /// answer (or its failure) comes.
     public var loading: Bool
+    /// The "Report this ad" action (Apple's guideline 2.5.18); nil when the presenter has nowhere to send a report.
+    public var report: AdReportAction?
 
     /// The sheet for `ad`: from `why` when the edge answered, else from the ad's own advertiser and paidBy with a
     /// line saying the reasons are being fetched (`why` nil) or could not be had. `chinese` as ``AdLayout/chinese``.
-    public init(ad: LaunchAd, why: Result<AdWhy, any Error>?, chinese: Bool) {
+    /// `report`: where the sheet's "Report this ad" action is (nil: the sheet offers none).
+    public init(ad: LaunchAd, why: Result<AdWhy, any Error>?, chinese: Bool, report: AdReportAction.State? = nil) {
         campaignId = ad.campaignId
+        self.report = report.map { AdReportAction(state: $0, chinese: chinese) }
         title = chinese ? "为什么看到这个广告" : "Why you see this ad"
         close = chinese ? "关闭" : "Close"
         var lines: [String] = []

@@ -21,6 +21,8 @@ public final class RecordingSurface: AdSurface {
         case why(WhyThisAdSheet)
         case whyUpdated(WhyThisAdSheet)
         case whyDismissed
+        /// The user's step in the sheet's report action (``report(_:)``), as the surface told the presenter.
+        case report(AdReportStep)
     }
 
     private let clock: any LaunchAdClock
@@ -33,6 +35,8 @@ public final class RecordingSurface: AdSurface {
     public var opens = true
     /// How the "why this ad" sheet up now tells it was closed (``dismissWhy()``); nil when none is up.
     private var whyDismissed: (@MainActor @Sendable () -> Void)?
+    /// The "why this ad" sheet up now, as last presented or updated; nil when none is up.
+    public private(set) var sheet: WhyThisAdSheet?
 
     /// Writes each call to `log`, timed in seconds since now on `clock`.
     public init(clock: any LaunchAdClock, log: CallLog) {
@@ -65,21 +69,33 @@ public final class RecordingSurface: AdSurface {
     public func presentWhy(_ sheet: WhyThisAdSheet, dismissed: @escaping @MainActor @Sendable () -> Void) {
         note(.why(sheet))
         whyDismissed = dismissed
+        self.sheet = sheet
     }
     public func updateWhy(_ sheet: WhyThisAdSheet) {
         note(.whyUpdated(sheet))
+        if whyDismissed != nil { self.sheet = sheet }
     }
     /// The user closes the "why this ad" sheet: false when none is up.
     @discardableResult
     public func dismissWhy() -> Bool {
         guard let dismissed = whyDismissed else { return false }
         whyDismissed = nil
+        sheet = nil
         note(.whyDismissed)
         dismissed()
         return true
     }
+    /// The user taps the sheet's report action (its button, a reason, the cancel): false when no sheet is up.
+    @discardableResult
+    public func report(_ step: AdReportStep) -> Bool {
+        guard whyDismissed != nil, let events else { return false }
+        note(.report(step))
+        events.report(step)
+        return true
+    }
     public func remove() {
         note(.remove)
+        (whyDismissed, sheet) = (nil, nil)
         // A removed window answers nothing more.
         events = nil
     }

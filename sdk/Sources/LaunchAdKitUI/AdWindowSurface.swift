@@ -209,7 +209,7 @@ final class AdWindowSurface: AdSurface {
             dismissed()
             return
         }
-        let why = WhyThisAdController(sheet: sheet, dismissed: dismissed)
+        let why = WhyThisAdController(sheet: sheet, dismissed: dismissed, report: { [weak self] step in self?.events?.report(step) })
         self.why = why
         controller.present(why, animated: true)
     }

@@ -18,14 +18,24 @@ final class Stage {
     var finished: [EndReason] = []
     static let screen = AdScreen(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34)
 
-    init(options: AdPresentationOptions = Stage.options(), why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil) {
+    /// `reporting`: the presenter queues the user's reports (``userReports``); without, its sheet offers none.
+    init(options: AdPresentationOptions = Stage.options(), why: (@MainActor @Sendable (LaunchAd) async throws -> AdWhy)? = nil,
+         reporting: Bool = true) {
         scheduler = VirtualScheduler(clock: clock)
         let surface = RecordingSurface(clock: clock, log: log)
         self.surface = surface
         let box = ReportBox()
+        var reportAd: (@MainActor (LaunchAd, AdReportReason) -> Task<Bool, Never>)?
+        if reporting {
+            reportAd = { ad, reason in
+                box.userReports.append((ad.campaignId, reason))
+                let queued = box.queues
+                return Task { queued }
+            }
+        }
         presenter = AdPresenter(screen: Self.screen, surface: surface, clock: clock, scheduler: scheduler, options: options,
                                 report: { kind, _ in box.kinds.append(kind) }, finished: { reason in box.ended.append(reason) },
-                                why: why)
+                                why: why, reportAd: reportAd)
         self.box = box
         presenter.delegate = delegate
     }
@@ -40,6 +50,13 @@ final class Stage {
     }
 
     var reported: [ReportKind] { box.kinds }
+    /// The user's reports the presenter queued: the campaign and the reason.
+    var userReports: [(campaignId: Int64, reason: AdReportReason)] { box.userReports }
+    /// Whether the user's reports are queued (false: each fails, as on a full disk).
+    var reportsQueue: Bool {
+        get { box.queues }
+        set { box.queues = newValue }
+    }
     var ended: [EndReason] { box.ended }
 
     /// The surface's calls so far (kept across its release).
@@ -54,6 +71,8 @@ final class Stage {
 final class ReportBox {
     var kinds: [ReportKind] = []
     var ended: [EndReason] = []
+    var userReports: [(campaignId: Int64, reason: AdReportReason)] = []
+    var queues = true
 }
 
 func sampleAd(countdown: Int = 3, skippable: Bool = true, skipAfter: Int = 0, contentType: String = "image/png",
