@@ -80,6 +80,9 @@ enum CampaignPage {
         if let audience = campaign.audience { rows.append(("audience", audience.rawValue)) }
         if let advertiser = campaign.advertiser { rows.append(("advertiser", advertiser)) }
         if let paidBy = campaign.paidBy { rows.append(("paid by", paidBy)) }
+        if let goal = campaign.goal {
+            rows.append(("goal", "\(goal.impressions) impressions per \(goal.per.rawValue), paced \((campaign.pacing ?? .even).rawValue)"))
+        }
         rows.append(("version", "\(campaign.version), updated \(campaign.updatedAt.rfc3339)"))
         return "<table id=\"fields\"><tbody>" + rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined() + "</tbody></table>"
     }

@@ -64,6 +64,16 @@ extension FrequencyCap: JSONReadable {
     }
 }
 
+extension CampaignGoal: JSONReadable {
+    static let fields = JSONFields(CodingKeys.self)
+
+    public init(json: JSONReader) throws {
+        let object = try json.object(Self.fields)
+        let impressions = try object.int(.impressions)
+        self.init(impressions: impressions, per: try object.require(.per).enumeration(GoalPeriod.self))
+    }
+}
+
 extension Campaign: JSONReadable {
     static let fields: JSONFields<CodingKeys> = {
         // The reader finds each operator field one slot on from its key in `CampaignFields.CodingKeys`.

@@ -78,6 +78,16 @@ extension FrequencyCap: JSONSchemaDescribable {
     }
 }
 
+extension CampaignGoal: JSONSchemaDescribable {
+    public static var schemaName: String? { "Goal" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "impressions": .integer("Impressions to deliver in each period.", minimum: 1, maximum: Int64(CampaignRules.maxGoalImpressions)),
+            "per": .cases(of: GoalPeriod.self, "day: each day in the app's time zone (app.set's timezone); campaign: the whole flight, startsAt to endsAt."),
+        ], required: ["impressions", "per"], description: "A delivery goal: campaignd paces the edges to deliver it, never more than 5% over.")
+    }
+}
+
 extension CampaignFields: JSONSchemaDescribable {
     /// The fields an operator sets, shared by the campaign, `campaign.create` and `campaign.update`.
     public static var fieldSchemas: [(String, JSONSchema)] {
@@ -113,6 +123,8 @@ extension CampaignFields: JSONSchemaDescribable {
         case .videoSound: .boolean("Whether a video creative plays with its sound (default false: muted).")
         case .advertiser: partySchema("Who the ad is for, shown to people with it (\"Ad by …\"); required in the eu market later.")
         case .paidBy: partySchema("Who paid for the ad, when not the advertiser.")
+        case .goal: .of(CampaignGoal.self)
+        case .pacing: .cases(of: CampaignPacing.self, "How the goal is spent; only with a goal (refused without one). even (the default with a goal): spread over the period's time left; asap: as fast as traffic allows until the goal is met.")
         }
     }
 

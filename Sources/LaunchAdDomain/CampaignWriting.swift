@@ -63,6 +63,15 @@ extension FrequencyCap: JSONWritable {
     }
 }
 
+extension CampaignGoal: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("impressions", impressions)
+            object.field("per", per.rawValue)
+        }
+    }
+}
+
 extension CreativeFacts: JSONWritable {
     public func write(json: inout JSONWriter) {
         json.writeObject { object in
