@@ -245,6 +245,18 @@ public final class PostgresStore: Store {
         }
     }
 
+    public func pace(_ shares: [CampaignShare], now: Timestamp) async throws -> [Change] {
+        try await write { connection in
+            var changes: [Change] = []
+            for share in shares {
+                guard let campaign = try await self.load(connection, id: share.id),
+                      let next = CampaignRules.pace(campaign, share: share.share, now: now) else { continue }
+                changes.append(try await self.record(connection, .paced, next, actor: pacingActor, now: now))
+            }
+            return changes
+        }
+    }
+
     // MARK: Internals
 
     /// Runs `body` in one transaction that holds the counter row from its first statement, so writers take turns;

@@ -61,6 +61,11 @@ public protocol Store: Sendable {
     /// Applies what time does by `now` (starts and ends), each as its own change, in one transaction.
     func applyTimeTransitions(now: Timestamp) async throws -> [Change]
 
+    /// Sets campaigns' serve shares (``Campaign/share``), each one that changes as its own change (`paced`, by the
+    /// actor ``pacingActor``), in one transaction; a campaign gone, final, without a goal or already at that share
+    /// is passed over.
+    func pace(_ shares: [CampaignShare], now: Timestamp) async throws -> [Change]
+
     /// A stored creative's facts, or `nil`.
     func creative(sha256: String) async throws -> CreativeFacts?
 
@@ -211,3 +216,17 @@ public enum CreativeChunkRead: Sendable, Equatable {
     /// Its facts and the bytes read.
     case bytes(CreativeFacts, [UInt8])
 }
+
+/// A serve share pacing sets on a campaign (`nil`: every device).
+public struct CampaignShare: Sendable, Hashable {
+    public var id: Int64
+    public var share: Double?
+
+    public init(id: Int64, share: Double?) {
+        self.id = id
+        self.share = share
+    }
+}
+
+/// The actor the change log names for pacing's changes.
+public let pacingActor = "pacing"

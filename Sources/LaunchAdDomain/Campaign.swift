@@ -202,6 +202,9 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var version: Int
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+    /// The share of devices it is answered to, 0 to 1, set by campaignd's pacing for a campaign with a goal (absent:
+    /// every device; 0: the goal is met for the period). Not an operator's field: the controller's changes carry it.
+    public var share: Double?
 
     /// The members, in the order the `Codable` conformance reads them (so the reader's errors come in the same
     /// order): the `Codable` conformance's keys and the reader's slots. Between `id` and `state` come the operator's
@@ -210,7 +213,7 @@ public struct Campaign: Sendable, Codable, Hashable {
     public enum CodingKeys: Int, JSONFieldKey {
         case id, name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
         case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea
-        case videoSound, advertiser, paidBy, goal, pacing, state, version, createdAt, updatedAt
+        case videoSound, advertiser, paidBy, goal, pacing, state, version, createdAt, updatedAt, share
     }
 
     public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil, display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil) {

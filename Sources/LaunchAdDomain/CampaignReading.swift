@@ -115,5 +115,6 @@ extension Campaign: JSONReadable {
         version = try object.int(.version)
         createdAt = try object.require(.createdAt).timestamp()
         updatedAt = try object.require(.updatedAt).timestamp()
+        share = try object.optional(.share)?.double()
     }
 }

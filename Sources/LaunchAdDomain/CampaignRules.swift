@@ -14,6 +14,8 @@ public struct FieldError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The changes a campaign goes through; each committed one gets the next sequence number.
 public enum CampaignOperation: String, Sendable, Codable, CaseIterable {
     case created, updated, forced, unforced, paused, resumed, expired, deleted
+    /// campaignd's pacing changed the campaign's serve share (``Campaign/share``).
+    case paced
 }
 
 /// An operation the campaign's state does not allow (pausing an expired campaign, say).
@@ -119,9 +121,21 @@ public enum CampaignRules {
         case .deleted:
             guard campaign.state != .deleted else { throw refused }
             next.state = .deleted
-        case .created, .updated:
+        case .created, .updated, .paced:
             throw refused
         }
+        next.version += 1
+        next.updatedAt = now
+        return next
+    }
+
+    /// The campaign with its serve share set by pacing, or `nil` when that changes nothing: the share is the same, the
+    /// campaign is final or has no goal (a share of a campaign without one would hold it back for nothing).
+    public static func pace(_ campaign: Campaign, share: Double?, now: Timestamp) -> Campaign? {
+        let share = share.map { min(1, max(0, $0)) }
+        guard !campaign.state.isFinal, campaign.goal != nil || share == nil, campaign.share != share else { return nil }
+        var next = campaign
+        next.share = share
         next.version += 1
         next.updatedAt = now
         return next

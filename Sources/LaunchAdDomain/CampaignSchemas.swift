@@ -150,8 +150,10 @@ extension Campaign: JSONSchemaDescribable {
             ("version", .integer("Grows by one with each change.", minimum: 1)),
             ("createdAt", Timestamp.jsonSchema),
             ("updatedAt", Timestamp.jsonSchema),
+            ("share", JSONSchema.number("The share of devices it is answered to, set by campaignd's pacing (a change by the actor pacing) for a campaign with a goal: absent, every device; 0, the goal met for the period.")
+                      .with("minimum", .number(JSONNumber(0))).with("maximum", .number(JSONNumber(1)))),
         ]
-        let optional = Set(CampaignFields.CodingKeys.allCases.filter(\.isOptionalInCampaign).map(\.stringValue))
+        let optional = Set(CampaignFields.CodingKeys.allCases.filter(\.isOptionalInCampaign).map(\.stringValue) + ["share"])
         return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
                        description: "A launch-ad campaign.")
     }

@@ -109,6 +109,7 @@ extension Campaign: JSONWritable {
             object.field("version", version)
             object.field("createdAt") { $0.write(timestamp: createdAt) }
             object.field("updatedAt") { $0.write(timestamp: updatedAt) }
+            if let share { object.field("share") { $0.write(double: share) } }
         }
     }
 }

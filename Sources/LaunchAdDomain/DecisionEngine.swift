@@ -153,6 +153,7 @@ public enum DecisionEngine {
             return member.endsAt > endClock && member.startsAt <= now && member.held
                 && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
                 && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
+                && (member.shareBound == .max || servesShare(member.id, below: member.shareBound, request, now))
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -404,6 +405,26 @@ public enum DecisionEngine {
     /// them starts over once it has seen them all (see ``DeviceView/rotated(campaigns:variants:after:variant:group:campaignVariants:)``).
     public static func rotationGroup(of campaign: Campaign, in index: AppIndex?) -> [Int64] {
         index?.tier(forced: campaign.forced, priority: campaign.priority)?.members.map(\.campaign.id) ?? []
+    }
+
+    /// How long a paced campaign's choice of devices holds (in milliseconds): a device skipped for a campaign over
+    /// its pace stays skipped, and one served stays served, until the next interval (or the next share) draws again.
+    public static let pacingIntervalMilliseconds: Int64 = 600_000
+
+    /// A serve share as the bound ``servesShare(_:below:_:_:)`` compares a device's draw with: `UInt64.max` without a
+    /// share (no draw at all), 0 for a share of 0 (no device), 2³² for 1 (every device).
+    static func shareBound(_ share: Double?) -> UInt64 {
+        guard let share else { return .max }
+        return UInt64((min(1, max(0, share)) * 4_294_967_296).rounded())
+    }
+
+    /// Whether a paced campaign is answered to this device now: a draw from the device, the campaign and the pacing
+    /// interval, under the share's bound. An anonymous request draws by the millisecond, so anonymous traffic is
+    /// still served in proportion.
+    static func servesShare(_ campaign: Int64, below bound: UInt64, _ request: LaunchRequest, _ now: Timestamp) -> Bool {
+        let interval = UInt64(bitPattern: now.milliseconds / pacingIntervalMilliseconds)
+        let device = request.deviceId.map { FNV1a.hash($0) } ?? mix(UInt64(bitPattern: now.milliseconds))
+        return mix(device ^ mix(UInt64(bitPattern: campaign) ^ mix(interval))) & 0xFFFF_FFFF < bound
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

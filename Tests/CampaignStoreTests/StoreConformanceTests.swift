@@ -80,6 +80,36 @@ struct StoreConformanceTests {
       }
     }
 
+    @Test("pacing's shares are changes of their own (paced, by pacing, with a seq), one per campaign that moves, in one write; the rest passed over",
+          arguments: StoreEngine.allCases)
+    func pacedShares(engine: StoreEngine) async throws {
+        try await Self.withStore(engine) { store, _ in
+            let creative = try await Self.storeCreative(store)
+            var goal = Self.fields("goal", creative: creative.sha256)
+            goal.goal = CampaignGoal(impressions: 1000, per: .day)
+            let paced = try await store.create(goal, actor: "local", now: Self.now)
+            let plain = try await store.create(Self.fields("plain", creative: creative.sha256), actor: "local", now: Self.now)
+            let later = Self.now.adding(seconds: 10)
+            let changes = try await store.pace([CampaignShare(id: paced.id, share: 0.375), CampaignShare(id: plain.id, share: 0.5),
+                                                CampaignShare(id: 99, share: 0)], now: later)
+            #expect(changes.map(\.op) == [.paced] && changes.map(\.seq) == [3] && changes[0].campaign.share == 0.375)
+            #expect(changes[0].campaign.version == 2 && changes[0].campaign.updatedAt == later)
+            // The same share again changes nothing; none takes it away.
+            #expect(try await store.pace([CampaignShare(id: paced.id, share: 0.375)], now: later).isEmpty)
+            let stored = try #require(try await store.campaign(id: paced.id))
+            #expect(stored.share == 0.375 && stored.goal == goal.goal)
+            // An operator's update keeps the share.
+            var rename = CampaignFields()
+            rename.name = "renamed"
+            #expect(try await store.update(id: paced.id, fields: rename, actor: "alice", now: later).campaign.share == 0.375)
+            let log = try await store.changeLog(campaign: paced.id, after: 0, limit: 10)
+            #expect(log.map(\.actor) == ["local", pacingActor, "alice"] && log.map(\.change.op) == [.created, .paced, .updated])
+            #expect(log[1].before?.share == nil)
+            let cleared = try await store.pace([CampaignShare(id: paced.id, share: nil)], now: later)
+            #expect(cleared.count == 1 && cleared[0].campaign.share == nil && cleared[0].seq == 5)
+        }
+    }
+
     @Test("concurrent writers take every seq once, in commit order", arguments: StoreEngine.allCases)
     func concurrentWrites(engine: StoreEngine) async throws {
         try await Self.withStore(engine) { store, _ in

@@ -16,7 +16,7 @@ struct CampaignFieldListTests {
         }
         #expect(CampaignFields.fieldSchemas.map(\.0) == Key.allCases.map(\.stringValue))
         let campaignKeys = Campaign.CodingKeys.allCases.map(\.stringValue)
-        #expect(campaignKeys == ["id"] + Key.allCases.map(\.stringValue) + ["state", "version", "createdAt", "updatedAt"])
+        #expect(campaignKeys == ["id"] + Key.allCases.map(\.stringValue) + ["state", "version", "createdAt", "updatedAt", "share"])
         // The schema's optional members are those a campaign may leave out, the new ones among them.
         let optional = Set(Key.allCases.filter(\.isOptionalInCampaign).map(\.stringValue))
         #expect(optional == ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices", "display", "clickArea",
@@ -44,6 +44,7 @@ struct CampaignFieldListTests {
         merged.version = full.version
         merged.createdAt = full.createdAt
         merged.updatedAt = full.updatedAt
+        merged.share = full.share
         #expect(merged == full)
         #expect(full.merging(CampaignFields()) == full)
         var renamed = full.merging(CampaignFields(paidBy: "Other Ltd"))

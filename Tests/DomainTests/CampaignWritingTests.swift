@@ -30,6 +30,7 @@ struct CampaignWritingTests {
         campaign.paidBy = "双十一 \\ Ltd"
         campaign.goal = CampaignGoal(impressions: 1_000_000_000_000, per: .day)
         campaign.pacing = .asap
+        campaign.share = 0.0625
         return campaign
     }
 
