@@ -167,9 +167,11 @@ struct ConsoleRoutes: Sendable {
         let now = clock()
         let from = Timestamp(milliseconds: (now.milliseconds / 3_600_000 - Int64(hours) + 1) * 3_600_000)
         let stats: Result<[StatsPoint], any Error>
+        var pacing: PacingStats?
         do {
             let answer = try await gateway.call(AdminAPI.campaignStats, CampaignStatsParams(id: id, from: from, by: .hour), actor: user)
             stats = .success(answer.series ?? [])
+            pacing = answer.pacing?.first { $0.id == id }
         } catch let error as JSONRPCError where error.code == APIError.campaignNotFound.code {
             stats = .success([])  // nothing reported yet
         } catch {
@@ -178,7 +180,7 @@ struct ConsoleRoutes: Sendable {
         let history: Result<[ChangeEntry], any Error>
         do { history = .success(try await gateway.history(id, historyBefore, configuration.historyPage)) } catch { history = .failure(error) }
         let content = CampaignPage.Content(campaign: campaign, shapes: shapes, history: history, historyBefore: historyBefore,
-                                           stats: stats, statsFrom: from, statsHours: hours)
+                                           stats: stats, statsFrom: from, statsHours: hours, pacing: pacing)
         return ConsoleResponses.html(page(principal, "Campaign \(id)", CampaignPage.body(content), message: message), status: status)
     }
 

@@ -110,7 +110,27 @@ extension CampaignStatsResult: JSONSchemaDescribable {
         .object([
             "stats": .array(of: CampaignStats.jsonSchema, "Totals, by campaign id."),
             "series": .array(of: StatsPoint.jsonSchema, "When asked for: by campaign, bucket, creative and region; buckets with no event are left out. Hourly counts are kept for campaignd's --stats-retention (90 days by default)."),
+            "pacing": .array(of: PacingStats.jsonSchema, "Each live campaign with a goal among those asked for: its period so far and the forecast."),
         ], required: ["stats"])
+    }
+}
+
+extension PacingStats: JSONSchemaDescribable {
+    public static var schemaName: String? { "PacingStats" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "id": .integer("The campaign.", minimum: 1),
+            "goal": .of(CampaignGoal.self),
+            "pacing": .cases(of: CampaignPacing.self, "even: spread over the period; asap: as fast as traffic allows."),
+            "from": Timestamp.jsonSchema.described("The period's start: the day's in the app's time zone, or the flight's."),
+            "to": Timestamp.jsonSchema.described("The period's end (exclusive)."),
+            "delivered": .integer("Impressions the edges reported in the period so far.", minimum: 0),
+            "pace": .number("Delivered against an even spread of the goal by now: 1 on pace, below 1 behind, above 1 ahead."),
+            "share": .number("The serve share the edges apply, 0 to 1 (1: every device)."),
+            "projected": .integer("What the period will end at, at the traffic seen: below the goal when there is too little traffic.", minimum: 0),
+            "completed": .boolean("The goal is met for the period: the campaign is not answered until the next one."),
+        ], required: ["id", "goal", "pacing", "from", "to", "delivered", "pace", "share", "projected", "completed"],
+           description: "A campaign's goal for the current period and the forecast line.")
     }
 }
 
