@@ -110,7 +110,9 @@ public struct PacingController: Sendable {
             exposure += previous.share * Double(input.now.milliseconds - previous.at.milliseconds) / 1000
             let counted = input.delivered - sampleDelivered
             let span = Double(input.now.milliseconds - sampleAt.milliseconds) / 1000
-            if exposure > 0 && (counted >= minimumSample || span >= maximumSampleSeconds) {
+            // A first measure as soon as a lag has passed, small or not: until there is a rate, nothing bounds what the
+            // edges deliver between two ticks.
+            if exposure > 0 && (counted >= minimumSample || span >= maximumSampleSeconds || (rate == nil && span >= lagSeconds)) {
                 let measured = Double(max(0, counted)) / exposure
                 rate = rate.map { $0 + smoothing * (measured - $0) } ?? measured
                 (sampleDelivered, sampleAt, exposure) = (input.delivered, input.now, 0)

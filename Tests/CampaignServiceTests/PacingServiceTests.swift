@@ -27,6 +27,9 @@ struct PacingServiceTests {
             let creative = try await service.uploadPNG(admin)
             var fields = CampaignFixture.fields(name: "Thousand", creative: creative)
             fields.goal = CampaignGoal(impressions: 1000, per: .campaign)
+            // asap: below its goal it is served to every device whatever the rate (an even one would be held back to
+            // spread the rest over the hour).
+            fields.pacing = .asap
             let paced = try await admin.call(AdminAPI.campaignCreate, fields).campaign
             let plain = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "Plain", creative: creative)).campaign
 
