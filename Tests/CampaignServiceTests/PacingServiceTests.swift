@@ -61,4 +61,33 @@ struct PacingServiceTests {
             await sync.close()
         }
     }
+
+    @Test("a goal by day counts the day in the app's time zone (Asia/Kolkata, half an hour off UTC; UTC for an app never set), cut to the flight")
+    func dayInTheAppsZone() async throws {
+        try await withCampaignService { service in
+            let admin = try service.admin(timeout: .seconds(30))
+            let sync = try service.sync()
+            let creative = try await service.uploadPNG(admin)
+            _ = try await admin.call(AdminAPI.appSet, AppPatch(app: "shop", market: .global, timezone: "Asia/Kolkata"))
+            var lines: [String: PacingStats] = [:]
+            for app in ["shop", "other"] {
+                var fields = CampaignFixture.fields(name: "Daily \(app)", app: app, creative: creative, startIn: -3 * 86_400, duration: 6 * 86_400)
+                fields.goal = CampaignGoal(impressions: 5000, per: .day)
+                let id = try await admin.call(AdminAPI.campaignCreate, fields).campaign.id
+                _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e-\(app)", reportId: 1, counts: [CampaignStats(id: id, impressions: 7, clicks: 0, skips: 0)]))
+                lines[app] = try #require(try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: id)).pacing?.first)
+            }
+            for (app, zone) in [("shop", "Asia/Kolkata"), ("other", "UTC")] {
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = try #require(TimeZone(identifier: zone))
+                let midnight = calendar.startOfDay(for: Date())
+                let line = try #require(lines[app])
+                #expect(line.from == Timestamp(seconds: midnight.timeIntervalSince1970), "\(app): \(line.from.rfc3339)")
+                #expect(line.to == Timestamp(seconds: midnight.timeIntervalSince1970 + 86_400), "\(app): \(line.to.rfc3339)")
+                #expect(line.delivered == 7 && !line.completed && line.pace < 1, "\(app): \(line)")
+            }
+            await admin.close()
+            await sync.close()
+        }
+    }
 }
