@@ -82,7 +82,16 @@ public struct CampaignOptions: ParsableArguments {
             throw ValidationError("--updates-queue-bytes must be a number of bytes, at least \(UpdateStream.largestMessage) (the largest message)")
         }
         _ = try retentions()
+        _ = try pacingSeconds()
         _ = try console()
+    }
+
+    /// `--pacing-interval` in seconds, checked against its bounds.
+    func pacingSeconds() throws -> Double {
+        guard let seconds = DurationText.seconds(pacingInterval), (1...3600).contains(seconds) else {
+            throw ValidationError("--pacing-interval must be a time between 1s and 1h, such as 10s or 1m (got \(pacingInterval))")
+        }
+        return seconds
     }
 
     /// `--edge-retention` and `--stats-retention` in seconds, each checked against its bounds.
@@ -136,10 +145,7 @@ public struct CampaignOptions: ParsableArguments {
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.updatesQueueBytes = updatesQueueBytes
         (configuration.edgeRetention, configuration.statsRetention) = try retentions()
-        guard let pacing = DurationText.seconds(pacingInterval), (1...3600).contains(pacing) else {
-            throw ValidationError("--pacing-interval must be a time between 1s and 1h, such as 10s or 1m (got \(pacingInterval))")
-        }
-        configuration.pacingInterval = .milliseconds(Int64(pacing * 1000))
+        configuration.pacingInterval = .milliseconds(Int64(try pacingSeconds() * 1000))
         configuration.console = try console()
         return configuration
     }
