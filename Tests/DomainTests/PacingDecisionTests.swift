@@ -51,6 +51,17 @@ struct PacingDecisionTests {
         #expect(abs(nextRate - share) < 0.03 && next != first)
     }
 
+    @Test("launch.explain says paced for a campaign its share skips for the device, and served when the draw takes it")
+    func explained() {
+        for share in [0.0, 1.0] {
+            let campaigns = Self.campaigns(share: share)
+            let index = DecisionEngine.index(campaigns, creatives: Fixture.held, preparer: .json)["shop"]
+            let (decision, explained) = DecisionEngine.explain(Fixture.request(), campaigns: campaigns, index: index, device: .unknown, now: Fixture.now)
+            #expect(decision.campaign?.id == (share == 0 ? 2 : 1))
+            #expect(explained.map(\.outcome) == (share == 0 ? [.paced, .served] : [.served, .lowerPriority]), "\(explained)")
+        }
+    }
+
     @Test("pacing sets a share on a campaign with a goal as a new version, clamped to 0...1; the same share, a final campaign or one without a goal is left")
     func pace() throws {
         let campaign = Self.campaigns(share: nil)[0]
