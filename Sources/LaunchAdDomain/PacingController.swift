@@ -122,6 +122,10 @@ public struct PacingController: Sendable {
         }
         let left = max(0, Double(window.end.milliseconds - input.now.milliseconds) / 1000)
         let elapsed = max(0, Double(input.now.milliseconds - window.start.milliseconds) / 1000)
+        // A tick that came late says the host is slow, and so are the reports and the share's way back: the lag
+        // stretches with it (three of the last tick's spacing).
+        let spacing = previous.map { Double(input.now.milliseconds - $0.at.milliseconds) / 1000 } ?? 0
+        let lagSeconds = max(self.lagSeconds, 3 * spacing)
         // What the edges may have delivered and not yet reported: the highest share of the last lag, over the lag.
         let lagStart = input.now.adding(seconds: -lagSeconds)
         let recent = (previous?.recent ?? []).filter { $0.at >= lagStart }
