@@ -191,9 +191,10 @@ public struct PacingController: Sendable {
         let recentShare = max(share, recent.map(\.share).max() ?? share)
         let unreported = (rate ?? 0) * recentShare * lagSeconds
         let remaining = Double(input.goal - input.delivered) - unreported
-        // Met once what is left is within the completion margin: chasing the last impressions through shares too small
-        // to measure would only risk going over.
-        let completed = remaining <= Double(input.goal) * completionMargin
+        // Met once what is left, with what the share in effect may have served unreported, is within the completion
+        // margin: chasing the last impressions through shares too small to measure would only risk going over. (The
+        // higher shares of the last lag bound the share below; counted here they would stop a small goal short of it.)
+        let completed = Double(input.goal - input.delivered) - (rate ?? 0) * share * lagSeconds <= Double(input.goal) * completionMargin
         if let rate, rate > 0, left > 0 {
             let even = Double(input.goal) / window.seconds
             let tau = max(lagSeconds, window.seconds / 10)

@@ -66,7 +66,13 @@ struct PacingLoopTests {
                     device += 1
                     let answer = try await edge.query(LaunchQueryParams(app: "shop", platform: "ios", appVersion: "5.2.0", deviceId: "device-\(device)"))
                     #expect(answer.id == other.campaign.id)
+                    // A device that holds it (a deferred answer, a prefetch) is told to drop it.
+                    #expect(answer.revoked.contains(paced.id))
                 }
+                // A prefetch offers nothing of it any more.
+                let prefetch = try await edge.client.call(ClientAPI.launchPrefetch, LaunchPrefetchParams(app: "shop", platform: "ios", appVersion: "5.2.0"))
+                #expect(!prefetch.download.contains { $0.campaignId == paced.id } && prefetch.download.contains { $0.campaignId == other.campaign.id })
+                #expect(prefetch.revoked.contains(paced.id))
                 #expect(shown >= 38 && shown <= 42, "\(shown) impressions for a goal of 40")
                 let line = try await waitForLine(admin, paced.id) { $0.delivered == shown }
                 #expect(line?.completed == true && line?.delivered == shown && line?.share == 0, "\(String(describing: line))")
