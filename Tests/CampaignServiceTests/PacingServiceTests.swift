@@ -1,10 +1,14 @@
+@testable import CampaignService
+import CampaignStore
 import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
 import LaunchAdTesting
-import ZMQRPC
+import Logging
+import Synchronization
 import Testing
+import ZMQRPC
 
 @Suite("campaignd paces campaigns with goals from the edges' reports", .timeLimit(.minutes(2)))
 struct PacingServiceTests {
@@ -86,6 +90,45 @@ struct PacingServiceTests {
                 #expect(line.to == Timestamp(seconds: midnight.timeIntervalSince1970 + 86_400), "\(app): \(line.to.rfc3339)")
                 #expect(line.delivered == 7 && !line.completed && line.pace < 1, "\(app): \(line)")
             }
+            await admin.close()
+            await sync.close()
+        }
+    }
+}
+
+/// A campaignd that restarts, or a new leader, has no memory of the campaigns it paces.
+@Suite("Pacing after a restart", .timeLimit(.minutes(1)))
+struct PacingRestartTests {
+    @Test("a fresh pacing loop starts from the share in the store and measures before it raises it: traffic that needs 0.2 never sees 1")
+    func startsFromThePublishedShare() async throws {
+        // The service's own loop ticks once at its start and then sleeps an hour: the loop under test is a second one.
+        try await withCampaignService(configure: { $0.pacingInterval = .seconds(3600) }) { service in
+            let admin = try service.admin(timeout: .seconds(30))
+            let sync = try service.sync()
+            let creative = try await service.uploadPNG(admin)
+            var fields = CampaignFixture.fields(name: "Half way", creative: creative, startIn: -43_200, duration: 86_400)
+            fields.goal = CampaignGoal(impressions: 86_400, per: .campaign)
+            let paced = try await admin.call(AdminAPI.campaignCreate, fields).campaign
+            let store = service.app.store
+            let now = Timestamp.now()
+            // What the leader before had published, and on pace: half the goal delivered at half the flight.
+            _ = try await store.pace([CampaignShare(id: paced.id, share: 0.2)], now: now)
+            _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e1", reportId: 1, counts: [
+                CampaignStats(id: paced.id, impressions: 43_200, clicks: 0, skips: 0)]))
+            let time = Atomic<Int64>(now.milliseconds)
+            let pacing = PacingService(store: store, clock: { Timestamp(milliseconds: time.load(ordering: .relaxed)) }, interval: .seconds(10),
+                                       logger: Logger(label: "pacing-restart"))
+            // Traffic of 5 a second at a share of 1, so 1 a second at 0.2: what the goal needs.
+            var shares: [Double?] = []
+            for tick in 1...8 {
+                _ = try await pacing.tick()
+                shares.append(try await admin.call(AdminAPI.campaignGet, CampaignID(id: paced.id)).campaign.share)
+                let served = Int64(10 * 5 * ((shares.last ?? 1) ?? 1))
+                _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e1", reportId: Int64(tick + 1), counts: [
+                    CampaignStats(id: paced.id, impressions: served, clicks: 0, skips: 0)]))
+                time.add(10_000, ordering: .relaxed)
+            }
+            #expect(shares.allSatisfy { ($0 ?? 1) <= 0.25 }, "\(shares)")
             await admin.close()
             await sync.close()
         }
