@@ -89,6 +89,10 @@ final class PacingService: Sendable {
             let share: Double? = campaign.share == nil && outcome.share == 1 ? nil : outcome.share
             if share != campaign.share { shares.append(CampaignShare(id: campaign.id, share: share)) }
         }
+        // What it remembers of campaigns no longer live with a goal goes (a goal back later measures again).
+        let paced = Set(campaigns.map(\.id))
+        memories.withLock { $0 = $0.filter { paced.contains($0.key) } }
+        outcomes.withLock { $0 = $0.filter { paced.contains($0.key) } }
         guard !shares.isEmpty else { return [] }
         let changes = try await store.pace(shares, now: now)
         for change in changes {
