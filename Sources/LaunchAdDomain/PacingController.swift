@@ -83,9 +83,9 @@ public struct PacingOutcome: Sendable, Hashable {
 
 /// campaignd's pacing, a proportional controller on the serve share (proto-docs/pacing.md says why this one):
 /// `even` steers what was delivered towards a line from 0 to the goal over the window, allowed to run ahead of the
-/// even line by up to ``runAhead`` of the goal mid-window when traffic has nothing to spare; `asap` serves everything
-/// until the goal is all but met. The share is the rate wanted over the rate the campaign is offered at a share of 1,
-/// measured from the delivered counts. What the edges may still deliver unreported (the offered rate at the highest
+/// even line by up to ``runAhead`` of the goal (most at ``runAheadPeak`` of the window) when traffic has nothing to
+/// spare; `asap` serves everything until the goal is all but met. The share is the rate wanted over the rate the
+/// campaign is offered at a share of 1, measured from the delivered counts. What the edges may still deliver unreported (the offered rate at the highest
 /// recent share over ``lagSeconds``) counts as delivered, and no share lets through more than what is left over
 /// ``controlSeconds``, so late counts cannot carry the campaign past its goal.
 public struct PacingController: Sendable {
