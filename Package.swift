@@ -288,7 +288,8 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["Locking", "JSONRPC", "LaunchAdTesting", "SeededRandomness"]),
         .testTarget(name: "ZMQRPCTests", dependencies: ["Locking", "ZMQRPC", "ZeroMQ", "JSONRPC", "LaunchAdTesting"]),
         .testTarget(name: "DomainTests", dependencies: ["LaunchAdDomain", "LaunchAdAPI", "JSONRPC", "SeededRandomness", "LaunchAdTesting"]),
-        .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC"]),
+        .testTarget(name: "CampaignServiceTests", dependencies: ["CampaignService", "CampaignStore", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC",
+                                                                  .product(name: "Logging", package: "swift-log")]),
         // The followed state, its file and the sync session's queue, without a daemon around them.
         .testTarget(name: "CampaignFollowingTests", dependencies: ["CampaignFollowing", "CampaignStore", "DurableFiles", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting", "Locking", "ZMQRPC", "ZeroMQ",
                                                                    .product(name: "Logging", package: "swift-log")]),

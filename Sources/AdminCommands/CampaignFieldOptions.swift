@@ -35,6 +35,9 @@ struct CampaignFieldOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Whether a video creative plays with its sound (default: muted).") var videoSound: Bool?
     @Option(help: "Who the ad is for, shown with it: 1 to 100 characters, no space at either end.") var advertiser: String?
     @Option(help: "Who paid for the ad, when not the advertiser (the same rule).") var paidBy: String?
+    @Option(help: "A delivery goal: impressions per --per period (1 to 10^12).") var goal: Int?
+    @Option(help: "The goal's period: day (in the app's time zone) or campaign (the whole flight); with --goal.") var per: String?
+    @Option(help: "How the goal is spent: even (default with a goal) or asap.") var pacing: String?
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -127,6 +130,18 @@ struct CampaignFieldOptions: ParsableArguments {
             case .videoSound: if let videoSound { fields.videoSound = videoSound }
             case .advertiser: if let advertiser { fields.advertiser = advertiser }
             case .paidBy: if let paidBy { fields.paidBy = paidBy }
+            case .goal:
+                if let per, goal == nil { throw ValidationError("--per \(per) needs --goal") }
+                if let goal {
+                    guard let per else { throw ValidationError("--goal needs --per day or --per campaign") }
+                    guard let period = GoalPeriod(rawValue: per) else { throw ValidationError("--per must be day or campaign (got \(per))") }
+                    fields.goal = CampaignGoal(impressions: goal, per: period)
+                }
+            case .pacing:
+                if let pacing {
+                    guard let value = CampaignPacing(rawValue: pacing) else { throw ValidationError("--pacing must be even or asap (got \(pacing))") }
+                    fields.pacing = value
+                }
             }
         }
         return fields

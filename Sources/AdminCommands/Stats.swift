@@ -60,6 +60,7 @@ struct Stats: AsyncParsableCommand {
                     [String($0.id), String($0.impressions), String($0.clicks), String($0.skips), String($0.reports ?? 0)]
                         + Self.rates(impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips)
                 })
+                if let pacing = result.pacing { Self.printPacing(pacing) }
                 return
             }
             let splits = params.split ?? []
@@ -72,6 +73,16 @@ struct Stats: AsyncParsableCommand {
                     + Self.rates(impressions: point.impressions, clicks: point.clicks, skips: point.skips)
             })
         }
+    }
+
+    /// The forecast line of each campaign with a goal, under the totals.
+    static func printPacing(_ lines: [PacingStats]) {
+        print("")
+        Table.print(["ID", "GOAL", "PER", "PACING", "DELIVERED", "PACE", "SHARE", "PROJECTED", "STATUS"], lines.map { line in
+            [String(line.id), String(line.goal.impressions), line.goal.per.rawValue, line.pacing.rawValue, String(line.delivered),
+             String(format: "%.2f", line.pace), String(format: "%.3f", line.share), String(line.projected),
+             line.completed ? "completed" : line.projected < line.goal.impressions ? "short" : "on track"]
+        })
     }
 
     /// CTR and skip rate as percentages with one decimal, `-` with no impression.

@@ -1,3 +1,4 @@
+import Foundation
 import LaunchAdAPI
 import LaunchAdDomain
 
@@ -19,6 +20,8 @@ enum CampaignPage {
         var market: Market?
         /// Its totals, with its reports by reason (`nil` when campaignd could not say).
         var totals: CampaignStats?
+        /// The goal's forecast line, for a live campaign with a goal.
+        var pacing: PacingStats? = nil
     }
 
     static func body(_ content: Content) -> String {
@@ -28,6 +31,7 @@ enum CampaignPage {
             html += "<a href=\"/campaigns/\(campaign.id)/\(operation.rawValue)\">\(operation.title)</a>"
         }
         html += "</p>" + fields(campaign, market: content.market)
+        if let line = content.pacing { html += pacing(line) }
         html += "<h2>Preview</h2>" + PhonePreview.section(campaign, shapes: content.shapes)
         html += "<h2>Stats, last \(content.statsHours) hours</h2>"
         switch content.stats {
@@ -96,8 +100,21 @@ enum CampaignPage {
         if let audience = campaign.audience { rows.append(("audience", audience.rawValue)) }
         if let advertiser = campaign.advertiser { rows.append(("advertiser", advertiser)) }
         if let paidBy = campaign.paidBy { rows.append(("paid by", paidBy)) }
+        if let goal = campaign.goal {
+            rows.append(("goal", "\(goal.impressions) impressions per \(goal.per.rawValue), paced \((campaign.pacing ?? .even).rawValue)"))
+        }
         rows.append(("version", "\(campaign.version), updated \(campaign.updatedAt.rfc3339)"))
         return "<table id=\"fields\"><tbody>" + rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined() + "</tbody></table>"
+    }
+
+    /// The forecast line: delivered against the goal in the period, the pace and share, and the projection, saying
+    /// plainly when the goal is met or traffic falls short.
+    static func pacing(_ line: PacingStats) -> String {
+        let status = line.completed ? "completed: the goal is met for this \(line.goal.per.rawValue)"
+            : line.projected < line.goal.impressions ? "short: too little traffic to meet the goal" : "on track"
+        let text = "\(line.delivered) of \(line.goal.impressions) delivered since \(line.from.rfc3339), pace \(String(format: "%.2f", line.pace)), "
+            + "share \(String(format: "%.3f", line.share)), projected \(line.projected); \(status)"
+        return "<p id=\"pacing\">\(HTML.escape(text))</p>"
     }
 
     /// The confirmation a write asks for, with the form that makes it (carrying the session's CSRF token).

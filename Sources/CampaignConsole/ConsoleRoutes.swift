@@ -168,10 +168,12 @@ struct ConsoleRoutes: Sendable {
         let from = Timestamp(milliseconds: (now.milliseconds / 3_600_000 - Int64(hours) + 1) * 3_600_000)
         let stats: Result<[StatsPoint], any Error>
         var totals: CampaignStats?
+        var pacing: PacingStats?
         do {
             let answer = try await gateway.call(AdminAPI.campaignStats, CampaignStatsParams(id: id, from: from, by: .hour), actor: user)
             stats = .success(answer.series ?? [])
             totals = answer.stats.first { $0.id == id }
+            pacing = answer.pacing?.first { $0.id == id }
         } catch let error as JSONRPCError where error.code == APIError.campaignNotFound.code {
             stats = .success([])  // nothing reported yet
             totals = CampaignStats(id: id, impressions: 0, clicks: 0, skips: 0, reports: 0)
@@ -183,7 +185,7 @@ struct ConsoleRoutes: Sendable {
         let history: Result<[ChangeEntry], any Error>
         do { history = .success(try await gateway.history(id, historyBefore, configuration.historyPage)) } catch { history = .failure(error) }
         let content = CampaignPage.Content(campaign: campaign, shapes: shapes, history: history, historyBefore: historyBefore,
-                                           stats: stats, statsFrom: from, statsHours: hours, market: market, totals: totals)
+                                           stats: stats, statsFrom: from, statsHours: hours, market: market, totals: totals, pacing: pacing)
         return ConsoleResponses.html(page(principal, "Campaign \(id)", CampaignPage.body(content), message: message), status: status)
     }
 

@@ -11,7 +11,8 @@ import ZMQRPC
 enum AdminHandlers {
     /// `operatorNames` names operators' keys (from the keys folder's `admin/NAME.pub`) for the change log.
     static func table(store: any Store, edges: EdgeRegistry, operatorNames: [String: String] = [:], backups: BackupShelf,
-                      maxCreativeBytes: Int, maxVideoBytes: Int, clock: @escaping WallClock, logger: Logger) -> MethodTable {
+                      maxCreativeBytes: Int, maxVideoBytes: Int, pacing: PacingService? = nil, clock: @escaping WallClock,
+                      logger: Logger) -> MethodTable {
         var table = MethodTable()
         /// Who asked: the console's signed-in user, the key's name where the keys folder gives one, else the key, else
         /// `local` (no CURVE).
@@ -94,8 +95,18 @@ enum AdminHandlers {
             }
             let stats = try await store.stats(id: params.id)
             if let id = params.id, stats.isEmpty { throw StoreError.notFound(id) }
-            guard let query else { return CampaignStatsResult(stats: stats) }
-            return CampaignStatsResult(stats: stats, series: try await store.statsSeries(query), timezone: query.zone.identifier)
+            var series: [StatsPoint]?
+            if let query { series = try await store.statsSeries(query) }
+            var lines: [PacingStats]?
+            if let pacing {
+                var campaigns: [Campaign]
+                if let id = params.id { campaigns = try await store.campaign(id: id).map { [$0] } ?? [] } else {
+                    campaigns = try await store.campaigns(app: nil, state: .live)
+                }
+                lines = try await pacing.stats(of: campaigns, now: clock())
+                if lines?.isEmpty == true { lines = nil }
+            }
+            return CampaignStatsResult(stats: stats, series: series, timezone: query?.zone.identifier, pacing: lines)
         }
         table.register(AdminAPI.appStats) { params, _ in
             try AppID.validate(params.app, field: "app")

@@ -54,6 +54,8 @@ public struct CampaignOptions: ParsableArguments {
     public var edgeRetention = "24h"
     @Option(help: CampaignDefaults.help("Keep the hourly counts behind campaign.stats series and app.stats for this long (1h to 3660d; totals are kept for good).", "STATS_RETENTION"))
     public var statsRetention = "90d"
+    @Option(help: CampaignDefaults.help("Recompute the serve shares of campaigns with delivery goals this often (1s to 1h; about the edges' report interval).", "PACING_INTERVAL"))
+    public var pacingInterval = "10s"
     @Option(help: CampaignDefaults.help("Serve the web console on this host:port (off by default; beyond loopback only with --console-users).", "CONSOLE_ADDRESS"))
     public var consoleAddress = ""
     @Option(help: CampaignDefaults.help("The console's users: a file of name:token lines (tokens of 32 to 512 visible characters, not trivially guessed, such as openssl rand -hex 24 writes).", "CONSOLE_USERS"))
@@ -80,7 +82,16 @@ public struct CampaignOptions: ParsableArguments {
             throw ValidationError("--updates-queue-bytes must be a number of bytes, at least \(UpdateStream.largestMessage) (the largest message)")
         }
         _ = try retentions()
+        _ = try pacingSeconds()
         _ = try console()
+    }
+
+    /// `--pacing-interval` in seconds, checked against its bounds.
+    func pacingSeconds() throws -> Double {
+        guard let seconds = DurationText.seconds(pacingInterval), (1...3600).contains(seconds) else {
+            throw ValidationError("--pacing-interval must be a time between 1s and 1h, such as 10s or 1m (got \(pacingInterval))")
+        }
+        return seconds
     }
 
     /// `--edge-retention` and `--stats-retention` in seconds, each checked against its bounds.
@@ -134,6 +145,7 @@ public struct CampaignOptions: ParsableArguments {
         configuration.maxHeldReplyBytes = maxHeldReplyBytes
         configuration.updatesQueueBytes = updatesQueueBytes
         (configuration.edgeRetention, configuration.statsRetention) = try retentions()
+        configuration.pacingInterval = .milliseconds(Int64(try pacingSeconds() * 1000))
         configuration.console = try console()
         return configuration
     }

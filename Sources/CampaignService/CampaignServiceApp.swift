@@ -26,6 +26,8 @@ public final class CampaignServiceApp: Sendable {
     private let leader: LeaderDuties
     private let edges: EdgeRegistry
     private let statsPruner: StatsPruner
+    /// The pacing loop (run among the leader's duties); its outcomes answer `campaign.stats`'s forecast.
+    let pacing: PacingService
     private let http: any Service
     private let console: ConsoleServer?
     private let zmqEndpoints = BoundEndpoints()
@@ -100,10 +102,11 @@ public final class CampaignServiceApp: Sendable {
         let seqs = SeqCeiling(store: store, seq: startSeq, logger: logger)
         let publisher = ChangePublisher(publisher: updates, epoch: store.epoch, seq: startSeq, ceiling: seqs)
         let heartbeat = HeartbeatService(publisher: publisher, clock: clock, interval: configuration.heartbeatInterval, logger: logger)
-        leader = LeaderDuties(store: store, publisher: publisher, heartbeat: heartbeat, scheduler: scheduler, logger: logger)
-
         let edges = EdgeRegistry(store: store, logger: logger, retention: configuration.edgeRetention, clock: clock)
         self.edges = edges
+        let pacing = PacingService(store: store, clock: clock, interval: configuration.pacingInterval, reports: edges.reports, logger: logger)
+        self.pacing = pacing
+        leader = LeaderDuties(store: store, publisher: publisher, heartbeat: heartbeat, scheduler: scheduler, pacing: pacing, logger: logger)
         statsPruner = StatsPruner(store: store, retention: configuration.statsRetention, clock: clock, logger: logger)
         let metrics = CampaignMetrics(monitors: [syncMonitor, updatesMonitor])
         let observer: JSONRPCDispatcher.InternalErrorObserver = { method, error in
@@ -120,7 +123,7 @@ public final class CampaignServiceApp: Sendable {
             methods: AdminHandlers.table(store: store, edges: edges, operatorNames: operatorNames,
                                          backups: try BackupShelf(dataDirectory: configuration.dataDirectory, store: store, logger: logger),
                                          maxCreativeBytes: configuration.maxCreativeBytes, maxVideoBytes: configuration.maxVideoBytes,
-                                         clock: clock, logger: logger),
+                                         pacing: pacing, clock: clock, logger: logger),
             info: AdminAPI.info, onInternalError: observer, onCall: metrics.observer(socket: "admin"),
             replyBudget: .busy(limit: heldReplyBytes))
         admin = try RPCServer(context: context, dispatcher: adminDispatcher, configuration: adminConfiguration, logger: logger)

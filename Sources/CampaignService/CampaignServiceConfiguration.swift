@@ -46,6 +46,9 @@ public struct CampaignServiceConfiguration: Sendable {
     public var updatesQueueBytes = 256 * 1024 * 1024
     /// How often the heartbeat goes out.
     public var heartbeatInterval: Duration = .seconds(1)
+    /// How often pacing recomputes the serve shares of campaigns with goals (`--pacing-interval`): about the edges'
+    /// report interval, which is how often there is something new to look at.
+    public var pacingInterval: Duration = .seconds(10)
     /// Seconds after which an edge not heard from is forgotten: no longer listed by `edge.list`, nor waited for by
     /// `adctl --wait`.
     public var edgeRetention: Double = Self.defaultEdgeRetention

@@ -38,6 +38,8 @@ final class EdgeRegistry: Service {
     /// Seconds after which an edge not heard from is forgotten.
     let retention: Double
     let clock: WallClock
+    /// How often the edges' reports arrive, for pacing's lag.
+    let reports = ReportCadence()
 
     init(store: any Store, logger: Logger, retention: Double = CampaignServiceConfiguration.defaultEdgeRetention,
          clock: @escaping WallClock = Timestamp.systemClock, flushInterval: Duration = .milliseconds(250)) {

@@ -8,21 +8,24 @@ import ServiceLifecycle
 /// stream in `seq` order, send the heartbeats, and run the expiry scheduler. The change log is the truth: commits
 /// only wake the feed (and it looks on its own every `poll`), so a lost wake-up loses nothing. On taking over it
 /// resumes after the last change recorded as published, so a change is neither skipped nor, but for the batch a
-/// dying leader had sent and not yet recorded, sent twice. With SQLite the one process leads from the start.
+/// dying leader had sent and not yet recorded, sent twice. With SQLite the one process leads from the start. Pacing
+/// runs here too, so one campaignd writes the shares.
 final class LeaderDuties: Service {
     let store: any Store
     let publisher: ChangePublisher
     let heartbeat: HeartbeatService
     let scheduler: ExpiryScheduler
+    let pacing: PacingService?
     let logger: Logger
     let poll: Duration
 
-    init(store: any Store, publisher: ChangePublisher, heartbeat: HeartbeatService, scheduler: ExpiryScheduler, logger: Logger,
-         poll: Duration = .milliseconds(200)) {
+    init(store: any Store, publisher: ChangePublisher, heartbeat: HeartbeatService, scheduler: ExpiryScheduler,
+         pacing: PacingService? = nil, logger: Logger, poll: Duration = .milliseconds(200)) {
         self.store = store
         self.publisher = publisher
         self.heartbeat = heartbeat
         self.scheduler = scheduler
+        self.pacing = pacing
         self.logger = logger
         self.poll = poll
     }
@@ -37,6 +40,7 @@ final class LeaderDuties: Service {
                             group.addTask { try await self.feed() }
                             group.addTask { try await self.heartbeat.run() }
                             group.addTask { try await self.scheduler.run() }
+                            if let pacing = self.pacing { group.addTask { try await pacing.run() } }
                             defer { group.cancelAll() }
                             _ = try await group.next()
                         }

@@ -50,6 +50,7 @@ enum SyncHandlers {
             let region = report.region ?? edges.region(of: report.edgeId) ?? ""
             let (taken, last) = try await store.addReport(edgeId: report.edgeId, reportId: report.reportId, counts: report.counts,
                                                           hourly: hourly, apps: report.apps ?? [], region: region, now: now)
+            if taken { edges.reports.observe(report.edgeId, at: now) }
             return EdgeReportResult(accepted: taken, lastReportId: last)
         }
         table.register(SyncAPI.ack, inline: { ack, context in

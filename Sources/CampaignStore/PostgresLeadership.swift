@@ -84,6 +84,9 @@ extension PostgresStore {
             if held { break }
             try await Task.sleep(for: .milliseconds(100))
         }
+        let pid = try await Self.sessionRows(connection, "SELECT pg_backend_pid()", logger)[0].decode(Int32.self)
+        leaderSession.withLock { $0 = pid }
+        defer { leaderSession.withLock { $0 = nil } }
         logger.info("leading: this campaignd publishes the update stream and runs the scheduler")
         let logger = logger
         let signal = signal

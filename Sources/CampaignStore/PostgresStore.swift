@@ -1,5 +1,6 @@
 import LaunchAdAPI
 import LaunchAdDomain
+import Locking
 import Logging
 import NIOCore
 import PostgresNIO
@@ -17,6 +18,9 @@ public final class PostgresStore: Store {
     let logger: Logger
     private let runner: Task<Void, Never>
     let signal = CommitSignal()
+    /// The backend pid of this process's leadership session while it holds the leader's lock (`nil` otherwise): a
+    /// leader-only write checks in its own transaction that this session still holds it (``checkLeading(_:)``).
+    let leaderSession = Locked<Int32?>(nil)
 
     /// The channel every commit notifies (its payload: the last `seq` of the transaction).
     static let notifyChannel = "campaignd_changes"
@@ -245,7 +249,33 @@ public final class PostgresStore: Store {
         }
     }
 
+    public func pace(_ shares: [CampaignShare], now: Timestamp) async throws -> [Change] {
+        try await write { connection in
+            var changes: [Change] = []
+            try await self.checkLeading(connection)
+            for share in shares {
+                guard let campaign = try await self.load(connection, id: share.id),
+                      let next = CampaignRules.pace(campaign, share: share.share) else { continue }
+                changes.append(try await self.record(connection, .updated, next, actor: pacingActor, now: now))
+            }
+            return changes
+        }
+    }
+
     // MARK: Internals
+
+    /// Refuses (``NotLeading``) a leader-only write unless this process's leadership session still holds the leader's
+    /// lock, asked in the write's transaction after it took the counter row: a campaignd whose session ended (another
+    /// now leads, its term over) cannot write, however late its duties learn it.
+    func checkLeading(_ connection: PostgresConnection) async throws {
+        guard let pid = leaderSession.withLock({ $0 }) else { throw NotLeading() }
+        let key = Self.leaderLockKey
+        let held = try await Self.rows(connection, """
+            SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = \(pid)
+                AND classid::bigint = \(key >> 32) AND objid::bigint = \(key & 0xFFFF_FFFF) AND objsubid = 1)
+            """, logger)[0].decode(Bool.self)
+        guard held else { throw NotLeading() }
+    }
 
     /// Runs `body` in one transaction that holds the counter row from its first statement, so writers take turns;
     /// rolls back on any error and returns only after COMMIT.
@@ -312,6 +342,8 @@ public final class PostgresStore: Store {
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as StoreError {
+            throw error
+        } catch let error as NotLeading {
             throw error
         } catch {
             throw DatabaseUnavailable(location: place, error: error)

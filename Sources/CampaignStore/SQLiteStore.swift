@@ -365,6 +365,18 @@ public final class SQLiteStore: Store {
         }
     }
 
+    public func pace(_ shares: [CampaignShare], now: Timestamp) async throws -> [Change] {
+        try await writeMany { db in
+            var changes: [Change] = []
+            for share in shares {
+                guard let campaign = try Self.load(db, id: share.id),
+                      let next = CampaignRules.pace(campaign, share: share.share) else { continue }
+                changes.append(try Self.record(db, .updated, next, actor: pacingActor, now: now))
+            }
+            return changes
+        }
+    }
+
     // MARK: Creatives
 
     public func creative(sha256: String) async throws -> CreativeFacts? {

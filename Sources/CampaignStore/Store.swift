@@ -61,6 +61,12 @@ public protocol Store: Sendable {
     /// Applies what time does by `now` (starts and ends), each as its own change, in one transaction.
     func applyTimeTransitions(now: Timestamp) async throws -> [Change]
 
+    /// Sets campaigns' serve shares (``Campaign/share``), each one that changes as its own change (`updated`, by the
+    /// actor ``pacingActor``, its version kept: proto-docs/pacing.md), in one transaction; a campaign gone, final,
+    /// without a goal or already at that share is passed over. With several campaignd on one database only the leader
+    /// may: another's write is refused with ``NotLeading`` and changes nothing.
+    func pace(_ shares: [CampaignShare], now: Timestamp) async throws -> [Change]
+
     /// A stored creative's facts, or `nil`.
     func creative(sha256: String) async throws -> CreativeFacts?
 
@@ -226,4 +232,25 @@ public enum CreativeChunkRead: Sendable, Equatable {
     case pastEnd(CreativeFacts)
     /// Its facts and the bytes read.
     case bytes(CreativeFacts, [UInt8])
+}
+
+/// A serve share pacing sets on a campaign (`nil`: every device).
+public struct CampaignShare: Sendable, Hashable {
+    public var id: Int64
+    public var share: Double?
+
+    public init(id: Int64, share: Double?) {
+        self.id = id
+        self.share = share
+    }
+}
+
+/// The actor the change log names for pacing's changes.
+public let pacingActor = "pacing"
+
+/// A write only the leader may make (pacing's shares), asked of a campaignd that does not lead: a leader that lost its
+/// session, and whose duties have not stopped yet, must not write over the new leader's shares.
+public struct NotLeading: Error, Sendable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "this campaignd does not lead: only the leader writes pacing's shares" }
 }

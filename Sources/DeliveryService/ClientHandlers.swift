@@ -82,8 +82,9 @@ enum ClientHandlers {
             let index = state.appIndex(request.app)
             for candidate in index?.candidates ?? [] {
                 let campaign = candidate.campaign
-                // A test audience's campaign is answered to its test devices alone, and a prefetch names no device.
-                guard campaign.endsAt > endClock, campaign.startsAt <= until, DecisionEngine.audienceTakes(candidate, request),
+                // A test audience's campaign is answered to its test devices alone, and a prefetch names no device; one
+                // whose goal is met (a share of 0) is not answered again this period, and the answer revokes it.
+                guard campaign.endsAt > endClock, campaign.startsAt <= until, campaign.share != 0, DecisionEngine.audienceTakes(candidate, request),
                       DecisionEngine.matches(candidate, request) ||
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, request.launched(as: .hot))
                 else { continue }

@@ -68,6 +68,8 @@ public struct DeliveryOptions: ParsableArguments {
     public var snapshotPage = 1000
     @Option(help: DeliveryDefaults.help("Milliseconds a change waits before the state file is saved and the change acknowledged (changes within it share the save; answers show a change at once), 0 to 60000.", "STATE_SAVE_DELAY"))
     public var stateSaveDelay = 10
+    @Option(help: DeliveryDefaults.help("How often the edge ships its counts to campaignd (through relays too), 1s to 1h: what pacing sees of delivery is at most this late.", "REPORT_INTERVAL"))
+    public var reportInterval = "10s"
 
     public init() {}
 
@@ -92,6 +94,7 @@ public struct DeliveryOptions: ParsableArguments {
             throw ValidationError("--state-save-delay must be a number of milliseconds, 0 to \(FollowingConfiguration.maxStateSaveDelayMilliseconds)")
         }
         guard EdgeID.isValid(edgeId) else { throw ValidationError("--edge-id must be \(EdgeID.rule)") }
+        _ = try reportSeconds()
     }
 
     /// The service's configuration from these options (the one place that maps one to the other).
@@ -111,6 +114,7 @@ public struct DeliveryOptions: ParsableArguments {
         configuration.httpBodyTimeout = .seconds(httpBodyTimeout)
         configuration.httpMaxInFlight = httpMaxInFlight
         configuration.httpMaxConnections = httpMaxConnections
+        configuration.reportInterval = .milliseconds(Int64(((try? reportSeconds()) ?? 10) * 1000))  // validate() refused a bad one
         configuration.following.followerId = edgeId
         configuration.publicURL = publicUrl.isEmpty ? nil : publicUrl
         configuration.keysDirectory = common.keysDirectory
@@ -122,5 +126,13 @@ public struct DeliveryOptions: ParsableArguments {
         configuration.deviceMemoryBytes = deviceMemoryBytes
         configuration.following.stateSaveDelay = .milliseconds(stateSaveDelay)
         return configuration
+    }
+
+    /// `--report-interval` in seconds, checked against its bounds.
+    func reportSeconds() throws -> Double {
+        guard let seconds = DurationText.seconds(reportInterval), (1...3600).contains(seconds) else {
+            throw ValidationError("--report-interval must be a time between 1s and 1h, such as 5s, 10s or 1m (got \(reportInterval))")
+        }
+        return seconds
     }
 }

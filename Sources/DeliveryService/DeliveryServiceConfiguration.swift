@@ -56,8 +56,8 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var maxHeldReplyBytes = 64 * 1024 * 1024
     /// The least ``maxHeldReplyBytes`` may be: room for one whole creative chunk (1 MiB, base64) and its envelope.
     public static let minHeldReplyBytes = 2 * 1024 * 1024
-    /// How often impression, click and skip counts are shipped to campaignd.
-    public var reportInterval: Duration = .seconds(2)
+    /// How often impression, click and skip counts are shipped to campaignd (DESIGN: 10 s; pacing's lag follows it).
+    public var reportInterval: Duration = .seconds(10)
 
     public init() {}
 }

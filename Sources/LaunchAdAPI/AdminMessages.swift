@@ -182,10 +182,47 @@ public struct CampaignStatsResult: Codable, Sendable {
     public var series: [StatsPoint]?
     /// With a series: the time zone its days begin in.
     public var timezone: String?
+    /// Each live campaign with a goal (of those asked for): its period so far and where it is heading.
+    public var pacing: [PacingStats]?
 
-    public init(stats: [CampaignStats], series: [StatsPoint]? = nil, timezone: String? = nil) {
+    public init(stats: [CampaignStats], series: [StatsPoint]? = nil, timezone: String? = nil, pacing: [PacingStats]? = nil) {
         self.stats = stats
         self.series = series
         self.timezone = timezone
+        self.pacing = pacing
+    }
+}
+
+/// A campaign's goal for the current period and the forecast line (DESIGN, "Delivery goals and pacing").
+public struct PacingStats: Codable, Sendable, Hashable {
+    public var id: Int64
+    public var goal: CampaignGoal
+    public var pacing: CampaignPacing
+    /// The period: the day in the app's time zone, or the flight.
+    public var from: Timestamp
+    public var to: Timestamp
+    /// Impressions the edges reported in the period so far.
+    public var delivered: Int
+    /// Delivered against an even spread of the goal by now: 1 on pace, below 1 behind, above 1 ahead.
+    public var pace: Double
+    /// The serve share the edges apply (1: every device).
+    public var share: Double
+    /// What the period will end at, at the traffic seen: below the goal when traffic is too little.
+    public var projected: Int
+    /// The goal is met for the period: the campaign is no longer answered until the next one.
+    public var completed: Bool
+
+    public init(id: Int64, goal: CampaignGoal, pacing: CampaignPacing, from: Timestamp, to: Timestamp, delivered: Int, pace: Double,
+                share: Double, projected: Int, completed: Bool) {
+        self.id = id
+        self.goal = goal
+        self.pacing = pacing
+        self.from = from
+        self.to = to
+        self.delivered = delivered
+        self.pace = pace
+        self.share = share
+        self.projected = projected
+        self.completed = completed
     }
 }

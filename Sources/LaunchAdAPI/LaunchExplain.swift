@@ -56,7 +56,7 @@ extension ExplainedCampaign: JSONSchemaDescribable {
             "state": CampaignState.jsonSchema,
             "priority": .integer(minimum: 0, maximum: 100),
             "forced": .boolean(),
-            "outcome": JSONSchema.cases(of: CampaignOutcome.self, "served; lost-draw (same tier, another won the weighted draw or the rotation's turn); lower-priority (a higher tier answered); not-live-yet; ended; paused; expired; targeting (see field); test-audience (answered only to its test devices); capped; no-creative (none held)."),
+            "outcome": JSONSchema.cases(of: CampaignOutcome.self, "served; lost-draw (same tier, another won the weighted draw or the rotation's turn); lower-priority (a higher tier answered); not-live-yet; ended; paused; expired; targeting (see field); test-audience (answered only to its test devices); capped; paced (its goal's serve share skips this device for now, or the goal is met); no-creative (none held)."),
             "field": JSONSchema.cases(of: TargetingField.self, "For targeting: the part that leaves the query out."),
         ], required: ["id", "name", "state", "priority", "forced", "outcome"])
     }

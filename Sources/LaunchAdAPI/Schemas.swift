@@ -111,7 +111,27 @@ extension CampaignStatsResult: JSONSchemaDescribable {
             "stats": .array(of: CampaignStats.jsonSchema, "Totals, by campaign id."),
             "series": .array(of: StatsPoint.jsonSchema, "When asked for: by campaign, bucket, creative and region; buckets with no event are left out. Hourly counts are kept for campaignd's --stats-retention (90 days by default)."),
             "timezone": .string("With a series: the time zone its days begin in (the campaign's app's timezone; UTC for every campaign at once)."),
+            "pacing": .array(of: PacingStats.jsonSchema, "Each live campaign with a goal among those asked for: its period so far and the forecast."),
         ], required: ["stats"])
+    }
+}
+
+extension PacingStats: JSONSchemaDescribable {
+    public static var schemaName: String? { "PacingStats" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "id": .integer("The campaign.", minimum: 1),
+            "goal": .of(CampaignGoal.self),
+            "pacing": .cases(of: CampaignPacing.self, "even: spread over the period; asap: as fast as traffic allows."),
+            "from": Timestamp.jsonSchema.described("The period's start: the day's in the app's time zone, or the flight's."),
+            "to": Timestamp.jsonSchema.described("The period's end (exclusive)."),
+            "delivered": .integer("Impressions the edges reported in the period so far.", minimum: 0),
+            "pace": .number("Delivered against an even spread of the goal by now: 1 on pace, below 1 behind, above 1 ahead."),
+            "share": .number("The serve share the edges apply, 0 to 1 (1: every device)."),
+            "projected": .integer("What the period will end at, at the traffic seen: below the goal when there is too little traffic.", minimum: 0),
+            "completed": .boolean("The goal is met for the period: the campaign is not answered until the next one."),
+        ], required: ["id", "goal", "pacing", "from", "to", "delivered", "pace", "share", "projected", "completed"],
+           description: "A campaign's goal for the current period and the forecast line.")
     }
 }
 
@@ -270,7 +290,7 @@ extension LaunchAnswer: JSONSchemaDescribable {
             "expiresAt": Timestamp.jsonSchema.described("The campaign's end: never show the ad after it, whatever the cache says."),
             "epoch": epochSchema.described("The state the edge answered from."),
             "seq": .integer("The sequence number of the state the edge answered from.", minimum: 0),
-            "revoked": .array(of: campaignIDSchema, "Campaigns of the app the client must delete from its cache (expired or deleted, and paused ones while paused).", maxItems: 100),
+            "revoked": .array(of: campaignIDSchema, "Campaigns of the app the client must delete from its cache (expired or deleted, paused ones while paused, and those whose delivery goal is met while their share is 0).", maxItems: 100),
         ], required: ["hasAd", "epoch", "seq", "revoked"], description: "The launch answer, with the field names apps already parse.")
         .with("oneOf", [
             ["properties": ["hasAd": ["const": false]]],
@@ -325,7 +345,7 @@ extension LaunchPrefetchResult: JSONSchemaDescribable {
         .object([
             "download": .array(of: PrefetchItem.jsonSchema, "What to download now and keep, with each campaign's window: given a screen, only each campaign's creatives nearest its aspect ratio."),
             "delete": .array(of: .sha256(), "Cached creatives no campaign ahead uses (on this screen, when given): delete them."),
-            "revoked": .array(of: campaignIDSchema, "Campaigns the client must delete (expired or deleted, and paused ones while paused)."),
+            "revoked": .array(of: campaignIDSchema, "Campaigns the client must delete (expired or deleted, paused ones while paused, and those whose delivery goal is met while their share is 0)."),
             "epoch": epochSchema,
             "seq": .integer(minimum: 0),
         ], required: ["download", "delete", "revoked", "epoch", "seq"])

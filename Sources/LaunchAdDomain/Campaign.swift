@@ -130,6 +130,36 @@ public enum CampaignClickArea: String, Sendable, Codable, CaseIterable {
     case full
 }
 
+/// The period a delivery goal counts over.
+public enum GoalPeriod: String, Sendable, Codable, CaseIterable {
+    /// Each day, in the app's time zone: the count starts again at its midnight.
+    case day
+    /// The whole flight, from `startsAt` to `endsAt`.
+    case campaign
+}
+
+/// A number of impressions a campaign is to deliver in each period (DESIGN, "Delivery goals and pacing").
+public struct CampaignGoal: Sendable, Codable, Hashable {
+    public var impressions: Int
+    public var per: GoalPeriod
+
+    /// The members, declared once: the `Codable` conformance's keys and the reader's slots.
+    public enum CodingKeys: Int, JSONFieldKey { case impressions, per }
+
+    public init(impressions: Int, per: GoalPeriod) {
+        self.impressions = impressions
+        self.per = per
+    }
+}
+
+/// How a campaign with a goal spends it over its period.
+public enum CampaignPacing: String, Sendable, Codable, CaseIterable {
+    /// Spread over the period's time left (the default with a goal).
+    case even
+    /// As fast as traffic allows, until the goal is met.
+    case asap
+}
+
 /// A launch-ad campaign, with every field DESIGN names.
 public struct Campaign: Sendable, Codable, Hashable {
     public var id: Int64
@@ -163,11 +193,18 @@ public struct Campaign: Sendable, Codable, Hashable {
     public var advertiser: String?
     /// Who paid for the ad, when not the advertiser.
     public var paidBy: String?
+    /// Impressions to deliver per day or per flight; absent: no goal, no pacing.
+    public var goal: CampaignGoal?
+    /// How the goal is spent; set (`even` by default) exactly when there is a goal.
+    public var pacing: CampaignPacing?
     public var state: CampaignState
     /// Grows by one with each change.
     public var version: Int
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+    /// The share of devices it is answered to, 0 to 1, set by campaignd's pacing for a campaign with a goal (absent:
+    /// every device; 0: the goal is met for the period). Not an operator's field: the controller's changes carry it.
+    public var share: Double?
 
     /// The members, in the order the `Codable` conformance reads them (so the reader's errors come in the same
     /// order): the `Codable` conformance's keys and the reader's slots. Between `id` and `state` come the operator's
@@ -176,7 +213,7 @@ public struct Campaign: Sendable, Codable, Hashable {
     public enum CodingKeys: Int, JSONFieldKey {
         case id, name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
         case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea
-        case videoSound, advertiser, paidBy, state, version, createdAt, updatedAt
+        case videoSound, advertiser, paidBy, goal, pacing, state, version, createdAt, updatedAt, share
     }
 
     public init(id: Int64, name: String, app: String, startsAt: Timestamp, endsAt: Timestamp, priority: Int, weight: Int, forced: Bool, countdown: Int, skippable: Bool, skipAfter: Int?, launchTypes: [LaunchType], minBackgroundSeconds: Int?, jump: Jump, creatives: [CreativeRef], targeting: Targeting, frequencyCap: FrequencyCap?, state: CampaignState, version: Int, createdAt: Timestamp, updatedAt: Timestamp, audience: Audience? = nil, testDevices: [String]? = nil, display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil) {
@@ -235,13 +272,15 @@ public struct CampaignFields: Sendable, Codable, Hashable {
     public var videoSound: Bool?
     public var advertiser: String?
     public var paidBy: String?
+    public var goal: CampaignGoal?
+    public var pacing: CampaignPacing?
 
     /// The fields, declared once, in their wire order: the `Codable` conformance's keys, and the one list every
     /// other place that handles each field follows through an exhaustive `switch` (``CampaignField``).
     public enum CodingKeys: Int, JSONFieldKey {
         case name, app, startsAt, endsAt, priority, weight, forced, countdown, skippable, skipAfter, launchTypes
         case minBackgroundSeconds, jump, creatives, targeting, frequencyCap, audience, testDevices, display, clickArea
-        case videoSound, advertiser, paidBy
+        case videoSound, advertiser, paidBy, goal, pacing
     }
 
     public init(name: String? = nil, app: String? = nil, startsAt: Timestamp? = nil, endsAt: Timestamp? = nil,
@@ -250,7 +289,7 @@ public struct CampaignFields: Sendable, Codable, Hashable {
                 minBackgroundSeconds: Int? = nil, jump: Jump? = nil, creatives: [CreativeRef]? = nil,
                 targeting: Targeting? = nil, frequencyCap: FrequencyCap? = nil, audience: Audience? = nil, testDevices: [String]? = nil,
                 display: CampaignDisplay? = nil, clickArea: CampaignClickArea? = nil, videoSound: Bool? = nil,
-                advertiser: String? = nil, paidBy: String? = nil) {
+                advertiser: String? = nil, paidBy: String? = nil, goal: CampaignGoal? = nil, pacing: CampaignPacing? = nil) {
         self.name = name
         self.app = app
         self.startsAt = startsAt
@@ -274,5 +313,7 @@ public struct CampaignFields: Sendable, Codable, Hashable {
         self.videoSound = videoSound
         self.advertiser = advertiser
         self.paidBy = paidBy
+        self.goal = goal
+        self.pacing = pacing
     }
 }

@@ -102,6 +102,8 @@ extension CampaignFields.CodingKeys {
         case .videoSound: try visitor.visit(CampaignField(self, "videoSound", \.videoSound, optional: \.videoSound))
         case .advertiser: try visitor.visit(CampaignField(self, "advertiser", \.advertiser, optional: \.advertiser))
         case .paidBy: try visitor.visit(CampaignField(self, "paidBy", \.paidBy, optional: \.paidBy))
+        case .goal: try visitor.visit(CampaignField(self, "goal", \.goal, optional: \.goal))
+        case .pacing: try visitor.visit(CampaignField(self, "pacing", \.pacing, optional: \.pacing))
         }
     }
 
@@ -212,3 +214,6 @@ extension Jump: CampaignFieldValue {}
 extension CreativeRef: CampaignFieldValue {}
 extension Targeting: CampaignFieldValue {}
 extension FrequencyCap: CampaignFieldValue {}
+extension CampaignGoal: CampaignFieldValue {}
+extension GoalPeriod: CampaignFieldValue {}
+extension CampaignPacing: CampaignFieldValue {}

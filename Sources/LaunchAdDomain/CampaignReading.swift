@@ -64,6 +64,16 @@ extension FrequencyCap: JSONReadable {
     }
 }
 
+extension CampaignGoal: JSONReadable {
+    static let fields = JSONFields(CodingKeys.self)
+
+    public init(json: JSONReader) throws {
+        let object = try json.object(Self.fields)
+        let impressions = try object.int(.impressions)
+        self.init(impressions: impressions, per: try object.require(.per).enumeration(GoalPeriod.self))
+    }
+}
+
 extension Campaign: JSONReadable {
     static let fields: JSONFields<CodingKeys> = {
         // The reader finds each operator field one slot on from its key in `CampaignFields.CodingKeys`.
@@ -105,5 +115,6 @@ extension Campaign: JSONReadable {
         version = try object.int(.version)
         createdAt = try object.require(.createdAt).timestamp()
         updatedAt = try object.require(.updatedAt).timestamp()
+        share = try object.optional(.share)?.double()
     }
 }

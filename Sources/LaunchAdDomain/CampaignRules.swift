@@ -42,6 +42,8 @@ public enum CampaignRules {
     /// An advertiser's or a payer's name: a display name shown next to the ad, shorter than a campaign's.
     public static let maxPartyCharacters = 100
     public static let maxPartyBytes = 400
+    /// A goal's largest number of impressions: far above any real flight, and well inside every counter's range.
+    public static let maxGoalImpressions = 1_000_000_000_000
 
     // MARK: Creating and updating
 
@@ -61,6 +63,7 @@ public enum CampaignRules {
             version: 1, createdAt: now, updatedAt: now)
         var campaign = defaults.merging(fields)
         campaign.targeting = campaign.targeting.regionsLowercased
+        campaign.pacing = defaultPacing(campaign)
         guard endsAt > now else { throw FieldError("endsAt", "is in the past (\(endsAt.rfc3339))") }
         try validate(campaign, creativeExists: creativeExists)
         return campaign
@@ -72,6 +75,7 @@ public enum CampaignRules {
         guard !campaign.state.isFinal else { throw .transition(TransitionError(operation: .updated, state: campaign.state)) }
         var updated = campaign.merging(fields)
         updated.targeting = updated.targeting.regionsLowercased
+        updated.pacing = defaultPacing(updated)
         if fields.endsAt != nil && updated.endsAt <= now {
             throw .field(FieldError("endsAt", "is in the past (\(updated.endsAt.rfc3339)); expire the campaign instead"))
         }
@@ -80,6 +84,11 @@ public enum CampaignRules {
         updated.version += 1
         updated.updatedAt = now
         return updated
+    }
+
+    /// A goal given without a pacing is paced `even`; without a goal, the pacing stays as given (and is refused).
+    static func defaultPacing(_ campaign: Campaign) -> CampaignPacing? {
+        campaign.goal != nil ? campaign.pacing ?? .even : campaign.pacing
     }
 
     /// Scheduled, live or expired, by the time.
@@ -115,6 +124,18 @@ public enum CampaignRules {
         }
         next.version += 1
         next.updatedAt = now
+        return next
+    }
+
+    /// The campaign with its serve share set by pacing, or `nil` when that changes nothing: the share is the same, the
+    /// campaign is final or has no goal (a share of a campaign without one would hold it back for nothing). Its
+    /// `version` and `updatedAt` stay: they are the operator's, and the SDK keys what it learned of a campaign (its
+    /// hot-launch delay, its cache) on the version, which a share moving every few minutes must not reset.
+    public static func pace(_ campaign: Campaign, share: Double?) -> Campaign? {
+        let share = share.map { min(1, max(0, $0)) }
+        guard !campaign.state.isFinal, campaign.goal != nil || share == nil, campaign.share != share else { return nil }
+        var next = campaign
+        next.share = share
         return next
     }
 
@@ -183,6 +204,18 @@ public enum CampaignRules {
         try validate(audience: campaign.audience, testDevices: campaign.testDevices)
         try validate(party: campaign.advertiser, field: "advertiser")
         try validate(party: campaign.paidBy, field: "paidBy")
+        try validate(goal: campaign.goal, pacing: campaign.pacing)
+    }
+
+    /// A goal of 1 to ``maxGoalImpressions``; a pacing only with a goal, since there is nothing to pace without one.
+    static func validate(goal: CampaignGoal?, pacing: CampaignPacing?) throws(FieldError) {
+        guard let goal else {
+            if pacing != nil { throw FieldError("pacing", "applies only with a goal") }
+            return
+        }
+        guard (1...maxGoalImpressions).contains(goal.impressions) else {
+            throw FieldError("goal.impressions", "must be between 1 and \(maxGoalImpressions)")
+        }
     }
 
     /// An advertiser's or payer's name is kept as given, so it is refused rather than trimmed when a space begins or

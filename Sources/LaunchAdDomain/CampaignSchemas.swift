@@ -78,6 +78,16 @@ extension FrequencyCap: JSONSchemaDescribable {
     }
 }
 
+extension CampaignGoal: JSONSchemaDescribable {
+    public static var schemaName: String? { "Goal" }
+    public static var jsonSchema: JSONSchema {
+        .object([
+            "impressions": .integer("Impressions to deliver in each period.", minimum: 1, maximum: Int64(CampaignRules.maxGoalImpressions)),
+            "per": .cases(of: GoalPeriod.self, "day: each day in the app's time zone (app.set's timezone); campaign: the whole flight, startsAt to endsAt."),
+        ], required: ["impressions", "per"], description: "A delivery goal: campaignd paces the edges to deliver it, never more than 5% over.")
+    }
+}
+
 extension CampaignFields: JSONSchemaDescribable {
     /// The fields an operator sets, shared by the campaign, `campaign.create` and `campaign.update`.
     public static var fieldSchemas: [(String, JSONSchema)] {
@@ -113,6 +123,8 @@ extension CampaignFields: JSONSchemaDescribable {
         case .videoSound: .boolean("Whether a video creative plays with its sound (default false: muted).")
         case .advertiser: partySchema("Who the ad is for, shown to people with it (\"Ad by …\"); required in the eu market later.")
         case .paidBy: partySchema("Who paid for the ad, when not the advertiser.")
+        case .goal: .of(CampaignGoal.self)
+        case .pacing: .cases(of: CampaignPacing.self, "How the goal is spent; only with a goal (refused without one). even (the default with a goal): spread over the period's time left; asap: as fast as traffic allows until the goal is met.")
         }
     }
 
@@ -135,11 +147,13 @@ extension Campaign: JSONSchemaDescribable {
         properties += CampaignFields.fieldSchemas
         properties += [
             ("state", CampaignState.jsonSchema),
-            ("version", .integer("Grows by one with each change.", minimum: 1)),
+            ("version", .integer("Grows by one with each operator's or scheduler's change (pacing's shares keep it).", minimum: 1)),
             ("createdAt", Timestamp.jsonSchema),
             ("updatedAt", Timestamp.jsonSchema),
+            ("share", JSONSchema.number("The share of devices it is answered to, set by campaignd's pacing (an updated change by the actor pacing, the version kept) for a campaign with a goal: absent, every device; 0, the goal met for the period (the campaign is then also listed as revoked).")
+                      .with("minimum", .number(JSONNumber(0))).with("maximum", .number(JSONNumber(1)))),
         ]
-        let optional = Set(CampaignFields.CodingKeys.allCases.filter(\.isOptionalInCampaign).map(\.stringValue))
+        let optional = Set(CampaignFields.CodingKeys.allCases.filter(\.isOptionalInCampaign).map(\.stringValue) + ["share"])
         return .object(properties: properties, required: properties.map(\.0).filter { !optional.contains($0) },
                        description: "A launch-ad campaign.")
     }

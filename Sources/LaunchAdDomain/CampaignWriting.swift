@@ -63,6 +63,15 @@ extension FrequencyCap: JSONWritable {
     }
 }
 
+extension CampaignGoal: JSONWritable {
+    public func write(json: inout JSONWriter) {
+        json.writeObject { object in
+            object.field("impressions", impressions)
+            object.field("per", per.rawValue)
+        }
+    }
+}
+
 extension CreativeFacts: JSONWritable {
     public func write(json: inout JSONWriter) {
         json.writeObject { object in
@@ -100,6 +109,7 @@ extension Campaign: JSONWritable {
             object.field("version", version)
             object.field("createdAt") { $0.write(timestamp: createdAt) }
             object.field("updatedAt") { $0.write(timestamp: updatedAt) }
+            if let share { object.field("share") { $0.write(double: share) } }
         }
     }
 }

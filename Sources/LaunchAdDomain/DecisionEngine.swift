@@ -55,6 +55,7 @@ public enum DecisionEngine {
             case .scheduled, .live: candidates[campaign.app, default: []].append(campaign)
             case .paused, .expired, .deleted: revoked[campaign.app, default: []].append(campaign)
             }
+            if campaign.share == 0 && !isRevoked(campaign.state) { revoked[campaign.app, default: []].append(campaign) }
         }
         var result: [String: AppIndex] = [:]
         for app in Set(candidates.keys).union(revoked.keys) {
@@ -85,17 +86,18 @@ public enum DecisionEngine {
         for (before, after) in changed {
             if let before {
                 removed[before.app, default: []].insert(before.id)
-                if isRevoked(before.state) { revokedChanged.insert(before.app) }
+                if isRevoked(before) { revokedChanged.insert(before.app) }
             }
             removed[after.app, default: []].insert(after.id)
             switch after.state {
             case .scheduled, .live: added[after.app, default: []].append(Candidate(after, creatives: creatives, preparer: preparer))
-            case .paused, .expired, .deleted: revokedChanged.insert(after.app)
+            case .paused, .expired, .deleted: break
             }
+            if isRevoked(after) { revokedChanged.insert(after.app) }
         }
         var revoked: [String: [Campaign]] = [:]
         if !revokedChanged.isEmpty {
-            for campaign in campaigns where revokedChanged.contains(campaign.app) && isRevoked(campaign.state) {
+            for campaign in campaigns where revokedChanged.contains(campaign.app) && isRevoked(campaign) {
                 revoked[campaign.app, default: []].append(campaign)
             }
         }
@@ -115,6 +117,13 @@ public enum DecisionEngine {
         case .paused, .expired, .deleted: true
         case .scheduled, .live: false
         }
+    }
+
+    /// Whether a client must not show `campaign` from its cache now: its state revokes it,
+    /// or pacing holds it at a share of 0 (its goal met for the period), so a deferred answer (`showMoment` 1) or a
+    /// prefetched creative is not shown past the goal. The next period's share lists it again, as a resumed one is.
+    static func isRevoked(_ campaign: Campaign) -> Bool {
+        isRevoked(campaign.state) || campaign.share == 0
     }
 
     /// The ids of an app's paused, expired and deleted campaigns that an answer lists: the most recently changed first.
@@ -153,6 +162,7 @@ public enum DecisionEngine {
             return member.endsAt > endClock && member.startsAt <= now && member.held
                 && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
                 && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
+                && (member.shareBound == .max || servesShare(member.id, below: member.shareBound, request, now))
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -410,6 +420,33 @@ public enum DecisionEngine {
     /// them starts over once it has seen them all (see ``DeviceView/rotated(campaigns:variants:after:variant:group:campaignVariants:)``).
     public static func rotationGroup(of campaign: Campaign, in index: AppIndex?) -> [Int64] {
         index?.tier(forced: campaign.forced, priority: campaign.priority)?.members.map(\.campaign.id) ?? []
+    }
+
+    /// How long a paced campaign's choice of devices holds (in milliseconds): a device skipped for a campaign over
+    /// its pace stays skipped, and one served stays served, until the next interval (or the next share) draws again.
+    public static let pacingIntervalMilliseconds: Int64 = 600_000
+
+    /// A serve share as the bound ``servesShare(_:below:_:_:)`` compares a device's 32-bit draw with: `UInt64.max`
+    /// without a share or with a share of 1 (every device: the decision compares and draws nothing), 0 for a share of 0
+    /// (no device). A share between keeps its precision to 2⁻³² and is never rounded to 0.
+    static func shareBound(_ share: Double?) -> UInt64 {
+        guard let share, share < 1 else { return .max }
+        guard share > 0 else { return 0 }
+        return max(1, UInt64((share * 4_294_967_296).rounded()))
+    }
+
+    /// Whether a paced campaign is answered to this device now: a draw from the device, the campaign and the pacing
+    /// interval, under the share's bound. An anonymous request draws by the millisecond, so anonymous traffic is
+    /// still served in proportion.
+    @inline(__always)
+    static func servesShare(_ campaign: Int64, below bound: UInt64, _ request: LaunchRequest, _ now: Timestamp) -> Bool {
+        servesShare(campaign, below: bound, device: request.deviceId.map { FNV1a.hash($0) } ?? mix(UInt64(bitPattern: now.milliseconds)), now)
+    }
+
+    /// The same draw for a device already hashed (`FNV1a.hash` of its id): what the decision compares, in one place.
+    static func servesShare(_ campaign: Int64, below bound: UInt64, device: UInt64, _ now: Timestamp) -> Bool {
+        let interval = UInt64(bitPattern: now.milliseconds / pacingIntervalMilliseconds)
+        return mix(device ^ mix(UInt64(bitPattern: campaign) ^ mix(interval))) & 0xFFFF_FFFF < bound
     }
 
     /// A seed stable for a device within a UTC day and a rotation step (anonymous requests share one).

@@ -22,6 +22,8 @@ public enum CampaignOutcome: String, Sendable, Codable, CaseIterable {
     case testAudience = "test-audience"
     /// The device reached its frequency cap.
     case capped
+    /// Its goal's pacing skips this device for now (its serve share), or its goal is met for the period.
+    case paced
     /// None of its creatives is held.
     case noCreative = "no-creative"
 }
@@ -43,7 +45,7 @@ public struct CampaignExplanation: Sendable, Hashable {
 extension DecisionEngine {
     /// The decision ``decide(_:index:device:now:serviceNow:)`` makes, and why each of the app's campaigns (`campaigns`:
     /// those the index was built from, any state) was served, lost or left out, by the engine's own tests: its clock
-    /// rule, ``targetingMiss(_:_:)``, ``audienceTakes(_:_:)``, ``underCap(_:_:_:_:)``, the creatives it holds and its tiers. A separate entry
+    /// rule, ``targetingMiss(_:_:)``, ``audienceTakes(_:_:)``, ``underCap(_:_:_:_:)``, ``servesShare(_:below:_:_:)``, the creatives it holds and its tiers. A separate entry
     /// point: the query path does not pay for it.
     public static func explain(_ request: LaunchRequest, campaigns: [Campaign], index: AppIndex?, device: DeviceView, now: Timestamp,
                                serviceNow: Timestamp? = nil) -> (decision: Decision, campaigns: [CampaignExplanation]) {
@@ -75,6 +77,9 @@ extension DecisionEngine {
         if let field = targetingMiss(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .targeting, field: field) }
         if !audienceTakes(candidate, request) { return CampaignExplanation(campaign: campaign, outcome: .testAudience) }
         if !underCap(campaign.id, campaign.frequencyCap, device, now) { return CampaignExplanation(campaign: campaign, outcome: .capped) }
+        if case let bound = shareBound(campaign.share), bound != .max && !servesShare(campaign.id, below: bound, request, now) {
+            return CampaignExplanation(campaign: campaign, outcome: .paced)
+        }
         if let chosen, chosen.forced == campaign.forced && chosen.priority == campaign.priority {
             return CampaignExplanation(campaign: campaign, outcome: .lostDraw)
         }

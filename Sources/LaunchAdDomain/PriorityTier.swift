@@ -81,6 +81,9 @@ struct MemberFacts: Sendable {
     let reachSaysAll: Bool
     /// Whether it is answered only to its test devices.
     let testOnly: Bool
+    /// Its serve share as a bound on a device's 32-bit draw (``DecisionEngine/servesShare(_:below:_:_:)``);
+    /// `UInt64.max` without a share, so a campaign that is not paced costs one comparison.
+    let shareBound: UInt64
 
     init(_ candidate: Candidate) {
         let campaign = candidate.campaign
@@ -92,5 +95,6 @@ struct MemberFacts: Sendable {
         held = !candidate.held.isEmpty
         reachSaysAll = candidate.locales == nil && (campaign.minBackgroundSeconds ?? 0) <= 0
         testOnly = candidate.testDevices != nil
+        shareBound = DecisionEngine.shareBound(campaign.share)
     }
 }

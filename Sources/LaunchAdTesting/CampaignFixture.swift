@@ -144,6 +144,8 @@ public final class CampaignFixture: CampaignServiceEndpoints, Stoppable, @unchec
             "--cache-dir", cacheDirectory(name).path, "--edge-id", name, "--region", "test",
             "--campaign-sync", sync ?? endpoints["sync"]!, "--campaign-updates", updates ?? endpoints["updates"]!,
             "--client-endpoint", client, "--http-address", "127.0.0.1:0", "--ready-file", ready.path,
+            // Counts every 2 s rather than deliveryd's 10, so that tests reading them back wait less (a later flag wins).
+            "--report-interval", "2s",
         ] + arguments, directory: directory, environment: environment)
         let endpoints = try await ChildProcess.waitForReadyFile(ready)
         return try EdgeProcess(name: name, process: process, endpoints: endpoints, context: context)

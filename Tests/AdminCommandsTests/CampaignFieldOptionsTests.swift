@@ -54,6 +54,18 @@ struct CampaignFieldOptionsTests {
         #expect(Self.refusal(["--video-sound", "true"]) != nil)
     }
 
+    @Test("--goal with --per sets goal, --pacing sets pacing; --goal without --per, --per without --goal and unknown words refused")
+    func goalAndPacing() throws {
+        #expect(try Self.fields(["--goal", "1000000", "--per", "day", "--pacing", "even"])
+                == CampaignFields(goal: CampaignGoal(impressions: 1_000_000, per: .day), pacing: .even))
+        #expect(try Self.fields(["--goal", "5", "--per", "campaign"]) == CampaignFields(goal: CampaignGoal(impressions: 5, per: .campaign)))
+        #expect(try Self.fields(["--pacing", "asap"]) == CampaignFields(pacing: .asap))
+        #expect(Self.refusal(["--goal", "5"]) == "--goal needs --per day or --per campaign")
+        #expect(Self.refusal(["--per", "day"]) == "--per day needs --goal")
+        #expect(Self.refusal(["--goal", "5", "--per", "week"]) == "--per must be day or campaign (got week)")
+        #expect(Self.refusal(["--pacing", "fast"]) == "--pacing must be even or asap (got fast)")
+    }
+
     @Test("--advertiser and --paid-by set advertiser and paidBy as given (untrimmed: campaignd judges them), over a file's")
     func parties() throws {
         #expect(try Self.fields(["--advertiser", "Shop <A> & \"B\""]) == CampaignFields(advertiser: "Shop <A> & \"B\""))

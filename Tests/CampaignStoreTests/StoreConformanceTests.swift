@@ -1,4 +1,4 @@
-import CampaignStore
+@testable import CampaignStore
 import DurableFiles
 import Foundation
 import LaunchAdAPI
@@ -78,6 +78,47 @@ struct StoreConformanceTests {
         let reopenedSeq = try await reopened.currentSeq()
         #expect(reopened.epoch == epoch && reopenedSeq == Int64(seqs.count))
       }
+    }
+
+    @Test("pacing's shares are ordinary updates (by pacing, with a seq, the version kept), one per campaign that moves, in one write; the rest passed over; only the leader may write them",
+          arguments: StoreEngine.allCases)
+    func pacedShares(engine: StoreEngine) async throws {
+        try await Self.withStore(engine) { store, _ in
+            let creative = try await Self.storeCreative(store)
+            var goal = Self.fields("goal", creative: creative.sha256)
+            goal.goal = CampaignGoal(impressions: 1000, per: .day)
+            let paced = try await store.create(goal, actor: "local", now: Self.now)
+            let plain = try await store.create(Self.fields("plain", creative: creative.sha256), actor: "local", now: Self.now)
+            let later = Self.now.adding(seconds: 10)
+            let shares = [CampaignShare(id: paced.id, share: 0.375), CampaignShare(id: plain.id, share: 0.5), CampaignShare(id: 99, share: 0)]
+            var leading: Task<Void, any Error>?
+            defer { leading?.cancel() }
+            if let postgres = store as? PostgresStore {
+                // Not leading: refused, nothing written. Then while it leads.
+                await #expect(throws: NotLeading.self) { try await store.pace(shares, now: later) }
+                #expect(try await store.currentSeq() == 2)
+                leading = Task { try await postgres.whileLeading { try await Task.sleep(for: .seconds(3600)) } }
+                #expect(await eventually(timeout: .seconds(10)) { postgres.leaderSession.withLock { $0 } != nil })
+            }
+            let changes = try await store.pace(shares, now: later)
+            #expect(changes.map(\.op) == [.updated] && changes.map(\.seq) == [3] && changes[0].campaign.share == 0.375)
+            // The operator's version and time stay: the SDK keys what it learned of a campaign on its version.
+            #expect(changes[0].campaign.version == paced.campaign.version && changes[0].campaign.updatedAt == paced.campaign.updatedAt)
+            #expect(changes[0].at == later)
+            // The same share again changes nothing; none takes it away.
+            #expect(try await store.pace([CampaignShare(id: paced.id, share: 0.375)], now: later).isEmpty)
+            let stored = try #require(try await store.campaign(id: paced.id))
+            #expect(stored.share == 0.375 && stored.goal == goal.goal)
+            // An operator's update keeps the share.
+            var rename = CampaignFields()
+            rename.name = "renamed"
+            #expect(try await store.update(id: paced.id, fields: rename, actor: "alice", now: later).campaign.share == 0.375)
+            let log = try await store.changeLog(campaign: paced.id, after: 0, limit: 10)
+            #expect(log.map(\.actor) == ["local", pacingActor, "alice"] && log.map(\.change.op) == [.created, .updated, .updated])
+            #expect(log[1].before?.share == nil)
+            let cleared = try await store.pace([CampaignShare(id: paced.id, share: nil)], now: later)
+            #expect(cleared.count == 1 && cleared[0].campaign.share == nil && cleared[0].seq == 5)
+        }
     }
 
     @Test("concurrent writers take every seq once, in commit order", arguments: StoreEngine.allCases)

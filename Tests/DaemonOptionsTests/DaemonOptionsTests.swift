@@ -97,6 +97,10 @@ struct DaemonOptionsTests {
         }
         #expect(edge.followerId == "edge-9" && relay.followerId == "relay-9")
         #expect(edge.snapshotPageSize == 7 && edge.creativeCacheBytes == 2_097_152 && edge.stateSaveDelay == .milliseconds(30))
+        let reporting = try DeliveryOptions.parse(["--report-interval", "10s"], environment: [:]).configuration()
+        #expect(reporting.reportInterval == .seconds(10))
+        #expect(try DeliveryOptions.parse([], environment: [:]).configuration().reportInterval == .seconds(10))
+        #expect(try CampaignOptions.parse([], environment: ["CAMPAIGND_PACING_INTERVAL": "30s"]).configuration().pacingInterval == .seconds(30))
         // The relay takes the edge's defaults for what only deliveryd has a flag for.
         #expect(relay.snapshotPageSize == 1000 && relay.creativeCacheBytes == 64 << 20 && relay.stateSaveDelay == .milliseconds(10))
         let (plainEdge, plainRelay) = (try DeliveryOptions.parse([], environment: [:]).configuration().following,
@@ -128,6 +132,8 @@ struct DaemonOptionsTests {
                                                   ([], ["CAMPAIGND_EDGE_RETENTION": "400d"])], "--edge-retention must be a time")
         Self.expectRefused(CampaignOptions.self, [(["--stats-retention", "59m"], [:]), ([], ["CAMPAIGND_STATS_RETENTION": "3661d"])],
                            "--stats-retention must be a time between 1h and 3660d")
+        Self.expectRefused(CampaignOptions.self, [(["--pacing-interval", "2h"], [:]), ([], ["CAMPAIGND_PACING_INTERVAL": "0s"])],
+                           "--pacing-interval must be a time between 1s and 1h")
         Self.expectRefused(CampaignOptions.self, [(["--max-held-reply-bytes", "1048576"], [:]), ([], ["CAMPAIGND_MAX_HELD_REPLY_BYTES": "1"])],
                            "--max-held-reply-bytes must be a number of bytes, at least 8388608")
         Self.expectRefused(CampaignOptions.self, [(["--updates-queue-bytes", "1000"], [:]), ([], ["CAMPAIGND_UPDATES_QUEUE_BYTES": "-1"])],
@@ -170,6 +176,7 @@ struct DaemonOptionsTests {
     func deliverydRefusals() {
         Self.expectEachRefused(DeliveryOptions.self, prefix: "DELIVERYD", [
             ("state-save-delay", "60001", "--state-save-delay must be a number of milliseconds, 0 to 60000"),
+            ("report-interval", "0s", "--report-interval must be a time between 1s and 1h"),
             ("updates-priority", "21", "--updates-priority must be a number of nice values, 0 to 20"),
             ("updates-hwm", "0", "--updates-hwm must be at least 1"),
             ("rate-limit", "-1", "--rate-limit must be a number of requests a second, 0 for none"),

@@ -16,11 +16,11 @@ struct CampaignFieldListTests {
         }
         #expect(CampaignFields.fieldSchemas.map(\.0) == Key.allCases.map(\.stringValue))
         let campaignKeys = Campaign.CodingKeys.allCases.map(\.stringValue)
-        #expect(campaignKeys == ["id"] + Key.allCases.map(\.stringValue) + ["state", "version", "createdAt", "updatedAt"])
+        #expect(campaignKeys == ["id"] + Key.allCases.map(\.stringValue) + ["state", "version", "createdAt", "updatedAt", "share"])
         // The schema's optional members are those a campaign may leave out, the new ones among them.
         let optional = Set(Key.allCases.filter(\.isOptionalInCampaign).map(\.stringValue))
         #expect(optional == ["skipAfter", "minBackgroundSeconds", "frequencyCap", "audience", "testDevices", "display", "clickArea",
-                             "videoSound", "advertiser", "paidBy"])
+                             "videoSound", "advertiser", "paidBy", "goal", "pacing"])
     }
 
     @Test("a campaign with every field set is written, read by the tape reader and by Foundation's decoder, and merged, losing none")
@@ -35,7 +35,7 @@ struct CampaignFieldListTests {
         #expect(try JSONValueDecoder().decode(Campaign.self, fromJSON: written) == full)
         #expect(try JSONDecoder().decode(Campaign.self, from: Data(written)) == full)
         let text = String(decoding: written, as: UTF8.self)
-        #expect(text.contains(#""videoSound":true,"advertiser":"Shop \"A\" <script>&'","paidBy":"双十一 \\ Ltd","state":"live""#), "\(text)")
+        #expect(text.contains(#""videoSound":true,"advertiser":"Shop \"A\" <script>&'","paidBy":"双十一 \\ Ltd","goal":{"impressions":1000000000000,"per":"day"},"pacing":"asap","state":"live""#), "\(text)")
 
         // The merge overlays every field given on a campaign that has none of them, and keeps what it is not given.
         var merged = CampaignWritingTests.minimal().merging(patch)
@@ -44,6 +44,7 @@ struct CampaignFieldListTests {
         merged.version = full.version
         merged.createdAt = full.createdAt
         merged.updatedAt = full.updatedAt
+        merged.share = full.share
         #expect(merged == full)
         #expect(full.merging(CampaignFields()) == full)
         var renamed = full.merging(CampaignFields(paidBy: "Other Ltd"))

@@ -155,6 +155,33 @@ struct CampaignRulesTests {
         }
     }
 
+    @Test("goal and pacing: even by default with a goal, asap when asked, kept by other updates; a pacing without a goal and a goal out of 1...10^12 refused naming the field")
+    func goalAndPacing() throws {
+        let plain = try Self.create { _ in }
+        #expect(plain.goal == nil && plain.pacing == nil)
+        let daily = CampaignGoal(impressions: 1_000_000, per: .day)
+        let even = try Self.create { $0.goal = daily }
+        #expect(even.goal == daily && even.pacing == .even)
+        let asap = try Self.create { $0.goal = CampaignGoal(impressions: 1_000_000_000_000, per: .campaign); $0.pacing = .asap }
+        #expect(asap.pacing == .asap && asap.goal?.per == .campaign)
+        // A goal given later takes the default pacing; a rename keeps both.
+        let paced = try CampaignRules.update(plain, with: CampaignFields(goal: daily), now: Self.now, creativeExists: { _ in true })
+        #expect(paced.goal == daily && paced.pacing == .even)
+        let renamed = try CampaignRules.update(asap, with: CampaignFields(name: "renamed"), now: Self.now, creativeExists: { _ in true })
+        #expect(renamed.goal == asap.goal && renamed.pacing == .asap)
+
+        #expect(throws: FieldError("pacing", "applies only with a goal")) { try Self.create { $0.pacing = .even } }
+        #expect(throws: CampaignRuleError.field(FieldError("pacing", "applies only with a goal"))) {
+            try CampaignRules.update(plain, with: CampaignFields(pacing: .asap), now: Self.now, creativeExists: { _ in true })
+        }
+        for impressions in [0, -1, 1_000_000_000_001] {
+            #expect(throws: FieldError("goal.impressions", "must be between 1 and 1000000000000")) {
+                try Self.create { $0.goal = CampaignGoal(impressions: impressions, per: .day) }
+            }
+        }
+        #expect(try Self.create { $0.goal = CampaignGoal(impressions: 1, per: .day) }.goal?.impressions == 1)
+    }
+
     @Test("display and clickArea: absent at create (the phone's defaults, full and button), set by an update, kept by the next")
     func displayAndClickArea() throws {
         let campaign = try Self.create { _ in }

@@ -28,6 +28,9 @@ struct CampaignWritingTests {
                  audience: .test, testDevices: ["device-1", "🚀"], display: .half, clickArea: .full, videoSound: true)
         campaign.advertiser = "Shop \"A\" <script>&'"
         campaign.paidBy = "双十一 \\ Ltd"
+        campaign.goal = CampaignGoal(impressions: 1_000_000_000_000, per: .day)
+        campaign.pacing = .asap
+        campaign.share = 0.0625
         return campaign
     }
 

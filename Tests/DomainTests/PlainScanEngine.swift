@@ -13,6 +13,8 @@ enum PlainScanEngine {
             candidate.campaign.endsAt > endClock && candidate.campaign.startsAt <= now && !candidate.held.isEmpty
                 && DecisionEngine.matches(candidate, request)
                 && DecisionEngine.underCap(candidate.campaign.id, candidate.campaign.frequencyCap, device, now)
+                && (candidate.campaign.share == nil
+                    || DecisionEngine.servesShare(candidate.campaign.id, below: DecisionEngine.shareBound(candidate.campaign.share), request, now))
         }
         if candidates.contains(where: { $0.campaign.endsAt <= endClock }) {
             var ended: [Int64] = []
