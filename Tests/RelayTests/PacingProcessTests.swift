@@ -112,7 +112,7 @@ struct PacingProcessTests {
                         print("""
                             pacing with an edge killed: asap \(delivered[asap.id, default: 0])/\(Self.asapGoal), \
                             even \(delivered[even.id, default: 0])/\(Self.evenGoal) over \(Int(Self.evenFlight)) s \
-                            (counted \(String(describing: evenStats?.impressions))); edge-b's \(resentCount) \
+                            (counted \(evenStats?.impressions ?? -1)); edge-b's \(resentCount) \
                             reports before the kill sent again: \(resent.duplicates) already counted, \(resent.accepted) lost with the process and counted now; \
                             asap last answered \(tallyA.lastAsap.map { String(format: "%.1f s", ($0 - flightStart).inSeconds) } ?? "never") (edge-a), \
                             \(tallyB.lastAsap.map { String(format: "%.1f s", ($0 - flightStart).inSeconds) } ?? "never") (edge-b) into the flight
