@@ -6,8 +6,9 @@ import LaunchAdDomain
 import LaunchAdLoad
 
 /// The scale measures (`query-microbench N scale`): an edge state of `count` campaigns of app "shop" with the mix of
-/// ``ScaleCampaigns`` (all live, each with every creative of `facts`).
-func scaleState(_ count: Int, facts: [CreativeFacts], now: Timestamp) -> EdgeState {
+/// ``ScaleCampaigns`` (all live, each with every creative of `facts`); with `share`, each has that serve share, as
+/// pacing sets it.
+func scaleState(_ count: Int, facts: [CreativeFacts], now: Timestamp, share: Double? = nil) -> EdgeState {
     var campaigns: [Int64: Campaign] = [:]
     for i in 0..<count {
         let id = Int64(i + 1)
@@ -16,6 +17,7 @@ func scaleState(_ count: Int, facts: [CreativeFacts], now: Timestamp) -> EdgeSta
                                  skippable: true, skipAfter: nil, launchTypes: [.cold], minBackgroundSeconds: nil, jump: .none,
                                  creatives: facts.map { CreativeRef(sha256: $0.sha256) }, targeting: ScaleCampaigns.targeting(i),
                                  frequencyCap: nil, state: .live, version: 1, createdAt: now, updatedAt: now)
+        campaigns[id]!.share = share
     }
     return EdgeState(epoch: "bench", seq: Int64(count), campaigns: campaigns, creatives: Dictionary(uniqueKeysWithValues: facts.map { ($0.sha256, $0) }))
 }

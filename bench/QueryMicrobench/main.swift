@@ -7,7 +7,8 @@
 //
 // The scale measures run only when asked for (`query-microbench 200000 scale`): the decision over adload's population
 // of 10,000 devices at 100, 1,000 and 10,000 campaigns of one app (``ScaleCampaigns``), and the time a change takes
-// to apply at each size.
+// to apply at each size; with SHARE=S (0 to 1) also the decision at each size with a serve share of S on every
+// campaign, as pacing sets it (`SHARE=0.5 query-microbench 200000 scale`).
 import CampaignFollowing
 import DeliveryService
 import Foundation
@@ -176,6 +177,13 @@ if let only, only.hasPrefix("scale") {
         let index = scaled.appIndex("shop")
         measure("scale: decide, \(count) campaigns") { i in
             sink &+= DecisionEngine.decide(population[i % 10_000], index: index, device: .unknown, now: now, serviceNow: now).campaign == nil ? 0 : 1
+        }
+        // SHARE=S: the same campaigns each with the serve share S, so a share 1 - S of the devices pass over each.
+        if let share = ProcessInfo.processInfo.environment["SHARE"].flatMap(Double.init), (0...1).contains(share) {
+            let shared = scaleState(count, facts: facts, now: now, share: share).appIndex("shop")
+            measure("scale: decide, \(count) at share \(share)") { i in
+                sink &+= DecisionEngine.decide(population[i % 10_000], index: shared, device: .unknown, now: now, serviceNow: now).campaign == nil ? 0 : 1
+            }
         }
         if only == "scale" || only.contains("change") {
             let times = changeApplyTimes(scaled, changes: 200, now: now).sorted()
