@@ -126,9 +126,14 @@ public enum DecisionEngine {
         isRevoked(campaign.state) || campaign.share == 0
     }
 
-    /// The ids of an app's paused, expired and deleted campaigns that an answer lists: the most recently changed first.
+    /// The ids of an app's revoked campaigns that an answer lists: those pacing holds at a share of 0 first (live, and
+    /// shown from a cache past their goal if they fell off the list; their `updatedAt` is their last edit, however
+    /// old), then the paused, expired and deleted ones, the most recently changed first.
     private static func revokedIds(_ campaigns: [Campaign]) -> [Int64] {
-        Array(campaigns.sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id))
+        let sorted = campaigns.sorted { a, b in
+            isRevoked(a.state) != isRevoked(b.state) ? !isRevoked(a.state) : a.updatedAt > b.updatedAt
+        }
+        return Array(sorted.prefix(revokedLimit).map(\.id))
     }
 
     /// The candidate prepared for `campaign` among `candidates` (sorted as an index keeps them), if the campaign is
@@ -162,7 +167,7 @@ public enum DecisionEngine {
             return member.endsAt > endClock && member.startsAt <= now && member.held
                 && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
                 && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
-                && (member.shareBound == .max || servesShare(member.id, below: member.shareBound, request, now))
+                && (member.shareBound == .max || member.shareBound != 0 && servesShare(member.id, below: member.shareBound, request, now))
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in

@@ -102,4 +102,21 @@ struct PacingDecisionTests {
                                            creatives: Fixture.held, preparer: .json)
         #expect(again["shop"]?.revoked == [1])
     }
+
+    @Test("a campaign held at a share of 0 is listed among the revoked ahead of paused, expired and deleted ones changed since, whatever its age")
+    func stoppedListedFirst() throws {
+        // As many expired campaigns as an answer lists, all changed after the paced one was last edited.
+        let expired = (10...Int64(9 + DecisionEngine.revokedLimit)).map { id in
+            var campaign = Fixture.campaign(id, state: .expired)
+            campaign.updatedAt = Fixture.now.adding(seconds: Double(id))
+            return campaign
+        }
+        var stopped = Self.campaigns(share: 0)[0]
+        stopped.updatedAt = Fixture.now.adding(seconds: -86_400)
+        let index = try #require(DecisionEngine.index(expired + [stopped], creatives: Fixture.held, preparer: .json)["shop"])
+        #expect(index.revoked.count == DecisionEngine.revokedLimit)
+        #expect(index.revoked.first == stopped.id, "\(index.revoked.prefix(3))")
+        // The rest keep their order: the most recently changed first.
+        #expect(Array(index.revoked.dropFirst()) == expired.reversed().prefix(DecisionEngine.revokedLimit - 1).map(\.id))
+    }
 }
