@@ -5,6 +5,7 @@ import LaunchAdDomain
 import LaunchAdRuntime
 import Locking
 import Logging
+import Synchronization
 
 /// campaignd's pacing loop (DESIGN, "Delivery goals and pacing"; proto-docs/pacing.md): every interval it reads what
 /// the edges reported delivered for each live campaign with a goal, in the goal's period, asks the
@@ -18,10 +19,13 @@ final class PacingService: Sendable {
     /// The edges' reports as this campaignd receives them: the lag follows their slowest interval.
     let reports: ReportCadence?
     let logger: Logger
-    /// What the controller remembers of each campaign between ticks.
+    /// What the controller remembers of each campaign between ticks, within one leadership term: the service outlives
+    /// each `run()`, and what it measured before another leader paced is stale (the store's share is the word).
     private let memories = Locked<[Int64: PacingMemory]>([:])
     /// The last outcome of each campaign, for `campaign.stats`.
     private let outcomes = Locked<[Int64: PacingOutcome]>([:])
+    /// Ticks completed since the process started (a test waits on it rather than on time).
+    private let completedTicks = Atomic<Int>(0)
 
     /// deliveryd's `--report-interval` by default (DESIGN): the lag's assumption until reports were observed.
     static let defaultReportSeconds: Double = 10
@@ -51,8 +55,18 @@ final class PacingService: Sendable {
         1.5 * reportSeconds
     }
 
-    /// Ticks every interval until cancelled; a failing tick is logged and the next one tries again.
+    /// The ticks completed so far.
+    var ticks: Int { completedTicks.load(ordering: .acquiring) }
+
+    /// What the controller remembers of a campaign, if anything.
+    func memory(of id: Int64) -> PacingMemory? {
+        memories.withLock { $0[id] }
+    }
+
+    /// Ticks every interval until cancelled; a failing tick is logged and the next one tries again. Each run is a
+    /// leadership term: it starts from the store alone, remembering nothing of an earlier term.
     func run() async throws {
+        forget()
         while !Task.isCancelled {
             do {
                 _ = try await tick()
@@ -64,6 +78,16 @@ final class PacingService: Sendable {
             try await Task.sleep(for: interval)
         }
     }
+
+    /// Forgets what the controller measured and answered: the next tick starts from the store.
+    func forget() {
+        memories.withLock { $0 = [:] }
+        outcomes.withLock { $0 = [:] }
+    }
+
+    /// How old a memory may be and still be used: three intervals, and never under 30 s (a loaded host delays a tick
+    /// of a short interval by seconds, and the controller stretches its spans for a late tick rather than start over).
+    var staleSeconds: Double { max(30, 3 * Self.seconds(interval)) }
 
     /// One round: every live campaign with a goal gets its share; those that moved are written. Returns the changes.
     @discardableResult
@@ -81,7 +105,8 @@ final class PacingService: Sendable {
             let (window, delivered) = try await period(of: campaign, goal: goal, now: now, zones: &zones)
             let input = PacingInput(goal: goal.impressions, pacing: campaign.pacing ?? .even, window: window, delivered: delivered, now: now,
                                     published: campaign.share ?? 1)
-            let memory = memories.withLock { $0[campaign.id] }
+            // A memory older than a few intervals is of another time (a pause in the loop): measured again.
+            let memory = memories.withLock { $0[campaign.id] }.flatMap { $0.at.seconds(until: now) <= staleSeconds ? $0 : nil }
             let (outcome, kept) = controller.tick(input, memory: memory)
             memories.withLock { $0[campaign.id] = kept }
             outcomes.withLock { $0[campaign.id] = outcome }
@@ -93,8 +118,12 @@ final class PacingService: Sendable {
         let paced = Set(campaigns.map(\.id))
         memories.withLock { $0 = $0.filter { paced.contains($0.key) } }
         outcomes.withLock { $0 = $0.filter { paced.contains($0.key) } }
-        guard !shares.isEmpty else { return [] }
+        guard !shares.isEmpty else {
+            completedTicks.add(1, ordering: .releasing)
+            return []
+        }
         let changes = try await store.pace(shares, now: now)
+        completedTicks.add(1, ordering: .releasing)
         for change in changes {
             logger.info("paced a campaign", metadata: [LogField.campaignId: "\(change.id)", "share": "\(change.campaign.share ?? 1)",
                                                        "seq": "\(change.seq)", "lag_seconds": "\(controller.lagSeconds)"])

@@ -126,9 +126,14 @@ public enum DecisionEngine {
         isRevoked(campaign.state) || campaign.share == 0
     }
 
-    /// The ids of an app's paused, expired and deleted campaigns that an answer lists: the most recently changed first.
+    /// The ids of an app's revoked campaigns that an answer lists: those pacing holds at a share of 0 first (live, and
+    /// shown from a cache past their goal if they fell off the list; their `updatedAt` is their last edit, however
+    /// old), then the paused, expired and deleted ones, the most recently changed first.
     private static func revokedIds(_ campaigns: [Campaign]) -> [Int64] {
-        Array(campaigns.sorted { $0.updatedAt > $1.updatedAt }.prefix(revokedLimit).map(\.id))
+        let sorted = campaigns.sorted { a, b in
+            isRevoked(a.state) != isRevoked(b.state) ? !isRevoked(a.state) : a.updatedAt > b.updatedAt
+        }
+        return Array(sorted.prefix(revokedLimit).map(\.id))
     }
 
     /// The candidate prepared for `campaign` among `candidates` (sorted as an index keeps them), if the campaign is
@@ -155,6 +160,14 @@ public enum DecisionEngine {
         guard let index else { return Decision(candidate: nil, held: nil, revoked: []) }
         let endClock = max(now, serviceNow ?? now)
         let revoked = index.earliestEnd <= endClock ? endedFirst(index, endClock: endClock) : index.revoked
+        // The device's hash for the pacing draw: taken once, by the first paced campaign checked (none without one).
+        var drawn: UInt64?
+        func deviceDraw() -> UInt64 {
+            if let drawn { return drawn }
+            let value = pacingDraw(request, now)
+            drawn = value
+            return value
+        }
         // The members' facts are read as plain values (see ``MemberFacts``); a member itself only when its targeting
         // goes beyond what the tier's reach says.
         func eligible(_ tier: PriorityTier, _ position: Int) -> Bool {
@@ -162,7 +175,7 @@ public enum DecisionEngine {
             return member.endsAt > endClock && member.startsAt <= now && member.held
                 && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
                 && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
-                && (member.shareBound == .max || servesShare(member.id, below: member.shareBound, request, now))
+                && (member.shareBound == .max || member.shareBound != 0 && servesShare(member.id, below: member.shareBound, device: deviceDraw(), now))
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -440,7 +453,13 @@ public enum DecisionEngine {
     /// still served in proportion.
     @inline(__always)
     static func servesShare(_ campaign: Int64, below bound: UInt64, _ request: LaunchRequest, _ now: Timestamp) -> Bool {
-        servesShare(campaign, below: bound, device: request.deviceId.map { FNV1a.hash($0) } ?? mix(UInt64(bitPattern: now.milliseconds)), now)
+        bound != 0 && servesShare(campaign, below: bound, device: pacingDraw(request, now), now)
+    }
+
+    /// The device's part of the pacing draw: the hash of its id, or of the millisecond for an anonymous request.
+    @inline(__always)
+    static func pacingDraw(_ request: LaunchRequest, _ now: Timestamp) -> UInt64 {
+        request.deviceId.map { FNV1a.hash($0) } ?? mix(UInt64(bitPattern: now.milliseconds))
     }
 
     /// The same draw for a device already hashed (`FNV1a.hash` of its id): what the decision compares, in one place.

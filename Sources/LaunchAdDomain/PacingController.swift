@@ -58,13 +58,17 @@ public struct PacingMemory: Sendable {
     /// Since when nothing was counted before any measure: the measure starts with the first count (the time before it
     /// had no traffic to measure), and nothing for the longest measure's span says the rate is 0.
     public var quietSince: Timestamp?
-    /// The shares published within the last lag, with when: impressions they let through may not be counted yet.
+    /// The shares decided within the last lag and hold, with when, and the last one before (the one in effect at the
+    /// span's start): impressions they let through may not be counted yet.
     public var recent: [(at: Timestamp, share: Double)]
     /// The offered rate over the rate the rest of the goal needs, averaged over about a tenth of the window: near 1,
     /// the period has no traffic to spare and `even` lets delivery run ahead of the even line rather than throttle.
     public var abundance: Double?
     /// When shares were published over the last day (for the daily ceiling), kept across periods.
     public var publishedAt: [Timestamp]
+    /// When the share went to 0 because the goal was (estimated) met in this window: it stays 0 for the rest of the
+    /// period unless what was delivered, all reports in, falls short of ``PacingController/reopenBelow`` of the goal.
+    public var stoppedAt: Timestamp? = nil
 }
 
 /// The controller's answer for one campaign at one tick.
@@ -118,6 +122,13 @@ public struct PacingController: Sendable {
     /// day per campaign; a share of 0 (the goal met) is always published.
     public var minimumSpacingSeconds: Double
     public var maxChangesPerDay = 500
+    /// A period stopped at its goal (estimated) reopens only when what was delivered, every report in, is below this
+    /// share of the goal; a leader that finds a share of 0 in the store keeps it while delivered is at least this much.
+    /// Well below the completion margin, so a stop never flaps on late counts.
+    public var reopenBelow = 0.95
+    /// How far a share may rise in one tick without a measured rate (or from 0): to at most twice it, or by this much
+    /// if more.
+    public var unmeasuredStep = 0.1
 
     public init(relativeThreshold: Double = 0.05, completionMargin: Double = 0.002, lagSeconds: Double = 15, controlSeconds: Double = 20,
                 smoothing: Double = 0.3, minimumSpacingSeconds: Double = 10) {
@@ -185,9 +196,12 @@ public struct PacingController: Sendable {
         }
         let left = max(0, Double(window.end.milliseconds - input.now.milliseconds) / 1000)
         let elapsed = max(0, Double(input.now.milliseconds - window.start.milliseconds) / 1000)
-        // What the edges may have delivered and not yet reported: the highest share of the last lag, over the lag.
-        let lagStart = input.now.adding(seconds: -lagSeconds)
-        let recent = (previous?.recent ?? []).filter { $0.at >= lagStart }
+        // What the edges may have delivered and not yet reported: the highest share of the last lag, over the lag. A
+        // share reaches the edges up to a hold after it was decided, so the span is the lag and the hold, and the share
+        // decided before it (in effect at its start) counts too: a stop does not make the tick after it forget what ran.
+        let spanStart = input.now.adding(seconds: -(lagSeconds + controlSeconds))
+        let kept = previous?.recent ?? []
+        let recent = (kept.last { $0.at < spanStart }.map { [$0] } ?? []) + kept.filter { $0.at >= spanStart }
         let recentShare = max(share, recent.map(\.share).max() ?? share)
         let unreported = (rate ?? 0) * recentShare * lagSeconds
         let remaining = Double(input.goal - input.delivered) - unreported
@@ -201,8 +215,17 @@ public struct PacingController: Sendable {
             let weight = spacing / (tau + spacing)  // a moving average over about a tenth of the window
             abundance = abundance.map { $0 + weight * (rate / even - $0) } ?? rate / even
         }
+        // A period stopped at its goal stays stopped: the counts that come in after the stop were let through before
+        // it. Only a shortfall once every report is in (below ``reopenBelow`` of the goal) reopens it. A share of 0 this
+        // memory did not decide (a restart, a new leader) is such a stop while delivered is that high; a 0 left from
+        // the last period finds little delivered in this one and reopens.
+        let floor = Double(input.goal) * reopenBelow
+        var stoppedAt = share == 0 ? previous?.stoppedAt : nil
+        if share == 0 && stoppedAt == nil && Double(input.delivered) >= floor { stoppedAt = input.now }
+        let settled = stoppedAt.map { $0.seconds(until: input.now) >= lagSeconds + controlSeconds } ?? false
+        let held = stoppedAt != nil && !(settled && Double(input.delivered) < floor)
         var next: Double
-        if completed || left <= 0 {
+        if held || completed || left <= 0 {
             next = 0
         } else if let rate, rate > 0 {
             switch input.pacing {
@@ -215,11 +238,15 @@ public struct PacingController: Sendable {
             next = min(next, remaining / (rate * controlSeconds))
             next = max(Self.minimumShare, min(1, (next / Self.minimumShare).rounded() * Self.minimumShare))
         } else if rate == 0 {
-            next = 1  // nothing came for the longest measure: nothing to hold back
+            next = 1  // nothing came for the longest measure: nothing to hold back (but by steps, below)
         } else {
-            // Nothing measured yet: hold what the edges have until a measure says more (a new period, whose share is
-            // still the last one's 0, starts serving).
+            // Nothing measured yet: hold what the edges have until a measure says more (a period reopened from 0 starts
+            // serving, by a step).
             next = share > 0 ? share : 1
+        }
+        if next > share && (share == 0 || (rate ?? 0) <= 0) {
+            // Without a measured rate, or from 0, nothing says how much a higher share lets through: rise by steps.
+            next = min(next, max(2 * share, share + unmeasuredStep))
         }
         var stamps = (memory?.publishedAt ?? []).filter { $0 > input.now.adding(seconds: -86_400) }
         if next != share && next != 0 {
@@ -233,12 +260,14 @@ public struct PacingController: Sendable {
         let projected = Int(min(Double(input.goal), Double(input.delivered) + (rate ?? 0) * left))
         let expected = Double(input.goal) * min(1, elapsed / window.seconds)
         let pace = expected > 0 ? Double(input.delivered) / expected : 1
-        let outcome = PacingOutcome(share: next, offeredRate: rate, projected: completed ? max(input.delivered, input.goal) : projected,
-                                    pace: pace, completed: completed)
+        let done = held || completed
+        let outcome = PacingOutcome(share: next, offeredRate: rate, projected: done ? max(input.delivered, input.goal) : projected,
+                                    pace: pace, completed: done)
         return (outcome, PacingMemory(window: window, delivered: input.delivered, at: input.now, share: next, offeredRate: rate,
                                       sampleDelivered: sampleDelivered, sampleAt: sampleAt, exposure: exposure, measured: measured,
                                       measuredExposure: measuredExposure, quietSince: quietSince,
-                                      recent: recent + [(at: input.now, share: next)], abundance: abundance, publishedAt: stamps))
+                                      recent: recent + [(at: input.now, share: next)], abundance: abundance, publishedAt: stamps,
+                                      stoppedAt: next == 0 && done ? stoppedAt ?? input.now : nil))
     }
 
     /// `even`'s share: the rate that brings delivered (with what may be unreported) to the line it aims at one horizon

@@ -22,6 +22,12 @@ struct PacingServiceTests {
         }
     }
 
+    /// Waits until the loop has completed `count` more ticks than `after` (the tick running when a report came in may
+    /// have read the counts before it: two make sure one read them), or 20 s pass; whether it did.
+    static func waitForTicks(_ pacing: PacingService, after: Int, count: Int = 2) async -> Bool {
+        await eventually(timeout: .seconds(20)) { pacing.ticks >= after + count }
+    }
+
     @Test("a campaign whose reported impressions meet its goal gets a share of 0 (paced, by pacing, with a seq); one without a goal is left alone",
           arguments: StoreEngine.allCases)
     func goalMet(engine: StoreEngine) async throws {
@@ -40,7 +46,7 @@ struct PacingServiceTests {
             // Short of the goal: served to every device, so no share is written.
             _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e1", reportId: 1, counts: [
                 CampaignStats(id: paced.id, impressions: 10, clicks: 0, skips: 0), CampaignStats(id: plain.id, impressions: 5000, clicks: 0, skips: 0)]))
-            try await Task.sleep(for: .milliseconds(400))
+            #expect(await Self.waitForTicks(service.app.pacing, after: service.app.pacing.ticks))
             #expect(try await admin.call(AdminAPI.campaignGet, CampaignID(id: paced.id)).campaign.share == nil)
             let early = try await admin.call(AdminAPI.campaignStats, CampaignStatsParams(id: paced.id)).pacing ?? []
             #expect(early.count == 1 && early.first?.delivered == 10 && early.first?.share == 1 && early.first?.completed == false, "\(early)")
@@ -59,7 +65,7 @@ struct PacingServiceTests {
             #expect(try await admin.call(AdminAPI.changeList, ChangeListParams(id: plain.id)).changes.map(\.op) == [.created])
 
             // Ticks after it changed nothing more: no share published twice.
-            try await Task.sleep(for: .milliseconds(400))
+            #expect(await Self.waitForTicks(service.app.pacing, after: service.app.pacing.ticks, count: 4))
             #expect(try await admin.call(AdminAPI.changeList, ChangeListParams(id: paced.id)).changes.count == 2)
             await admin.close()
             await sync.close()
@@ -131,6 +137,44 @@ struct PacingRestartTests {
             #expect(shares.allSatisfy { ($0 ?? 1) <= 0.25 }, "\(shares)")
             await admin.close()
             await sync.close()
+        }
+    }
+}
+
+/// The pacing service outlives each leadership term (each `run()`): what it measured in one is not carried into the next.
+@Suite("Pacing's memory across terms", .timeLimit(.minutes(1)))
+struct PacingTermTests {
+    @Test("a new run() forgets what the last term remembered and answered, and a memory older than three intervals is not used")
+    func forgetsBetweenTerms() async throws {
+        try await withCampaignService(configure: { $0.pacingInterval = .seconds(3600) }) { service in
+            let admin = try service.admin(timeout: .seconds(30))
+            let creative = try await service.uploadPNG(admin)
+            var fields = CampaignFixture.fields(name: "Termed", creative: creative, startIn: -43_200, duration: 86_400)
+            fields.goal = CampaignGoal(impressions: 86_400, per: .campaign)
+            let paced = try await admin.call(AdminAPI.campaignCreate, fields).campaign
+            let time = Atomic<Int64>(Timestamp.now().milliseconds)
+            let pacing = PacingService(store: service.app.store, clock: { Timestamp(milliseconds: time.load(ordering: .relaxed)) },
+                                       interval: .seconds(10), logger: Logger(label: "pacing-terms"))
+            // Two ticks 10 s apart: the second builds on the first (both shares are in its memory).
+            _ = try await pacing.tick()
+            time.add(10_000, ordering: .relaxed)
+            _ = try await pacing.tick()
+            #expect(pacing.memory(of: paced.id)?.recent.count == 2)
+            // 40 s later (more than three intervals): measured afresh, only this tick's share remembered.
+            time.add(40_000, ordering: .relaxed)
+            _ = try await pacing.tick()
+            #expect(pacing.memory(of: paced.id)?.recent.count == 1)
+            time.add(10_000, ordering: .relaxed)
+            _ = try await pacing.tick()
+            #expect(pacing.memory(of: paced.id)?.recent.count == 2)
+            // A new term: its first tick starts from the store alone.
+            let ticks = pacing.ticks
+            time.add(10_000, ordering: .relaxed)
+            let term = Task { try await pacing.run() }
+            #expect(await eventually(timeout: .seconds(20)) { pacing.ticks > ticks })
+            term.cancel()
+            #expect(pacing.memory(of: paced.id)?.recent.count == 1)
+            await admin.close()
         }
     }
 }

@@ -41,8 +41,78 @@ struct PacingControllerTests {
     func nothingMeasuredHoldsTheShare() {
         let (early, _, _) = Self.run(goal: 86_400, from: 43_200, seconds: 890, published: 0.05, delivered: 43_200) { _ in 0 }
         #expect(early.isEmpty, "\(early)")
+        // Then it rises by steps (at most twice the share, or 0.1 more, a tick), not to 1 at once.
         let (late, _, _) = Self.run(goal: 86_400, from: 43_200, seconds: 960, published: 0.05, delivered: 43_200) { _ in 0 }
-        #expect(late.map(\.share) == [1], "\(late)")
+        #expect(late.last?.share == 1, "\(late)")
+        let steps: [Double] = late.map(\.share)
+        let before: [Double] = [0.05] + steps
+        let bounded = zip(before, steps).allSatisfy { (from: Double, to: Double) -> Bool in to <= max(2 * from, from + 0.1) + 1e-9 }
+        #expect(bounded, "\(late)")
+        #expect(late.first.map { $0.second >= 43_200 + 900 && $0.share <= 0.15 + 1e-9 } == true, "\(late)")
+    }
+
+    /// Ticks at the seconds of `delivered` (what the edges have reported by then), the share fed back as published;
+    /// answers each tick's outcome.
+    static func script(goal: Int, pacing: CampaignPacing = .asap, published: Double = 1, memory: PacingMemory? = nil,
+                       _ delivered: [(second: Int, count: Int)]) -> [(second: Int, outcome: PacingOutcome)] {
+        var memory = memory, share = published
+        return delivered.map { second, count in
+            let input = PacingInput(goal: goal, pacing: pacing, window: day, delivered: count, now: start.adding(seconds: Double(second)),
+                                    published: share)
+            let (outcome, kept) = PacingController().tick(input, memory: memory)
+            (memory, share) = (kept, outcome.share)
+            return (second, outcome)
+        }
+    }
+
+    @Test("a stop holds while the impressions served before it are reported late: no share after the first 0, and delivered ends within the goal")
+    func stopHoldsThroughLateCounts() {
+        // 10 impressions a second at a share of 1; the edges' counts reach the sum a tick (10 s) late.
+        let goal = 1000, controller = PacingController()
+        var memory: PacingMemory?, share = 1.0, served = 0.0, reported = 0.0
+        var shares: [(second: Int, share: Double)] = [], completed: [Bool] = []
+        for second in stride(from: 0, to: 600, by: 10) {
+            let input = PacingInput(goal: goal, pacing: .asap, window: Self.day, delivered: Int(reported), now: Self.start.adding(seconds: Double(second)),
+                                    published: share)
+            let (outcome, kept) = controller.tick(input, memory: memory)
+            memory = kept
+            shares.append((second, outcome.share))
+            if shares.contains(where: { $0.share == 0 }) { completed.append(outcome.completed) }
+            share = outcome.share
+            reported = served
+            served += 10 * share * 10
+        }
+        let stop = shares.firstIndex { $0.share == 0 }
+        #expect(stop != nil && shares[(stop ?? 0)...].allSatisfy { $0.share == 0 }, "\(shares.suffix(shares.count - max(0, (stop ?? 0) - 3)))")
+        #expect(completed.allSatisfy { $0 }, "\(completed)")
+        #expect(served >= 950 && served <= 1000, "\(served) served for a goal of \(goal)")
+    }
+
+    @Test("a period stopped at its goal reopens only when delivered, every report in (a lag and a hold after the stop), is under 95% of it, and then by a step")
+    func reopensOnlyShort() {
+        // A measured 10 a second, then a stop estimated at the goal (what the share in effect may have left unreported).
+        let ramp = (0...7).map { (second: $0 * 10, count: $0 * 100) }
+        for (after, reopens) in [(900, true), (960, false)] {
+            let ticks = Self.script(goal: 1000, ramp + (8...20).map { (second: $0 * 10, count: after) })
+            let stop = ticks.firstIndex { $0.outcome.share == 0 }
+            #expect(stop.map { ticks[$0].second } == 80, "\(ticks.map { ($0.second, $0.outcome.share) })")
+            let held = ticks.filter { $0.second > 80 && $0.second < 115 }
+            #expect(held.allSatisfy { $0.outcome.share == 0 && $0.outcome.completed }, "\(held.map { ($0.second, $0.outcome.share) })")
+            let later = ticks.filter { $0.second >= 115 }.map(\.outcome.share)
+            if reopens {
+                #expect(later.first.map { $0 > 0 && $0 <= 0.1 } == true, "\(later)")
+            } else {
+                #expect(later.allSatisfy { $0 == 0 }, "\(later)")
+            }
+        }
+    }
+
+    @Test("a leader with no memory that finds a share of 0 keeps it while delivered is at least 95% of the goal; a 0 from the last period reopens by a step, not at 1")
+    func restartAtZero() {
+        let met = Self.script(goal: 1000, published: 0, (0..<30).map { (second: $0 * 10, count: 970) })
+        #expect(met.allSatisfy { $0.outcome.share == 0 && $0.outcome.completed }, "\(met.map(\.outcome.share))")
+        let yesterday = Self.script(goal: 1000, published: 0, [(second: 0, count: 0)])
+        #expect(yesterday.first.map { $0.outcome.share > 0 && $0.outcome.share <= 0.1 } == true, "\(yesterday.map(\.outcome.share))")
     }
 
     @Test("a small share is kept, never rounded to 0: a goal of 1,000 a day against 2,000 impressions a second is met within 5%, its share 0 only at the end")

@@ -102,4 +102,43 @@ struct PacingDecisionTests {
                                            creatives: Fixture.held, preparer: .json)
         #expect(again["shop"]?.revoked == [1])
     }
+
+    @Test("a campaign held at a share of 0 is listed among the revoked ahead of paused, expired and deleted ones changed since, whatever its age")
+    func stoppedListedFirst() throws {
+        // As many expired campaigns as an answer lists, all changed after the paced one was last edited.
+        let expired = (10...Int64(9 + DecisionEngine.revokedLimit)).map { id in
+            var campaign = Fixture.campaign(id, state: .expired)
+            campaign.updatedAt = Fixture.now.adding(seconds: Double(id))
+            return campaign
+        }
+        var stopped = Self.campaigns(share: 0)[0]
+        stopped.updatedAt = Fixture.now.adding(seconds: -86_400)
+        let index = try #require(DecisionEngine.index(expired + [stopped], creatives: Fixture.held, preparer: .json)["shop"])
+        #expect(index.revoked.count == DecisionEngine.revokedLimit)
+        #expect(index.revoked.first == stopped.id, "\(index.revoked.prefix(3))")
+        // The rest keep their order: the most recently changed first.
+        #expect(Array(index.revoked.dropFirst()) == expired.reversed().prefix(DecisionEngine.revokedLimit - 1).map(\.id))
+    }
+
+    @Test("with several paced campaigns the device is drawn once for them all: the answer is the first, by priority, whose own draw serves it (a share of 0 never does)")
+    func severalPaced() {
+        let shares: [(id: Int64, priority: Int, share: Double)] = [(1, 90, 0.3), (2, 80, 0), (3, 70, 0.5)]
+        let campaigns = shares.map { id, priority, share in
+            var campaign = Fixture.campaign(id, priority: priority)
+            campaign.goal = CampaignGoal(impressions: 1000, per: .day)
+            campaign.share = share
+            return campaign
+        } + [Fixture.campaign(4, priority: 50)]
+        let index = DecisionEngine.index(campaigns, creatives: Fixture.held, preparer: .json)["shop"]
+        var answered: [Int64: Int] = [:]
+        for device in 0..<2000 {
+            let hash = FNV1a.hash("device-\(device)")
+            let expected = shares.first { DecisionEngine.servesShare($0.id, below: DecisionEngine.shareBound($0.share), device: hash, Fixture.now) }?.id ?? 4
+            let decision = DecisionEngine.decide(Fixture.request(device: "device-\(device)"), index: index, device: .unknown, now: Fixture.now)
+            #expect(decision.campaign?.id == expected, "device-\(device)")
+            answered[decision.campaign?.id ?? 0, default: 0] += 1
+        }
+        // About 0.3 for the first, 0.7 × 0.5 for the third, the rest for the unpaced one; none for the share of 0.
+        #expect(answered[2] == nil && (500...700).contains(answered[1] ?? 0) && (600...800).contains(answered[3] ?? 0), "\(answered)")
+    }
 }
