@@ -11,7 +11,7 @@ import LaunchAdDomain
 /// has no gaps; each commit that made changes wakes ``commitWakeups()``. One process owns the file, so it always
 /// leads. Every read and write runs on GRDB's own queues, off Swift's cooperative threads.
 public final class SQLiteStore: Store {
-    /// Reached by the extensions in other files (stats).
+    /// Reached by the extensions in other files (stats, apps).
     let pool: DatabasePool
     private let files: CreativeFiles
     /// The random id of this database, made when it was created.
@@ -383,7 +383,7 @@ public final class SQLiteStore: Store {
         try await pool.read { db in try Self.creative(db, sha256: sha256) }
     }
 
-    private static func creative(_ db: Database, sha256: String) throws -> CreativeFacts? {
+    static func creative(_ db: Database, sha256: String) throws -> CreativeFacts? {
         try Row.fetchOne(db, sql: "SELECT sha256, content_type, size, width, height, duration_ms FROM creatives WHERE sha256 = ?",
                          arguments: [sha256])
             .map { row in
@@ -437,58 +437,6 @@ public final class SQLiteStore: Store {
             guard let bytes = try files.read(sha256: sha256, offset: offset, length: length) else { return .notFound }
             return .bytes(facts, bytes)
         }
-    }
-
-    // MARK: Apps
-
-    public func app(_ app: String) async throws -> AppSettings? {
-        try await pool.read { db in try Self.app(db, app) }
-    }
-
-    public func apps() async throws -> [AppSettings] {
-        try await pool.read { db in try String.fetchAll(db, sql: "SELECT body FROM apps ORDER BY app").map(AppJSON.decode) }
-    }
-
-    public func setApp(_ patch: AppPatch, actor: String, now: Timestamp) async throws -> (app: AppSettings, breaking: [BreakingCampaign]) {
-        try await pool.write { db in
-            let stored = try Self.app(db, patch.app)
-            let (next, newLogo) = try AppJSON.merge(stored, patch, now: now)
-            if let newLogo, try Self.creative(db, sha256: newLogo) == nil { throw AppJSON.logoNotUploaded }
-            if next != stored {
-                let body = try AppJSON.encode(next)
-                try db.execute(sql: """
-                    INSERT INTO apps (app, market, body) VALUES (?, ?, ?)
-                    ON CONFLICT(app) DO UPDATE SET market = excluded.market, body = excluded.body
-                    """, arguments: [next.app, next.market.rawValue, body])
-                try db.execute(sql: "INSERT INTO app_changes (app, at, actor, before, after) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [next.app, now.milliseconds, actor, try AppJSON.encode(stored), body])
-            }
-            let campaigns = try String.fetchAll(db, sql: "SELECT body FROM campaigns WHERE app = ? AND state IN ('live', 'scheduled', 'paused')",
-                                                arguments: [next.app]).map(Self.decode)
-            return (next, BreakingCampaign.among(campaigns, in: next.market))
-        }
-    }
-
-    public func appHistory(_ app: String, limit: Int) async throws -> [AppChange] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT at, actor, before, after FROM app_changes WHERE app = ? ORDER BY id DESC LIMIT ?",
-                             arguments: [app, limit]).map { row in
-                AppChange(at: Timestamp(milliseconds: row["at"]), actor: row["actor"], before: try (row["before"] as String?).map(AppJSON.decode),
-                          after: try AppJSON.decode(row["after"]))
-            }
-        }
-    }
-
-    static func app(_ db: Database, _ app: String) throws -> AppSettings? {
-        try String.fetchOne(db, sql: "SELECT body FROM apps WHERE app = ?", arguments: [app]).map(AppJSON.decode)
-    }
-
-    /// Refuses a campaign that breaks rules of its app's market (an app never set is `global`; one whose stored market
-    /// is unknown is refused).
-    private static func checkMarket(_ db: Database, _ campaign: Campaign) throws {
-        let market = try AppJSON.market(stored: String.fetchOne(db, sql: "SELECT market FROM apps WHERE app = ?", arguments: [campaign.app]),
-                                        app: campaign.app)
-        do throws(MarketRefusal) { try MarketRules.check(campaign, in: market) } catch { throw StoreError.market(error) }
     }
 
     // MARK: Edges' acknowledgements
@@ -594,7 +542,7 @@ public final class SQLiteStore: Store {
         return Change(seq: seq, op: operation, id: campaign.id, campaign: campaign, at: now)
     }
 
-    private static func decode(_ body: String) throws -> Campaign {
+    static func decode(_ body: String) throws -> Campaign {
         try CampaignJSON.decode(body)
     }
 
