@@ -98,7 +98,7 @@ final class PacingService: Sendable {
             controller.lagSeconds = Self.lagSeconds(reportSeconds: observed)
         }
         let campaigns = try await store.campaigns(app: nil, state: .live).filter { $0.goal != nil }
-        var zones: [String: TimeZone] = [:]
+        var zones: [String: DayZone] = [:]
         var shares: [CampaignShare] = []
         for campaign in campaigns {
             guard let goal = campaign.goal else { continue }
@@ -136,7 +136,7 @@ final class PacingService: Sendable {
     /// else delivered so far carried on at the same rate.
     func stats(of campaigns: [Campaign], now: Timestamp) async throws -> [PacingStats] {
         var lines: [PacingStats] = []
-        var zones: [String: TimeZone] = [:]
+        var zones: [String: DayZone] = [:]
         for campaign in campaigns where campaign.state == .live {
             guard let goal = campaign.goal else { continue }
             let (window, delivered) = try await period(of: campaign, goal: goal, now: now, zones: &zones)
@@ -155,12 +155,12 @@ final class PacingService: Sendable {
     }
 
     /// The goal's window at `now` and what was delivered in it; `zones` keeps each app's time zone once read.
-    func period(of campaign: Campaign, goal: CampaignGoal, now: Timestamp, zones: inout [String: TimeZone]) async throws -> (PacingWindow, Int) {
-        let zone: TimeZone
+    func period(of campaign: Campaign, goal: CampaignGoal, now: Timestamp, zones: inout [String: DayZone]) async throws -> (PacingWindow, Int) {
+        let zone: DayZone
         if let known = zones[campaign.app] {
             zone = known
         } else {
-            zone = try await store.app(campaign.app).flatMap { TimeZone(identifier: $0.timezone) } ?? TimeZone(identifier: "UTC")!
+            zone = try await store.app(campaign.app).flatMap { DayZone(identifier: $0.timezone) } ?? .utc
             zones[campaign.app] = zone
         }
         let window = Self.window(of: campaign, goal: goal, at: now, zone: zone)
@@ -168,19 +168,13 @@ final class PacingService: Sendable {
     }
 
     /// The goal's window around `now`: the flight, or the day in the app's time zone (cut to the flight).
-    static func window(of campaign: Campaign, goal: CampaignGoal, at now: Timestamp, zone: TimeZone) -> PacingWindow {
+    static func window(of campaign: Campaign, goal: CampaignGoal, at now: Timestamp, zone: DayZone) -> PacingWindow {
         switch goal.per {
         case .campaign:
             return PacingWindow(start: campaign.startsAt, end: campaign.endsAt)
         case .day:
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = zone
-            let date = Date(timeIntervalSince1970: Double(now.milliseconds) / 1000)
-            let midnight = calendar.startOfDay(for: date)
-            let next = calendar.date(byAdding: .day, value: 1, to: midnight) ?? midnight.addingTimeInterval(86_400)
-            let start = Timestamp(milliseconds: Int64((midnight.timeIntervalSince1970 * 1000).rounded()))
-            let end = Timestamp(milliseconds: Int64((next.timeIntervalSince1970 * 1000).rounded()))
-            return PacingWindow(start: max(start, campaign.startsAt), end: min(end, campaign.endsAt))
+            return PacingWindow(start: max(zone.startOfDay(containing: now), campaign.startsAt),
+                                end: min(zone.endOfDay(containing: now), campaign.endsAt))
         }
     }
 

@@ -35,6 +35,14 @@ public struct DayZone: Sendable, Hashable {
         return Timestamp(milliseconds: Int64((start.timeIntervalSince1970 * 1000).rounded()))
     }
 
+    /// The instant the local day holding `time` ends: the next day's midnight (23 or 25 hours on a day summer time
+    /// begins or ends).
+    public func endOfDay(containing time: Timestamp) -> Timestamp {
+        let start = calendar.startOfDay(for: Date(timeIntervalSince1970: Double(time.milliseconds) / 1000))
+        let next = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
+        return Timestamp(milliseconds: Int64((next.timeIntervalSince1970 * 1000).rounded()))
+    }
+
     /// The offset from UTC at `milliseconds` since 1970, in milliseconds.
     func offset(at milliseconds: Int64) -> Int64 {
         Int64(calendar.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(milliseconds) / 1000))) * 1000
