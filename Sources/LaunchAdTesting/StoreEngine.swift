@@ -30,6 +30,23 @@ public func withCampaignService<T>(
     }
 }
 
+/// Runs `body` with a `campaignd` child process (``CampaignFixture``) started with `arguments` on `engine`, stopped
+/// after: with PostgreSQL, on a new database (of the suite's shared cluster, or of a cluster of its own).
+public func withCampaignFixture<T>(
+    engine: StoreEngine,
+    arguments: [String] = [],
+    _ body: (CampaignFixture) async throws -> T
+) async throws -> T {
+    switch engine {
+    case .sqlite:
+        return try await withStopping(CampaignFixture(arguments: arguments), body)
+    case .postgres:
+        return try await withPostgresDatabase { url, _ in
+            try await withStopping(CampaignFixture(arguments: ["--database", url] + arguments), body)
+        }
+    }
+}
+
 /// Runs `body` with one store of `engine` that campaignd can be started on again and again (a restart): `body` gets
 /// the configuration that points campaignd at it, for ``withCampaignService(clock:configure:_:)``. SQLite's folder is
 /// removed after `body`; PostgreSQL's database is new (of the suite's shared cluster, or of a cluster of its own).
