@@ -161,13 +161,9 @@ public enum DecisionEngine {
         let endClock = max(now, serviceNow ?? now)
         let revoked = index.earliestEnd <= endClock ? endedFirst(index, endClock: endClock) : index.revoked
         // The device's hash for the pacing draw: taken once, by the first paced campaign checked (none without one).
+        // A plain local of the loop's, not captured by `eligible`: a captured variable cost each candidate a load
+        // and a store through the closure's context even where no campaign is paced.
         var drawn: UInt64?
-        func deviceDraw() -> UInt64 {
-            if let drawn { return drawn }
-            let value = pacingDraw(request, now)
-            drawn = value
-            return value
-        }
         // The members' facts are read as plain values (see ``MemberFacts``); a member itself only when its targeting
         // goes beyond what the tier's reach says.
         func eligible(_ tier: PriorityTier, _ position: Int) -> Bool {
@@ -175,7 +171,6 @@ public enum DecisionEngine {
             return member.endsAt > endClock && member.startsAt <= now && member.held
                 && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
                 && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
-                && (member.shareBound == .max || member.shareBound != 0 && servesShare(member.id, below: member.shareBound, device: deviceDraw(), now))
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -185,15 +180,25 @@ public enum DecisionEngine {
                 for tier in index.tiers {
                     guard tier.reach(request, into: bits, scratch: scratch) else { continue }
                     var count = 0
+                    // The serve share is looked at only in a tier with a paced member (a share below 1).
+                    let paced = tier.paced
                     for word in 0..<tier.words {
                         var rest = bits[word]
                         while rest != 0 {
                             let position = word << 6 | rest.trailingZeroBitCount
                             rest &= rest &- 1
-                            if eligible(tier, position) {
-                                found[count] = Int32(position)
-                                count += 1
+                            guard eligible(tier, position) else { continue }
+                            if paced {
+                                let bound = tier.facts[position].shareBound
+                                if bound != .max {
+                                    guard bound != 0 else { continue }
+                                    let draw = drawn ?? pacingDraw(request, now)
+                                    drawn = draw
+                                    guard servesShare(tier.facts[position].id, below: bound, device: draw, now) else { continue }
+                                }
                             }
+                            found[count] = Int32(position)
+                            count += 1
                         }
                     }
                     if count > 0 {
