@@ -346,17 +346,28 @@ public enum DecisionEngine {
     /// How much farther a creative's aspect ratio may be from the screen's than the nearest one's and still count as
     /// nearest (in log(width / height), about 2%): shapes that differ by a few pixels are the same shape.
     static let aspectTolerance = 0.02
+    /// The tolerance as a factor on ``aspectDistance(_:_:)``, e^``aspectTolerance``: a difference of logs is the
+    /// log of a ratio, so `|log a − log s| ≤ d + tolerance` is `ratio ≤ e^d · e^tolerance`, and no query takes a
+    /// logarithm. A literal, not a `static let`: a query reads it without a lazy global's check.
+    static var aspectFactor: Double { 1.0202013400267558 }
 
-    /// The screen's log(width / height), what the creatives' aspect ratios are compared with; `nil` without a screen.
-    static func logAspect(_ screen: (width: Int, height: Int)?) -> Double? {
+    /// The screen's aspect ratio (width / height), what the creatives' are compared with; `nil` without a screen.
+    static func aspect(_ screen: (width: Int, height: Int)?) -> Double? {
         guard let screen, screen.width > 0, screen.height > 0 else { return nil }
-        return log(Double(screen.width) / Double(screen.height))
+        return Double(screen.width) / Double(screen.height)
+    }
+
+    /// How far aspect ratio `aspect` is from `target`: the larger of their two ratios (1 when equal), in the order
+    /// of the distance of their logarithms.
+    @inline(__always)
+    static func aspectDistance(_ aspect: Double, _ target: Double) -> Double {
+        aspect >= target ? aspect / target : target / aspect
     }
 
     /// How far the nearest of `held` is from `target`.
     static func nearestDistance(_ held: [HeldCreative], to target: Double) -> Double {
         var best = Double.infinity
-        for creative in held { best = min(best, abs(creative.logAspect - target)) }
+        for creative in held { best = min(best, aspectDistance(creative.aspect, target)) }
         return best
     }
 
@@ -365,9 +376,9 @@ public enum DecisionEngine {
     /// download; the others it would never be shown.
     public static func creatives(of candidate: Candidate, for screen: (width: Int, height: Int)?) -> [HeldCreative] {
         let held = candidate.held
-        guard held.count > 1, let target = logAspect(screen) else { return held }
-        let limit = nearestDistance(held, to: target) + aspectTolerance
-        return held.filter { abs($0.logAspect - target) <= limit }
+        guard held.count > 1, let target = aspect(screen) else { return held }
+        let limit = nearestDistance(held, to: target) * aspectFactor
+        return held.filter { aspectDistance($0.aspect, target) <= limit }
     }
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
@@ -379,8 +390,9 @@ public enum DecisionEngine {
         guard !held.isEmpty else { return nil }
         let forced = candidate.campaign.forced
         if held.count == 1 { return (held[0], ShowMoment(forced: forced, sha256: held[0].facts.sha256, cached: request.cached)) }
-        let target = logAspect(request.screen)
-        let best = target.map { nearestDistance(held, to: $0) } ?? .infinity
+        let target = aspect(request.screen)
+        // How far from the screen's shape a creative may be and still count as nearest.
+        let limit = target.map { nearestDistance(held, to: $0) * aspectFactor } ?? .infinity
         // Each creative's standing, worked out once (the client's set is asked only when it holds something:
         // hashing a sha256 costs more than the rest of the choice).
         let cached = request.cached, seenNone = !device.hasSeenAnyVariant
@@ -390,7 +402,7 @@ public enum DecisionEngine {
             // By index, each creative read in place: taken out of the array, each was retained and released.
             for offset in held.indices {
                 var flag: UInt8 = 0
-                if target.map({ abs(held[offset].logAspect - $0) <= best + aspectTolerance }) ?? true {
+                if target.map({ aspectDistance(held[offset].aspect, $0) <= limit }) ?? true {
                     flag = near
                     if !cached.isEmpty && cached.contains(held[offset].facts.sha256) {
                         flag |= inCache
