@@ -17,8 +17,9 @@ public struct CreativeBase: Sendable {
 }
 
 /// The state an edge answers from, as the launch answer's `epoch` and `seq`: written as JSON once per state rather
-/// than in every answer.
-public struct AnswerState: Sendable {
+/// than in every answer. A class: a query takes it out of the edge's state with one reference count, where a struct
+/// of a string, an array and an offset was copied field by field (and destroyed so) on every answer.
+public final class AnswerState: Sendable {
     public let epoch: String
     public let seq: Int64
     /// `,"epoch":"…","seq":…,"revoked":[]}`: an answer's end when nothing is revoked, written as one run; with
