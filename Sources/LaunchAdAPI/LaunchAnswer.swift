@@ -17,12 +17,16 @@ public struct CreativeBase: Sendable {
 }
 
 /// The state an edge answers from, as the launch answer's `epoch` and `seq`: written as JSON once per state rather
-/// than in every answer.
-public struct AnswerState: Sendable {
+/// than in every answer. A class: a query takes it out of the edge's state with one reference count, where a struct
+/// of a string, an array and an offset was copied field by field (and destroyed so) on every answer.
+public final class AnswerState: Sendable {
     public let epoch: String
     public let seq: Int64
-    /// `,"epoch":"…","seq":…,"revoked":`
+    /// `,"epoch":"…","seq":…,"revoked":[]}`: an answer's end when nothing is revoked, written as one run; with
+    /// revoked ids, its first ``revokedAt`` bytes, then the list and the brace.
     let json: [UInt8]
+    /// Where `[]}` starts in ``json``.
+    let revokedAt: Int
 
     public init(epoch: String, seq: Int64) {
         self.epoch = epoch
@@ -33,6 +37,8 @@ public struct AnswerState: Sendable {
         writer.writeRaw(",\"seq\":")
         writer.write(int: Int(seq))
         writer.writeRaw(",\"revoked\":")
+        revokedAt = writer.count
+        writer.writeRaw("[]}")
         json = writer.bytes
     }
 }
@@ -218,7 +224,11 @@ public struct LaunchAnswer: Codable, Sendable, JSONWritable {
 
     /// `,"epoch":…,"seq":…,"revoked":[…]}`: the end of an answer written from prepared parts.
     private static func writeState(_ state: AnswerState, revoked: [Int64], json: inout JSONWriter) {
-        json.writeRaw(state.json)
+        guard !revoked.isEmpty else {
+            json.writeRaw(state.json)
+            return
+        }
+        state.json.withUnsafeBytes { json.append(UnsafeRawBufferPointer(rebasing: $0[..<state.revokedAt])) }
         writeRevoked(revoked, json: &json)
         json.append(UInt8(ascii: "}"))
     }

@@ -11,8 +11,8 @@ public final class HeldCreative: Sendable {
     public let weight: Int
     /// `/creatives/{sha256}`, the path of its bytes on the edge's HTTP server.
     public let path: String
-    /// log(width / height), so the nearest aspect ratio is a subtraction.
-    let logAspect: Double
+    /// Its aspect ratio (width / height), compared with a screen's by their ratio (``DecisionEngine/aspectDistance(_:_:)``).
+    let aspect: Double
     /// Its sha256 as a device's history keeps it (``DeviceView/variantKey(_:)``).
     public let variantKey: UInt64
     /// The launch answer's members that depend only on the campaign and this creative, as JSON text, written once
@@ -21,11 +21,11 @@ public final class HeldCreative: Sendable {
     /// The same for a `launch.prefetch` answer's item: the creative with its campaign's id and window.
     public let prefetchParts: AnswerParts
 
-    init(facts: CreativeFacts, weight: Int, path: String, logAspect: Double, answerParts: LaunchAnswerParts, prefetchParts: AnswerParts) {
+    init(facts: CreativeFacts, weight: Int, path: String, aspect: Double, answerParts: LaunchAnswerParts, prefetchParts: AnswerParts) {
         self.facts = facts
         self.weight = weight
         self.path = path
-        self.logAspect = logAspect
+        self.aspect = aspect
         variantKey = DeviceView.variantKey(facts.sha256)
         self.answerParts = answerParts
         self.prefetchParts = prefetchParts
@@ -57,7 +57,7 @@ public final class Candidate: Sendable {
             creatives[ref.sha256].map { facts in
                 let path = "/creatives/" + facts.sha256
                 return HeldCreative(facts: facts, weight: ref.weight, path: path,
-                                    logAspect: log(Double(max(1, facts.width)) / Double(max(1, facts.height))),
+                                    aspect: Double(max(1, facts.width)) / Double(max(1, facts.height)),
                                     answerParts: preparer.answer(campaign, facts, path, expiresAt),
                                     prefetchParts: preparer.prefetchItem(campaign, facts, path, startsAt, expiresAt))
             }

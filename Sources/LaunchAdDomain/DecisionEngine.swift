@@ -161,13 +161,9 @@ public enum DecisionEngine {
         let endClock = max(now, serviceNow ?? now)
         let revoked = index.earliestEnd <= endClock ? endedFirst(index, endClock: endClock) : index.revoked
         // The device's hash for the pacing draw: taken once, by the first paced campaign checked (none without one).
+        // A plain local of the loop's, not captured by `eligible`: a captured variable cost each candidate a load
+        // and a store through the closure's context even where no campaign is paced.
         var drawn: UInt64?
-        func deviceDraw() -> UInt64 {
-            if let drawn { return drawn }
-            let value = pacingDraw(request, now)
-            drawn = value
-            return value
-        }
         // The members' facts are read as plain values (see ``MemberFacts``); a member itself only when its targeting
         // goes beyond what the tier's reach says.
         func eligible(_ tier: PriorityTier, _ position: Int) -> Bool {
@@ -175,7 +171,6 @@ public enum DecisionEngine {
             return member.endsAt > endClock && member.startsAt <= now && member.held
                 && (member.reachSaysAll || matchesBeyondReach(tier.members[position], request))
                 && (!member.testOnly || audienceTakes(tier.members[position], request)) && underCap(member.id, member.cap, device, now)
-                && (member.shareBound == .max || member.shareBound != 0 && servesShare(member.id, below: member.shareBound, device: deviceDraw(), now))
         }
         let words = MemberBits.words(index.largestTier)
         let chosen = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) { space -> (Candidate, UInt64)? in
@@ -185,15 +180,25 @@ public enum DecisionEngine {
                 for tier in index.tiers {
                     guard tier.reach(request, into: bits, scratch: scratch) else { continue }
                     var count = 0
+                    // The serve share is looked at only in a tier with a paced member (a share below 1).
+                    let paced = tier.paced
                     for word in 0..<tier.words {
                         var rest = bits[word]
                         while rest != 0 {
                             let position = word << 6 | rest.trailingZeroBitCount
                             rest &= rest &- 1
-                            if eligible(tier, position) {
-                                found[count] = Int32(position)
-                                count += 1
+                            guard eligible(tier, position) else { continue }
+                            if paced {
+                                let bound = tier.facts[position].shareBound
+                                if bound != .max {
+                                    guard bound != 0 else { continue }
+                                    let draw = drawn ?? pacingDraw(request, now)
+                                    drawn = draw
+                                    guard servesShare(tier.facts[position].id, below: bound, device: draw, now) else { continue }
+                                }
                             }
+                            found[count] = Int32(position)
+                            count += 1
                         }
                     }
                     if count > 0 {
@@ -341,17 +346,28 @@ public enum DecisionEngine {
     /// How much farther a creative's aspect ratio may be from the screen's than the nearest one's and still count as
     /// nearest (in log(width / height), about 2%): shapes that differ by a few pixels are the same shape.
     static let aspectTolerance = 0.02
+    /// The tolerance as a factor on ``aspectDistance(_:_:)``, e^``aspectTolerance``: a difference of logs is the
+    /// log of a ratio, so `|log a − log s| ≤ d + tolerance` is `ratio ≤ e^d · e^tolerance`, and no query takes a
+    /// logarithm. A literal, not a `static let`: a query reads it without a lazy global's check.
+    static var aspectFactor: Double { 1.0202013400267558 }
 
-    /// The screen's log(width / height), what the creatives' aspect ratios are compared with; `nil` without a screen.
-    static func logAspect(_ screen: (width: Int, height: Int)?) -> Double? {
+    /// The screen's aspect ratio (width / height), what the creatives' are compared with; `nil` without a screen.
+    static func aspect(_ screen: (width: Int, height: Int)?) -> Double? {
         guard let screen, screen.width > 0, screen.height > 0 else { return nil }
-        return log(Double(screen.width) / Double(screen.height))
+        return Double(screen.width) / Double(screen.height)
+    }
+
+    /// How far aspect ratio `aspect` is from `target`: the larger of their two ratios (1 when equal), in the order
+    /// of the distance of their logarithms.
+    @inline(__always)
+    static func aspectDistance(_ aspect: Double, _ target: Double) -> Double {
+        aspect >= target ? aspect / target : target / aspect
     }
 
     /// How far the nearest of `held` is from `target`.
     static func nearestDistance(_ held: [HeldCreative], to target: Double) -> Double {
         var best = Double.infinity
-        for creative in held { best = min(best, abs(creative.logAspect - target)) }
+        for creative in held { best = min(best, aspectDistance(creative.aspect, target)) }
         return best
     }
 
@@ -360,9 +376,9 @@ public enum DecisionEngine {
     /// download; the others it would never be shown.
     public static func creatives(of candidate: Candidate, for screen: (width: Int, height: Int)?) -> [HeldCreative] {
         let held = candidate.held
-        guard held.count > 1, let target = logAspect(screen) else { return held }
-        let limit = nearestDistance(held, to: target) + aspectTolerance
-        return held.filter { abs($0.logAspect - target) <= limit }
+        guard held.count > 1, let target = aspect(screen) else { return held }
+        let limit = nearestDistance(held, to: target) * aspectFactor
+        return held.filter { aspectDistance($0.aspect, target) <= limit }
     }
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
@@ -374,8 +390,9 @@ public enum DecisionEngine {
         guard !held.isEmpty else { return nil }
         let forced = candidate.campaign.forced
         if held.count == 1 { return (held[0], ShowMoment(forced: forced, sha256: held[0].facts.sha256, cached: request.cached)) }
-        let target = logAspect(request.screen)
-        let best = target.map { nearestDistance(held, to: $0) } ?? .infinity
+        let target = aspect(request.screen)
+        // How far from the screen's shape a creative may be and still count as nearest.
+        let limit = target.map { nearestDistance(held, to: $0) * aspectFactor } ?? .infinity
         // Each creative's standing, worked out once (the client's set is asked only when it holds something:
         // hashing a sha256 costs more than the rest of the choice).
         let cached = request.cached, seenNone = !device.hasSeenAnyVariant
@@ -385,7 +402,7 @@ public enum DecisionEngine {
             // By index, each creative read in place: taken out of the array, each was retained and released.
             for offset in held.indices {
                 var flag: UInt8 = 0
-                if target.map({ abs(held[offset].logAspect - $0) <= best + aspectTolerance }) ?? true {
+                if target.map({ aspectDistance(held[offset].aspect, $0) <= limit }) ?? true {
                     flag = near
                     if !cached.isEmpty && cached.contains(held[offset].facts.sha256) {
                         flag |= inCache

@@ -10,6 +10,8 @@ final class PriorityTier: Sendable {
     let facts: [MemberFacts]
     /// 64-bit words in a set of its members.
     let words: Int
+    /// Whether any member has a serve share below 1: without one, a decision does no pacing work in the tier.
+    let paced: Bool
     private let platforms: ValueReach
     private let regions: ValueReach
     private let versions: VersionReach
@@ -26,6 +28,7 @@ final class PriorityTier: Sendable {
         self.members = members
         facts = members.map(MemberFacts.init)
         words = MemberBits.words(members.count)
+        paced = facts.contains { $0.shareBound != .max }
         platforms = ValueReach(members, comparison: .exact) { $0.campaign.targeting.platforms }
         regions = ValueReach(members, comparison: .asciiCaseInsensitive) { $0.campaign.targeting.regions }
         versions = VersionReach(members)

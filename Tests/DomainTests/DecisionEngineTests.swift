@@ -1,5 +1,6 @@
+import Foundation
 import LaunchAdAPI
-import LaunchAdDomain
+@testable import LaunchAdDomain
 import SeededRandomness
 import Testing
 
@@ -414,6 +415,34 @@ struct DecisionEngineTests {
             let answer = Self.decide([campaign], Self.request(device: "d-\(step)", screen: screen, cached: cached), creatives: creatives)
             let listed = shas((width: screen.0, height: screen.1))
             #expect(answer.creative.map { listed.contains($0.sha256) } == true, "screen \(screen)")
+        }
+    }
+
+    @Test("the nearest shape, compared by ratios of aspect ratios, is the nearest by their logarithms' distance, tolerance included")
+    func nearestShapeByRatios() throws {
+        // The rule as written: a creative is among the nearest when |log(its aspect) − log(the screen's)| is at most
+        // the nearest one's plus the tolerance. Seeded shapes land around that bound (each a step of 0.5% from the
+        // screen's shape), on both sides of it, so a rule that added the tolerance to a ratio would be caught.
+        // The factor the rule compares ratios with is the tolerance's exponential (a literal in the engine).
+        #expect(DecisionEngine.aspectFactor == exp(DecisionEngine.aspectTolerance))
+        var random = SeededRandom(seed: 0x5A4E)
+        for step in 0..<400 {
+            let screen = (width: 300 + random.index(2700), height: 300 + random.index(2700))
+            let screenLog = log(Double(screen.width) / Double(screen.height))
+            let facts = (0..<(2 + random.index(4))).map { offset in
+                let height = 500 + random.index(2500)
+                let width = max(1, Int((exp(screenLog + Double(random.index(17) - 8) * 0.005) * Double(height)).rounded()))
+                let sha = String(step * 8 + offset, radix: 16)
+                return CreativeFacts(sha256: String(repeating: "0", count: 64 - sha.count) + sha, contentType: "image/png",
+                                     width: width, height: height, size: 1)
+            }
+            let campaign = Self.campaign(1, creatives: facts)
+            let index = DecisionEngine.index([campaign], creatives: Dictionary(uniqueKeysWithValues: facts.map { ($0.sha256, $0) }), preparer: .json)
+            let candidate = try #require(index["shop"]?.candidates.first)
+            let distances = facts.map { abs(log(Double($0.width) / Double($0.height)) - screenLog) }
+            let limit = distances.min()! + 0.02
+            let expected = zip(facts, distances).filter { $0.1 <= limit }.map(\.0.sha256)
+            #expect(DecisionEngine.creatives(of: candidate, for: screen).map(\.facts.sha256) == expected, "screen \(screen), shapes \(facts.map { ($0.width, $0.height) })")
         }
     }
 

@@ -35,6 +35,37 @@ struct PacingDecisionTests {
         #expect(DecisionEngine.decide(Fixture.request(device: nil), index: none, device: .unknown, now: Fixture.now).campaign?.id == 2)
     }
 
+    @Test("in one tier, a paced member is drawn and its unpaced neighbours are not: the share skips only the paced one, wherever it sits")
+    func pacedAmongUnpaced() throws {
+        // Three campaigns of one priority (one tier): only campaign 3, last by id, has a share. A tier knows it has a
+        // paced member, so the draw must still be taken for it, and never for the other two.
+        for share in [0.0, 0.5] {
+            var paced = Fixture.campaign(3, weight: 100)
+            paced.goal = CampaignGoal(impressions: 1000, per: .day)
+            paced.pacing = .even
+            paced.share = share
+            let campaigns = [Fixture.campaign(1, weight: 100), Fixture.campaign(2, weight: 100), paced]
+            let index = try #require(DecisionEngine.index(campaigns, creatives: Fixture.held, preparer: .json)["shop"])
+            let bound = DecisionEngine.shareBound(share)
+            var counts: [Int64: Int] = [:]
+            for device in 0..<3000 {
+                let request = Fixture.request(device: "device-\(device)")
+                let id = try #require(DecisionEngine.decide(request, index: index, device: .unknown, now: Fixture.now).campaign?.id)
+                counts[id, default: 0] += 1
+                // Campaign 3 is answered only to a device its own draw serves.
+                if id == 3 { #expect(DecisionEngine.servesShare(3, below: bound, request, Fixture.now)) }
+            }
+            // Equal weights: 3 takes about a third of the devices its share serves, 1 and 2 split the rest.
+            let third = Double(counts[3, default: 0]) / 3000
+            #expect(abs(third - share / 3) < 0.04, "\(counts) at \(share)")
+            #expect(counts[1, default: 0] > 800 && counts[2, default: 0] > 800, "\(counts) at \(share)")
+        }
+        // Without a share the same tier is not paced, and all three are answered about equally.
+        let plain = try #require(DecisionEngine.index([Fixture.campaign(1), Fixture.campaign(2), Fixture.campaign(3)], creatives: Fixture.held,
+                                                      preparer: .json)["shop"])
+        #expect(plain.tiers.allSatisfy { !$0.paced })
+    }
+
     @Test("a share serves that share of devices (within 3 points over 4000), the same devices within an interval, others in the next",
           arguments: [0.1, 0.5, 0.83])
     func proportion(share: Double) {
