@@ -8,8 +8,13 @@ SAMPLES: lines "UNIX-TIME JSON" of campaign.stats of every campaign, about every
 flight's last reports arrived. PUBLISHED: lines "published ID COUNT". START and END: the flight, in Unix seconds.
 
 A tenth is what the reported impressions grew by between two tenths' boundaries (linear between the samples around a
-boundary; the last tenth ends at the last sample, so it also takes the counts reported after the flight). Reports
-arrive a report interval or two after the impressions, so the tenths lag the window by as much.
+boundary; the last tenth ends at the last sample, so it also takes the counts reported after the flight). The
+boundaries are shifted by the delay from an answer to its reported impression: adload's devices report the last answer
+they had, so at the flight's start they still report the fallback they were answered before it (for up to 20 s: a
+device is asked again for one app every DEVICES x apps / queries a second), and reports reach campaignd a report
+interval or two later. That delay is measured, not assumed: the fallback impressions reported in the flight's first
+fifth for the apps whose paced campaign never published a share (served to every device all along, so each of those
+impressions is of an answer from before the flight), over the app's impressions a second.
 """
 import json
 import sys
@@ -52,6 +57,20 @@ def final(cid):
 
 
 window = end - start
+
+
+def rate_of(cid, fallback):
+    """The app's impressions a second over the flight (the paced campaign's and its fallback's)."""
+    return ((at(cid, end) - at(cid, start)) + (at(fallback, end) - at(fallback, start))) / window
+
+
+# The answer-to-report delay: how many seconds of the app's traffic its fallback still got after the flight began, for
+# the campaigns served to every device all along (no share published).
+delays = [(at(fallback, start + window / 5) - at(fallback, start)) / rate_of(cid, fallback)
+          for _, cid, fallback in campaigns if published.get(cid, 0) == 0 and rate_of(cid, fallback) > 0]
+delay = sorted(delays)[len(delays) // 2] if delays else 0.0
+print(f"answer-to-report delay {delay:.1f} s (median of {len(delays)} campaigns never throttled: "
+      f"{' '.join(f'{d:.1f}' for d in sorted(delays))}); the tenths' boundaries are shifted by it")
 print(f"{'campaign':>8} {'pacing':>6} {'traffic':>7} {'goal':>7} {'delivered':>9} {'/goal':>6} {'met at':>6} {'shares':>6}  tenths (x a tenth of the goal)  contract")
 failures = 0
 for app, cid, fallback in campaigns:
@@ -64,9 +83,8 @@ for app, cid, fallback in campaigns:
     pacing = line["pacing"]
     delivered = final(cid)
     # What the app offered over the window: every impression reported in it, the paced campaign's and the fallback's.
-    offered = (at(cid, end) - at(cid, start)) + (at(fallback, end) - at(fallback, start))
-    traffic = offered / goal if goal else 0
-    bounds = [start + window * k / 10 for k in range(11)]
+    traffic = rate_of(cid, fallback) * window / goal if goal else 0
+    bounds = [start + delay + window * k / 10 for k in range(11)]
     points = [at(cid, b) for b in bounds[:-1]] + [delivered]
     tenths = [(points[k + 1] - points[k]) / (goal / 10) for k in range(10)]
     met = next((s for s, counts, _ in samples if counts.get(cid, 0) >= 0.998 * goal), None)

@@ -13,7 +13,9 @@
 #
 # During the flight campaign.stats is read every second; at the end it prints, per campaign, delivered/goal, the
 # traffic offered (all impressions of the app over the goal), each tenth of the window against a tenth of the goal
-# (from the reported counts, so a report interval late), the shares pacing published (change.list, actor pacing),
+# (from the reported counts, the boundaries shifted by the delay from an answer to its report, which
+# bench/pacing-report.py measures on the fallbacks: devices report the last answer they had, the fallback's for up to
+# 20 s into the flight), the shares pacing published (change.list, actor pacing),
 # and the contract: never more than 5% over; with traffic at 1.5x the need or more, at least 95% delivered and, for
 # even, every tenth within 0.75 to 1.25. The samples and logs stay in .build-bench/pacing-XXXX.
 #
@@ -130,8 +132,11 @@ SAMPLES="$RUN/samples.jsonl"
   sleep 1
 done) &
 pids+=($!)
-echo "flight $(utc $start) to $(utc $end); load for $((LEAD + FLIGHT + 2)) s"
-load $((start - $(date +%s) + FLIGHT + 2)) flight
+# The load goes on TAIL seconds past the flight: the last tenth, shifted by the answer-to-report delay, ends that much
+# after the flight, and the devices still report the paced campaign's last answers meanwhile.
+TAIL=12
+echo "flight $(utc $start) to $(utc $end); load for $((LEAD + FLIGHT + TAIL)) s"
+load $((start - $(date +%s) + FLIGHT + TAIL)) flight
 sleep 5  # the last reports through the relay, then a last sample
 kill "${pids[-1]}" 2>/dev/null || true
 echo "$(date +%s.%N) $("$BIN/adctl" --endpoint "$ADMIN" call campaign.stats '{}' | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))')" >>"$SAMPLES"

@@ -114,9 +114,11 @@ public struct PacingController: Sendable {
     public var maximumSampleSeconds: Double = 900
     /// How far `even` may run ahead of the even line when traffic has nothing to spare, as a share of the goal, at
     /// its most (``runAheadPeak``).
-    public var runAhead = 0.09
-    /// Where in the window the run-ahead is largest: it rises slowly through the morning (0.011 of the goal a tenth)
-    /// and falls in the last fifth, where traffic that had nothing to spare runs out anyway.
+    public var runAhead = 0.1
+    /// Where in the window the run-ahead is largest: it rises as the square of the time to it (0.0016 of the goal at the
+    /// first tenth, 0.039 at mid-window: a morning that falls short is then made up at the even rate's pace rather than
+    /// chased towards a run-ahead the afternoon may not need) and falls in the last fifth, where traffic that had nothing
+    /// to spare runs out anyway.
     public var runAheadPeak = 0.8
     /// At most one published share per this many seconds (the pacing interval), and at most ``maxChangesPerDay`` a
     /// day per campaign; a share of 0 (the goal met) is always published.
@@ -272,18 +274,21 @@ public struct PacingController: Sendable {
 
     /// `even`'s share: the rate that brings delivered (with what may be unreported) to the line it aims at one horizon
     /// ahead, over the offered rate. The line is the even one plus a run-ahead that is 0 at both ends of the window and
-    /// largest at ``runAheadPeak`` of it, in full when the offered rate, averaged over a tenth of the window, is no more
-    /// than the even rate (`abundance` 1: traffic that rises and falls through the day then cannot be held back at its
-    /// peak and missed after it), none from twice it (plenty: the goal is spread evenly). Below the line the horizon is
-    /// a tenth of the window, so a shortfall is made up over a tenth rather than at once; at or above it, a fiftieth.
+    /// largest at ``runAheadPeak`` of it, in full when the offered rate, both now and averaged over a tenth of the window,
+    /// is no more than the even rate (`abundance` 1: traffic that rises and falls through the day then cannot be held
+    /// back at its peak and missed after it), none when either is twice it (plenty: the goal is spread evenly). The
+    /// higher of the two, because the average lags: traffic rising out of a night that fell short already has room,
+    /// and must not chase a run-ahead the average still asks for. Below the line the horizon is a tenth of the window,
+    /// so a shortfall is made up over a tenth rather than at once; at or above it, a fiftieth.
     func evenShare(_ input: PacingInput, rate: Double, unreported: Double, abundance: Double, lag: Double, left: Double,
                    elapsed: Double) -> Double {
         let length = input.window.seconds
         let goal = Double(input.goal)
-        let weight = min(1, max(0, 2 - abundance))
+        let weight = min(1, max(0, 2 - max(abundance, rate * length / goal)))
         func line(_ seconds: Double) -> Double {
             let at = min(1, seconds / length)
-            return min(goal, goal * at + weight * runAhead * goal * min(at / runAheadPeak, (1 - at) / (1 - runAheadPeak)))
+            let rise = at / runAheadPeak
+            return min(goal, goal * at + weight * runAhead * goal * min(rise * rise, (1 - at) / (1 - runAheadPeak)))
         }
         let counted = Double(input.delivered) + unreported
         let horizon = min(left, counted < line(elapsed) ? length / 10 : max(2 * lag, length / 50))

@@ -1,4 +1,4 @@
-import LaunchAdDomain
+@testable import LaunchAdDomain
 import Testing
 
 /// The controller alone, tick by tick, on traffic made up to corner it: a restarted leader, a share held low with no
@@ -105,6 +105,20 @@ struct PacingControllerTests {
                 #expect(later.allSatisfy { $0 == 0 }, "\(later)")
             }
         }
+    }
+
+    @Test("even's run-ahead is weighted by the higher of the offered rate now and its tenth's average: traffic rising to twice the even rate out of a night the average still remembers is paced on the even line")
+    func runAheadFollowsTheRateNow() {
+        let goal = 86_400  // an even rate of 1 a second
+        let controller = PacingController()
+        let elapsed = 0.3 * 86_400
+        let input = PacingInput(goal: goal, pacing: .even, window: Self.day, delivered: Int(elapsed), now: Self.start.adding(seconds: elapsed))
+        // On the even line, offered twice the even rate, the average still at 1: no run-ahead, half the traffic.
+        let rising = controller.evenShare(input, rate: 2, unreported: 0, abundance: 1, lag: 20, left: 86_400 - elapsed, elapsed: elapsed)
+        #expect(abs(rising - 0.5) < 0.01, "\(rising)")
+        // Offered just the even rate, now and on average: the run-ahead in full, so it asks for more than the traffic has.
+        let scarce = controller.evenShare(input, rate: 1, unreported: 0, abundance: 1, lag: 20, left: 86_400 - elapsed, elapsed: elapsed)
+        #expect(scarce > 1, "\(scarce)")
     }
 
     @Test("a leader with no memory that finds a share of 0 keeps it while delivered is at least 95% of the goal; a 0 from the last period reopens by a step, not at 1")
