@@ -22,7 +22,8 @@
 #   bench/pacing.sh [full|short]     (full: a flight of 300 s, about 7 minutes in all; short: 90 s, about 3)
 #   Environment: FLIGHT (seconds), RATE (requests a second per edge, default 300), DEVICES (per edge, default 2 x
 #   RATE: see below), CALIBRATION (seconds, default 10),
-#   PACING_INTERVAL (2s), REPORT_INTERVAL (1s), BIN (binaries built elsewhere).
+#   PACING_INTERVAL (2s), REPORT_INTERVAL (1s), BIN (binaries built elsewhere), STORE (sqlite, the default, or
+#   postgres: campaignd on a PostgreSQL cluster of its own, started in the run's folder as deploy/local/cluster.sh does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-full}
@@ -46,9 +47,15 @@ build_bin release campaignd relayd deliveryd adctl adload
 mkdir -p .build-bench
 RUN=$(mktemp -d .build-bench/pacing-XXXX)
 trap stop_cluster EXIT
-echo "pacing bench: $MODE, flight $FLIGHT s, $RATE requests/s per edge, pacing every $PACING_INTERVAL, reports every $REPORT_INTERVAL; load $(cut -d' ' -f1-3 /proc/loadavg); in $RUN"
+STORE=${STORE:-sqlite}
+case $STORE in
+  sqlite) STORE_ARGS=() ;;
+  postgres) start_postgres "$RUN"; STORE_ARGS=(--database "$DATABASE") ;;
+  *) echo "STORE must be sqlite or postgres (got $STORE)" >&2; exit 2 ;;
+esac
+echo "pacing bench: $MODE, campaignd on $STORE, flight $FLIGHT s, $RATE requests/s per edge, pacing every $PACING_INTERVAL, reports every $REPORT_INTERVAL; load $(cut -d' ' -f1-3 /proc/loadavg); in $RUN"
 
-start_campaignd "$RUN" campaignd 0 --pacing-interval "$PACING_INTERVAL"
+start_campaignd "$RUN" campaignd 0 --pacing-interval "$PACING_INTERVAL" "${STORE_ARGS[@]}"
 start_relays "$RUN" 1
 EDGES=()
 for e in 0 1; do start_edge "$RUN" "edge-$e" "$RUN/relay-0.ready" 0 --report-interval "$REPORT_INTERVAL"; done
