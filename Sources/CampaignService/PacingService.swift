@@ -118,11 +118,7 @@ final class PacingService: Sendable {
         let paced = Set(campaigns.map(\.id))
         memories.withLock { $0 = $0.filter { paced.contains($0.key) } }
         outcomes.withLock { $0 = $0.filter { paced.contains($0.key) } }
-        guard !shares.isEmpty else {
-            completedTicks.add(1, ordering: .releasing)
-            return []
-        }
-        let changes = try await store.pace(shares, now: now)
+        let changes = shares.isEmpty ? [] : try await store.pace(shares, now: now)
         completedTicks.add(1, ordering: .releasing)
         for change in changes {
             logger.info("paced a campaign", metadata: [LogField.campaignId: "\(change.id)", "share": "\(change.campaign.share ?? 1)",
