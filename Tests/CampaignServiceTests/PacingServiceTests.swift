@@ -103,19 +103,11 @@ struct PacingRestartTests {
         try await withCampaignService(configure: { $0.pacingInterval = .seconds(3600) }) { service in
             let admin = try service.admin(timeout: .seconds(30))
             let sync = try service.sync()
-            let creative = try await service.uploadPNG(admin)
-            var fields = CampaignFixture.fields(name: "Half way", creative: creative, startIn: -43_200, duration: 86_400)
-            fields.goal = CampaignGoal(impressions: 86_400, per: .campaign)
-            let paced = try await admin.call(AdminAPI.campaignCreate, fields).campaign
-            let store = service.app.store
-            let now = Timestamp.now()
+            let (paced, pacing, clock) = try await HandTicked.start(service, admin, name: "Half way")
             // What the leader before had published, and on pace: half the goal delivered at half the flight.
-            _ = try await store.pace([CampaignShare(id: paced.id, share: 0.2)], now: now)
+            _ = try await service.app.store.pace([CampaignShare(id: paced.id, share: 0.2)], now: clock.now)
             _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e1", reportId: 1, counts: [
                 CampaignStats(id: paced.id, impressions: 43_200, clicks: 0, skips: 0)]))
-            let time = Atomic<Int64>(now.milliseconds)
-            let pacing = PacingService(store: store, clock: { Timestamp(milliseconds: time.load(ordering: .relaxed)) }, interval: .seconds(10),
-                                       logger: Logger(label: "pacing-restart"))
             // Traffic of 5 a second at a share of 1, so 1 a second at 0.2: what the goal needs.
             var shares: [Double?] = []
             for tick in 1...8 {
@@ -124,7 +116,7 @@ struct PacingRestartTests {
                 let served = Int64(10 * 5 * ((shares.last ?? 1) ?? 1))
                 _ = try await sync.call(SyncAPI.report, EdgeReport(edgeId: "e1", reportId: Int64(tick + 1), counts: [
                     CampaignStats(id: paced.id, impressions: served, clicks: 0, skips: 0)]))
-                time.add(10_000, ordering: .relaxed)
+                clock.advance(seconds: 10)
             }
             #expect(shares.allSatisfy { ($0 ?? 1) <= 0.25 }, "\(shares)")
             await admin.close()
@@ -140,33 +132,49 @@ struct PacingTermTests {
     func forgetsBetweenTerms() async throws {
         try await withCampaignService(configure: { $0.pacingInterval = .seconds(3600) }) { service in
             let admin = try service.admin(timeout: .seconds(30))
-            let creative = try await service.uploadPNG(admin)
-            var fields = CampaignFixture.fields(name: "Termed", creative: creative, startIn: -43_200, duration: 86_400)
-            fields.goal = CampaignGoal(impressions: 86_400, per: .campaign)
-            let paced = try await admin.call(AdminAPI.campaignCreate, fields).campaign
-            let time = Atomic<Int64>(Timestamp.now().milliseconds)
-            let pacing = PacingService(store: service.app.store, clock: { Timestamp(milliseconds: time.load(ordering: .relaxed)) },
-                                       interval: .seconds(10), logger: Logger(label: "pacing-terms"))
+            let (paced, pacing, clock) = try await HandTicked.start(service, admin, name: "Termed")
             // Two ticks 10 s apart: the second builds on the first (both shares are in its memory).
             _ = try await pacing.tick()
-            time.add(10_000, ordering: .relaxed)
+            clock.advance(seconds: 10)
             _ = try await pacing.tick()
             #expect(pacing.memory(of: paced.id)?.recent.count == 2)
             // 40 s later (more than three intervals): measured afresh, only this tick's share remembered.
-            time.add(40_000, ordering: .relaxed)
+            clock.advance(seconds: 40)
             _ = try await pacing.tick()
             #expect(pacing.memory(of: paced.id)?.recent.count == 1)
-            time.add(10_000, ordering: .relaxed)
+            clock.advance(seconds: 10)
             _ = try await pacing.tick()
             #expect(pacing.memory(of: paced.id)?.recent.count == 2)
             // A new term: its first tick starts from the store alone.
             let ticks = pacing.ticks
-            time.add(10_000, ordering: .relaxed)
+            clock.advance(seconds: 10)
             let term = Task { try await pacing.run() }
             #expect(await eventually(timeout: .seconds(20)) { pacing.ticks > ticks })
             term.cancel()
             #expect(pacing.memory(of: paced.id)?.recent.count == 1)
             await admin.close()
         }
+    }
+}
+
+/// A pacing loop a test ticks by hand, on a clock it moves, over a campaign halfway through a day-long flight with a
+/// goal of one impression a second (so on pace at half of it): what the restart and term tests pace.
+final class HandTicked: Sendable {
+    private let milliseconds = Atomic<Int64>(Timestamp.now().milliseconds)
+
+    var now: Timestamp { Timestamp(milliseconds: milliseconds.load(ordering: .relaxed)) }
+
+    func advance(seconds: Int64) { milliseconds.add(seconds * 1000, ordering: .relaxed) }
+
+    /// The campaign (created through `admin`), a pacing loop of 10 s over `service`'s store on the clock, and the clock.
+    static func start(_ service: InProcessCampaignService, _ admin: RPCClient, name: String) async throws
+        -> (paced: Campaign, pacing: PacingService, clock: HandTicked) {
+        let creative = try await service.uploadPNG(admin)
+        var fields = CampaignFixture.fields(name: name, creative: creative, startIn: -43_200, duration: 86_400)
+        fields.goal = CampaignGoal(impressions: 86_400, per: .campaign)
+        let paced = try await admin.call(AdminAPI.campaignCreate, fields).campaign
+        let clock = HandTicked()
+        let pacing = PacingService(store: service.app.store, clock: { clock.now }, interval: .seconds(10), logger: Logger(label: "pacing-by-hand"))
+        return (paced, pacing, clock)
     }
 }
