@@ -18,21 +18,38 @@ struct EventKey: Sendable, Equatable {
 
     /// The first 64 bits of sha256(key ‖ id). Never 0.
     func fingerprint(_ id: String) -> UInt64 {
-        fingerprint(of: [Array(id.utf8)])
+        var hasher = keyed()
+        Self.update(&hasher, with: id)
+        return Self.value(of: hasher)
     }
 
     /// The fingerprint standing for device `deviceId`'s report of campaign `campaign` in `hour`: every such report
     /// has it, so a second is a duplicate of the first whatever its event id. sha256(key ‖ 0xFF ‖ device ‖ 0 ‖
     /// campaign ‖ hour): no UTF-8 id begins with 0xFF, so no event id can stand for it.
     func fingerprint(reportOf deviceId: String, campaign: Int64, hour: Int64) -> UInt64 {
-        fingerprint(of: [[0xFF], Array(deviceId.utf8), [0], withUnsafeBytes(of: campaign.littleEndian, Array.init),
-                         withUnsafeBytes(of: hour.littleEndian, Array.init)])
+        var hasher = keyed()
+        withUnsafeBytes(of: UInt8(0xFF)) { hasher.update(bufferPointer: $0) }
+        Self.update(&hasher, with: deviceId)
+        withUnsafeBytes(of: UInt8(0)) { hasher.update(bufferPointer: $0) }
+        withUnsafeBytes(of: campaign.littleEndian) { hasher.update(bufferPointer: $0) }
+        withUnsafeBytes(of: hour.littleEndian) { hasher.update(bufferPointer: $0) }
+        return Self.value(of: hasher)
     }
 
-    private func fingerprint(of parts: [[UInt8]]) -> UInt64 {
+    // Fed straight from the key's and the texts' bytes: a report's events are fingerprinted on the client socket's
+    // thread, and arrays made for each part cost an allocation apiece.
+    private func keyed() -> SHA256 {
         var hasher = SHA256()
-        hasher.update(data: bytes)
-        for part in parts { hasher.update(data: part) }
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hasher
+    }
+
+    private static func update(_ hasher: inout SHA256, with text: String) {
+        var text = text
+        text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func value(of hasher: SHA256) -> UInt64 {
         let value = hasher.finalize().withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
         return value == 0 ? 1 : value
     }

@@ -77,8 +77,13 @@ final class EventLedger: Sendable {
                 let appKey = AppHourlyCount.Key(app: app, hour: hour.milliseconds)
                 // Apps are whatever the reports name (an app with no campaign is counted too): past the bound, a new
                 // app and hour waits for a report to take the ones held, and its launches are not counted meanwhile.
-                if unsaved.apps[appKey] != nil || unsaved.apps.count < appLimit {
-                    unsaved.apps[appKey, default: AppHourlyCount(app: app, hour: hour)].count(event.type)
+                // Counted where it lies: through `subscript(_:default:)` each count made and destroyed a default.
+                if let index = unsaved.apps.index(forKey: appKey) {
+                    unsaved.apps.values[index].count(event.type)
+                } else if unsaved.apps.count < appLimit {
+                    var entry = AppHourlyCount(app: app, hour: hour)
+                    entry.count(event.type)
+                    unsaved.apps[appKey] = entry
                 }
             }
             // While the journal cannot take them, the newest generation waits (older ones the set forgets anyway).

@@ -320,6 +320,9 @@ public struct CompactMembers<Key: JSONFieldKey>: MemberSource {
         guard reader.take(UInt8(ascii: "[")) else { throw CompactMiss() }
         var list: [Element] = []
         if reader.take(UInt8(ascii: "]")) { return list }
+        // Room for a few at once (a launch's report holds two or three events): appended one by one from empty, the
+        // list was made again at its first, second and third element.
+        list.reserveCapacity(4)
         repeat {
             guard let element = Element.read(compact: &reader) else { throw CompactMiss() }
             list.append(element)

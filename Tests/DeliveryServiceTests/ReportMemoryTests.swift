@@ -176,6 +176,17 @@ struct ReportMemoryTests {
         #expect(key.fingerprint(String(repeating: "d", count: 128)) == key.fingerprint(String(repeating: "d", count: 128)))
     }
 
+    @Test("event ids' fingerprints are the first 64 bits of sha256(key ‖ id), as the journals on disk hold them")
+    func eventFingerprints() {
+        // Worked out apart from the code (Python's hashlib), so that a journal written by any earlier build still reads.
+        let key = EventKey(bytes: Array(0..<32))!
+        #expect(key.fingerprint("adload-k3x9-0-17r") == 0xe402_fd24_d499_e882)
+        #expect(key.fingerprint("launch-é") == 0x2d21_8ebc_1dcd_926b)
+        // A device's report of a campaign: sha256(key ‖ 0xFF ‖ device ‖ 0 ‖ campaign ‖ hour), both little-endian.
+        #expect(key.fingerprint(reportOf: "d-1", campaign: 42, hour: 1_700_000_000_000) == 0x416a_30c7_406f_e515)
+        #expect(key.fingerprint(reportOf: "d-1", campaign: 42, hour: 1_700_000_000_000) != key.fingerprint(reportOf: "d-1", campaign: 43, hour: 1_700_000_000_000))
+    }
+
     @Test("SipHash-2-4 gives the published test vectors, so the rounds and the padding are SipHash's")
     func sipHashVectors() {
         // The reference key 00 01 ... 0f and messages 00 01 ... (n-1): the vectors of the SipHash paper's appendix.
