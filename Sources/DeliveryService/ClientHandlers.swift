@@ -78,8 +78,11 @@ enum ClientHandlers {
             let now = context.clock()
             let until = now.adding(seconds: Double(horizon) * 3600)
             let endClock = max(now, context.status.serviceNow(now))
-            var download: [HeldCreative] = []
             let index = state.appIndex(request.app)
+            // Room for a creative of each of the first campaigns ahead at once (appended one by one, the list was made
+            // again and again as it grew); an app of thousands of campaigns grows it from there.
+            var download: [HeldCreative] = []
+            download.reserveCapacity(min(index?.candidates.count ?? 0, 32))
             for candidate in index?.candidates ?? [] {
                 let campaign = candidate.campaign
                 // A test audience's campaign is answered to its test devices alone, and a prefetch names no device; one
@@ -89,7 +92,7 @@ enum ClientHandlers {
                         campaign.launchTypes.contains(.hot) && DecisionEngine.matches(candidate, request.launched(as: .hot))
                 else { continue }
                 // Only the creatives a query from the client's screen may show: it would never be shown the others.
-                download.append(contentsOf: DecisionEngine.creatives(of: candidate, for: request.screen))
+                DecisionEngine.appendCreatives(of: candidate, for: request.screen, to: &download)
             }
             var delete: [String] = []
             if !request.cached.isEmpty {

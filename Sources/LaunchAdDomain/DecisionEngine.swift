@@ -376,9 +376,22 @@ public enum DecisionEngine {
     /// download; the others it would never be shown.
     public static func creatives(of candidate: Candidate, for screen: (width: Int, height: Int)?) -> [HeldCreative] {
         let held = candidate.held
-        guard held.count > 1, let target = aspect(screen) else { return held }
+        guard held.count > 1, aspect(screen) != nil else { return held }
+        var list: [HeldCreative] = []
+        appendCreatives(of: candidate, for: screen, to: &list)
+        return list
+    }
+
+    /// Appends ``creatives(of:for:)`` to `list`: a prefetch's answer gathers them over every campaign ahead into one
+    /// list, with no list of its own made per campaign.
+    public static func appendCreatives(of candidate: Candidate, for screen: (width: Int, height: Int)?, to list: inout [HeldCreative]) {
+        let held = candidate.held
+        guard held.count > 1, let target = aspect(screen) else {
+            list.append(contentsOf: held)
+            return
+        }
         let limit = nearestDistance(held, to: target) * aspectFactor
-        return held.filter { aspectDistance($0.aspect, target) <= limit }
+        for creative in held where aspectDistance(creative.aspect, target) <= limit { list.append(creative) }
     }
 
     /// The creative whose aspect ratio is nearest the screen's; among the nearest, one the client holds, then the
