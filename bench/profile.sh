@@ -12,11 +12,17 @@
 #   - syscalls a request: `perf stat -e raw_syscalls:sys_enter` on the warm server (every thread, no slowdown) at one
 #     request in flight and at 256 (4 sockets × 64, HTTP 64 connections), less the idle rate; and `strace -c -f` for
 #     the split by syscall (ptrace slows the server, so its batches at 256 in flight are larger than in life);
-#   - where both cores' time goes under load: `perf record -a` (cpu-clock, no hardware counters in this VM) while
-#     10×REQUESTS go through at 256 in flight: the server's share by thread and object, the client's, the rest's.
+#   - adload's methods on the same edge under callgrind, each alone and then its mix (bench/launch-vs-limit.sh's
+#     CLIENT=adload): queries over the 10 apps, prefetches, and reports (95% of the requests of 1,000 devices; the rest,
+#     and each device's first, queries), instructions and allocator calls a request;
+#   - where both cores' time goes under load: `perf record -a` (cpu-clock, no hardware counters in this VM) for 4 s of
+#     6 at 256 in flight, by zmq_load and by adload's mix, on the edge and on the limit: the server by thread and
+#     object, the load client, the cores idle, each also in microseconds of a core a request.
 # The servers are release builds started through deploy/local/cluster.sh on 100 live campaigns across 10 apps (as in
 # bench/launch-vs-limit.sh); the queries are zmq_load's (bench/http-count.py sends the same over HTTP). Instruction,
-# allocation and syscall counts do not follow the host's load; this script prints no throughput.
+# allocation and syscall counts do not follow the host's load; the perf runs' rates only turn shares into time a request
+# (bench/launch-vs-limit.sh measures throughput). valgrind runs SHA-256 without the CPU's SHA instructions, so a report's
+# instructions (its events' fingerprints) are more than it executes in life.
 #
 #   bench/profile.sh [REQUESTS]        (as root, for perf; SCRATCH=.build-release or BIN=DIR as in cluster.sh)
 #
@@ -32,7 +38,7 @@ done
 . bench/limit.sh
 . deploy/local/cluster.sh
 . bench/launch-campaigns.sh
-build_bin release campaignd deliveryd adctl query-microbench
+build_bin release campaignd deliveryd adctl adload query-microbench
 RUN=$(mktemp -d "$PWD/$OUT/profile-XXXX")
 LOG="$OUT/profile.log"
 trap stop_cluster EXIT
@@ -54,6 +60,12 @@ LIMIT_PORT=$(free_port)
 
 # zload ENDPOINT SOCKETS WINDOW COUNT LABEL: COUNT launch queries by zmq_load (its RESULT line to the run's log).
 zload() { "$OUT"/zmq_load -e "$1" -s "$2" -w "$3" -n "$4" -W 0 -d 600 -l "$5" >>"$RUN/load.log" || true; }
+# aload ENDPOINT MIX LABEL [ARGS...]: REQUESTS requests of adload's MIX at 256 in flight (its JSON to the run's log).
+MIX_APPS=shop,app1,app2,app3,app4,app5,app6,app7,app8,app9
+aload() {
+  "$BIN/adload" --endpoint "$1" --connections 4 --window 64 --requests "$REQUESTS" --warmup 0 --duration 600 --quiet --json \
+    --apps "$MIX_APPS" --mix "$2" "${@:4}" >>"$RUN/load.log" || true
+}
 # hload HOST:PORT CONNECTIONS COUNT: COUNT POST /rpc launch queries.
 hload() { bench/http-count.py "$1" "$3" "$2" >>"$RUN/load.log"; }
 # cut_part PID NAME WHO: callgrind's dump of the part since the last cut, as RUN/NAME.cg, and that part's seconds.
@@ -80,6 +92,12 @@ parts() {
     hload "$http" 1 "$REQUESTS"; cut_part "$pid" "$who-http-cold" "$who"
     hload "$http" 1 "$REQUESTS"; cut_part "$pid" "$who-http-1" "$who"
     hload "$http" 64 "$REQUESTS"; cut_part "$pid" "$who-http-64" "$who"
+    # adload's methods one at a time, then its mix, over the 10 apps (reports: 95% of the requests of 1,000 devices,
+    # less each device's first, a query whose answer the reports name).
+    aload "$zmq" query=100 "$who-mix-query"; cut_part "$pid" "$who-mix-query" "$who"
+    aload "$zmq" prefetch=100 "$who-mix-prefetch"; cut_part "$pid" "$who-mix-prefetch" "$who"
+    aload "$zmq" query=5,report=95 "$who-mix-report" --devices 1000; cut_part "$pid" "$who-mix-report" "$who"
+    aload "$zmq" query=90,prefetch=4,report=6 "$who-mix"; cut_part "$pid" "$who-mix" "$who"
   fi
   sleep 20; cut_part "$pid" "$who-idle" "$who"
 }
@@ -109,7 +127,7 @@ pids+=($!)
 sleep 3
 parts "$LIMIT_CG" limit "tcp://127.0.0.1:$LIMIT_PORT" ""
 kill "$EDGE_CG" "$LIMIT_CG" 2>/dev/null || true
-for name in edge-zmq-cold edge-zmq-1 edge-zmq-256 edge-http-cold edge-http-1 edge-http-64 limit-zmq-cold limit-zmq-1 limit-zmq-256; do
+for name in edge-zmq-cold edge-zmq-1 edge-zmq-256 edge-http-cold edge-http-1 edge-http-64 edge-mix-query edge-mix-prefetch edge-mix-report edge-mix limit-zmq-cold limit-zmq-1 limit-zmq-256; do
   echo "-- $name (${SECONDS_OF[$name]%.*} s under callgrind)"
   split "$name" --top 25 --stage "dispatch=JSONRPCDispatcher" >"$RUN/$name.txt"
   sed -n '1,/^functions by inclusive/p' "$RUN/$name.txt" | grep -v '^functions by'
@@ -173,22 +191,43 @@ for who in edge limit; do
   fi
 done
 
-echo "== where both cores go under load (perf record -a, cpu-clock, $(( 10 * REQUESTS )) requests at 256 in flight)"
-for target in "edge $EDGE $EDGE_PID" "limit tcp://127.0.0.1:$LIMIT_PORT $LIMIT_PID"; do
-  set -- $target
-  perf record -a -e cpu-clock -F 999 -o "$RUN/$1.perf" -- "$OUT"/zmq_load -e "$2" -s 4 -w 256 -n $(( 10 * REQUESTS )) -W 0 -d 600 -l "$1-perf" >>"$RUN/load.log" 2>"$RUN/$1.perf.log"
-  echo "-- $1: both cores' samples: the server by thread and object, the load client, the host's other work"
-  perf script -i "$RUN/$1.perf" -F pid,tid,comm,ip,dso 2>/dev/null | python3 -c '
-import collections, re, sys
-server, samples = sys.argv[1], collections.Counter()
+echo "== where both cores go under load (perf record -a, cpu-clock, 4 s in the middle of 6 s at 256 in flight)"
+# cores NAME ENDPOINT SERVER_PID CLIENT...: both cores' samples while CLIENT loads the server, by who took them (the
+# server by thread and object, the load client with its threads, the cores idle, the host's other work), each also as
+# microseconds of a core a request: its share of the cores' time over the requests answered in it.
+cores() {
+  local name=$1 endpoint=$2 server=$3 client
+  shift 3
+  "$@" >"$RUN/$name.client" 2>"$RUN/$name.perf.log" &
+  client=$!
+  sleep 1
+  perf record -a -e cpu-clock -F 999 -o "$RUN/$name.perf" -- sleep 4 >/dev/null 2>&1
+  wait "$client" || true
+  cat "$RUN/$name.client" >>"$RUN/load.log"
+  echo "-- $name: both cores' samples, and each one's CPU a request (the two cores' 4 s over the requests in them)"
+  perf script -i "$RUN/$name.perf" -F pid,tid,comm,ip,dso 2>/dev/null | python3 -c '
+import collections, json, re, sys
+server, client, results, samples = sys.argv[1], sys.argv[2], open(sys.argv[3]).read(), collections.Counter()
+rate = re.search(r" rps=([0-9.]+)", results)
+rate = float(rate.group(1)) if rate else json.loads(results)["requestsPerSecond"]
 for line in sys.stdin:
     match = re.match(r"\s*(.*?)\s+(\d+)/\d+\s+\S+\s+\((.*)\)\s*$", line)
     if not match: continue
     comm, pid, dso = match.group(1), match.group(2), match.group(3).rsplit("/", 1)[-1]
-    samples["server " + comm + " " + dso if pid == server else "load client" if comm == "zmq_load" else "other processes"] += 1
+    samples["server " + comm + " " + dso if pid == server else "load client" if pid == client else
+            "idle" if pid == "0" else "other processes"] += 1
 total = sum(samples.values())
-for who, count in samples.most_common(14): print(f"    {100 * count / total:5.1f}%  {who}")
-' "$3"
+print(f"    {rate:,.0f} requests a second")
+cores = int(sys.argv[4])
+for who, count in samples.most_common(14):
+    print(f"    {100 * count / total:5.1f}%  {cores * 1e6 * count / total / rate:6.3f} µs  {who}")
+' "$server" "$client" "$RUN/$name.client" "$(nproc)"
+}
+for target in "edge $EDGE $EDGE_PID" "limit tcp://127.0.0.1:$LIMIT_PORT $LIMIT_PID"; do
+  set -- $target
+  cores "$1" "$2" "$3" "$OUT"/zmq_load -e "$2" -s 4 -w 256 -W 0 -d 6 -l "$1-perf"
+  cores "$1-mix" "$2" "$3" "$BIN/adload" --endpoint "$2" --connections 4 --window 64 --duration 6 --warmup 0 --quiet --json \
+    --apps "$MIX_APPS" --mix query=90,prefetch=4,report=6
 done
 echo "== in-process stages (query-microbench under callgrind), instructions a query"
 nodebug query-microbench
@@ -220,6 +259,11 @@ for name in edge-zmq-1 edge-zmq-256 edge-http-1 edge-http-64 limit-zmq-1 limit-z
   else
     echo "  $name: - / - / - / $total / $total; allocations $allocations"
   fi
+done
+
+echo "== adload's methods on the edge at 256 in flight (its 10 apps), instructions and allocator calls a request"
+for name in edge-mix-query edge-mix-prefetch edge-mix-report edge-mix; do
+  echo "  ${name#edge-}: $(split "$name" --json | jsonfield total) instructions, $(split "$name" --json | jsonfield allocations 2) allocations"
 done
 
 if grep -q "errors=[1-9]" "$RUN/load.log"; then echo "some requests failed: see $RUN/load.log"; fi
