@@ -375,8 +375,6 @@ public enum DecisionEngine {
     /// is nearest the screen's (every one without a screen), in their order. What a client on that screen needs to
     /// download; the others it would never be shown.
     public static func creatives(of candidate: Candidate, for screen: (width: Int, height: Int)?) -> [HeldCreative] {
-        let held = candidate.held
-        guard held.count > 1, aspect(screen) != nil else { return held }
         var list: [HeldCreative] = []
         appendCreatives(of: candidate, for: screen, to: &list)
         return list
