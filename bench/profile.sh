@@ -192,12 +192,12 @@ for who in edge limit; do
 done
 
 echo "== where both cores go under load (perf record -a, cpu-clock, 4 s in the middle of 6 s at 256 in flight)"
-# cores NAME ENDPOINT SERVER_PID CLIENT...: both cores' samples while CLIENT loads the server, by who took them (the
+# cores NAME SERVER_PID CLIENT...: both cores' samples while CLIENT loads the server, by who took them (the
 # server by thread and object, the load client with its threads, the cores idle, the host's other work), each also as
 # microseconds of a core a request: its share of the cores' time over the requests answered in it.
 cores() {
-  local name=$1 endpoint=$2 server=$3 client
-  shift 3
+  local name=$1 server=$2 client
+  shift 2
   "$@" >"$RUN/$name.client" 2>"$RUN/$name.perf.log" &
   client=$!
   sleep 1
@@ -225,8 +225,8 @@ for who, count in samples.most_common(14):
 }
 for target in "edge $EDGE $EDGE_PID" "limit tcp://127.0.0.1:$LIMIT_PORT $LIMIT_PID"; do
   set -- $target
-  cores "$1" "$2" "$3" "$OUT"/zmq_load -e "$2" -s 4 -w 256 -W 0 -d 6 -l "$1-perf"
-  cores "$1-mix" "$2" "$3" "$BIN/adload" --endpoint "$2" --connections 4 --window 64 --duration 6 --warmup 0 --quiet --json \
+  cores "$1" "$3" "$OUT"/zmq_load -e "$2" -s 4 -w 256 -W 0 -d 6 -l "$1-perf"
+  cores "$1-mix" "$3" "$BIN/adload" --endpoint "$2" --connections 4 --window 64 --duration 6 --warmup 0 --quiet --json \
     --apps "$MIX_APPS" --mix query=90,prefetch=4,report=6
 done
 echo "== in-process stages (query-microbench under callgrind), instructions a query"
