@@ -17,8 +17,9 @@ public struct RPCServerConfiguration: Sendable {
     /// request is waiting). Sent one at a time while requests are still being read, replies wake libzmq's I/O
     /// thread for nearly every one and reach the kernel one `send` each; in batches the I/O thread takes many
     /// at once. Under load a reply waits for at most this many requests' handling; with one request in flight
-    /// nothing waits. Too large a batch starves clients of answers (BENCHMARKS.md has the measurements).
-    public var replyBatch: Int = 128
+    /// nothing waits. Too large a batch starves clients of answers, and leaves the I/O thread idle while the
+    /// batch is made; too small a one wakes it too often (BENCHMARKS.md has the measurements).
+    public var replyBatch: Int = 64
     /// Send and receive high-water marks, in messages per peer.
     public var highWaterMark: Int32 = 10_000
     /// CURVE with a ZAP allowlist, or `nil` for a plain socket.
