@@ -60,11 +60,11 @@ LIMIT_PORT=$(free_port)
 
 # zload ENDPOINT SOCKETS WINDOW COUNT LABEL: COUNT launch queries by zmq_load (its RESULT line to the run's log).
 zload() { "$OUT"/zmq_load -e "$1" -s "$2" -w "$3" -n "$4" -W 0 -d 600 -l "$5" >>"$RUN/load.log" || true; }
-# aload ENDPOINT MIX LABEL [ARGS...]: REQUESTS requests of adload's MIX at 256 in flight (its JSON to the run's log).
+# aload ENDPOINT MIX [ARGS...]: REQUESTS requests of adload's MIX at 256 in flight (its JSON to the run's log).
 MIX_APPS=shop,app1,app2,app3,app4,app5,app6,app7,app8,app9
 aload() {
   "$BIN/adload" --endpoint "$1" --connections 4 --window 64 --requests "$REQUESTS" --warmup 0 --duration 600 --quiet --json \
-    --apps "$MIX_APPS" --mix "$2" "${@:4}" >>"$RUN/load.log" || true
+    --apps "$MIX_APPS" --mix "$2" "${@:3}" >>"$RUN/load.log" || true
 }
 # hload HOST:PORT CONNECTIONS COUNT: COUNT POST /rpc launch queries.
 hload() { bench/http-count.py "$1" "$3" "$2" >>"$RUN/load.log"; }
@@ -94,10 +94,10 @@ parts() {
     hload "$http" 64 "$REQUESTS"; cut_part "$pid" "$who-http-64" "$who"
     # adload's methods one at a time, then its mix, over the 10 apps (reports: 95% of the requests of 1,000 devices,
     # less each device's first, a query whose answer the reports name).
-    aload "$zmq" query=100 "$who-mix-query"; cut_part "$pid" "$who-mix-query" "$who"
-    aload "$zmq" prefetch=100 "$who-mix-prefetch"; cut_part "$pid" "$who-mix-prefetch" "$who"
-    aload "$zmq" query=5,report=95 "$who-mix-report" --devices 1000; cut_part "$pid" "$who-mix-report" "$who"
-    aload "$zmq" query=90,prefetch=4,report=6 "$who-mix"; cut_part "$pid" "$who-mix" "$who"
+    aload "$zmq" query=100; cut_part "$pid" "$who-mix-query" "$who"
+    aload "$zmq" prefetch=100; cut_part "$pid" "$who-mix-prefetch" "$who"
+    aload "$zmq" query=5,report=95 --devices 1000; cut_part "$pid" "$who-mix-report" "$who"
+    aload "$zmq" query=90,prefetch=4,report=6; cut_part "$pid" "$who-mix" "$who"
   fi
   sleep 20; cut_part "$pid" "$who-idle" "$who"
 }
