@@ -266,7 +266,8 @@ public enum CodecInvariants {
     /// Everything the handler is given, as JSON.
     static func describe(_ request: LaunchRequest, id: JSONRPCID?) -> JSONValue {
         var object = JSONObject()
-        for (name, value) in members(of: request) { object[name] = .string(value) }
+        // By name: two dictionaries with the same members need not list them in the same order.
+        for (name, value) in members(of: request).sorted(by: { $0.key < $1.key }) { object[name] = .string(value) }
         object["id"] = id?.json ?? .string("none")
         return .object(object)
     }

@@ -287,6 +287,16 @@ struct CodecPropertyTests {
     static let sha = String(repeating: "ab", count: 32)
     static let event = #"{"eventId":"e-1","type":"impression","campaignId":42,"deviceId":"d-1"}"#
 
+    @Test("the handler's answer lists a request's members in one order, by name, so that two answers compare as bytes")
+    func describedInOneOrder() throws {
+        let message = CodecInvariants.compactCall(params: Array(Self.launchParams.utf8))
+        let answer = try JSONParser.parse(try #require(CodecInvariants.answer(CodecInvariants.compactDispatchers.general, message)))
+        guard case .object(let result)? = answer["result"] else { Issue.record("no result: \(answer)"); return }
+        let names = result.keys.filter { $0 != "id" }
+        #expect(names.count >= 10, "\(names)")
+        #expect(names == names.sorted(), "\(names)")
+    }
+
     @Test("compact launch.prefetch and launch.report calls are read straight from their bytes and answered as the general way answers them",
           arguments: [
         ("launch.prefetch", #"{"app":"shop","platform":"ios","appVersion":"5.2.0","region":"cn-east","locale":"zh-CN","screen":{"width":1179,"height":2556}}"#, true),
