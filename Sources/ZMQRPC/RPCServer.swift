@@ -20,6 +20,10 @@ public struct RPCServerConfiguration: Sendable {
     /// nothing waits. Too large a batch starves clients of answers, and leaves the I/O thread idle while the
     /// batch is made; too small a one wakes it too often (BENCHMARKS.md has the measurements).
     public var replyBatch: Int = 64
+    /// Reply frames lent to libzmq from a pool instead of allocated one by one (see ``OutgoingBatch``), or `nil`.
+    /// A reply larger than a slot, or one that finds the next slot still lent, is allocated as before. The default,
+    /// 1,024 slots of 1 KiB, holds a launch answer and outlasts the replies of 1,024 requests in flight.
+    public var replySlots: OutgoingBatch.Slots? = OutgoingBatch.Slots(size: 1024, count: 1024)
     /// Send and receive high-water marks, in messages per peer.
     public var highWaterMark: Int32 = 10_000
     /// CURVE with a ZAP allowlist, or `nil` for a plain socket.
@@ -151,7 +155,7 @@ public final class RPCServer: Sendable {
 
     private func serve(_ socket: Socket) {
         let frames = MultipartBuffer(capacity: Self.maxFrames)
-        let replies = OutgoingBatch()
+        let replies = OutgoingBatch(pooled: configuration.replySlots)
         let scratch = JSONRPCDispatcher.Scratch()
         let curve = configuration.curve != nil
         let replyBatch = max(1, configuration.replyBatch)

@@ -11,7 +11,8 @@ import Darwin
 /// Sending replies one by one while requests are still being read wakes libzmq's I/O thread for nearly every
 /// reply, and it then writes each one to the kernel alone. Holding the replies of one batch of requests and
 /// sending them back to back lets the I/O thread pick up many at a time and write them in one system call.
-/// Envelope frames move in from a ``MultipartBuffer`` without a copy; bodies are copied into frames of their own.
+/// Envelope frames move in from a ``MultipartBuffer`` without a copy; bodies are copied into frames of their own,
+/// taken from the batch's pool of reply slots when one is free and the body fits (see ``init(frameCapacity:pooled:)``).
 /// Not thread-safe: it belongs to the thread that owns the socket.
 public final class OutgoingBatch {
     /// What a ``flush(to:)`` did.
@@ -33,9 +34,38 @@ public final class OutgoingBatch {
     @exclusivity(unchecked) public private(set) var frameCount = 0
     /// Whole messages held (a message still being appended is not counted).
     @exclusivity(unchecked) public private(set) var messageCount = 0
+    /// Where copied frames are made when they fit, or `nil`.
+    private let pool: OpaquePointer?
+    /// The size of the pool's slots (0 without a pool).
+    private let slotSize: Int
+    /// Frames copied into a slot of the pool, and frames that fitted one but found the next slot still lent.
+    @exclusivity(unchecked) public private(set) var pooledFrames = 0
+    @exclusivity(unchecked) public private(set) var slotMisses = 0
 
-    public init(frameCapacity: Int = 128) {
+    /// The size and number of the slots in a batch's pool of reply frames.
+    public struct Slots: Sendable, Equatable {
+        public var size: Int
+        public var count: Int
+
+        public init(size: Int, count: Int) {
+            precondition(size > 0 && count > 0)
+            self.size = size
+            self.count = count
+        }
+    }
+
+    /// A batch whose copied frames come from a pool of `pooled` slots when they fit (`nil`: every frame is allocated
+    /// by libzmq).
+    ///
+    /// A frame that libzmq allocates is freed on its I/O thread once written; under load, the sending thread's
+    /// allocations and the I/O thread's frees then meet on one lock of the C allocator for every reply, and one
+    /// thread often sleeps on it. A slot is lent to libzmq instead and comes back when libzmq lets go of the frame;
+    /// the slots live until the batch is gone and libzmq has let go of every frame in them. Slots are taken in turn;
+    /// when the next one is still lent (its peer is slow to read), that frame is allocated as before.
+    public init(frameCapacity: Int = 128, pooled: Slots? = nil) {
         precondition(frameCapacity > 0)
+        pool = pooled.flatMap { launchad_frame_pool_create($0.size, $0.count) }
+        slotSize = pool == nil ? 0 : pooled?.size ?? 0
         capacity = frameCapacity
         slots = .allocate(capacity: frameCapacity)
         lasts = .allocate(capacity: frameCapacity)
@@ -46,6 +76,7 @@ public final class OutgoingBatch {
         for index in 0..<capacity { zmq_msg_close(slots + index) }
         slots.deallocate()
         lasts.deallocate()
+        if let pool { launchad_frame_pool_close(pool) }
     }
 
     /// Whether nothing is held.
@@ -62,6 +93,13 @@ public final class OutgoingBatch {
     public func append(copying bytes: UnsafeRawBufferPointer, last: Bool = true) {
         let slot = nextSlot(last: last)
         zmq_msg_close(slot)
+        if let pool, let base = bytes.baseAddress, bytes.count > 0, bytes.count <= slotSize {
+            if launchad_frame_pool_copy(pool, slot, base, bytes.count) == 0 {
+                pooledFrames &+= 1
+                return
+            }
+            slotMisses &+= 1
+        }
         guard zmq_msg_init_size(slot, bytes.count) == 0 else { fatalError("out of memory for a \(bytes.count)-byte frame") }
         if let base = bytes.baseAddress, bytes.count > 0 {
             zmq_msg_data(slot).copyMemory(from: base, byteCount: bytes.count)
