@@ -19,7 +19,7 @@ int pthread_setname_np(pthread_t thread, const char *name);
 // Reply frames lent to libzmq from one block of fixed-size slots (see `FramePool` in the ZeroMQ module). A frame made
 // with zmq_msg_init_size is malloc'd on the sending thread and freed on libzmq's I/O thread once written, so for
 // every reply the two threads take the same glibc arena lock, and under load one of them often sleeps on it. A slot
-// costs neither: the sending thread takes the next free slot, libzmq's free function (on whichever thread lets go of
+// costs neither: the sending thread takes a free slot, libzmq's free function (on whichever thread lets go of
 // the frame) marks it free again. The block lives while the owner or any lent frame holds it: the owner takes
 // references in bulk (one atomic add per `LAUNCHAD_FRAME_POOL_RESERVE` frames), each frame gives its one back.
 #include <stdatomic.h>
@@ -35,6 +35,7 @@ typedef struct launchad_frame_pool {
     // The owner's, on another line.
     _Alignas(64) size_t reserve;
     size_t cursor;
+    size_t last;  // the slot lent last, or SIZE_MAX
     size_t slot_size;
     size_t slot_count;
     unsigned char *memory;
@@ -75,6 +76,7 @@ static inline launchad_frame_pool *launchad_frame_pool_create(size_t slot_size, 
     atomic_init(&pool->references, 1);  // the owner's own
     pool->reserve = 0;
     pool->cursor = 0;
+    pool->last = SIZE_MAX;
     pool->slot_size = slot_size;
     pool->slot_count = slot_count;
     pool->freed = NULL;
@@ -88,14 +90,18 @@ static inline void launchad_frame_pool_on_free(launchad_frame_pool *pool, void (
     pool->freed_context = context;
 }
 
-// Makes `msg` (closed or never initialised) a frame holding a copy of `count` bytes in the next slot, and returns 0;
-// returns -1, leaving `msg` alone, when the bytes do not fit a slot or the next slot is still lent (the caller makes
-// the frame another way). Only the owner's thread calls it.
+// Makes `msg` (closed or never initialised) a frame holding a copy of `count` bytes, and returns 0; returns -1, leaving
+// `msg` alone, when the bytes do not fit a slot or no slot is free where it looks (the caller makes the frame another
+// way). It looks at the slot lent last, free again when replies go out one at a time, so that a quiet socket writes
+// into memory still in the cache; then at the next slot in turn. Only the owner's thread calls it.
 static inline int launchad_frame_pool_copy(launchad_frame_pool *pool, zmq_msg_t *msg, const void *bytes, size_t count) {
     if (count > pool->slot_size || count == 0) return -1;
-    size_t index = pool->cursor;
-    pool->cursor = index + 1 == pool->slot_count ? 0 : index + 1;
-    if (atomic_load_explicit(&pool->busy[index], memory_order_acquire) != 0) return -1;
+    size_t index = pool->last;
+    if (index == SIZE_MAX || atomic_load_explicit(&pool->busy[index], memory_order_acquire) != 0) {
+        index = pool->cursor;
+        pool->cursor = index + 1 == pool->slot_count ? 0 : index + 1;
+        if (atomic_load_explicit(&pool->busy[index], memory_order_acquire) != 0) return -1;
+    }
     if (pool->reserve == 0) {
         atomic_fetch_add_explicit(&pool->references, LAUNCHAD_FRAME_POOL_RESERVE, memory_order_relaxed);
         pool->reserve = LAUNCHAD_FRAME_POOL_RESERVE;
@@ -108,6 +114,7 @@ static inline int launchad_frame_pool_copy(launchad_frame_pool *pool, zmq_msg_t 
         return -1;
     }
     pool->reserve -= 1;
+    pool->last = index;
     return 0;
 }
 

@@ -60,8 +60,9 @@ public final class OutgoingBatch {
     /// A frame that libzmq allocates is freed on its I/O thread once written; under load, the sending thread's
     /// allocations and the I/O thread's frees then meet on one lock of the C allocator for every reply, and one
     /// thread often sleeps on it. A slot is lent to libzmq instead and comes back when libzmq lets go of the frame;
-    /// the slots live until the batch is gone and libzmq has let go of every frame in them. Slots are taken in turn;
-    /// when the next one is still lent (its peer is slow to read), that frame is allocated as before.
+    /// the slots live until the batch is gone and libzmq has let go of every frame in them. The slot lent last is
+    /// taken again once it is back (replies that go one at a time keep writing to memory in the cache), otherwise the
+    /// next in turn; when that one is still lent too (its peer is slow to read), the frame is allocated as before.
     public init(frameCapacity: Int = 128, pooled: Slots? = nil) {
         precondition(frameCapacity > 0)
         pool = pooled.flatMap { launchad_frame_pool_create($0.size, $0.count) }

@@ -66,6 +66,23 @@ struct FramePoolTests {
         #expect(counter.count.load(ordering: .relaxed) == 1)
     }
 
+    @Test("frames made and let go one at a time reuse the same slot, whose memory is still in the cache")
+    func quietReuse() throws {
+        let pool = try #require(launchad_frame_pool_create(32, 8))
+        defer { launchad_frame_pool_close(pool) }
+        let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
+        defer { message.deallocate() }
+        var addresses: Set<UnsafeMutableRawPointer> = []
+        for index in 0..<20 {
+            let body = Array("frame \(index)".utf8)
+            try #require(launchad_frame_pool_copy(pool, message, body, body.count) == 0)
+            #expect(bytes(of: message) == body)
+            addresses.insert(zmq_msg_data(message))
+            zmq_msg_close(message)
+        }
+        #expect(addresses.count == 1)
+    }
+
     @Test("a pool is freed at once when its owner lets go with nothing lent, and after many turns of its slots")
     func freedByOwner() throws {
         let idle = try #require(launchad_frame_pool_create(64, 4))
