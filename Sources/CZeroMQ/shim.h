@@ -16,11 +16,11 @@ void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_
 #include <pthread.h>
 int pthread_setname_np(pthread_t thread, const char *name);
 
-// Reply frames lent to libzmq from one block of fixed-size slots (see `FramePool` in the ZeroMQ module). A frame made
-// with zmq_msg_init_size is malloc'd on the sending thread and freed on libzmq's I/O thread once written, so for
+// Reply frames lent to libzmq from one block of fixed-size slots (see `OutgoingBatch` in the ZeroMQ module). A frame
+// made with zmq_msg_init_size is malloc'd on the sending thread and freed on libzmq's I/O thread once written, so for
 // every reply the two threads take the same glibc arena lock, and under load one of them often sleeps on it. A slot
-// costs neither: the sending thread takes a free slot, libzmq's free function (on whichever thread lets go of
-// the frame) marks it free again. The block lives while the owner or any lent frame holds it: the owner takes
+// costs neither: the sending thread takes a free slot, libzmq's free function (on whichever thread lets go of the
+// frame) marks it free again; only libzmq's small header of a lent frame is still allocated. The block lives while the owner or any lent frame holds it: the owner takes
 // references in bulk (one atomic add per `LAUNCHAD_FRAME_POOL_RESERVE` frames), each frame gives its one back.
 #include <stdatomic.h>
 #include <stdint.h>
