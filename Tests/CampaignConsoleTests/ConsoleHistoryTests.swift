@@ -84,7 +84,9 @@ struct ConsoleHistoryTests {
         #expect(first.status == 200)
         // Loaded whole (every change and the campaign before it, 80 MB of JSON) the page took 4.7 s and 60 -> 721 MiB; a page at a time, 0.15 s and 59 -> 81 MiB.
         #expect(slowest < Sanitizer.scaled(.seconds(1)), "the page took \(slowest)")
-        #expect(peak - before < 48 << 20, "RSS grew from \(before >> 20) to \(peak >> 20) MiB")
+        // The growth spreads with the allocator's arenas and the host's load: 19 to 53 MiB in twelve runs of 2026-12-07
+        // (with and without the RPC servers' reply pools), against 661 MiB for the whole history loaded.
+        #expect(peak - before < 64 << 20, "RSS grew from \(before >> 20) to \(peak >> 20) MiB")
 
         // A page of the newest changes: fewer than its 50 since each reads 100 KB of campaigns, within 2 MiB.
         let page1 = Self.seqs(first.body)
