@@ -65,8 +65,13 @@ public final class OutgoingBatch {
     /// next in turn; when that one is still lent too (its peer is slow to read), the frame is allocated as before.
     public init(frameCapacity: Int = 128, pooled: Slots? = nil) {
         precondition(frameCapacity > 0)
-        pool = pooled.flatMap { launchad_frame_pool_create($0.size, $0.count) }
-        slotSize = pool == nil ? 0 : pooled?.size ?? 0
+        if let pooled, let made = launchad_frame_pool_create(pooled.size, pooled.count) {
+            pool = made
+            slotSize = pooled.size
+        } else {
+            pool = nil
+            slotSize = 0
+        }
         capacity = frameCapacity
         slots = .allocate(capacity: frameCapacity)
         lasts = .allocate(capacity: frameCapacity)
