@@ -20,8 +20,9 @@ int pthread_setname_np(pthread_t thread, const char *name);
 // made with zmq_msg_init_size is malloc'd on the sending thread and freed on libzmq's I/O thread once written, so for
 // every reply the two threads take the same glibc arena lock, and under load one of them often sleeps on it. A slot
 // costs neither: the sending thread takes a free slot, libzmq's free function (on whichever thread lets go of the
-// frame) marks it free again; only libzmq's small header of a lent frame is still allocated. The block lives while the owner or any lent frame holds it: the owner takes
-// references in bulk (one atomic add per `LAUNCHAD_FRAME_POOL_RESERVE` frames), each frame gives its one back.
+// frame) marks it free again; only libzmq's small header of a lent frame is still allocated. The block lives while
+// the owner or any lent frame holds it: the owner takes references in bulk (one atomic add per
+// `LAUNCHAD_FRAME_POOL_RESERVE` frames), each frame gives its one back.
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,12 +66,12 @@ static inline launchad_frame_pool *launchad_frame_pool_create(size_t slot_size, 
     if (slot_size == 0 || slot_count == 0 || slot_size > SIZE_MAX / slot_count) return NULL;
     launchad_frame_pool *pool = (launchad_frame_pool *)aligned_alloc(64, sizeof(launchad_frame_pool));
     if (pool == NULL) return NULL;
+    pool->freed = NULL;
+    pool->freed_context = NULL;
     pool->memory = (unsigned char *)malloc(slot_size * slot_count);
     pool->busy = (atomic_uchar *)calloc(slot_count, sizeof(atomic_uchar));
     if (pool->memory == NULL || pool->busy == NULL) {
-        free(pool->memory);
-        free((void *)pool->busy);
-        free(pool);
+        launchad_frame_pool_free(pool);  // frees what was allocated (free(NULL) does nothing)
         return NULL;
     }
     atomic_init(&pool->references, 1);  // the owner's own
@@ -79,8 +80,6 @@ static inline launchad_frame_pool *launchad_frame_pool_create(size_t slot_size, 
     pool->last = SIZE_MAX;
     pool->slot_size = slot_size;
     pool->slot_count = slot_count;
-    pool->freed = NULL;
-    pool->freed_context = NULL;
     return pool;
 }
 
