@@ -8,7 +8,8 @@
 # spreads over the 10 apps, both platforms, several versions, screens, regions and locales, with a mix of
 # 90% queries (20% of them hot starts), 4% prefetches and 6% impression reports.
 # COMPARE_BIN=/path/to/another/deliveryd starts a second edge from that build on the same campaignd and drives it in
-# every round right after this build's (label "compare"), for paired runs of two builds.
+# every round next to this build's (label "compare"), for paired runs of two builds: right after it in odd rounds and
+# right before it in even ones, so that neither build always has the same place after the limit.
 # SCHED_TRACES=N (needs perf, as root) ends with N pairs of scheduling traces under adload's mix, the limit's then
 # the edge's (bench/sched-trace.sh): per-thread CPU, switches and waits for a CPU, and the cores' idle share.
 #
@@ -67,8 +68,13 @@ for round in $(seq "$ROUNDS"); do
   for shape in "4 256 thr" "1 1 lat"; do
     set -- $shape
     drive "tcp://127.0.0.1:$PORT" "$1" "$2" "$SECS" "limit-$3-$round" | tee -a "$LOG" | cut -c1-140
-    drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
-    if [ -n "$COMPARE" ]; then drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140; fi
+    if [ -n "$COMPARE" ] && [ $(( round % 2 )) -eq 0 ]; then
+      drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140
+      drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
+    else
+      drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
+      if [ -n "$COMPARE" ]; then drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140; fi
+    fi
   done
 done
 
