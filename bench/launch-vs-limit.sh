@@ -68,13 +68,14 @@ for round in $(seq "$ROUNDS"); do
   for shape in "4 256 thr" "1 1 lat"; do
     set -- $shape
     drive "tcp://127.0.0.1:$PORT" "$1" "$2" "$SECS" "limit-$3-$round" | tee -a "$LOG" | cut -c1-140
-    if [ -n "$COMPARE" ] && [ $(( round % 2 )) -eq 0 ]; then
-      drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140
-      drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
-    else
-      drive "$EDGE" "$1" "$2" "$SECS" "deliveryd-$3-$round" | tee -a "$LOG" | cut -c1-140
-      if [ -n "$COMPARE" ]; then drive "$COMPARE" "$1" "$2" "$SECS" "compare-$3-$round" | tee -a "$LOG" | cut -c1-140; fi
+    # The edges in this round's order, each as ENDPOINT=LABEL (an endpoint holds no "=").
+    edges=("$EDGE=deliveryd")
+    if [ -n "$COMPARE" ]; then
+      if [ $(( round % 2 )) -eq 0 ]; then edges=("$COMPARE=compare" "${edges[@]}"); else edges+=("$COMPARE=compare"); fi
     fi
+    for edge in "${edges[@]}"; do
+      drive "${edge%%=*}" "$1" "$2" "$SECS" "${edge#*=}-$3-$round" | tee -a "$LOG" | cut -c1-140
+    done
   done
 done
 
