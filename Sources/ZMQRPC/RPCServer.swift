@@ -26,6 +26,10 @@ public struct RPCServerConfiguration: Sendable {
     public var replySlots: OutgoingBatch.Slots? = OutgoingBatch.Slots(size: 1024, count: 1024)
     /// Send and receive high-water marks, in messages per peer.
     public var highWaterMark: Int32 = 10_000
+    /// How long the replies already handed to libzmq may still take to reach their peers once a graceful shutdown
+    /// has closed the socket (its `ZMQ_LINGER` then; until then, `LINGER 0` as every socket of the wrapper). A peer
+    /// that reads slowly, or not at all, holds the context's termination, so the process's exit, at most this long.
+    public var shutdownLinger: Duration = .seconds(2)
     /// CURVE with a ZAP allowlist, or `nil` for a plain socket.
     public var curve: CurveServerOptions?
     /// A short name for the thread and the logs (`admin`, `sync`, `client`).
@@ -153,6 +157,18 @@ public final class RPCServer: Sendable {
 
     // MARK: The loop (on the owner thread)
 
+    /// Gives the replies still queued ``RPCServerConfiguration/shutdownLinger`` to leave after the socket's close.
+    private func lingerOnClose(_ socket: Socket) {
+        let linger = configuration.shutdownLinger.components
+        let milliseconds = linger.seconds * 1000 + linger.attoseconds / 1_000_000_000_000_000
+        do {
+            try socket.setLinger(milliseconds: Int32(clamping: max(0, milliseconds)))
+        } catch {
+            logger.warning("replies still queued may be dropped at close",
+                           metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+        }
+    }
+
     private func serve(_ socket: Socket) {
         let frames = MultipartBuffer(capacity: Self.maxFrames)
         let replies = OutgoingBatch(pooled: configuration.replySlots)
@@ -200,8 +216,10 @@ public final class RPCServer: Sendable {
             }
             if !stopping && isStopping { stopping = true }
             if stopping {
-                if inFlight == 0 { return }
-                continue
+                guard inFlight == 0 else { continue }
+                // Every reply is now libzmq's to send: closing with `LINGER 0` would drop those still queued.
+                lingerOnClose(socket)
+                return
             }
             guard reading, !drained || poller.isReadable(socketIndex) else { continue }
             // Drain what is waiting, a bounded batch at a time so completions are not starved. Inline replies
@@ -228,7 +246,9 @@ public final class RPCServer: Sendable {
                     handled = Int.max
                     continue
                 case .tooManyFrames:
+                    // Counted in the drain's bound like any message: a stream of them must not starve completions.
                     stats.malformed.add(1, ordering: .relaxed)
+                    handled += 1
                     continue
                 case .message:
                     break

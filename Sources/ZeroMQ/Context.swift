@@ -2,8 +2,9 @@ import CZeroMQ
 
 /// A ZeroMQ context: the container of a process's sockets and their I/O threads.
 ///
-/// A context is thread-safe (sockets are not). Termination waits until every socket
-/// made from it is closed; sockets made by this wrapper default to `LINGER 0`, so it never hangs on exit.
+/// A context is thread-safe (sockets are not). Termination waits until every socket made from it is closed, and
+/// for the messages a socket closed with a linger still has to send, that long at most; sockets made by this
+/// wrapper default to `LINGER 0` (an `RPCServer` stopping gracefully gives its replies a bounded linger).
 public final class ZMQContext: @unchecked Sendable {
     // @unchecked: libzmq documents the context handle as thread-safe; the pointer never changes.
     /// The underlying `void *` context handle.

@@ -98,6 +98,12 @@ public final class MultipartBuffer {
                     _ = try socket.receive(into: junk)
                     extra += 1
                 }
+                // The frames kept are dropped too, not held (up to the capacity's worth of the largest frames) until
+                // later messages take their slots.
+                for index in 0..<count {
+                    zmq_msg_close(slots + index)
+                    zmq_msg_init(slots + index)
+                }
                 count = 0
                 return .tooManyFrames(extra)
             }

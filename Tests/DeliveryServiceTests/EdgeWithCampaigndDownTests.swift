@@ -63,6 +63,67 @@ struct EdgeWithCampaigndDownTests {
         }
     }
 
+    @Test("SIGTERM with replies still queued for a client that reads slowly: every one arrives whole, and the edge exits 0")
+    func gracefulStopDeliversQueuedReplies() async throws {
+        try await DeliveryServiceTests.withCampaignFixture { fixture, admin, _ in
+            // A creative of 16 KB: 400 `creative.get` answers (9 MB) are far more than the kernel's buffers hold.
+            let bytes = CreativeInspector.pngHeader(width: 1179, height: 2556, trailer: Array(repeating: UInt8(ascii: "q"), count: 16_000))
+            let upload = CreativeUploadParams(contentType: "image/png", data: Data(bytes).base64EncodedString())
+            let creative = try await admin.call(AdminAPI.creativeUpload, upload).sha256
+            let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+            await admin.close()
+            try await withStopping(fixture.startEdge("edge-q")) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                await edge.client.close()
+                let count = 400
+                let peer = try await Self.unreadCalls(count, of: creative, to: edge, context: fixture.context)
+                edge.process.signal(SIGTERM)
+                // Read only now, within the edge's 2 s of linger: blocking, as fast as the replies come, and read after.
+                var replies: [[UInt8]] = []
+                while replies.count < count, let reply = try peer.socket.receiveParts() { replies.append(reply[1]) }
+                var ids: [Int] = []
+                for reply in replies {
+                    let response = try JSONParser.parse(reply)
+                    #expect(response["result"]?["size"]?.intValue == bytes.count)
+                    ids.append(response["id"]?.intValue ?? 0)
+                }
+                #expect(ids.count == count)
+                #expect(ids == Array(1...ids.count))
+                #expect(await edge.process.exitStatus() == 0, "\(edge.process.log)")
+            }
+            // A client that never reads holds the exit no longer than the linger.
+            try await withStopping(fixture.startEdge("edge-r")) { edge in
+                #expect(await edge.waitFor(seq: created.seq, creatives: 1))
+                await edge.client.close()
+                let peer = try await Self.unreadCalls(400, of: creative, to: edge, context: fixture.context)
+                let started = ContinuousClock.now
+                edge.process.signal(SIGTERM)
+                #expect(await edge.process.exitStatus() == 0, "\(edge.process.log)")
+                let took = ContinuousClock.now - started
+                #expect(took < .seconds(10), "exit took \(took)")
+                peer.socket.close()
+            }
+        }
+    }
+
+    /// A client that reads slowly (a receive queue of one message, a 64 KiB kernel buffer) having sent `count` calls of
+    /// `creative.get` for `creative`, each answered by the edge once this returns.
+    static func unreadCalls(_ count: Int, of creative: String, to edge: EdgeProcess, context: ZMQContext) async throws -> TestPeer {
+        let peer = try TestPeer(context, type: .dealer, endpoint: edge.endpoints["client"]!) { socket in
+            try socket.setReceiveHighWaterMark(1)
+            try socket.setReceiveBufferSize(64 * 1024)
+            try socket.setReceiveTimeout(milliseconds: 5000)
+        }
+        for id in 1...count {
+            try peer.send([[], Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"creative.get","params":{"sha256":"\#(creative)"}}"#.utf8)])
+        }
+        // Counted once its reply is written.
+        #expect(try await eventually {
+            try await edge.metrics().value(#"launchad_deliveryd_requests_total{method="creative.get",code="0"}"#) == Double(count)
+        })
+        return peer
+    }
+
     @Test("converges after a late start, after updates lost to a tiny receive HWM, and after campaignd restarts")
     func convergence() async throws {
         try await DeliveryServiceTests.withCampaignFixture { fixture, admin, creative in

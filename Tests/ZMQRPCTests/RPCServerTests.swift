@@ -279,6 +279,38 @@ struct RPCServerTests {
         #expect(try JSONParser.parse(reply[1])["result"] == 42)
     }
 
+    @Test("graceful shutdown still delivers the replies queued for a peer that reads slowly")
+    func gracefulShutdownDeliversQueuedReplies() async throws {
+        // Replies of 48 KiB, 256 of them (12 MiB): more than the kernel's buffers on both sides of the connection hold,
+        // so most of them are still in libzmq's queue when the server stops.
+        let body = String(repeating: "x", count: 48 * 1024)
+        var table = MethodTable()
+        table.register(RPCMethod<NoParams, String>("big", summary: ""), inline: { _, _ in body })
+        let dispatcher = JSONRPCDispatcher(methods: table, info: OpenRPCInfo(title: "t", version: "1"))
+        // A linger far longer than the reading takes, even on a loaded host: this test is about what is delivered.
+        let server = try RunningServer(dispatcher: dispatcher) { $0.shutdownLinger = .seconds(30) }
+        let peer = try TestPeer(server.context, type: .dealer, endpoint: server.endpoint) { socket in
+            try socket.setReceiveHighWaterMark(1)
+            try socket.setReceiveBufferSize(64 * 1024)
+            try socket.setReceiveTimeout(milliseconds: 5000)
+        }
+        let count = 256
+        for id in 1...count { try peer.send([[], Array(#"{"jsonrpc":"2.0","method":"big","id":\#(id)}"#.utf8)]) }
+        #expect(await eventually { server.server.stats.replied.load(ordering: .relaxed) == count })
+        await server.stop()
+        // The peer reads only now (blocking, as fast as the replies come, and read after): every reply comes, in order, whole.
+        var replies: [[UInt8]] = []
+        while replies.count < count, let reply = try peer.socket.receiveParts() { replies.append(reply[1]) }
+        var ids: [Int] = []
+        for reply in replies {
+            let response = try JSONParser.parse(reply)
+            #expect(response["result"]?.stringValue?.utf8.count == body.utf8.count)
+            ids.append(response["id"]?.intValue ?? 0)
+        }
+        #expect(ids.count == count)
+        #expect(ids == Array(1...ids.count))
+    }
+
     @Test("CURVE: a listed key gets answers; an unlisted key and a plain client get nothing")
     func curve() async throws {
         let context = try ZMQContext()
