@@ -345,6 +345,26 @@ struct CodecPropertyTests {
         }
     }
 
+    @Test("at the shallowest nesting limit that keeps the compact way on, a report's events (the deepest a compact call reads) are answered alike")
+    func compactReportAtTheNestingLimit() throws {
+        var limits = JSONRPCDispatcher.Limits()
+        limits.maxDepth = CompactReader.maxDepth
+        let (compact, general) = CodecInvariants.makeCompactDispatchers(limits: limits)
+        #expect(compact.compactCalls)
+        let params = #"{"events":[{"eventId":"r","type":"request","deviceId":"d","app":"shop"}]}"#
+        let message = CodecInvariants.compactCall(params: Array(params.utf8), method: "launch.report")
+        let answer = try #require(CodecInvariants.answer(compact, message))
+        #expect(answer == CodecInvariants.answer(general, message))
+        #expect(try JSONParser.parse(answer)["result"]?["params"] != nil, "\(String(decoding: answer, as: UTF8.self))")
+        // One level less: the compact way is off, and both refuse the call as nested too deep.
+        limits.maxDepth = CompactReader.maxDepth - 1
+        let shallow = CodecInvariants.makeCompactDispatchers(limits: limits)
+        #expect(!shallow.compact.compactCalls)
+        let refused = try #require(CodecInvariants.answer(shallow.compact, message))
+        #expect(refused == CodecInvariants.answer(shallow.general, message))
+        #expect(try JSONParser.parse(refused)["error"] != nil)
+    }
+
     @Test("every file of the committed corpus keeps every invariant")
     func committedCorpus() async throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).sorted()
