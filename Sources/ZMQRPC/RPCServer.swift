@@ -85,6 +85,17 @@ public final class RPCServer: Sendable {
         var thread: OwnerThread?
         var endpoint: String?
         var stopping = false
+        var failure: ZMQError?
+    }
+
+    /// Why the loop ended without being asked to, if it did: ``run()`` then throws it, so that the service group, and
+    /// the process, end with an error rather than a socket no longer served. (The context's termination is no failure.)
+    public var failure: ZMQError? { state.withLock { $0.failure } }
+
+    /// Logs the error that ends the loop, and keeps it as ``failure``.
+    private func fail(_ message: Logger.Message, _ error: ZMQError) {
+        logger.error(message, metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+        if !error.contextTerminated { state.withLock { $0.failure = error } }
     }
 
     /// The most frames accepted in one message; longer messages are dropped unanswered.
@@ -182,7 +193,7 @@ public final class RPCServer: Sendable {
         do {
             socketIndex = poller.add(fd: try socket.signalDescriptor)
         } catch {
-            logger.error("no descriptor to poll", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+            fail("no descriptor to poll", error)
             return
         }
         let wakerIndex = poller.add(fd: mailbox.waker.fd)
@@ -198,7 +209,7 @@ public final class RPCServer: Sendable {
             do {
                 try poller.poll(timeoutMilliseconds: reading && !drained ? 0 : -1)
             } catch {
-                logger.error("poll failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+                fail("poll failed", error)
                 return
             }
             let completions = poller.isReadable(wakerIndex) ? mailbox.takeAll() : []
@@ -231,7 +242,7 @@ public final class RPCServer: Sendable {
                 do {
                     outcome = try frames.receive(from: socket, dontWait: true)
                 } catch {
-                    logger.error("receive failed", metadata: ["socket": "\(configuration.name)", "error": "\(error)"])
+                    fail("receive failed", error)
                     flush(replies, to: socket)
                     return
                 }

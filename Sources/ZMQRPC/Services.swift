@@ -11,11 +11,16 @@ public protocol SocketService: Service {
     func beginShutdown()
     /// Returns once the loop's thread has finished.
     func stopped() async
+    /// Why the loop ended without being asked to, if it did (`nil` by default).
+    var failure: ZMQError? { get }
 }
 
 extension SocketService {
+    public var failure: ZMQError? { nil }
+
     /// Serves until graceful shutdown, then stops taking work, finishes what is in flight, and returns;
-    /// cancellation without a graceful shutdown also stops the loop.
+    /// cancellation without a graceful shutdown also stops the loop. A loop that ended on its own throws its
+    /// ``failure``.
     public func run() async throws {
         if endpoint == nil { try start() }
         await withTaskCancellationHandler {
@@ -27,6 +32,7 @@ extension SocketService {
         } onCancel: {
             self.beginShutdown()
         }
+        if let failure { throw failure }
     }
 }
 

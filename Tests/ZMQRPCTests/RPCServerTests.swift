@@ -311,6 +311,26 @@ struct RPCServerTests {
         #expect(ids == Array(1...ids.count))
     }
 
+    @Test("the context's termination ends the loop as no failure: the service returns")
+    func contextTerminated() async throws {
+        let server = try RunningServer()
+        server.context.shutdown()
+        try await server.server.run()
+        #expect(server.server.failure == nil)
+    }
+
+    @Test("a socket loop that ended on its own fails its service, so the group (and the process) ends with an error")
+    func loopFailureFailsTheService() async throws {
+        struct EndedLoop: SocketService {
+            var endpoint: String? { "tcp://127.0.0.1:1" }
+            func start() throws(ZMQError) -> String { "tcp://127.0.0.1:1" }
+            func beginShutdown() {}
+            func stopped() async {}
+            var failure: ZMQError? { ZMQError(code: EBADF, operation: "poll") }
+        }
+        await #expect(throws: ZMQError(code: EBADF, operation: "poll")) { try await EndedLoop().run() }
+    }
+
     @Test("CURVE: a listed key gets answers; an unlisted key and a plain client get nothing")
     func curve() async throws {
         let context = try ZMQContext()
