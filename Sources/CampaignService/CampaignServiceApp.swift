@@ -129,6 +129,7 @@ public final class CampaignServiceApp: Sendable {
         admin = try RPCServer(context: context, dispatcher: adminDispatcher, configuration: adminConfiguration, logger: logger)
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = edgeCurve
+        syncConfiguration.maxMessageSize = Int64(SyncAPI.maxCallBytes)
         syncConfiguration.maxInFlight = 256
         syncConfiguration.monitor = syncMonitor
         sync = try RPCServer(

@@ -46,7 +46,15 @@ final class ReportShipper: Service {
     struct Outbox: Sendable {
         var pending: EdgeReport?
         var lastId: Int64
+        /// Whether the last report made left counts behind for want of room (not saved: the next report made says).
+        var backlog = false
     }
+
+    /// The most reports shipped one after another in a round while a backlog lasts (after campaignd was away).
+    static let reportsPerRound = 20
+    /// The most bytes of a report's JSON: a sync call's, less room for the call's envelope, the seal and the relays
+    /// a report passes through (each adds its id).
+    static let reportBudget = SyncAPI.maxCallBytes - 4096
 
     func run() async throws {
         var clientConfiguration = RPCClientConfiguration(endpoint: configuration.following.upstreamSync)
@@ -63,19 +71,31 @@ final class ReportShipper: Service {
             logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",
                                                                                       "pending": "\(saved.pending?.reportId ?? 0)"])
         }
-        let start = Outbox(pending: saved.pending, lastId: Self.plausible(lastId: saved.lastReportId, now: .now()))
+        var pending = saved.pending
+        if let report = pending, Self.tooLargeToShip(report) {
+            // Made before reports were split to fit a sync call: no call could carry it, so campaignd never took it.
+            // Its counts go again in reports that fit (its id stays used: the next ones come after it).
+            ledger.restore(report.hourly ?? Self.hourly(report.counts, at: .now()), apps: report.apps ?? [])
+            pending = nil
+            logger.warning("the pending report is too large for a sync call; its counts go again in reports that fit",
+                           metadata: ["report_id": "\(report.reportId)"])
+        }
+        let start = Outbox(pending: pending, lastId: Self.plausible(lastId: saved.lastReportId, now: .now()))
         var outbox = await cancelWhenGracefulShutdown { () async -> Outbox in
             var outbox = start
             // Until the shutdown cancels a sleep (or a call, and then the next sleep): the way out below ships last.
+            // While a backlog lasts, each report taken is followed at once by the next.
             while (try? await Task.sleep(for: self.interval)) != nil {
-                _ = await self.ship(&outbox, client: client, timeout: .seconds(3))
+                for _ in 0..<Self.reportsPerRound {
+                    guard await self.ship(&outbox, client: client, timeout: .seconds(3)), outbox.backlog else { break }
+                }
             }
             return outbox
         }
-        // On the way out (no report comes in any more): what is pending, then what came since; what campaignd does
-        // not take stays in the file for the next start.
-        for _ in 0..<2 {
-            guard await ship(&outbox, client: client, timeout: .seconds(1)) else { break }
+        // On the way out (no report comes in any more): what is pending, then what came since, and a backlog's next
+        // reports; what campaignd does not take stays in the file for the next start.
+        for round in 0..<Self.reportsPerRound {
+            guard await ship(&outbox, client: client, timeout: .seconds(1)), round == 0 || outbox.backlog else { break }
         }
         if outbox.pending != nil || !ledger.unsent.isEmpty || !ledger.unsentApps.isEmpty {
             if failing.withLock({ $0 }) {
@@ -96,9 +116,16 @@ final class ReportShipper: Service {
             let apps = ledger.drainApps()
             if !hourly.isEmpty || !apps.isEmpty {
                 let id = Self.nextId(after: outbox.lastId, now: .now())
-                outbox.pending = EdgeReport(edgeId: configuration.following.followerId, reportId: id, counts: HourlyCount.totals(hourly),
-                                            hourly: hourly, apps: apps.isEmpty ? nil : apps, region: configuration.following.region)
+                var report = EdgeReport(edgeId: configuration.following.followerId, reportId: id, counts: [], hourly: [],
+                                        apps: apps.isEmpty ? nil : apps, region: configuration.following.region)
+                // What does not fit one sync call waits for the next report (a larger call would never get through).
+                let (taken, rest) = Self.fitting(hourly, into: report, budget: Self.reportBudget)
+                if !rest.isEmpty { ledger.restore(rest) }
+                report.counts = HourlyCount.totals(taken)
+                report.hourly = taken
+                outbox.pending = report
                 outbox.lastId = id
+                outbox.backlog = !rest.isEmpty
             }
         }
         // On disk before it goes: a report campaignd may have taken is sent again under its own id after a restart.
@@ -117,10 +144,7 @@ final class ReportShipper: Service {
                                    metadata: ["last_report_id": "\(answer.lastReportId)"])
                 }
                 // A report sent without its hours (campaignd refused them as too old) gives its totals back under this hour.
-                let hour = HourlyCount.hour(of: .now())
-                ledger.restore(report.hourly ?? report.counts.map {
-                    HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips, reasons: $0.reasons)
-                }, apps: report.apps ?? [])
+                ledger.restore(report.hourly ?? Self.hourly(report.counts, at: .now()), apps: report.apps ?? [])
             }
             await save(outbox)
             return true
@@ -144,6 +168,14 @@ final class ReportShipper: Service {
                 outbox.pending?.apps = Self.keptApps(apps, refusedField: field)
                 logger.warning("campaignd refuses some of this report's counts by app; they are dropped and the rest goes again",
                                metadata: ["error": "\(error.message)"])
+            } else if field == "reportId", let refused = outbox.pending?.reportId {
+                // An id beyond those campaignd takes (made while this edge's clock ran ahead): the report was not taken,
+                // so it goes again under an id from the clock as it is now (still refused while the clock is ahead).
+                let id = Self.nextId(after: 0, now: .now())
+                outbox.pending?.reportId = id
+                outbox.lastId = id
+                logger.warning("campaignd refuses this report's id; it goes again under an id from the clock",
+                               metadata: ["refused": "\(refused)", "report_id": "\(id)"])
             } else {
                 logger.warning("campaignd refuses this edge's report; its counts wait", metadata: ["error": "\(error.message)"])
             }
@@ -170,6 +202,45 @@ final class ReportShipper: Service {
             kept = apps.enumerated().filter { $0.offset != index }.map(\.element)
         }
         return kept.isEmpty ? nil : kept
+    }
+
+    /// A report's totals as counts of the hour `time` is in (for a report without its hours).
+    static func hourly(_ totals: [CampaignStats], at time: Timestamp) -> [HourlyCount] {
+        let hour = HourlyCount.hour(of: time)
+        return totals.map { HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips, reasons: $0.reasons) }
+    }
+
+    /// Whether `report` can never have gone in one sync call: even in the shortest call (an id of one digit, no seal)
+    /// it is over the limit. (One that may have gone, campaignd may have taken: it keeps its id.)
+    static func tooLargeToShip(_ report: EdgeReport) -> Bool {
+        let shortestCall = #"{"jsonrpc":"2.0","id":1,"method":"edge.report","params":}"#.utf8.count
+        return ((try? JSONValueEncoder().encodeJSON(report))?.count ?? 0) + shortestCall > SyncAPI.maxCallBytes
+    }
+
+    /// `hourly` split into the counts that a report made of `base` (its other members, `counts` and `hourly` empty)
+    /// and of them takes in at most `budget` bytes of JSON, the oldest hours first, and the rest (none when all fit).
+    /// Each count is measured as written; each campaign's total, which the counts taken add to `counts`, as the
+    /// largest it could be. One count at least is taken, so that every report moves the counts on.
+    static func fitting(_ hourly: [HourlyCount], into base: EdgeReport, budget: Int) -> (taken: [HourlyCount], rest: [HourlyCount]) {
+        let encoder = JSONValueEncoder()
+        func size(_ value: some Encodable) -> Int { ((try? encoder.encodeJSON(value))?.count ?? budget) + 1 }
+        let most = Int64.max, reasons = ReportReasons(inappropriate: most, misleading: most, repetitive: most, other: most)
+        let sorted = hourly.sorted { ($0.hour.milliseconds, $0.id, $0.sha256 ?? "") < ($1.hour.milliseconds, $1.id, $1.sha256 ?? "") }
+        var used = size(base)
+        var campaigns: Set<Int64> = []
+        var taken = 0
+        while taken < sorted.count {
+            let count = sorted[taken]
+            var more = size(count)
+            if !campaigns.contains(count.id) {
+                more += size(CampaignStats(id: count.id, impressions: most, clicks: most, skips: most, reasons: reasons))
+            }
+            guard taken == 0 || used + more <= budget else { break }
+            used += more
+            campaigns.insert(count.id)
+            taken += 1
+        }
+        return (Array(sorted[..<taken]), Array(sorted[taken...]))
     }
 
     /// `lastId` (read from the file, or answered by campaignd), or, when it is beyond the ids campaignd takes now

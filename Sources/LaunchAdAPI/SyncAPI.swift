@@ -6,6 +6,9 @@ public enum SyncAPI {
     public static let info = OpenRPCInfo(title: "campaignd sync", version: "1.0.0",
                                          description: "Edges' API of the campaign service: snapshots, changes, creative bytes, acknowledgements and counts. A call whose response makes its reply 64 KiB or more (a snapshot page, changes, a creative chunk) is answered Busy (-32006) while the server holds too many such replies that peers have not read: the edge tries again later.")
     public static let maxChunk = 1 << 20
+    /// The largest call campaignd's and relayd's sync sockets take (their `ZMQ_MAXMSGSIZE`; libzmq drops the
+    /// connection of a peer that sends more). An edge's counts go in as many reports as they need to fit it.
+    public static let maxCallBytes = 64 * 1024
 
     /// The most bytes of campaigns' JSON on a snapshot page or a page of changes (one campaign or change may pass it
     /// alone): well within what an edge takes in one reply.

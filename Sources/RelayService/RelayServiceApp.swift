@@ -104,6 +104,7 @@ public final class RelayServiceApp: Sendable {
 
         var syncConfiguration = RPCServerConfiguration(endpoint: configuration.syncEndpoint, name: "sync")
         syncConfiguration.curve = serverCurve
+        syncConfiguration.maxMessageSize = Int64(SyncAPI.maxCallBytes)
         syncConfiguration.maxInFlight = 256
         syncConfiguration.monitor = syncMonitor
         let handlers = RelaySyncHandlers.Context(relayId: configuration.following.followerId, followed: followed, publisher: publisher,

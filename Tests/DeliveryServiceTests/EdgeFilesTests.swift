@@ -172,3 +172,55 @@ struct OlderReportFileTests {
         #expect(new.unsent == old.unsent && new.hourly(now: now.adding(seconds: 7200)) == old.hourly(now: now))
     }
 }
+
+@Suite("reports that fit a sync call", .timeLimit(.minutes(1)))
+struct ReportSplitTests {
+    /// A report made of `base` and `taken` as the shipper makes it, sealed, in an `edge.report` call passed on by
+    /// eight relays of 64-character ids: its bytes.
+    static func callBytes(_ base: EdgeReport, _ taken: [HourlyCount]) throws -> Int {
+        var report = base
+        report.counts = HourlyCount.totals(taken)
+        report.hourly = taken
+        report.via = Array(repeating: String(repeating: "r", count: 64), count: 8)
+        report.mac = String(repeating: "f", count: 64)
+        let head = #"{"jsonrpc":"2.0","id":1099511627776,"method":"\#(SyncAPI.report.name)","params":"#
+        return head.utf8.count + (try JSONValueEncoder().encodeJSON(report)).count + 1
+    }
+
+    @Test("counts past a sync call's room wait for the next report, the oldest hours first; each report fits the call, the largest counts and an app's 100 counts included")
+    func split() throws {
+        let hour = HourlyCount.hour(of: Timestamp(rfc3339: "2026-12-07T10:42:00Z")!)
+        let big = Int64(1) << 40, reasons = ReportReasons(inappropriate: big, misleading: big, repetitive: big, other: big)
+        var hourly: [HourlyCount] = []
+        for id in Int64(1)...200 {
+            for back in 0..<10 {
+                hourly.append(HourlyCount(id: id * 1_000_003, hour: hour.adding(seconds: -3600 * Double(back)), sha256: String(repeating: "ab", count: 32),
+                                          impressions: big, clicks: big, skips: big, reasons: reasons))
+            }
+        }
+        hourly.shuffle()
+        let apps = (0..<EdgeReport.appHoursPerReport).map {
+            AppHourlyCount(app: String("com.example.app-\($0)-" + String(repeating: "x", count: 64)).prefix(AppID.maxBytes).description, hour: hour,
+                           requests: big, noAds: big, timeouts: big, failures: big, shows: big)
+        }
+        let base = EdgeReport(edgeId: String(repeating: "e", count: 64), reportId: big, counts: [], hourly: [], apps: apps, region: "cn-east")
+        var rest = hourly, shipped: [HourlyCount] = [], reports = 0
+        while !rest.isEmpty {
+            let (taken, left) = ReportShipper.fitting(rest, into: base, budget: ReportShipper.reportBudget)
+            #expect(!taken.isEmpty)
+            #expect(try Self.callBytes(base, taken) <= SyncAPI.maxCallBytes)
+            // The oldest hours go first.
+            #expect((taken.map(\.hour.milliseconds).max() ?? 0) <= (left.map(\.hour.milliseconds).min() ?? .max))
+            shipped += taken
+            rest = left
+            reports += 1
+        }
+        #expect(Set(shipped) == Set(hourly) && shipped.count == hourly.count)
+        #expect(reports > 1)
+        // Few counts: all in one report.
+        let few = Array(hourly.prefix(20))
+        #expect(ReportShipper.fitting(few, into: base, budget: ReportShipper.reportBudget).rest.isEmpty)
+        // One count alone goes even when the rest of the report leaves no room, so that counts always move on.
+        #expect(ReportShipper.fitting(few, into: base, budget: 0).taken.count == 1)
+    }
+}

@@ -80,6 +80,71 @@ extension FaultTests {
             }
         }
 
+        @Test("counts far more than one sync call holds (after campaignd was away) go in reports that each fit it, a pending one too large included, and campaignd counts each once")
+        func backlogShipsInReportsThatFit() async throws {
+            try await withStopping(CampaignFixture()) { fixture in
+                let admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                var ids: [Int64] = []
+                for index in 0..<10 {
+                    ids.append(try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(name: "backlog \(index)", creative: creative)).campaign.id)
+                }
+                // Left in the cache folder by an edge that could not ship for days: 2,000 counts waiting (about 180 KB),
+                // and a pending report of 1,000 more (about 90 KB), as an edge made them before reports were split, which
+                // no sync call could carry.
+                let name = "edge-backlog"
+                let hour = HourlyCount.hour(of: .now())
+                func counts(hours: Range<Int>, skips: Int64) -> [HourlyCount] {
+                    ids.flatMap { id in hours.map { HourlyCount(id: id, hour: hour.adding(seconds: -3600 * Double($0)), impressions: 1, skips: skips) } }
+                }
+                let waiting = counts(hours: 1..<201, skips: 0), pendingCounts = counts(hours: 201..<301, skips: 1)
+                let lastId = Timestamp.now().milliseconds - 60_000
+                let pending = EdgeReport(edgeId: name, reportId: lastId, counts: HourlyCount.totals(pendingCounts), hourly: pendingCounts)
+                #expect(try JSONValueEncoder().encodeJSON(pending).count > SyncAPI.maxCallBytes)
+                try FileManager.default.createDirectory(at: fixture.cacheDirectory(name), withIntermediateDirectories: true)
+                let file = ReportFile(directory: fixture.cacheDirectory(name))
+                try file.save(ReportFile.Body(lastReportId: lastId, pending: pending, unsent: waiting))
+                let edge = try await fixture.startEdge(name)
+                func counted() async -> [[Int64]] {
+                    var all: [[Int64]] = []
+                    for id in ids { all.append(await ReportProbe(campaign: id, file: file).counted(admin) ?? []) }
+                    return all
+                }
+                let expected = Array(repeating: [Int64(300), 0, 100], count: ids.count)
+                #expect(await eventually(timeout: .seconds(30)) { await counted() == expected }, "\(edge.process.log.suffix(2000))")
+                #expect(await eventually(timeout: .seconds(5)) { file.load().body.pending == nil && file.load().body.unsent.isEmpty
+                    && (file.load().body.unsentHourly ?? []).isEmpty })
+                #expect(edge.process.log.contains("too large for a sync call"))
+                try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again (no event to await for what must not happen)
+                #expect(await counted() == expected)
+                await edge.stop()
+                await admin.close()
+            }
+        }
+
+        @Test("a pending report numbered while the edge's clock ran days ahead, which campaignd refuses, goes again under an id from the clock")
+        func reportIdFromAClockAhead() async throws {
+            try await withStopping(CampaignFixture()) { fixture in
+                let admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative)).campaign.id
+                let name = "edge-ahead"
+                let ahead = Timestamp.now().milliseconds + 3 * 86_400_000
+                try FileManager.default.createDirectory(at: fixture.cacheDirectory(name), withIntermediateDirectories: true)
+                let file = ReportFile(directory: fixture.cacheDirectory(name))
+                let hourly = [HourlyCount(id: id, hour: HourlyCount.hour(of: .now()), impressions: 4, clicks: 1)]
+                try file.save(ReportFile.Body(lastReportId: ahead, pending: EdgeReport(edgeId: name, reportId: ahead, counts: HourlyCount.totals(hourly),
+                                                                                       hourly: hourly), unsent: []))
+                let edge = try await fixture.startEdge(name)
+                let probe = ReportProbe(campaign: id, file: file)
+                #expect(await eventually(timeout: .seconds(20)) { await probe.counted(admin) == [4, 1, 0] }, "\(edge.process.log.suffix(1500))")
+                #expect(edge.process.log.contains("refuses this report's id"))
+                #expect(await eventually(timeout: .seconds(5)) { file.load().body.pending == nil && file.load().body.lastReportId < ahead })
+                await edge.stop()
+                await admin.close()
+            }
+        }
+
         @Test("reports wait while the cache folder refuses the report file, so a restart that reads the older file counts nothing twice")
         func reportsWaitForTheirFile() async throws {
             try await withStopping(CampaignFixture()) { fixture in
