@@ -51,8 +51,10 @@ final class DeviceHistory: Sendable {
         let key = key.fingerprint(event.deviceId)
         let kept = campaign.frequencyCap?.shows ?? 0
         let variant = event.sha256.map(DeviceView.variantKey)
-        changes.add(1, ordering: .relaxed)
         devices.withLock { devices in
+            // Counted once stored, under the lock: a save that read the count before would otherwise walk past the
+            // device before its view lands, record the count as saved, and leave the view out until the next change.
+            defer { changes.add(1, ordering: .relaxed) }
             if !anyRecorded.load(ordering: .relaxed) { anyRecorded.store(true, ordering: .releasing) }
             let old = devices.get(key) ?? .unknown
             let seenAgain = old.hasSeen(campaign: id) || variant.map(old.hasSeen(variant:)) == true
