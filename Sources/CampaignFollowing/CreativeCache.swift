@@ -33,6 +33,15 @@ public final class CreativeCache: Sendable {
         self.budget = budget
     }
 
+    /// Whether a creative of `size` bytes is stored whole (in memory or on disk), without reading it: what a `HEAD`
+    /// of it answers.
+    public func holds(sha256: String, size: Int) -> Bool {
+        let inMemory = storage.withLock { storage in
+            storage.pinned[sha256]?.count == size || storage.entries[sha256]?.bytes.count == size
+        }
+        return inMemory || files.storedSize(sha256: sha256) == size
+    }
+
     /// Bytes `offset ..< offset + length` of a creative of `size` bytes, or `nil` when it is not stored.
     public func read(sha256: String, size: Int, offset: Int, length: Int) throws -> [UInt8]? {
         let cached = storage.withLock { storage -> [UInt8]? in

@@ -6,7 +6,9 @@ import NIOCore
 
 /// Serves creative bytes over HTTP: by sha256 only, with a strong ETag, `Cache-Control: immutable`, and ranges.
 enum CreativeHTTP {
-    static func respond(request: Request, sha256: String, cell: StateCell, cache: CreativeCache) throws -> Response {
+    /// The answer to a `GET`, or with `head` to a `HEAD`: the same status and headers (`Content-Length` the bytes a
+    /// `GET` sends), no body, and nothing read but whether the creative is stored.
+    static func respond(request: Request, sha256: String, cell: StateCell, cache: CreativeCache, head: Bool = false) throws -> Response {
         guard CampaignRules.isSHA256(sha256), let facts = cell.state.creatives[sha256] else {
             return Response(status: .notFound)
         }
@@ -31,6 +33,12 @@ enum CreativeHTTP {
                 status = .partialContent
                 headers[.contentRange] = "bytes \(start)-\(end)/\(facts.size)"
             }
+        }
+        if head {
+            guard cache.holds(sha256: sha256, size: facts.size) else { return Response(status: .notFound) }
+            // Set before the response is made with its empty body, which keeps it.
+            headers[.contentLength] = String(end - start + 1)
+            return Response(status: status, headers: headers)
         }
         guard let bytes = try cache.read(sha256: sha256, size: facts.size, offset: start, length: end - start + 1) else {
             return Response(status: .notFound)

@@ -143,9 +143,7 @@ public final class DeliveryServiceApp: Sendable {
             try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, cache: cache)
         }
         router.head("/creatives/:sha256") { request, context -> Response in
-            var response = try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, cache: cache)
-            response.body = .init()
-            return response
+            try CreativeHTTP.respond(request: request, sha256: context.parameters.get("sha256") ?? "", cell: cell, cache: cache, head: true)
         }
         let boundEndpoints = BoundEndpoints()
         // The ready file is written once every HTTP address is up.

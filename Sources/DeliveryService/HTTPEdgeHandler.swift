@@ -55,6 +55,10 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     private var deferredOwed = 0
     /// Own answers waiting behind those.
     private var waiting: [(answer: HTTPEdgeAnswer, close: Bool)] = []
+    /// The parts of the requests read after one for Hummingbird that came while own answers waited (passed on then,
+    /// its answer would go out before theirs), in order; reading stops until they are taken up again.
+    private var held: [NIOAny] = []
+    private var holding = false
     private var lastActive = NIODeadline.now()
     private var requestStarted: NIODeadline?
     private var timer: Scheduled<Void>?
@@ -125,6 +129,34 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
+        guard !holding else {
+            held.append(data)
+            return
+        }
+        take(context, data)
+    }
+
+    /// Takes up the requests held, in order, once no own answer waits; until one of them has to be held again.
+    private func resume(_ context: ChannelHandlerContext) {
+        guard holding, waiting.isEmpty, deferredOwed == 0 else { return }
+        holding = false
+        while !holding, !closing, !held.isEmpty { take(context, held.removeFirst()) }
+        // As at the end of a read: what went on to Hummingbird is taken up (its channel waits for this), and answers go.
+        context.fireChannelReadComplete()
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        if !holding {
+            held.removeAll()
+            if readPending && context.channel.isWritable {
+                readPending = false
+                context.read()
+            }
+        }
+    }
+
+    private func take(_ context: ChannelHandlerContext, _ data: NIOAny) {
         switch Wire.inbound(data) {
         case .head(let request):
             head(context, request, data)
@@ -195,6 +227,13 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             let query = path.firstIndex(of: "?").map { path[path.index(after: $0)...] } ?? ""
             reading = .launchAd(query)
         case .creatives, .ops, .other:
+            guard waiting.isEmpty && deferredOwed == 0 else {
+                // Own answers wait for an earlier request's: this one (and what follows) waits for them to go.
+                holding = true
+                held.insert(data, at: 0)
+                requestStarted = nil
+                return
+            }
             passedOn.append((route, method))
             reading = .passing
             context.fireChannelRead(data)
@@ -325,6 +364,9 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
                          headers: [(name: HTTPField.Name, value: String)], close: Bool) {
         counted.count(.init(route: route, method: method, status: status.code, version: version), in: door.metrics)
         lastActive = .now()
+        // A refusal of a HEAD (the only own answers one gets) has no body: bytes after the head would be read as the
+        // start of the next answer.
+        let body = method == "HEAD" ? nil : body
         let answer = HTTPEdgeAnswer(status: status, headers: close && codec != nil ? headers + [(.connection, "close")] : headers, body: body)
         guard passedOn.isEmpty && deferredOwed == 0 else {
             waiting.append((answer, close))
@@ -366,12 +408,14 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         _ = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { context.close(promise: nil) }
     }
 
-    /// Writes the own answers that waited, once nothing is owed before them.
+    /// Writes the own answers that waited, once nothing is owed before them, then takes up the requests held.
     private func drain(_ context: ChannelHandlerContext) {
-        guard passedOn.isEmpty && deferredOwed == 0 && !waiting.isEmpty else { return }
+        guard passedOn.isEmpty && deferredOwed == 0 else { return }
         let ready = waiting
         waiting.removeAll()
         for waited in ready { write(context, waited.answer, close: waited.close) }
+        // Not from within the write of an answer's end that got here: the next request goes on once that is done.
+        if holding { context.eventLoop.assumeIsolated().execute { self.resume(context) } }
     }
 
     // MARK: Answers from Hummingbird
@@ -398,7 +442,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     /// Reading stops while the peer leaves answers unread (the channel is not writable), so a client that sends
     /// and never reads holds at most about the channel's high-water mark of answers.
     func read(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
+        if context.channel.isWritable && !holding {
             context.read()
         } else {
             readPending = true
@@ -406,7 +450,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable && readPending {
+        if context.channel.isWritable && readPending && !holding {
             readPending = false
             context.read()
         }

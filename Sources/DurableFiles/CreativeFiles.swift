@@ -59,6 +59,12 @@ public struct CreativeFiles: Sendable {
         }
     }
 
+    /// The size of a stored creative's file, or `nil` if there is none.
+    public func storedSize(sha256: String) -> Int? {
+        guard let file = path(sha256), let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
+    }
+
     /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end), or `nil` if there is none.
     public func read(sha256: String, offset: Int, length: Int) throws -> [UInt8]? {
         guard let file = path(sha256), let handle = FileHandle(forReadingAtPath: file.path) else { return nil }

@@ -233,6 +233,19 @@ struct EdgeReportTests {
                 #expect(try await get(["If-None-Match": "W/\"\(creative)\""]).0 == 304)
                 #expect(try await get(["If-None-Match": "\"other\", \"\(creative)\""]).0 == 304)
                 #expect(try await get(["If-None-Match": "\"other\""]) == (200, size, nil))
+                // HEAD: GET's status and headers, Content-Length the bytes a GET sends, and no body.
+                func head(_ headers: [String: String], of sha256: String = creative) async throws -> (Int, String?, String?, Int) {
+                    var request = URLRequest(url: URL(string: "\(http)/creatives/\(sha256)")!)
+                    request.httpMethod = "HEAD"
+                    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+                    let (body, response) = try await URLSession.shared.data(for: request)
+                    let http = try #require(response as? HTTPURLResponse)
+                    return (http.statusCode, http.value(forHTTPHeaderField: "Content-Length"), http.value(forHTTPHeaderField: "Content-Range"), body.count)
+                }
+                #expect(try await head([:]) == (200, String(size), nil, 0))
+                #expect(try await head(["Range": "bytes=1-3"]) == (206, "3", "bytes 1-3/\(size)", 0))
+                #expect(try await head(["Range": "bytes=\(size)-"]).0 == 416)
+                #expect(try await head([:], of: stale).0 == 404)
                 let (_, missing) = try await URLSession.shared.data(from: URL(string: "\(http)/creatives/..%2F..%2Fstate.json")!)
                 #expect((missing as? HTTPURLResponse)?.statusCode == 404)
                 let text = try await edge.metrics().text

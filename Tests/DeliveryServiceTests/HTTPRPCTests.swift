@@ -102,6 +102,12 @@ struct HTTPRPCTests {
             }
             // Still the same connection: keep-alive.
             #expect(!connection.closedByPeer)
+            // A refused HEAD has no body: the answer after it is read as sent.
+            connection.send(HTTPTestConnection.request("HEAD", "/rpc") + HTTPTestConnection.rpc(#"{"jsonrpc":"2.0","id":"after","method":"edge.status"}"#))
+            let refusedHead = try #require(connection.response(bodyless: true))
+            #expect(refusedHead.status == 405 && refusedHead.header("Allow") == "POST")
+            let afterHead = try #require(connection.response())
+            #expect(afterHead.status == 200 && afterHead.text.contains(#""id":"after""#), "\(afterHead.status) \(afterHead.text)")
 
             // Three calls sent at once, with a route Hummingbird answers between them: answered in order.
             var pipelined = HTTPTestConnection.rpc(#"{"jsonrpc":"2.0","id":"first","method":"edge.status"}"#)
@@ -112,6 +118,20 @@ struct HTTPRPCTests {
             #expect(first.status == 200 && first.text.contains(#""id":"first""#))
             #expect(second.status == 404)
             #expect(third.status == 200 && third.text.contains(#""id":"third""#))
+            // Hummingbird's routes around own answers: each answer in its request's place, not Hummingbird's first.
+            let missing = "/creatives/\(String(repeating: "0", count: 64))"
+            pipelined = HTTPTestConnection.request("GET", missing) + HTTPTestConnection.rpc(#"{"jsonrpc":"2.0","id":"b","method":"edge.status"}"#)
+            pipelined += HTTPTestConnection.request("GET", missing) + HTTPTestConnection.rpc(#"{"jsonrpc":"2.0","id":"d","method":"edge.status"}"#)
+            pipelined += HTTPTestConnection.request("GET", "/nowhere") + HTTPTestConnection.rpc(#"{"jsonrpc":"2.0","id":"f","method":"edge.status"}"#)
+            connection.send(pipelined)
+            var answers: [(Int, String)] = []
+            for _ in 0..<6 {
+                let response = try #require(connection.response())
+                let id = response.status == 200 ? try JSONParser.parse(Array(response.text.utf8))["id"]?.stringValue : nil
+                answers.append((response.status, id ?? ""))
+            }
+            #expect(answers.map(\.0) == [404, 200, 404, 200, 404, 200])
+            #expect(answers.map(\.1) == ["", "b", "", "d", "", "f"], "\(answers)")
 
             let large = try HTTPTestConnection(address)
             large.send(HTTPTestConnection.rpc(String(repeating: " ", count: 70_000) + call))
