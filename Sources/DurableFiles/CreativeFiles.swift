@@ -61,8 +61,10 @@ public struct CreativeFiles: Sendable {
 
     /// The size of a stored creative's file, or `nil` if there is none.
     public func storedSize(sha256: String) -> Int? {
-        guard let file = path(sha256), let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }
-        return (attributes[.size] as? NSNumber)?.intValue
+        guard let file = path(sha256) else { return nil }
+        var info = stat()
+        guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
     }
 
     /// Bytes `offset ..< offset + length` of a stored creative (fewer at its end), or `nil` if there is none.
