@@ -83,11 +83,20 @@ struct DeviceFile: Sendable {
         return (key, records)
     }
 
+    /// What a save wrote: the devices, and whether the walk saw every one (the history's slots were not laid out anew
+    /// in between, which makes a walk in pieces miss devices; the next save is then still owed).
+    struct Saved: Equatable {
+        var written: Int
+        var whole: Bool
+    }
+
     /// Writes what `history` holds now, in pieces of about a MiB (the history's lock is held for a few thousand
-    /// devices at a time, so reports go on meanwhile). Returns the devices written.
+    /// devices at a time, so reports go on meanwhile).
     @discardableResult
-    func save(_ history: DeviceHistory) throws -> Int {
+    func save(_ history: DeviceHistory) throws -> Saved {
         var written = 0
+        var layouts: Int?
+        var whole = true
         try AtomicFile.write(to: url) { write in
             var hasher = SHA256()
             var buffer: [UInt8] = []
@@ -104,8 +113,9 @@ struct DeviceFile: Sendable {
             append(history.key.k1)
             var position: Int? = 0
             while let from = position {
-                let (entries, next) = history.entries(from: from, limit: 4_096)
+                let (entries, next, layout) = history.entries(from: from, limit: 4_096)
                 position = next
+                if layouts == nil { layouts = layout } else if layouts != layout { whole = false }
                 for (fingerprint, view) in entries {
                     append(fingerprint)
                     append(Int64(view.rotation))
@@ -125,6 +135,6 @@ struct DeviceFile: Sendable {
             buffer += hasher.finalize()
             try write(buffer)
         }
-        return written
+        return Saved(written: written, whole: whole)
     }
 }

@@ -104,8 +104,11 @@ final class DeviceHistory: Sendable {
 
     /// Up to `limit` devices' fingerprints and views from `position` on, the least recently reported first, and the
     /// position to go on from (`nil` at the end). The lock is held for one call only, so a walk lets reports in.
-    func entries(from position: Int, limit: Int) -> (entries: [(key: UInt64, value: DeviceView)], next: Int?) {
-        devices.withLock { $0.entries(from: position, limit: limit) }
+    func entries(from position: Int, limit: Int) -> (entries: [(key: UInt64, value: DeviceView)], next: Int?, layouts: Int) {
+        devices.withLock { devices in
+            let (entries, next) = devices.entries(from: position, limit: limit)
+            return (entries, next, devices.layouts)
+        }
     }
 
     /// Takes back a device's view from before a restart (the least recently reported first).

@@ -43,10 +43,14 @@ final class DeviceSaver: Service {
     func save() async -> Bool {
         let changes = history.changeCount
         guard progress.withLock({ $0.saved != changes }) else { return true }
-        let result: Result<Int, any Error> = await disk.perform { Result { try self.file.save(self.history) } }
+        let result: Result<DeviceFile.Saved, any Error> = await disk.perform { Result { try self.file.save(self.history) } }
         let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
+        // A walk that may have missed devices (the history's slots laid out anew meanwhile) leaves the save owed:
+        // the next round writes the file again.
+        let whole = (try? result.get().whole) ?? false
+        if error == nil && !whole { logger.debug("the devices' file was written while the history moved; written again next round") }
         let changed = progress.withLock { progress in
-            if error == nil { progress.saved = changes }
+            if error == nil && whole { progress.saved = changes }
             defer { progress.failing = error != nil }
             return progress.failing != (error != nil)
         }

@@ -38,6 +38,9 @@ struct FingerprintMap<Value: MemorySized> {
     private var previousValueBytes = 0
     /// Keys dropped with their generation, since the map was made.
     private(set) var forgotten = 0
+    /// How many times the slots were laid out anew (a rotation, a growth): a walk of ``entries(from:limit:)`` in
+    /// pieces is whole only while this stays the same.
+    private(set) var layouts = 0
 
     /// `initialSlots` (rounded up to a power of two, at most what a generation needs) is where a generation starts.
     init(capacity: Int, budget: Int = .max, initialSlots: Int = 1_024) {
@@ -127,6 +130,7 @@ struct FingerprintMap<Value: MemorySized> {
     /// older one's slots, emptied (so a rotation neither frees nor allocates slots: the memory held stays level,
     /// where a new table growing from ``firstSlots`` would take and give back pages at every rotation).
     private mutating func rotate() {
+        layouts += 1
         forgotten += previousCount
         var reused = previous
         previous = current
@@ -149,6 +153,7 @@ struct FingerprintMap<Value: MemorySized> {
 
     /// Moves the current generation's keys into twice the slots.
     private mutating func grow() {
+        layouts += 1
         var larger = Self.empty(2 * current.count)
         for slot in current where slot.key != 0 && slot.key != Self.moved {
             larger[Self.find(larger, slot.key).slot] = slot
@@ -157,7 +162,8 @@ struct FingerprintMap<Value: MemorySized> {
     }
 
     /// Up to `limit` keys and values from `position` on, the older generation's first (so the most recently used come
-    /// last), and the position to go on from (`nil` at the end). Keys set in between may be missed or listed twice.
+    /// last), and the position to go on from (`nil` at the end). Keys set in between may be missed or listed twice,
+    /// and many keys when the slots were laid out anew in between (see ``layouts``).
     func entries(from position: Int, limit: Int) -> (entries: [(key: UInt64, value: Value)], next: Int?) {
         var entries: [(key: UInt64, value: Value)] = []
         var position = position

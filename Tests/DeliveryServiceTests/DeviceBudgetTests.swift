@@ -150,7 +150,7 @@ struct DeviceBudgetTests {
             var measured = 0, counted = 0, devices = 0
             var position: Int? = 0
             while let from = position {
-                let (entries, next) = history.entries(from: from, limit: 10_000)
+                let (entries, next, _) = history.entries(from: from, limit: 10_000)
                 position = next
                 for (_, view) in entries {
                     let pointer = Unmanaged.passUnretained(view.storage).toOpaque()

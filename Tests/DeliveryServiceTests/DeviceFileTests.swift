@@ -38,7 +38,7 @@ struct DeviceFileTests {
         defer { removeTemporaryDirectory(directory) }
         let history = Self.filled(budget: 8 << 20, count: 5_000)
         let file = DeviceFile(directory: directory)
-        #expect(try file.save(history) == history.count)
+        #expect(try file.save(history) == DeviceFile.Saved(written: history.count, whole: true))
         let size = try FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int ?? 0
         #expect(size <= history.usage.bytes, "the file (\(size) bytes) is larger than the memory it saves")
         let (loaded, found) = file.load(budget: 8 << 20)

@@ -114,6 +114,40 @@ struct ReportMemoryTests {
         #expect(keys.indices.allSatisfy { map.peek(keys[$0]) == $0 })
     }
 
+    @Test("a walk in pieces sees every key while the slots stay laid out; a growth or a rotation in between is told by layouts")
+    func mapWalkAndLayouts() {
+        var map = FingerprintMap<Int>(capacity: 2_000, initialSlots: 4)
+        var random = SeededRandom(seed: 17)
+        var keys: [UInt64] = []
+        var layouts: [Int] = []
+        func add(_ count: Int) {
+            for _ in 0..<count {
+                keys.append(random.next())
+                map.set(keys[keys.count - 1], keys.count - 1)
+                layouts.append(map.layouts)
+            }
+        }
+        add(1_500)  // grown from 4 slots, and rotated once (a generation holds 1,000)
+        #expect(layouts.first == 0 && layouts.last! > 0 && layouts == layouts.sorted())
+        func walk(between: () -> Void = {}) -> (seen: Set<Int>, whole: Bool) {
+            var seen = Set<Int>(), position: Int? = 0, first: Int?, whole = true
+            while let from = position {
+                let (entries, next) = map.entries(from: from, limit: 100)
+                if first == nil { first = map.layouts } else if first != map.layouts { whole = false }
+                seen.formUnion(entries.map(\.value))
+                position = next
+                between()
+            }
+            return (seen, whole)
+        }
+        let still = walk()
+        #expect(still.whole && still.seen.count == map.count)
+        // Keys set during the walk, enough to rotate: the walk is not whole, and may have missed keys.
+        var added = false
+        let moving = walk { if !added { added = true; add(1_000) } }
+        #expect(!moving.whole)
+    }
+
     @Test("a rotation begins the new generation in the older one's emptied slots: the slots held stay level")
     func mapRotationKeepsSlots() {
         var map = FingerprintMap<Int>(capacity: 2_000, initialSlots: 4)
