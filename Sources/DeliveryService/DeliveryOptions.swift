@@ -52,6 +52,8 @@ public struct DeliveryOptions: ParsableArguments {
     public var rateLimit = 0
     @Option(help: DeliveryDefaults.help("Seconds a POST /rpc body may take to arrive after its head (408 and the connection closed past it), at least 1.", "HTTP_BODY_TIMEOUT"))
     public var httpBodyTimeout = 10
+    @Option(help: DeliveryDefaults.help("Seconds the answers already made may take to reach their clients once SIGTERM has closed the client socket (a client that reads slowly, or not at all, holds the exit at most this long), 0 to 60.", "SHUTDOWN_LINGER"))
+    public var shutdownLinger = 2
     @Option(help: DeliveryDefaults.help("POST /rpc and GET /launch-ad requests being answered at once over all connections (503 past it; a body still coming takes no place), at least 1.", "HTTP_MAX_IN_FLIGHT"))
     public var httpMaxInFlight = 512
     @Option(help: DeliveryDefaults.help("Connections open at once on the HTTP address; one more is closed as soon as it is accepted, at least 1.", "HTTP_MAX_CONNECTIONS"))
@@ -76,6 +78,7 @@ public struct DeliveryOptions: ParsableArguments {
     public func validate() throws {
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be a number of requests a second, 0 for none") }
         guard httpBodyTimeout >= 1 else { throw ValidationError("--http-body-timeout must be a number of seconds, at least 1") }
+        guard (0...60).contains(shutdownLinger) else { throw ValidationError("--shutdown-linger must be a number of seconds, 0 to 60") }
         guard httpMaxInFlight >= 1 else { throw ValidationError("--http-max-in-flight must be a number of requests, at least 1") }
         guard httpMaxConnections >= 1 else { throw ValidationError("--http-max-connections must be a number of connections, at least 1") }
         guard maxHeldReplyBytes >= DeliveryServiceConfiguration.minHeldReplyBytes else {
@@ -112,6 +115,7 @@ public struct DeliveryOptions: ParsableArguments {
         configuration.httpIdleTimeout = .seconds(common.httpIdleTimeout)
         configuration.httpHeaderTimeout = .seconds(common.httpHeaderTimeout)
         configuration.httpBodyTimeout = .seconds(httpBodyTimeout)
+        configuration.shutdownLinger = .seconds(shutdownLinger)
         configuration.httpMaxInFlight = httpMaxInFlight
         configuration.httpMaxConnections = httpMaxConnections
         configuration.reportInterval = .milliseconds(Int64(((try? reportSeconds()) ?? 10) * 1000))  // validate() refused a bad one

@@ -94,6 +94,7 @@ public final class DeliveryServiceApp: Sendable {
         var clientConfiguration = RPCServerConfiguration(endpoint: configuration.clientEndpoint, name: "client")
         clientConfiguration.maxMessageSize = Int64(DeliveryServiceConfiguration.clientMessageLimit)
         clientConfiguration.maxInFlight = 256
+        clientConfiguration.shutdownLinger = configuration.shutdownLinger
         // What a peer that sends and never reads can make the edge hold is about this many replies (and as many
         // requests) per connection: libzmq's default, a tenth of the internal sockets', so that a flood of such
         // connections stays within tens of MiB instead of hundreds. That holds for small replies; large ones are

@@ -35,6 +35,9 @@ public struct DeliveryServiceConfiguration: Sendable {
     public var httpHeaderTimeout: Duration = HTTPConnectionPolicy.defaultHeaderTimeout
     /// A request's body must have arrived this long after its head (408 and the connection closed otherwise).
     public var httpBodyTimeout: Duration = .seconds(10)
+    /// How long the client socket's answers may still take to reach their clients once a graceful stop has closed it
+    /// (``RPCServerConfiguration/shutdownLinger``).
+    public var shutdownLinger: Duration = .seconds(2)
     /// Where `imgUrl` in answers points (defaults to the HTTP address).
     public var publicURL: String?
     /// CURVE keys: `edge.key` and `campaignd.pub`.

@@ -97,8 +97,8 @@ struct DaemonOptionsTests {
         }
         #expect(edge.followerId == "edge-9" && relay.followerId == "relay-9")
         #expect(edge.snapshotPageSize == 7 && edge.creativeCacheBytes == 2_097_152 && edge.stateSaveDelay == .milliseconds(30))
-        let reporting = try DeliveryOptions.parse(["--report-interval", "10s"], environment: [:]).configuration()
-        #expect(reporting.reportInterval == .seconds(10))
+        let reporting = try DeliveryOptions.parse(["--report-interval", "10s"], environment: ["DELIVERYD_SHUTDOWN_LINGER": "30"]).configuration()
+        #expect(reporting.reportInterval == .seconds(10) && reporting.shutdownLinger == .seconds(30))
         #expect(try DeliveryOptions.parse([], environment: [:]).configuration().reportInterval == .seconds(10))
         #expect(try CampaignOptions.parse([], environment: ["CAMPAIGND_PACING_INTERVAL": "30s"]).configuration().pacingInterval == .seconds(30))
         // The relay takes the edge's defaults for what only deliveryd has a flag for.
@@ -181,6 +181,7 @@ struct DaemonOptionsTests {
             ("updates-hwm", "0", "--updates-hwm must be at least 1"),
             ("rate-limit", "-1", "--rate-limit must be a number of requests a second, 0 for none"),
             ("http-body-timeout", "0", "--http-body-timeout must be a number of seconds, at least 1"),
+            ("shutdown-linger", "61", "--shutdown-linger must be a number of seconds, 0 to 60"),
             ("http-max-in-flight", "0", "--http-max-in-flight must be a number of requests, at least 1"),
             ("http-max-connections", "0", "--http-max-connections must be a number of connections, at least 1"),
             ("max-held-reply-bytes", "1048576", "--max-held-reply-bytes must be a number of bytes, at least 2097152"),

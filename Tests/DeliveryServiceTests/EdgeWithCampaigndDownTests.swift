@@ -72,13 +72,14 @@ struct EdgeWithCampaigndDownTests {
             let creative = try await admin.call(AdminAPI.creativeUpload, upload).sha256
             let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
             await admin.close()
-            try await withStopping(fixture.startEdge("edge-q")) { edge in
+            // A linger far longer than the reading takes on a loaded host: this part is about what is delivered.
+            try await withStopping(fixture.startEdge("edge-q", arguments: ["--shutdown-linger", "30"])) { edge in
                 #expect(await edge.waitFor(seq: created.seq, creatives: 1))
                 await edge.client.close()
                 let count = 400
                 let peer = try await Self.unreadCalls(count, of: creative, to: edge, context: fixture.context)
                 edge.process.signal(SIGTERM)
-                // Read only now, within the edge's 2 s of linger: blocking, as fast as the replies come, and read after.
+                // Read only now: blocking, as fast as the replies come, and read after.
                 var replies: [[UInt8]] = []
                 while replies.count < count, let reply = try peer.socket.receiveParts() { replies.append(reply[1]) }
                 var ids: [Int] = []
@@ -91,7 +92,7 @@ struct EdgeWithCampaigndDownTests {
                 #expect(ids == Array(1...ids.count))
                 #expect(await edge.process.exitStatus() == 0, "\(edge.process.log)")
             }
-            // A client that never reads holds the exit no longer than the linger.
+            // A client that never reads holds the exit no longer than the linger (the default, 2 s).
             try await withStopping(fixture.startEdge("edge-r")) { edge in
                 #expect(await edge.waitFor(seq: created.seq, creatives: 1))
                 await edge.client.close()
