@@ -292,9 +292,9 @@ public enum CodecInvariants {
         return members
     }
 
-    /// What a dispatcher sends back for a message (`nil` for nothing).
-    static func answer(_ dispatcher: JSONRPCDispatcher, _ message: [UInt8]) -> [UInt8]? {
-        switch dispatcher.dispatch(message) {
+    /// What a dispatcher sends back for a message handled with `scratch`, a fresh one unless given (`nil` for nothing).
+    static func answer(_ dispatcher: JSONRPCDispatcher, _ message: [UInt8], scratch: JSONRPCDispatcher.Scratch = .init()) -> [UInt8]? {
+        switch message.withUnsafeBytes({ dispatcher.dispatch($0, context: RPCContext(), scratch: scratch) }) {
         case .reply(let writer): writer.bytes
         case .noReply: nil
         case .deferred: Array("deferred".utf8)
@@ -307,15 +307,7 @@ public enum CodecInvariants {
 
     /// What a dispatcher sends back for a message handled with ``sharedScratch`` (`nil` for nothing).
     static func answerSharingScratch(_ dispatcher: JSONRPCDispatcher, _ message: [UInt8]) -> [UInt8]? {
-        sharedScratch.withLock { scratch in
-            message.withUnsafeBytes { bytes in
-                switch dispatcher.dispatch(bytes, context: RPCContext(), scratch: scratch) {
-                case .reply(let writer): writer.bytes
-                case .noReply: nil
-                case .deferred: Array("deferred".utf8)
-                }
-            }
-        }
+        sharedScratch.withLock { answer(dispatcher, message, scratch: $0) }
     }
 
     /// The bytes as the params of a compact call of `method`.

@@ -33,8 +33,7 @@ final class ReportFile: Sendable {
 
         /// The counts gathered and not shipped, by hour: an older file's, under the hour of `now`.
         func hourly(now: Timestamp) -> [HourlyCount] {
-            unsentHourly ?? unsent.map { HourlyCount(id: $0.id, hour: HourlyCount.hour(of: now), impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips,
-                                      reasons: $0.reasons) }
+            unsentHourly ?? ReportHours.hourly(totals: unsent, at: now)
         }
 
         static let empty = Body(lastReportId: 0, pending: nil, unsent: [])

@@ -75,7 +75,7 @@ final class ReportShipper: Service {
         if let report = pending, Self.tooLargeToShip(report) {
             // Made before reports were split to fit a sync call: no call could carry it, so campaignd never took it.
             // Its counts go again in reports that fit (its id stays used: the next ones come after it).
-            ledger.restore(report.hourly ?? Self.hourly(report.counts, at: .now()), apps: report.apps ?? [])
+            ledger.restore(ReportHours.hourly(of: report, receivedAt: .now()), apps: report.apps ?? [])
             pending = nil
             logger.warning("the pending report is too large for a sync call; its counts go again in reports that fit",
                            metadata: ["report_id": "\(report.reportId)"])
@@ -144,7 +144,7 @@ final class ReportShipper: Service {
                                    metadata: ["last_report_id": "\(answer.lastReportId)"])
                 }
                 // A report sent without its hours (campaignd refused them as too old) gives its totals back under this hour.
-                ledger.restore(report.hourly ?? Self.hourly(report.counts, at: .now()), apps: report.apps ?? [])
+                ledger.restore(ReportHours.hourly(of: report, receivedAt: .now()), apps: report.apps ?? [])
             }
             await save(outbox)
             return true
@@ -202,12 +202,6 @@ final class ReportShipper: Service {
             kept = apps.enumerated().filter { $0.offset != index }.map(\.element)
         }
         return kept.isEmpty ? nil : kept
-    }
-
-    /// A report's totals as counts of the hour `time` is in (for a report without its hours).
-    static func hourly(_ totals: [CampaignStats], at time: Timestamp) -> [HourlyCount] {
-        let hour = HourlyCount.hour(of: time)
-        return totals.map { HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips, reasons: $0.reasons) }
     }
 
     /// Whether `report` can never have gone in one sync call: even in the shortest call (an id of one digit, no seal)

@@ -6,10 +6,12 @@ import LaunchAdDomain
 public enum ReportHours {
     /// The hourly counts of `report`, received at `now`.
     public static func hourly(of report: EdgeReport, receivedAt now: Timestamp) -> [HourlyCount] {
-        guard let hourly = report.hourly else {
-            let hour = HourlyCount.hour(of: now)
-            return report.counts.map { HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips, reasons: $0.reasons) }
-        }
-        return hourly
+        report.hourly ?? hourly(totals: report.counts, at: now)
+    }
+
+    /// Totals by campaign as counts of the hour `time` is in (with their reports by reason).
+    public static func hourly(totals: [CampaignStats], at time: Timestamp) -> [HourlyCount] {
+        let hour = HourlyCount.hour(of: time)
+        return totals.map { HourlyCount(id: $0.id, hour: hour, impressions: $0.impressions, clicks: $0.clicks, skips: $0.skips, reasons: $0.reasons) }
     }
 }

@@ -101,9 +101,7 @@ extension FaultTests {
                 let lastId = Timestamp.now().milliseconds - 60_000
                 let pending = EdgeReport(edgeId: name, reportId: lastId, counts: HourlyCount.totals(pendingCounts), hourly: pendingCounts)
                 #expect(try JSONValueEncoder().encodeJSON(pending).count > SyncAPI.maxCallBytes)
-                try FileManager.default.createDirectory(at: fixture.cacheDirectory(name), withIntermediateDirectories: true)
-                let file = ReportFile(directory: fixture.cacheDirectory(name))
-                try file.save(ReportFile.Body(lastReportId: lastId, pending: pending, unsent: waiting))
+                let file = try Self.leave(ReportFile.Body(lastReportId: lastId, pending: pending, unsent: waiting), for: name, in: fixture)
                 let edge = try await fixture.startEdge(name)
                 func counted() async -> [[Int64]] {
                     var all: [[Int64]] = []
@@ -130,11 +128,9 @@ extension FaultTests {
                 let id = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative)).campaign.id
                 let name = "edge-ahead"
                 let ahead = Timestamp.now().milliseconds + 3 * 86_400_000
-                try FileManager.default.createDirectory(at: fixture.cacheDirectory(name), withIntermediateDirectories: true)
-                let file = ReportFile(directory: fixture.cacheDirectory(name))
                 let hourly = [HourlyCount(id: id, hour: HourlyCount.hour(of: .now()), impressions: 4, clicks: 1)]
-                try file.save(ReportFile.Body(lastReportId: ahead, pending: EdgeReport(edgeId: name, reportId: ahead, counts: HourlyCount.totals(hourly),
-                                                                                       hourly: hourly), unsent: []))
+                let pending = EdgeReport(edgeId: name, reportId: ahead, counts: HourlyCount.totals(hourly), hourly: hourly)
+                let file = try Self.leave(ReportFile.Body(lastReportId: ahead, pending: pending, unsent: []), for: name, in: fixture)
                 let edge = try await fixture.startEdge(name)
                 let probe = ReportProbe(campaign: id, file: file)
                 #expect(await eventually(timeout: .seconds(20)) { await probe.counted(admin) == [4, 1, 0] }, "\(edge.process.log.suffix(1500))")
@@ -143,6 +139,14 @@ extension FaultTests {
                 await edge.stop()
                 await admin.close()
             }
+        }
+
+        /// The report file an earlier run of edge `name` left in its cache folder, holding `body`.
+        static func leave(_ body: ReportFile.Body, for name: String, in fixture: CampaignFixture) throws -> ReportFile {
+            try FileManager.default.createDirectory(at: fixture.cacheDirectory(name), withIntermediateDirectories: true)
+            let file = ReportFile(directory: fixture.cacheDirectory(name))
+            try file.save(body)
+            return file
         }
 
         @Test("reports wait while the cache folder refuses the report file, so a restart that reads the older file counts nothing twice")
