@@ -293,7 +293,7 @@ let package = Package(
         // The followed state, its file and the sync session's queue, without a daemon around them.
         .testTarget(name: "CampaignFollowingTests", dependencies: ["CampaignFollowing", "CampaignStore", "DurableFiles", "JSONRPC", "LaunchAdAPI", "LaunchAdDomain", "LaunchAdTesting", "Locking", "ZMQRPC", "ZeroMQ",
                                                                    .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignFollowing", "CampaignStore", "DeliveryService", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking",
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["CampaignFollowing", "CampaignStore", "DeliveryService", "DurableFiles", "SeededRandomness", "LaunchAdRuntime", "LaunchAdDomain", "LaunchAdAPI", "LaunchAdTesting", "ZMQRPC", "ZeroMQ", "JSONRPC", "Locking",
                                                                  .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "LoadTests", dependencies: ["LaunchAdLoad", "LaunchAdAPI", "LaunchAdDomain", "JSONRPC", "ZeroMQ"]),
         .testTarget(

@@ -47,4 +47,24 @@ public enum ChecksummedFile {
         }
         return (decoded, false)
     }
+
+    /// The body of the file at `url`, decoded, for a file whose loss loses what the service keeps (counts not shipped,
+    /// devices' caps): `nil` when there is no file. A file that does not verify, does not decode or cannot be read is
+    /// not left for the next save to overwrite: it is set aside (``SetAsideFile``) and `setAside` says where and why.
+    /// An error when it could not be set aside.
+    public static func load<Body: Decodable>(_ type: Body.Type, at url: URL) throws -> (body: Body?, setAside: SetAsideFile.Note?) {
+        let whole: [UInt8]
+        do {
+            guard let bytes = try SetAsideFile.contents(of: url) else { return (nil, nil) }
+            whole = bytes
+        } catch let unreadable as SetAsideFile.Unreadable {
+            return (nil, try SetAsideFile.move(url, reason: unreadable.detail))
+        }
+        guard let bytes = body(of: whole) else { return (nil, try SetAsideFile.move(url, reason: "its checksum does not verify")) }
+        do {
+            return (try JSONValueDecoder(rejectUnknownKeys: false).decode(Body.self, fromJSON: bytes), nil)
+        } catch {
+            return (nil, try SetAsideFile.move(url, reason: "it verifies but does not decode (\(error))"))
+        }
+    }
 }

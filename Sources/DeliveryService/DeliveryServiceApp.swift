@@ -73,8 +73,11 @@ public final class DeliveryServiceApp: Sendable {
         let scheme = tls == nil ? "http" : "https"
         let baseURL = configuration.publicURL ?? "\(scheme)://\(configuration.httpAddress)"
         let publicBase = PublicBase(baseURL)
-        let (devices, deviceState) = DeviceFile(directory: directory).load(budget: configuration.deviceHistoryBytes)
-        if deviceState.discarded { logger.warning("discarded a devices' file that did not verify", metadata: ["folder": "\(directory.path)"]) }
+        let (devices, deviceState) = try DeviceFile(directory: directory).load(budget: configuration.deviceHistoryBytes)
+        if let setAside = deviceState.setAside {
+            logger.error("a devices' file that could not be used was set aside; the caps and rotation it may hold are not applied",
+                         metadata: ["file": "\(setAside.original.path)", "set_aside": "\(setAside.setAside.path)", "reason": "\(setAside.reason)"])
+        }
         if deviceState.devices > 0 { logger.info("devices' caps and rotation restored", metadata: ["devices": "\(deviceState.devices)"]) }
         deviceSaver = DeviceSaver(history: devices, file: DeviceFile(directory: directory), interval: configuration.deviceSaveInterval, logger: logger)
         let (journal, journaled) = EventJournal.open(directory: directory,

@@ -12,7 +12,7 @@ import LaunchAdDomain
 /// fingerprint, its rotation (64 bits), its counts of campaigns, variants and impressions (32 bits each) and its
 /// elements (64 bits each, as ``DeviceView/withElements(_:)`` gives them), the least recently reported first; then
 /// `END1`, the number of devices (64 bits) and the sha256 of everything before it. A file that does not verify is
-/// discarded whole, never trusted.
+/// never trusted, nor overwritten: it is set aside whole (``SetAsideFile``).
 struct DeviceFile: Sendable {
     static let name = "devices.bin"
     private static let magic: [UInt8] = Array("DVS1".utf8)
@@ -30,21 +30,29 @@ struct DeviceFile: Sendable {
     /// What opening the file found.
     struct Loaded {
         var devices: Int
-        /// Whether a file was there and did not verify (it is left to be replaced by the next save).
-        var discarded: Bool
+        /// A file that was there and could not be used (it did not verify, or could not be read): set aside with the caps
+        /// it may hold, never left for the next save to overwrite (see ``SetAsideFile``).
+        var setAside: SetAsideFile.Note?
     }
 
-    /// A history of `budget` bytes holding the devices of the file (under its key), or an empty one with a new key.
-    func load(budget: Int) -> (DeviceHistory, Loaded) {
-        guard FileManager.default.fileExists(atPath: url.path) else { return (DeviceHistory(budget: budget), Loaded(devices: 0, discarded: false)) }
-        // Mapped, not read: the pages are the file's, given back once it is read.
-        guard let data = try? Data(contentsOf: url, options: .alwaysMapped),
-              let (key, records) = data.withUnsafeBytes({ Self.parse($0) }) else {
-            return (DeviceHistory(budget: budget), Loaded(devices: 0, discarded: true))
+    /// A history of `budget` bytes holding the devices of the file (under its key), or an empty one with a new key when
+    /// there is no file or it could not be used (then set aside). An error when such a file could not be set aside.
+    func load(budget: Int) throws -> (DeviceHistory, Loaded) {
+        let data: Data
+        do {
+            // Mapped, not read: the pages are the file's, given back once it is read.
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            let setAside = try SetAsideFile.unreadable(url, after: error).map { try SetAsideFile.move(url, reason: $0) }
+            return (DeviceHistory(budget: budget), Loaded(devices: 0, setAside: setAside))
+        }
+        guard let (key, records) = data.withUnsafeBytes({ Self.parse($0) }) else {
+            let setAside = try SetAsideFile.move(url, reason: "its framing or checksum does not verify")
+            return (DeviceHistory(budget: budget), Loaded(devices: 0, setAside: setAside))
         }
         let history = DeviceHistory(budget: budget, key: key)
         for (fingerprint, view) in records { history.restore(fingerprint, view) }
-        return (history, Loaded(devices: records.count, discarded: false))
+        return (history, Loaded(devices: records.count, setAside: nil))
     }
 
     /// The key and the devices of a file's bytes, or `nil` when they do not verify.

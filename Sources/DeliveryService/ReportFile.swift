@@ -9,7 +9,7 @@ import Locking
 /// The counts campaignd has not taken yet, on disk (`reports.json` in the cache folder, a ``ChecksummedFile`` written
 /// atomically), so that a restart loses none of them and counts none twice, even while campaignd is away: the
 /// report on its way is kept under its id (campaignd takes an id once), and the counts gathered since beside it. A
-/// file that does not verify is discarded, never trusted.
+/// file that does not verify is never trusted, nor overwritten: it is set aside (``SetAsideFile``).
 final class ReportFile: Sendable {
     struct Body: Codable, Equatable, Sendable {
         /// The last report id used: ids keep growing across restarts, even when the clock has gone back.
@@ -59,11 +59,12 @@ final class ReportFile: Sendable {
         written.withLock { $0 = body }
     }
 
-    /// The counts saved, or ``Body/empty`` when there are none or the file does not verify (`discarded`).
-    func load() -> (body: Body, discarded: Bool) {
-        let (read, discarded) = ChecksummedFile.read(Body.self, at: url)
-        guard let body = read else { return (.empty, discarded) }
+    /// The counts saved, or ``Body/empty`` when there are none, or when the file could not be used: it is then set
+    /// aside (`setAside`) with the counts it may hold, never overwritten. An error when it could not be set aside.
+    func load() throws -> (body: Body, setAside: SetAsideFile.Note?) {
+        let (read, setAside) = try ChecksummedFile.load(Body.self, at: url)
+        guard let body = read else { return (.empty, setAside) }
         written.withLock { $0 = body }
-        return (body, false)
+        return (body, nil)
     }
 }

@@ -64,8 +64,11 @@ final class ReportShipper: Service {
         // keep the round (and the file) waiting three timeouts while campaignd is away.
         clientConfiguration.retries = 0
         let client = try RPCClient(context: context, configuration: clientConfiguration)
-        let (saved, discarded) = file.load()
-        if discarded { logger.warning("discarded a report file that did not verify", metadata: ["file": "\(file.url.path)"]) }
+        let (saved, setAside) = try file.load()
+        if let setAside {
+            logger.error("a report file that could not be used was set aside; the counts it may hold are not shipped",
+                         metadata: ["file": "\(setAside.original.path)", "set_aside": "\(setAside.setAside.path)", "reason": "\(setAside.reason)"])
+        }
         ledger.restore(saved.hourly(now: .now()), apps: saved.unsentApps ?? [])
         if saved.pending != nil || !saved.unsent.isEmpty || saved.unsentApps != nil {
             logger.info("counts from before the restart are shipped again", metadata: ["campaigns": "\(saved.unsent.count)",

@@ -41,8 +41,8 @@ struct DeviceFileTests {
         #expect(try file.save(history) == DeviceFile.Saved(written: history.count, whole: true))
         let size = try FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int ?? 0
         #expect(size <= history.usage.bytes, "the file (\(size) bytes) is larger than the memory it saves")
-        let (loaded, found) = file.load(budget: 8 << 20)
-        #expect(!found.discarded && found.devices == 5_000 && loaded.count == 5_000)
+        let (loaded, found) = try file.load(budget: 8 << 20)
+        #expect(found.setAside == nil && found.devices == 5_000 && loaded.count == 5_000)
         #expect(loaded.key == history.key)
         for index in 0..<5_000 {
             guard Self.same(loaded.view("d-\(index)"), history.view("d-\(index)")) else {
@@ -51,12 +51,12 @@ struct DeviceFileTests {
             }
         }
         // Loaded into a smaller budget: the most recently reported are kept, within it.
-        let (small, _) = file.load(budget: 256 << 10)
+        let (small, _) = try file.load(budget: 256 << 10)
         #expect(small.usage.bytes <= 256 << 10 && small.count > 0 && small.count < 5_000)
     }
 
-    @Test("a file that does not verify (a byte changed, cut short, or not one) is discarded whole, and the next save replaces it")
-    func discarded() throws {
+    @Test("a file that does not verify (a byte changed, cut short, or not one) or cannot be read is set aside whole, and the next save writes a new one")
+    func setAside() throws {
         let directory = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(directory) }
         let history = Self.filled(budget: 1 << 20, count: 300)
@@ -65,15 +65,25 @@ struct DeviceFileTests {
         let good = try Data(contentsOf: file.url)
         var flipped = good
         flipped[good.count / 2] ^= 0x01
+        func asideCount() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(DeviceFile.name + ".unusable-") }.count
+        }
+        var count = 0
         for bytes in [flipped, good.prefix(good.count - 1), good.prefix(good.count / 2), Data("not a file".utf8), Data()] {
             try bytes.write(to: file.url)
-            let (loaded, found) = file.load(budget: 1 << 20)
-            #expect(found.discarded && loaded.count == 0)
-            #expect(loaded.key != history.key)
+            let (loaded, found) = try file.load(budget: 1 << 20)
+            count += 1
+            #expect(loaded.count == 0 && loaded.key != history.key)
+            #expect(found.setAside.map { try? Data(contentsOf: $0.setAside) } == bytes, "the caps it may hold are kept, as they were")
+            #expect(try !FileManager.default.fileExists(atPath: file.url.path) && asideCount() == count)
         }
-        let (absent, found) = DeviceFile(directory: directory.appendingPathComponent("none")).load(budget: 1 << 20)
-        #expect(!found.discarded && absent.count == 0)
+        // A folder in its place cannot be read: set aside too.
+        try FileManager.default.createDirectory(at: file.url, withIntermediateDirectories: false)
+        let (empty, found) = try file.load(budget: 1 << 20)
+        #expect(try empty.count == 0 && found.setAside?.reason == "a folder is in its place" && asideCount() == count + 1)
+        let (absent, none) = try DeviceFile(directory: directory.appendingPathComponent("none")).load(budget: 1 << 20)
+        #expect(none.setAside == nil && absent.count == 0)
         try file.save(history)
-        #expect(file.load(budget: 1 << 20).1.devices == 300)
+        #expect(try file.load(budget: 1 << 20).1.devices == 300)
     }
 }

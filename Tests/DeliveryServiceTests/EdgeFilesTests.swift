@@ -1,5 +1,6 @@
 import CampaignFollowing
 @testable import DeliveryService
+import DurableFiles
 import Foundation
 import JSONRPC
 import LaunchAdAPI
@@ -10,12 +11,12 @@ import Testing
 /// trusted when a byte is off; and the event ledger's memory of counted events across a restart.
 @Suite("edge report file and event journal", .timeLimit(.minutes(1)))
 struct EdgeFilesTests {
-    @Test("the report file reads back what was saved, is not written again for the same counts, and is discarded when any byte is off")
+    @Test("the report file reads back what was saved, is not written again for the same counts, and sets aside a file it cannot use")
     func reportFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reportfile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(ReportFile(directory: directory).load() == (.empty, false))
+        #expect(try ReportFile(directory: directory).load() == (.empty, nil))
         let file = ReportFile(directory: directory)
         let body = ReportFile.Body(lastReportId: 1_764_000_000_123,
                                    pending: EdgeReport(edgeId: "edge \"1\"", reportId: 1_764_000_000_123,
@@ -23,25 +24,66 @@ struct EdgeFilesTests {
                                    unsent: [HourlyCount(id: 4, hour: Timestamp(rfc3339: "2026-11-25T10:00:00Z")!, impressions: 3),
                                             HourlyCount(id: 9, hour: Timestamp(rfc3339: "2026-11-25T11:00:00Z")!, clicks: 1)])
         try file.save(body)
-        #expect(ReportFile(directory: directory).load() == (body, false))
+        #expect(try ReportFile(directory: directory).load() == (body, nil))
         // The same body again is not written: the file stays as it is, even if something else changed it.
         let written = try Data(contentsOf: file.url)
         try Data("x".utf8).write(to: file.url)
         try file.save(body)
         #expect(try Data(contentsOf: file.url) == Data("x".utf8))
         try written.write(to: file.url)
-        // Damage anywhere is never trusted: a body byte, a checksum byte, the framing, a cut.
+        func setAside() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("reports.json.unusable-") }.sorted()
+        }
+        // Damage anywhere is never trusted, nor overwritten: the file is set aside whole, under a name of its own each
+        // time, and the next save writes a new one.
         let bytes = [UInt8](written)
         let bodyAt = bytes.count - 20, checksumAt = 20
+        var expectedAside = 0
         for (what, damaged) in [("body", bytes.enumerated().map { $0.offset == bodyAt ? $0.element ^ 1 : $0.element }),
                                 ("checksum", bytes.enumerated().map { $0.offset == checksumAt ? ($0.element == 0x61 ? 0x62 : 0x61) : $0.element }),
-                                ("framing", Array(bytes.dropFirst())), ("cut", Array(bytes.dropLast(5))), ("empty", [])] {
+                                ("framing", Array(bytes.dropFirst())), ("cut", Array(bytes.dropLast(5))), ("empty", []),
+                                // A verified body that is not a report file's is not taken either.
+                                ("not a report", ChecksummedFile.contents(body: Array("{\"seq\":1}".utf8)))] {
             try Data(damaged).write(to: file.url)
-            #expect(ReportFile(directory: directory).load() == (.empty, true), "\(what)")
+            let (loaded, note) = try ReportFile(directory: directory).load()
+            expectedAside += 1
+            #expect(loaded == .empty && note?.original == file.url, "\(what)")
+            #expect(!FileManager.default.fileExists(atPath: file.url.path), "\(what): left where the next save overwrites it")
+            #expect(try setAside().count == expectedAside, "\(what)")
+            if let note { #expect(try Data(contentsOf: note.setAside) == Data(damaged), "\(what): the bytes set aside are not the file's") }
         }
-        // A verified body that is not a report file's is not taken either.
-        try Data(ChecksummedFile.contents(body: Array("{\"seq\":1}".utf8))).write(to: file.url)
-        #expect(ReportFile(directory: directory).load() == (.empty, true))
+        // Something there that cannot be read at all (a folder in its place: root reads any file) is set aside too.
+        try FileManager.default.createDirectory(at: file.url, withIntermediateDirectories: false)
+        let (loaded, note) = try ReportFile(directory: directory).load()
+        #expect(loaded == .empty && note?.reason == "a folder is in its place")
+        #expect(try setAside().count == expectedAside + 1)
+        #expect(!FileManager.default.fileExists(atPath: file.url.path))
+        // The next save writes a new file, which reads back.
+        try ReportFile(directory: directory).save(body)
+        #expect(try ReportFile(directory: directory).load() == (body, nil))
+        // A link to nowhere is no file.
+        try FileManager.default.removeItem(at: file.url)
+        try FileManager.default.createSymbolicLink(atPath: file.url.path, withDestinationPath: directory.appendingPathComponent("gone").path)
+        #expect(try ReportFile(directory: directory).load() == (.empty, nil))
+    }
+
+    @Test("a file set aside takes a name of its own, and one that cannot be renamed is an error, not a file overwritten")
+    func setAsideNames() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("setaside-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("devices.bin")
+        let now = Date(timeIntervalSince1970: 1_796_000_000)  // 2026-11-30T00:53:20Z
+        var names: [String] = []
+        for round in 1...3 {
+            try Data([UInt8(round)]).write(to: url)
+            let note = try SetAsideFile.move(url, reason: "test", now: now)
+            names.append(note.setAside.lastPathComponent)
+            #expect(try Data(contentsOf: note.setAside) == Data([UInt8(round)]))
+        }
+        #expect(names == ["devices.bin.unusable-20261130T005320Z", "devices.bin.unusable-20261130T005320Z-2", "devices.bin.unusable-20261130T005320Z-3"])
+        // Nothing there to rename: an error, never a silent success.
+        #expect(throws: SetAsideFile.CannotSetAside.self) { try SetAsideFile.move(url, reason: "test", now: now) }
     }
 
     @Test("the event journal reads back its fingerprints in order across files, keeps two files, and cuts off a batch that does not verify")

@@ -30,7 +30,10 @@ extension FaultTests {
                     #expect(result.accepted == 1)
                 }
                 let file = DeviceFile(directory: fixture.cacheDirectory(name))
-                func saved(_ devices: Int) -> Bool { FileManager.default.fileExists(atPath: file.url.path) && file.load(budget: 1 << 20).1.devices >= devices }
+                // Read without acting on it (the edge's own read sets aside a file it cannot use).
+                func saved(_ devices: Int) -> Bool {
+                    (try? Data(contentsOf: file.url)).flatMap { $0.withUnsafeBytes { DeviceFile.parse($0) } }.map { $0.1.count >= devices } ?? false
+                }
 
                 #expect(try await query("d-capped") == created.campaign.id)
                 try await shown("d-capped", event: "e-1")
@@ -52,7 +55,8 @@ extension FaultTests {
                 #expect(try await query("d-capped") == nil)
                 #expect(try await query("d-third") == created.campaign.id)
 
-                // A file that does not verify is discarded, never trusted: the edge starts with no device known.
+                // A file that does not verify is never trusted, nor overwritten: the edge sets it aside, whole, and starts with
+                // no device known.
                 await edge.stop(signal: SIGKILL)
                 var bytes = try Data(contentsOf: file.url)
                 bytes[bytes.count / 2] ^= 0x40
@@ -60,7 +64,11 @@ extension FaultTests {
                 edge = try await fixture.startEdge(name, arguments: ["--device-memory-bytes", "\(8 << 20)"])
                 #expect(await edge.waitFor(seq: created.seq, creatives: 1))
                 #expect(try await query("d-capped") == created.campaign.id)
-                #expect(edge.log.contains("discarded a devices' file that did not verify"))
+                #expect(edge.log.contains("a devices' file that could not be used was set aside"))
+                let folder = fixture.cacheDirectory(name)
+                let aside = try setAside(DeviceFile.name, in: folder)
+                #expect(aside.count == 1)
+                #expect(try aside.first.map { try Data(contentsOf: folder.appendingPathComponent($0)) } == bytes, "the file set aside is not the one found")
                 await edge.stop()
                 await admin.close()
             }

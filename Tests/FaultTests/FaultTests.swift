@@ -1,3 +1,4 @@
+import CampaignFollowing
 import CampaignStore
 @testable import DeliveryService
 import Foundation
@@ -71,8 +72,19 @@ final class ReportProbe {
 
     /// What the edge's report file holds for the campaign, pending and unsent together.
     func onDisk() -> [Int64] {
-        let body = file.load().body
+        let body = file.onDisk
         let all = (body.pending?.counts ?? []) + body.unsent
         return all.filter { $0.id == campaign }.reduce([0, 0, 0]) { [$0[0] + $1.impressions, $0[1] + $1.clicks, $0[2] + $1.skips] }
     }
+}
+
+extension ReportFile {
+    /// What the file holds now, read without acting on it (the edge's own read sets aside a file it cannot use); empty
+    /// when there is none or it does not verify.
+    var onDisk: Body { ChecksummedFile.read(Body.self, at: url).body ?? .empty }
+}
+
+/// The files of `folder` that an edge set aside in place of its file `name` (see `SetAsideFile`), by name.
+func setAside(_ name: String, in folder: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(name + ".unusable-") }.sorted()
 }

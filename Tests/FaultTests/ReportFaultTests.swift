@@ -36,16 +36,16 @@ extension FaultTests {
                 // Shipped while campaignd is there.
                 try await report(impressions: 3, clicks: 1)
                 #expect(await eventually(timeout: .seconds(10)) { await counted() == [3, 1, 0] })
-                #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] && file.load().body.lastReportId > 0 })
+                #expect(await eventually(timeout: .seconds(5)) { onDisk() == [0, 0, 0] && file.onDisk.lastReportId > 0 })
                 // An edge killed after campaignd took its report but before its file said so: the report is sent again under
                 // its id, and campaignd does not count it twice.
                 await edge.stop()
-                let taken = file.load().body
+                let taken = file.onDisk
                 try file.save(ReportFile.Body(lastReportId: taken.lastReportId,
                                               pending: EdgeReport(edgeId: name, reportId: taken.lastReportId, counts: [CampaignStats(id: id, impressions: 3, clicks: 1, skips: 0)]),
                                               unsent: []))
                 edge = try await fixture.startEdge(name)
-                #expect(await eventually(timeout: .seconds(10)) { file.load().body.pending == nil })
+                #expect(await eventually(timeout: .seconds(10)) { file.onDisk.pending == nil })
                 #expect(await counted() == [3, 1, 0])
 
                 // campaignd goes away; the edge keeps taking reports and writes what it cannot ship to its cache folder.
@@ -110,8 +110,8 @@ extension FaultTests {
                 }
                 let expected = Array(repeating: [Int64(300), 0, 100], count: ids.count)
                 #expect(await eventually(timeout: .seconds(30)) { await counted() == expected }, "\(edge.process.log.suffix(2000))")
-                #expect(await eventually(timeout: .seconds(5)) { file.load().body.pending == nil && file.load().body.unsent.isEmpty
-                    && (file.load().body.unsentHourly ?? []).isEmpty })
+                #expect(await eventually(timeout: .seconds(5)) { file.onDisk.pending == nil && file.onDisk.unsent.isEmpty
+                    && (file.onDisk.unsentHourly ?? []).isEmpty })
                 #expect(edge.process.log.contains("too large for a sync call"))
                 try await Task.sleep(for: .seconds(5))  // two rounds more: nothing is sent again (no event to await for what must not happen)
                 #expect(await counted() == expected)
@@ -135,7 +135,40 @@ extension FaultTests {
                 let probe = ReportProbe(campaign: id, file: file)
                 #expect(await eventually(timeout: .seconds(20)) { await probe.counted(admin) == [4, 1, 0] }, "\(edge.process.log.suffix(1500))")
                 #expect(edge.process.log.contains("refuses this report's id"))
-                #expect(await eventually(timeout: .seconds(5)) { file.load().body.pending == nil && file.load().body.lastReportId < ahead })
+                #expect(await eventually(timeout: .seconds(5)) { file.onDisk.pending == nil && file.onDisk.lastReportId < ahead })
+                await edge.stop()
+                await admin.close()
+            }
+        }
+
+        @Test("a report file that does not verify is set aside whole, never overwritten, and the edge's counts since are shipped")
+        func unusableReportFileSetAside() async throws {
+            try await withStopping(CampaignFixture()) { fixture in
+                let admin = try fixture.admin()
+                let creative = try await fixture.uploadPNG(admin)
+                let created = try await admin.call(AdminAPI.campaignCreate, CampaignFixture.fields(creative: creative))
+                let id = created.campaign.id
+                let name = "edge-unusable"
+                let hourly = [HourlyCount(id: id, hour: HourlyCount.hour(of: .now()), impressions: 7)]
+                let pending = EdgeReport(edgeId: name, reportId: Timestamp.now().milliseconds - 1000, counts: HourlyCount.totals(hourly), hourly: hourly)
+                let file = try Self.leave(ReportFile.Body(lastReportId: pending.reportId, pending: pending, unsent: []), for: name, in: fixture)
+                // One byte of the counts changed: the checksum no longer verifies.
+                var damaged = try Data(contentsOf: file.url)
+                let seven = damaged.lastIndex(of: UInt8(ascii: "7"))!
+                damaged[seven] = UInt8(ascii: "9")
+                try damaged.write(to: file.url)
+                let edge = try await fixture.startEdge(name)
+                let probe = ReportProbe(campaign: id, file: file)
+                #expect(await eventually(timeout: .seconds(10)) { edge.process.log.contains("a report file that could not be used was set aside") })
+                let folder = fixture.cacheDirectory(name)
+                let aside = try setAside("reports.json", in: folder)
+                #expect(aside.count == 1)
+                #expect(try aside.first.map { try Data(contentsOf: folder.appendingPathComponent($0)) } == damaged, "the file set aside is not the one found")
+                // Its counts are not trusted; the edge's own go on as before.
+                #expect(await edge.waitFor(seq: created.seq))
+                try await probe.report(to: edge, impressions: 2)
+                #expect(await eventually(timeout: .seconds(20)) { await probe.counted(admin) == [2, 0, 0] }, "\(edge.process.log.suffix(1500))")
+                #expect(try setAside("reports.json", in: folder) == aside)
                 await edge.stop()
                 await admin.close()
             }
@@ -164,7 +197,7 @@ extension FaultTests {
                 // campaignd away: a report waits on disk under its id, and clicks since beside it.
                 await fixture.kill()
                 try await probe.report(to: edge, impressions: 2)
-                #expect(await eventually(timeout: .seconds(10)) { probe.onDisk() == [2, 0, 0] && probe.file.load().body.pending != nil })
+                #expect(await eventually(timeout: .seconds(10)) { probe.onDisk() == [2, 0, 0] && probe.file.onDisk.pending != nil })
                 try await probe.report(to: edge, clicks: 3)
                 #expect(await eventually(timeout: .seconds(12)) { probe.onDisk() == [2, 3, 0] }, "\(probe.onDisk()) \(edge.process.log.suffix(1500))")
                 // The report file can no longer be written (its name becomes a folder: root ignores chmod), and campaignd
