@@ -26,7 +26,8 @@ public struct DeliveryServiceConfiguration: Sendable {
     /// request whose body is still coming takes no place: it costs its connection only.
     public var httpMaxInFlight = 512
     /// Connections open at once on the public HTTP address; one more is closed as soon as it is accepted. Bodies being
-    /// received are bounded by this many times ``httpMaxBody``.
+    /// received are bounded by this many times ``httpMaxBody``, over all connections (an HTTP/2 connection's streams
+    /// each receive one; past the bound a body is refused).
     public var httpMaxConnections = 4096
     /// An HTTP connection with no request under way for this long is closed (public and operations addresses).
     public var httpIdleTimeout: Duration = .seconds(30)

@@ -43,6 +43,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     private var address = ""
     private var method = "POST"
     private var body: ByteBuffer?
+    /// The bytes of `body` held against the front door's bound on bodies being received.
+    private var bodyHeld = 0
     /// Places among those in flight this connection holds: a request being answered, or an asynchronous answer owed.
     private var placesHeld = 0
     private var closeAfter = false
@@ -102,10 +104,18 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
     }
 
     private func finish() {
+        dropBody()
         timer?.cancel()
         timer = nil
         timerDeadline = nil
         while placesHeld > 0 { leavePlace() }
+    }
+
+    /// Lets go of the body being read, and of its bytes held against the bound on bodies being received.
+    private func dropBody() {
+        body = nil
+        door.releaseBody(bodyHeld)
+        bodyHeld = 0
     }
 
     /// Takes a place for a request now whole; `false` (answered 503) when all are taken.
@@ -167,10 +177,19 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             case .rpc:
                 let total = (body?.readableBytes ?? 0) + part.readableBytes
                 guard total <= door.maxBody else {
-                    body = nil
+                    dropBody()
                     refuse(context, .rpc, .contentTooLarge, "the body is over \(door.maxBody) bytes", close: true)
                     return
                 }
+                // Held against the bound on bodies being received over all connections (an HTTP/2 connection receives
+                // one on each of its streams): past it, refused now rather than held.
+                guard door.holdBody(part.readableBytes) else {
+                    dropBody()
+                    refuse(context, .rpc, .serviceUnavailable, "\(door.maxBodyBytes) bytes of request bodies are being received",
+                           headers: [(.retryAfter, "1")], close: true)
+                    return
+                }
+                bodyHeld += part.readableBytes
                 if body == nil { body = part } else { body!.writeImmutableBuffer(part) }
             case .between, .launchAd, .dropping:
                 break
@@ -192,7 +211,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         let now = NIODeadline.now()
         requestStarted = now
         arm(context, at: now + door.requestTimeout)
-        body = nil
+        dropBody()
         method = request.method
         let path = request.path
         let route = HTTPRequestSummary.route(path)
@@ -266,7 +285,11 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     private func answerRPC(_ context: ChannelHandlerContext) {
         let message = body ?? ByteBuffer()
+        let held = bodyHeld
         body = nil
+        bodyHeld = 0
+        // The body is done with once dispatched (an asynchronous call has copied what it needs).
+        defer { door.releaseBody(held) }
         let outcome = message.withUnsafeReadableBytes { door.dispatcher.dispatch($0, context: RPCContext(), scratch: scratch) }
         switch outcome {
         case .reply(let writer):
@@ -384,22 +407,30 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
             written = context.eventLoop.makePromise(of: Void.self)
             written?.futureResult.whenComplete { _ in budget.release(size) }
         }
+        // An HTTP/2 stream that ends with this answer is closed once the answer has left it: closed at once, it dropped the
+        // answer still queued (the client saw only a reset).
+        if close && codec == nil && written == nil { written = context.eventLoop.makePromise(of: Void.self) }
         if !answer.headed { date.refresh() }
         Wire.write(answer, date: date, context: context, codec: codec, written: written)
         if close {
             context.flush()
-            closeGracefully(context)
+            closeGracefully(context, after: written?.futureResult)
         } else {
             needsFlush = true
         }
     }
 
     /// Ends the connection after its last answer: on HTTP/1.1 by closing the output only, reading and dropping what
-    /// the client still sends for a moment (so that the answer is not lost to a reset), then closing it.
-    private func closeGracefully(_ context: ChannelHandlerContext) {
+    /// the client still sends for a moment (so that the answer is not lost to a reset), then closing it; on HTTP/2 by
+    /// closing the stream once its answer is `written` (the client's body, if it was still coming, is then reset).
+    private func closeGracefully(_ context: ChannelHandlerContext, after written: EventLoopFuture<Void>?) {
         closing = true
         guard codec != nil else {
-            context.close(promise: nil)
+            if let written {
+                written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
             return
         }
         let halfClosed = context.eventLoop.makePromise(of: Void.self)

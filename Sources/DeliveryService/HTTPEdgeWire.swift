@@ -169,7 +169,7 @@ protocol HTTPEdgeWire {
     static func inbound(_ data: NIOAny) -> HTTPEdgeInbound
     /// An answer part as it goes out, likewise.
     static func outbound(_ data: NIOAny) -> HTTPEdgeOutbound
-    /// Writes `answer` whole, with the `Date` field `date`; `written` completes once its body is written (for the
+    /// Writes `answer` whole, with the `Date` field `date`; `written` completes once all of it is written (for the
     /// reply budget).
     static func write(_ answer: HTTPEdgeAnswer, date: HTTPDate, context: ChannelHandlerContext, codec: ChannelHandlerContext?,
                       written: EventLoopPromise<Void>?)
@@ -319,8 +319,8 @@ enum HTTPTypesWire: HTTPEdgeWire {
         response.headerFields[.date] = date.value
         if answer.status != .noContent { response.headerFields[.contentLength] = String(answer.body?.readableBytes ?? 0) }
         context.write(NIOAny(HTTPResponsePart.head(response)), promise: nil)
-        if let body = answer.body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: written) } else { written?.succeed() }
-        context.write(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+        if let body = answer.body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil) }
+        context.write(NIOAny(HTTPResponsePart.end(nil)), promise: written)
     }
 
     static func buffer(for head: HTTPPreparedHead, length: Int, date: HTTPDate, allocator: ByteBufferAllocator) -> ByteBuffer? {

@@ -16,10 +16,15 @@ final class HTTPFrontDoor: Sendable {
     let connections: HTTPConnectionMetrics
     let rateLimiter: HTTPRateLimiter?
     let maxBody: Int
+    /// The most bytes of `/rpc` bodies being received at once over all connections: the connection limit times the body
+    /// limit. HTTP/1.1 keeps within it by itself (one body at a time a connection); an HTTP/2 connection receives a body
+    /// on each of its streams (up to 100 at once), and a body that would pass the bound is refused (503) rather than held.
+    let maxBodyBytes: Int
     let maxInFlight: Int
     let idleTimeout: TimeAmount
     let requestTimeout: TimeAmount
     private let inFlight = Atomic<Int>(0)
+    private let bodyBytes = Atomic<Int>(0)
 
     init(dispatcher: JSONRPCDispatcher, configuration: DeliveryServiceConfiguration, metrics: HTTPMetrics, connections: HTTPConnectionMetrics,
          launchAd: @escaping @Sendable (LaunchRequest, inout JSONWriter) -> Void) {
@@ -29,6 +34,8 @@ final class HTTPFrontDoor: Sendable {
         self.connections = connections
         rateLimiter = configuration.rateLimit.map { HTTPRateLimiter(rate: $0) }
         maxBody = configuration.httpMaxBody
+        let (bound, overflow) = configuration.httpMaxConnections.multipliedReportingOverflow(by: configuration.httpMaxBody)
+        maxBodyBytes = overflow ? .max : bound
         maxInFlight = configuration.httpMaxInFlight
         idleTimeout = TimeAmount(configuration.httpIdleTimeout)
         requestTimeout = TimeAmount(configuration.httpBodyTimeout)
@@ -49,5 +56,22 @@ final class HTTPFrontDoor: Sendable {
 
     func leave() {
         inFlight.subtract(1, ordering: .relaxed)
+    }
+
+    /// Bytes of request bodies being received now, over all connections.
+    var bodyBytesHeld: Int { bodyBytes.load(ordering: .relaxed) }
+
+    /// Holds `bytes` more of a body being received; `false` (nothing held) when they would pass ``maxBodyBytes``.
+    func holdBody(_ bytes: Int) -> Bool {
+        let now = bodyBytes.wrappingAdd(bytes, ordering: .relaxed).newValue
+        guard now <= maxBodyBytes else {
+            bodyBytes.subtract(bytes, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func releaseBody(_ bytes: Int) {
+        if bytes > 0 { bodyBytes.subtract(bytes, ordering: .relaxed) }
     }
 }
