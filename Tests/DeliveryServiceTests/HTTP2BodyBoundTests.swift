@@ -12,14 +12,18 @@ struct HTTP2BodyBoundTests {
     /// same, then stream 1 ends its body; then stream 5 sends a whole body of the same size. It prints, per stream, what was answered:
     /// its body's text, and `reset` when the stream was reset.
     static let client = #"""
-    import json, socket, ssl, struct, sys
-    cafile, port, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    context = ssl.create_default_context(cafile=cafile)
+    from json import dumps
+    from socket import create_connection
+    from ssl import create_default_context
+    from struct import pack
+    from sys import argv
+    cafile, port, size = argv[1], int(argv[2]), int(argv[3])
+    context = create_default_context(cafile=cafile)
     context.set_alpn_protocols(["h2"])
-    s = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+    s = context.wrap_socket(create_connection(("127.0.0.1", port)), server_hostname="localhost")
     assert s.selected_alpn_protocol() == "h2", s.selected_alpn_protocol()
     def frame(kind, flags, stream, payload=b""):
-        return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+        return pack(">I", len(payload))[1:] + bytes([kind, flags]) + pack(">I", stream) + payload
     def field(name, value):  # a literal field, not indexed, its name new, no Huffman coding
         name, value = name.encode(), value.encode()
         return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
@@ -31,7 +35,7 @@ struct HTTP2BodyBoundTests {
         chunks = [payload[i:i + 16384] for i in range(0, len(payload), 16384)] or [b""]
         return b"".join(frame(0, 0x1 if end and i == len(chunks) - 1 else 0, stream, c) for i, c in enumerate(chunks))
     def body(id, size):
-        call = json.dumps({"jsonrpc": "2.0", "id": id, "method": "edge.status"}).encode()
+        call = dumps({"jsonrpc": "2.0", "id": id, "method": "edge.status"}).encode()
         return call + b" " * (size - len(call))
     answers, reset, buffer = {}, set(), b""
     def read_until(done):
@@ -62,7 +66,7 @@ struct HTTP2BodyBoundTests {
     five = body(5, size)
     s.sendall(headers(5, size) + data(5, five, True))
     read_until(lambda: answers.get(5, b"").endswith(b"}"))
-    print(json.dumps({"waiting": waiting, "answers": {str(k): v.decode() for k, v in answers.items()}, "reset": sorted(reset)}))
+    print(dumps({"waiting": waiting, "answers": {str(k): v.decode() for k, v in answers.items()}, "reset": sorted(reset)}))
     """#
 
     @Test("two streams' bodies past the bound: the second is refused 503 at once, the first answered, and what was held is let go")
