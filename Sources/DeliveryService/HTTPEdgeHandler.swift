@@ -219,7 +219,7 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
         closeAfter = request.closes
         awaitsContinue = request.expectsContinue
         if let limiter = door.rateLimiter, let wait = limiter.take(address) {
-            refuse(context, route, .tooManyRequests, "more than \(limiter.rate) requests a second from \(address)",
+            refuse(context, route, .tooManyRequests, "more than \(limiter.rate) requests a second from \(HTTPRateLimiter.client(of: address))",
                    headers: [(.retryAfter, String(wait))])
             return
         }

@@ -193,6 +193,29 @@ struct HTTPRPCTests {
         }
     }
 
+    @Test("the rate limit counts an IPv6 client by its /64 and an IPv4 one by its address, also written as IPv6")
+    func rateLimitClients() {
+        #expect(HTTPRateLimiter.client(of: "2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+        #expect(HTTPRateLimiter.client(of: "2001:0DB8:0001:0002:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
+        #expect(HTTPRateLimiter.client(of: "2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        #expect(HTTPRateLimiter.client(of: "::1") == "0:0:0:0::/64")
+        #expect(HTTPRateLimiter.client(of: "::ffff:10.1.2.3") == "10.1.2.3")
+        #expect(HTTPRateLimiter.client(of: "10.1.2.3") == "10.1.2.3")
+        #expect(HTTPRateLimiter.client(of: "not:an:address") == "not:an:address")
+        #expect(HTTPRateLimiter.client(of: "") == "")
+        // Two tokens a second: a host's other addresses in its /64 share them, the next /64 and IPv4 do not.
+        let limiter = HTTPRateLimiter(rate: 2)
+        let now: UInt64 = 1_000_000_000_000
+        #expect(limiter.take("2001:db8:1:2::1", now: now) == nil)
+        #expect(limiter.take("2001:db8:1:2::2", now: now) == nil)
+        #expect(limiter.take("2001:db8:1:2:ffff::3", now: now) == 1)
+        #expect(limiter.take("2001:db8:1:3::1", now: now) == nil)
+        #expect(limiter.take("::ffff:10.1.2.3", now: now) == nil)
+        #expect(limiter.take("10.1.2.3", now: now) == nil)
+        #expect(limiter.take("10.1.2.3", now: now) == 1)
+        #expect(limiter.take("2001:db8:1:2::9", now: now + 1_000_000_000) == nil, "refilled after a second")
+    }
+
     @Test("a rate limit per client address answers 429 with Retry-After; --ops-address moves /metrics and /healthz; metrics count the HTTP path")
     func rateLimitOpsAndMetrics() async throws {
         try await Self.withLiveEdge(configure: {
