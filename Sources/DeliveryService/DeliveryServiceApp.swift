@@ -188,4 +188,12 @@ public final class DeliveryServiceApp: Sendable {
 
     /// The long-running parts, in start order.
     public var services: [any Service] { [sync, shipper, deviceSaver, client, http] + (ops.map { [$0] } ?? []) }
+
+    /// Once the services have stopped: waits for the ZeroMQ context's end, so that the replies still queued when the
+    /// client socket closed reach their peers before the process exits (within the shutdown linger, and a second more
+    /// for the rest of the context's sockets); `false` when a socket was still open then.
+    @discardableResult
+    public func finish() async -> Bool {
+        await context.terminate(waitingAtMost: configuration.shutdownLinger + .seconds(1))
+    }
 }

@@ -230,6 +230,9 @@ public final class RPCServer: Sendable {
                 guard inFlight == 0 else { continue }
                 // Every reply is now libzmq's to send: closing with `LINGER 0` would drop those still queued.
                 lingerOnClose(socket)
+                logger.info("stopped serving JSON-RPC", metadata: ["socket": "\(configuration.name)",
+                                                                  "replied": "\(stats.replied.load(ordering: .relaxed))",
+                                                                  "replies_dropped": "\(stats.repliesDropped.load(ordering: .relaxed))"])
                 return
             }
             guard reading, !drained || poller.isReadable(socketIndex) else { continue }

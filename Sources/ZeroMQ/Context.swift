@@ -1,4 +1,5 @@
 import CZeroMQ
+import Synchronization
 
 /// A ZeroMQ context: the container of a process's sockets and their I/O threads.
 ///
@@ -29,8 +30,25 @@ public final class ZMQContext: @unchecked Sendable {
         starter.join()
     }
 
+    /// Whether ``terminate(waitingAtMost:)`` has begun the termination (the release then leaves it alone).
+    private let terminating = Atomic<Bool>(false)
+
     deinit {
+        guard !terminating.load(ordering: .acquiring) else { return }
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
+    }
+
+    /// Terminates the context now, as its release would, and waits for that at most `timeout`: until every socket made
+    /// from it is closed and what those closed with a linger still had to send has gone (or their linger has passed).
+    /// A process ends with this once its sockets are closed: libzmq's I/O threads die with the process, and with them
+    /// the replies a linger was to deliver, when the release comes later or on another thread than the exit. `false`
+    /// when the wait ran out (a socket still open): the termination goes on in the background.
+    public func terminate(waitingAtMost timeout: Duration) async -> Bool {
+        guard !terminating.exchange(true, ordering: .acquiringAndReleasing) else { return true }
+        let termination = OwnerThread(name: "zmq-term") { [self] in
+            while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
+        }
+        return await termination.joined(within: timeout)
     }
 
     /// Shuts the context down: blocking calls on its sockets return `ETERM` at once.

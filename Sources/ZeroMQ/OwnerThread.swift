@@ -32,6 +32,16 @@ public final class OwnerThread: Sendable {
         done.wait()
     }
 
+    /// Waits, without blocking a task's thread, until the body has returned or `timeout` has passed; whether it returned.
+    public func joined(within timeout: Duration) async -> Bool {
+        let (seconds, attoseconds) = timeout.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        let group = done
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: group.wait(timeout: deadline) == .success) }
+        }
+    }
+
     /// Waits, without blocking a task's thread, until the body has returned.
     public func joined() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -22,6 +22,7 @@ struct DeliveryDaemon: AsyncParsableCommand {
             let app = try DeliveryServiceApp(configuration: configuration, logger: logger, onReady: onReady)
             _ = try app.start()
             try await ServiceRunner.run(app.services, logger: logger)
+            if await !app.finish() { logger.warning("a ZeroMQ socket was still open at exit: replies still queued may not have reached their clients") }
         }
     }
 }

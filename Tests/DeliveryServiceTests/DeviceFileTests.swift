@@ -65,9 +65,7 @@ struct DeviceFileTests {
         let good = try Data(contentsOf: file.url)
         var flipped = good
         flipped[good.count / 2] ^= 0x01
-        func asideCount() throws -> Int {
-            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(DeviceFile.name + ".unusable-") }.count
-        }
+        func asideCount() throws -> Int { try filesSetAside(DeviceFile.name, in: directory).count }
         var count = 0
         for bytes in [flipped, good.prefix(good.count - 1), good.prefix(good.count / 2), Data("not a file".utf8), Data()] {
             try bytes.write(to: file.url)

@@ -5,6 +5,7 @@ import Foundation
 import JSONRPC
 import LaunchAdAPI
 import LaunchAdDomain
+import LaunchAdTesting
 import Testing
 
 /// The edge's own files in the cache folder: the report file and the event journal, read back as saved and never
@@ -31,9 +32,7 @@ struct EdgeFilesTests {
         try file.save(body)
         #expect(try Data(contentsOf: file.url) == Data("x".utf8))
         try written.write(to: file.url)
-        func setAside() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("reports.json.unusable-") }.sorted()
-        }
+        func setAside() throws -> [String] { try filesSetAside("reports.json", in: directory) }
         // Damage anywhere is never trusted, nor overwritten: the file is set aside whole, under a name of its own each
         // time, and the next save writes a new one.
         let bytes = [UInt8](written)

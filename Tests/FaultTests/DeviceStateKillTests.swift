@@ -66,7 +66,7 @@ extension FaultTests {
                 #expect(try await query("d-capped") == created.campaign.id)
                 #expect(edge.log.contains("a devices' file that could not be used was set aside"))
                 let folder = fixture.cacheDirectory(name)
-                let aside = try setAside(DeviceFile.name, in: folder)
+                let aside = try filesSetAside(DeviceFile.name, in: folder)
                 #expect(aside.count == 1)
                 #expect(try aside.first.map { try Data(contentsOf: folder.appendingPathComponent($0)) } == bytes, "the file set aside is not the one found")
                 await edge.stop()

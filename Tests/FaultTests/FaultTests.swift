@@ -83,8 +83,3 @@ extension ReportFile {
     /// when there is none or it does not verify.
     var onDisk: Body { ChecksummedFile.read(Body.self, at: url).body ?? .empty }
 }
-
-/// The files of `folder` that an edge set aside in place of its file `name` (see `SetAsideFile`), by name.
-func setAside(_ name: String, in folder: URL) throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(name + ".unusable-") }.sorted()
-}

@@ -161,14 +161,14 @@ extension FaultTests {
                 let probe = ReportProbe(campaign: id, file: file)
                 #expect(await eventually(timeout: .seconds(10)) { edge.process.log.contains("a report file that could not be used was set aside") })
                 let folder = fixture.cacheDirectory(name)
-                let aside = try setAside("reports.json", in: folder)
+                let aside = try filesSetAside("reports.json", in: folder)
                 #expect(aside.count == 1)
                 #expect(try aside.first.map { try Data(contentsOf: folder.appendingPathComponent($0)) } == damaged, "the file set aside is not the one found")
                 // Its counts are not trusted; the edge's own go on as before.
                 #expect(await edge.waitFor(seq: created.seq))
                 try await probe.report(to: edge, impressions: 2)
                 #expect(await eventually(timeout: .seconds(20)) { await probe.counted(admin) == [2, 0, 0] }, "\(edge.process.log.suffix(1500))")
-                #expect(try setAside("reports.json", in: folder) == aside)
+                #expect(try filesSetAside("reports.json", in: folder) == aside)
                 await edge.stop()
                 await admin.close()
             }
