@@ -285,11 +285,8 @@ final class HTTPEdgeHandler<Wire: HTTPEdgeWire>: ChannelDuplexHandler, Removable
 
     private func answerRPC(_ context: ChannelHandlerContext) {
         let message = body ?? ByteBuffer()
-        let held = bodyHeld
-        body = nil
-        bodyHeld = 0
         // The body is done with once dispatched (an asynchronous call has copied what it needs).
-        defer { door.releaseBody(held) }
+        defer { dropBody() }
         let outcome = message.withUnsafeReadableBytes { door.dispatcher.dispatch($0, context: RPCContext(), scratch: scratch) }
         switch outcome {
         case .reply(let writer):

@@ -46,32 +46,28 @@ final class HTTPFrontDoor: Sendable {
 
     /// Takes a place for a request; `false` when all are taken (the request is answered 503).
     func enter() -> Bool {
-        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
-        guard now <= maxInFlight else {
-            inFlight.subtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
+        Self.add(1, to: inFlight, within: maxInFlight)
     }
 
     func leave() {
         inFlight.subtract(1, ordering: .relaxed)
     }
 
-    /// Bytes of request bodies being received now, over all connections.
-    var bodyBytesHeld: Int { bodyBytes.load(ordering: .relaxed) }
-
     /// Holds `bytes` more of a body being received; `false` (nothing held) when they would pass ``maxBodyBytes``.
     func holdBody(_ bytes: Int) -> Bool {
-        let now = bodyBytes.wrappingAdd(bytes, ordering: .relaxed).newValue
-        guard now <= maxBodyBytes else {
-            bodyBytes.subtract(bytes, ordering: .relaxed)
-            return false
-        }
-        return true
+        Self.add(bytes, to: bodyBytes, within: maxBodyBytes)
     }
 
     func releaseBody(_ bytes: Int) {
         if bytes > 0 { bodyBytes.subtract(bytes, ordering: .relaxed) }
+    }
+
+    /// Adds `amount` to `counter` in one step, unless the sum passes `bound`: then takes it back and says so (`false`).
+    private static func add(_ amount: Int, to counter: borrowing Atomic<Int>, within bound: Int) -> Bool {
+        guard counter.wrappingAdd(amount, ordering: .relaxed).newValue <= bound else {
+            counter.subtract(amount, ordering: .relaxed)
+            return false
+        }
+        return true
     }
 }

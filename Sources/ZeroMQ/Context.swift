@@ -35,6 +35,11 @@ public final class ZMQContext: @unchecked Sendable {
 
     deinit {
         guard !terminating.load(ordering: .acquiring) else { return }
+        term()
+    }
+
+    /// `zmq_ctx_term`, again while a signal interrupts it.
+    private func term() {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
 
@@ -45,9 +50,7 @@ public final class ZMQContext: @unchecked Sendable {
     /// when the wait ran out (a socket still open): the termination goes on in the background.
     public func terminate(waitingAtMost timeout: Duration) async -> Bool {
         guard !terminating.exchange(true, ordering: .acquiringAndReleasing) else { return true }
-        let termination = OwnerThread(name: "zmq-term") { [self] in
-            while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
-        }
+        let termination = OwnerThread(name: "zmq-term") { [self] in term() }
         return await termination.joined(within: timeout)
     }
 

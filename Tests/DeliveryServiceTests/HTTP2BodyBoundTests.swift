@@ -75,11 +75,7 @@ struct HTTP2BodyBoundTests {
             let certificates = fixture.directory.appendingPathComponent("tls")
             try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
             let cert = certificates.appendingPathComponent("cert.pem").path, key = certificates.appendingPathComponent("key.pem").path
-            let made = try await onThread {
-                try SpawnedProcess.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                                   "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
-                                                   "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
-            }
+            let made = try await onThread { try makeTestCertificate(certificate: cert, key: key, commonName: "localhost", loopback: true) }
             #expect(made.termination.status == 0, "openssl: \(made.error)")
             // One connection of 16 KiB bodies: 16 KiB of bodies at once, which one HTTP/2 connection's two streams of 16,000
             // bytes pass (within HTTP/2's first flow-control window, 65,535 bytes, so no update is awaited). Stream 5's body,

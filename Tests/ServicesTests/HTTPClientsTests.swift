@@ -24,11 +24,9 @@ struct HTTPClientsTests {
             await admin.close()
             let certificates = fixture.directory.appendingPathComponent("tls")
             try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
-            let made = try runTool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                               "-keyout", certificates.appendingPathComponent("key.pem").path,
-                                               "-out", certificates.appendingPathComponent("cert.pem").path, "-days", "1",
-                                               "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
-            #expect(made.status == 0, "openssl: \(made.error)")
+            let made = try makeTestCertificate(certificate: certificates.appendingPathComponent("cert.pem").path,
+                                               key: certificates.appendingPathComponent("key.pem").path, commonName: "localhost", loopback: true)
+            #expect(made.termination.status == 0, "openssl: \(made.error)")
             try await body(fixture, certificates)
         }
     }
@@ -137,9 +135,8 @@ struct HTTPClientsTests {
         defer { removeTemporaryDirectory(directory) }
         func made(_ name: String) throws -> (cert: String, key: String) {
             let cert = directory.appendingPathComponent("\(name)-cert.pem").path, key = directory.appendingPathComponent("\(name)-key.pem").path
-            let result = try runTool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                                 "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=\(name)"])
-            #expect(result.status == 0)
+            let result = try makeTestCertificate(certificate: cert, key: key, commonName: name, loopback: false)
+            #expect(result.termination.status == 0)
             return (cert, key)
         }
         let one = try made("one"), two = try made("two")
